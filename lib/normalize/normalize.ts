@@ -1,0 +1,293 @@
+import { createHash } from 'node:crypto';
+import { redactNullable, redactText } from '../redact/index.ts';
+import type {
+  Attempt, CarrierPoll, EventCode, Location, Milestones, NdrReason, RawScan, Stage, Status, TrackingEvent,
+} from '../schemas/index.ts';
+import { laneOf } from './lane.ts';
+import type { RuleSet } from './rules.ts';
+import { cleanText, matchKey } from './text.ts';
+import { parseCarrierTime, toUtcIso, toUtcIsoOrNull } from './time.ts';
+import type { NormalizeResult, NormalizedShipment } from './types.ts';
+
+const PRE_PICKUP: ReadonlySet<Status> = new Set(['pending', 'order_placed', 'awaiting_pickup', 'shipped']);
+const TERMINAL_STAGES: ReadonlySet<Stage> = new Set(['delivered', 'rto_delivered', 'cancelled']);
+const HUB_CODES: ReadonlySet<EventCode> = new Set(['received', 'bagged', 'dispatched']);
+
+interface TimedScan {
+  scan: RawScan;
+  ms: number;
+  /** Position in the carrier's own list: breaks ties between equal timestamps. */
+  order: number;
+}
+
+/** One scan after mapping, in chronological order. */
+interface MappedScan extends TimedScan {
+  status: Status;
+  code: EventCode;
+  stage: Stage;
+  returnLeg: boolean;
+  reason: NdrReason | null;
+}
+
+/**
+ * Puts scans in chronological order. Carriers list newest-first, oldest-first or shuffled; equal
+ * timestamps keep the carrier's own sequence, read in the direction the carrier lists in.
+ */
+function chronological(scans: RawScan[]): TimedScan[] | string {
+  const timed: TimedScan[] = [];
+  for (let i = 0; i < scans.length; i++) {
+    const scan = scans[i]!;
+    const ms = parseCarrierTime(scan.occurred_at);
+    if (Number.isNaN(ms)) return `scan ${i + 1} has an invalid occurred_at "${scan.occurred_at}"`;
+    timed.push({ scan, ms, order: i });
+  }
+  let descending = 0;
+  let ascending = 0;
+  for (let i = 1; i < timed.length; i++) {
+    if (timed[i]!.ms < timed[i - 1]!.ms) descending++;
+    else if (timed[i]!.ms > timed[i - 1]!.ms) ascending++;
+  }
+  const tieDirection = descending > ascending ? -1 : 1;
+  return timed.sort((a, b) => a.ms - b.ms || tieDirection * (a.order - b.order));
+}
+
+/** Exact duplicate scans (same instant, status text and location) appear once. */
+function withoutDuplicates(scans: TimedScan[]): TimedScan[] {
+  const seen = new Set<string>();
+  return scans.filter(({ scan, ms }) => {
+    const key = `${ms}|${matchKey(scan.raw_status)}|${scan.location ? matchKey(scan.location) : ''}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+function stageOf(status: Status, code: EventCode, returning: boolean): Stage {
+  if (status === 'cancelled') return 'cancelled';
+  if (code === 'rto_delivered') return 'rto_delivered';
+  if (returning && status !== 'exception') return 'rto_in_transit';
+  if (status === 'exception') return code === 'delivery_attempted' ? 'delivery_attempted' : 'exception';
+  if (status === 'delivered') return 'delivered';
+  if (status === 'out_for_delivery') return 'out_for_delivery';
+  if (PRE_PICKUP.has(status)) return 'awaiting_pickup';
+  return 'in_transit';
+}
+
+function ndrText(scan: RawScan): string {
+  return scan.remarks ? `${scan.remarks} ${scan.raw_status}` : scan.raw_status;
+}
+
+/** Maps scans in order, carrying status, return journey and terminal state from scan to scan. */
+function mapScans(scans: TimedScan[], carrier: string, rules: RuleSet): { mapped: MappedScan[]; unmapped: number } {
+  const carrierRules = rules.forCarrier(carrier);
+  const mapped: MappedScan[] = [];
+  let unmapped = 0;
+  let status: Status = 'pending';
+  let stage: Stage = 'awaiting_pickup';
+  let returning = false;
+
+  for (const timed of scans) {
+    const { scan } = timed;
+    const rule = carrierRules.match(scan.raw_status, scan.raw_code, scan.remarks);
+    if (!rule) {
+      // Unmapped: keep the previous status; the gap is counted, never dropped (decisions.md).
+      unmapped++;
+      mapped.push({ ...timed, status, code: 'unknown', stage, returnLeg: returning, reason: null });
+      continue;
+    }
+    let eventStatus = rule.status;
+    let code: EventCode = rule.code;
+    const returnLeg = scan.raw_code !== null && carrierRules.returnLegCodes.has(scan.raw_code.trim().toLowerCase());
+    if (code === 'rto_initiated' || code === 'rto_delivered' || eventStatus === 'returned') {
+      returning = true;
+      eventStatus = 'returned';
+    } else if (returnLeg || returning) {
+      // A scan of the return journey: its first one starts the return, a delivery ends it.
+      if (!returning) code = 'rto_initiated';
+      else if (eventStatus === 'delivered') code = 'rto_delivered';
+      returning = true;
+      if (eventStatus !== 'exception' && eventStatus !== 'cancelled') eventStatus = 'returned';
+    }
+    const eventStage = stageOf(eventStatus, code, returning);
+    const needsReason = code === 'delivery_attempted' || (code === 'exception' && eventStatus !== 'exception' && eventStatus !== 'cancelled');
+    const reason = needsReason ? (rule.reason ?? rules.ndrReason(ndrText(scan))) : null;
+    mapped.push({ ...timed, status: eventStatus, code, stage: eventStage, returnLeg: returning, reason });
+    // A terminal state is final: a late informational scan does not reopen the shipment.
+    if (!TERMINAL_STAGES.has(stage)) {
+      status = eventStatus;
+      stage = eventStage;
+    }
+  }
+  return { mapped, unmapped };
+}
+
+function redactLocation(location: Location | null): Location | null {
+  if (!location) return null;
+  return {
+    office: redactNullable(location.office ?? null),
+    city: redactNullable(location.city),
+    state: redactNullable(location.state),
+    pincode: location.pincode,
+  };
+}
+
+/** Readable place from a carrier facility name ("Amritsar_VerkaBypss_I (Punjab)" → "Amritsar VerkaBypss I (Punjab)"). */
+function placeOf(facility: string): string {
+  return cleanText(facility.replace(/_/g, ' '));
+}
+
+function eventId(carrier: string, awb: string, ms: number, rawStatus: string): string {
+  return createHash('sha1').update(`${carrier}|${awb}|${ms}|${cleanText(rawStatus)}`).digest('hex').slice(0, 24);
+}
+
+function firstMs(mapped: MappedScan[], test: (m: MappedScan) => boolean): number | null {
+  for (const m of mapped) if (test(m)) return m.ms;
+  return null;
+}
+
+function milestonesOf(mapped: MappedScan[], bookedAtMs: number | null): Milestones {
+  const forward = (m: MappedScan) => !m.returnLeg;
+  const booked = firstMs(mapped, (m) => m.code === 'booked') ?? bookedAtMs;
+  return {
+    booked_at: toUtcIsoOrNull(booked),
+    picked_up_at: toUtcIsoOrNull(firstMs(mapped, (m) => forward(m) && m.code !== 'unknown' && !PRE_PICKUP.has(m.status) && m.status !== 'cancelled')),
+    in_transit_at: toUtcIsoOrNull(firstMs(mapped, (m) => forward(m) && m.status === 'in_transit')),
+    out_for_delivery_at: toUtcIsoOrNull(firstMs(mapped, (m) => forward(m) && m.status === 'out_for_delivery')),
+    first_attempt_at: toUtcIsoOrNull(firstMs(mapped, (m) => forward(m) && (m.code === 'delivery_attempted' || m.code === 'delivered'))),
+    delivered_at: toUtcIsoOrNull(firstMs(mapped, (m) => forward(m) && m.code === 'delivered')),
+    rto_initiated_at: toUtcIsoOrNull(firstMs(mapped, (m) => m.returnLeg)),
+    rto_delivered_at: toUtcIsoOrNull(firstMs(mapped, (m) => m.code === 'rto_delivered')),
+  };
+}
+
+function attemptsOf(mapped: MappedScan[]): Attempt[] {
+  const attempts: Attempt[] = [];
+  for (const m of mapped) {
+    if (m.returnLeg) continue;
+    if (m.code === 'delivery_attempted') {
+      attempts.push({
+        at: toUtcIso(m.ms),
+        outcome: 'failed',
+        reason_code: m.reason ?? 'other',
+        reason_text: redactText(cleanText(m.scan.remarks ?? m.scan.raw_status)),
+      });
+    } else if (m.code === 'delivered') {
+      attempts.push({ at: toUtcIso(m.ms), outcome: 'delivered', reason_code: null, reason_text: null });
+    }
+  }
+  return attempts;
+}
+
+/** Distinct in-transit facilities, not counting where the parcel was picked up or delivered. */
+function hubCountOf(mapped: MappedScan[]): number {
+  const pickup = mapped.find((m) => !PRE_PICKUP.has(m.status) && m.code !== 'unknown')?.scan.location;
+  const delivery = mapped.find((m) => m.code === 'delivered')?.scan.location;
+  const excluded = new Set([pickup, delivery].filter((l): l is string => !!l).map(matchKey));
+  const hubs = new Set<string>();
+  for (const m of mapped) {
+    if (!HUB_CODES.has(m.code) || !m.scan.location) continue;
+    const key = matchKey(m.scan.location);
+    if (key && !excluded.has(key)) hubs.add(key);
+  }
+  return hubs.size;
+}
+
+function toEvent(m: MappedScan, carrier: string, awb: string, mappingVersion: string): TrackingEvent {
+  const facility = m.scan.location ? redactText(cleanText(m.scan.location)) : '';
+  const statusText = redactText(cleanText(m.scan.raw_status));
+  return {
+    event_id: eventId(carrier, awb, m.ms, m.scan.raw_status),
+    timestamp: toUtcIso(m.ms),
+    status: m.status,
+    status_text: statusText,
+    code: m.code,
+    reason_code: m.reason,
+    facility,
+    location: placeOf(facility),
+    description: m.scan.remarks ? redactText(cleanText(m.scan.remarks)) : statusText,
+    mapping_version: mappingVersion,
+  };
+}
+
+function nullableTime(iso: string | null): number | null {
+  if (iso === null) return null;
+  const ms = parseCarrierTime(iso);
+  return Number.isNaN(ms) ? null : ms;
+}
+
+/**
+ * `carrier_poll.v1` → the tracking record of the spec (without insights, which depend on "now").
+ * Pure: the same poll and rules always give the same record.
+ */
+export function normalizePoll(poll: CarrierPoll, rules: RuleSet): NormalizeResult {
+  if (poll.outcome === 'error') return { kind: 'error', error: poll.error ?? 'carrier error' };
+  if (poll.outcome === 'not_found' || poll.scans.length === 0) return { kind: 'not_found' };
+
+  const ordered = chronological(poll.scans);
+  if (typeof ordered === 'string') return { kind: 'error', error: ordered };
+  const awb = poll.awb.trim().toUpperCase();
+  const { mapped, unmapped } = mapScans(withoutDuplicates(ordered), poll.carrier, rules);
+  const header = poll.shipment;
+  const origin = redactLocation(header?.origin ?? null);
+  const destination = redactLocation(header?.destination ?? null);
+  const bookedAtMs = nullableTime(header?.booked_at ?? null);
+  const milestones = milestonesOf(mapped, bookedAtMs);
+  const attempts = attemptsOf(mapped);
+  const events = mapped.map((m) => toEvent(m, poll.carrier, awb, rules.mappingVersion)).reverse();
+
+  // The record's state is that of the last scan that changed it (terminal states are final).
+  let stateIndex = mapped.length - 1;
+  for (let i = 0; i < mapped.length; i++) {
+    if (TERMINAL_STAGES.has(mapped[i]!.stage) && mapped[i]!.code !== 'unknown') { stateIndex = i; break; }
+  }
+  const state = mapped[stateIndex]!;
+  const stateEvent = events[mapped.length - 1 - stateIndex]!;
+  const latest = mapped[mapped.length - 1]!;
+  const lastLocation = events.find((e) => e.location !== '')?.location ?? null;
+  const firstPhysical = firstMs(mapped, (m) => m.code !== 'unknown' && !PRE_PICKUP.has(m.status) && m.status !== 'cancelled');
+  const terminal = TERMINAL_STAGES.has(state.stage);
+
+  const shipment: NormalizedShipment = {
+    record: {
+      awb,
+      tracking_number: awb,
+      carrier: poll.carrier,
+      status: state.status,
+      status_text: stateEvent.status_text,
+      is_delivered: state.status === 'delivered',
+      is_rto: mapped.some((m) => m.returnLeg),
+      origin,
+      destination,
+      estimated_delivery_at: toUtcIsoOrNull(nullableTime(header?.estimated_delivery_at ?? null)),
+      delivered_at: milestones.delivered_at,
+      first_scan_at: toUtcIso(mapped[0]!.ms),
+      last_location: lastLocation,
+      last_known_location: lastLocation,
+      last_updated_at: toUtcIso(latest.ms),
+      last_polled_at: toUtcIso(Date.parse(poll.polled_at)),
+      cached: false,
+      stale: false,
+      mapping_version: rules.mappingVersion,
+      shipment: {
+        service_type: header?.service_type ?? null,
+        weight_grams: header?.weight_grams ?? null,
+        origin,
+        destination,
+        booked_at: milestones.booked_at,
+      },
+      milestones,
+      delivery_attempts: { count: attempts.length, attempts },
+      events,
+    },
+    facts: {
+      stage: state.stage,
+      first_physical_scan_ms: firstPhysical,
+      last_scan_ms: latest.ms,
+      terminal_at_ms: terminal ? state.ms : null,
+      hub_count: hubCountOf(mapped),
+      unmapped_scans: unmapped,
+      lane: laneOf(poll.carrier, header?.origin ?? null, header?.destination ?? null),
+    },
+  };
+  return { kind: 'found', shipment };
+}

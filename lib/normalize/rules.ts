@@ -1,0 +1,136 @@
+import { createHash } from 'node:crypto';
+import type { MappingConfig, MappingRule } from '../config/index.ts';
+import type { EventCode, NdrReason, Status } from '../schemas/index.ts';
+import { matchKey, wordText } from './text.ts';
+
+/** What a matching rule says about one raw scan. */
+export interface ScanMapping {
+  status: Status;
+  code: Exclude<EventCode, 'unknown'>;
+  reason?: NdrReason;
+}
+
+interface CompiledPattern {
+  key: string;
+  anchored: boolean;
+}
+
+interface CompiledRule {
+  text: CompiledPattern[] | null;
+  remarks: CompiledPattern[] | null;
+  rawCodes: Set<string> | null;
+  mapping: ScanMapping;
+}
+
+export interface CarrierRules {
+  carrier: string;
+  /** Raw codes that mark a scan as part of the return journey (e.g. Delhivery's ScanType RT). */
+  returnLegCodes: Set<string>;
+  /** The first rule matching the scan, or null for an unmapped scan. */
+  match(rawStatus: string, rawCode: string | null, remarks: string | null): ScanMapping | null;
+}
+
+export interface RuleSet {
+  /** Content hash of every rule: carried on each event so replay can tell rule sets apart. */
+  mappingVersion: string;
+  forCarrier(carrier: string): CarrierRules;
+  /** NDR reason of a failed-attempt or hold remark: word stems, first reason wins, `other` otherwise. */
+  ndrReason(remark: string): NdrReason;
+}
+
+function compilePatterns(patterns: string[] | undefined): CompiledPattern[] | null {
+  if (!patterns) return null;
+  return patterns.map((p) => ({ anchored: p.startsWith('^'), key: matchKey(p.startsWith('^') ? p.slice(1) : p) }));
+}
+
+function matchesAny(key: string, patterns: CompiledPattern[]): boolean {
+  for (const p of patterns) {
+    if (p.anchored ? key.startsWith(p.key) : key.includes(p.key)) return true;
+  }
+  return false;
+}
+
+function compileRule(rule: MappingRule): CompiledRule {
+  return {
+    text: compilePatterns(rule.when.text),
+    remarks: compilePatterns(rule.when.remarks),
+    rawCodes: rule.when.raw_code ? new Set(rule.when.raw_code.map((c) => c.toLowerCase())) : null,
+    mapping: { status: rule.status, code: rule.code, ...(rule.reason ? { reason: rule.reason } : {}) },
+  };
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** A stem matches at the start of a word; a trailing $ makes it a whole word. */
+function compileStems(stems: string[]): RegExp {
+  const alternatives = stems.map((stem) => {
+    const whole = stem.endsWith('$');
+    const words = wordText(whole ? stem.slice(0, -1) : stem).trim();
+    return escapeRegExp(words) + (whole ? '(?= )' : '');
+  });
+  return new RegExp(` (?:${alternatives.join('|')})`);
+}
+
+// Raw texts repeat heavily (a carrier has a few dozen scan labels), so folding is memoised.
+const KEY_CACHE_LIMIT = 50_000;
+
+function memoKey(cache: Map<string, string>, text: string): string {
+  let key = cache.get(text);
+  if (key === undefined) {
+    if (cache.size >= KEY_CACHE_LIMIT) cache.clear();
+    key = matchKey(text);
+    cache.set(text, key);
+  }
+  return key;
+}
+
+export function compileRuleSet(config: MappingConfig): RuleSet {
+  const mappingVersion = createHash('sha256')
+    .update(JSON.stringify({ common: config.common, ndr: config.ndr, carriers: config.carriers }))
+    .digest('hex')
+    .slice(0, 12);
+  const common = config.common.map(compileRule);
+  const keyCache = new Map<string, string>();
+  const byCarrier = new Map<string, CarrierRules>();
+
+  for (const [carrier, file] of Object.entries(config.carriers)) {
+    const rules = [...common, ...file.rules.map(compileRule)];
+    byCarrier.set(carrier, {
+      carrier,
+      returnLegCodes: new Set(file.return_leg_codes.map((c) => c.toLowerCase())),
+      match(rawStatus, rawCode, remarks) {
+        const textKey = memoKey(keyCache, rawStatus);
+        const code = rawCode?.trim().toLowerCase() ?? null;
+        let remarksKey: string | null = null;
+        for (const rule of rules) {
+          if (rule.rawCodes && (code === null || !rule.rawCodes.has(code))) continue;
+          if (rule.text && !matchesAny(textKey, rule.text)) continue;
+          if (rule.remarks) {
+            if (remarks === null) continue;
+            remarksKey ??= memoKey(keyCache, remarks);
+            if (!matchesAny(remarksKey, rule.remarks)) continue;
+          }
+          return rule.mapping;
+        }
+        return null;
+      },
+    });
+  }
+
+  const reasons = config.ndr.reasons.map((r) => ({ reason: r.reason, stems: compileStems(r.stems) }));
+  return {
+    mappingVersion,
+    forCarrier(carrier) {
+      const rules = byCarrier.get(carrier);
+      if (!rules) throw new Error(`No mapping rules for carrier "${carrier}"`);
+      return rules;
+    },
+    ndrReason(remark) {
+      const words = wordText(remark);
+      for (const { reason, stems } of reasons) if (stems.test(words)) return reason;
+      return 'other';
+    },
+  };
+}

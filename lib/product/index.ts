@@ -1,0 +1,15 @@
+import { CarrierRegistry } from '../carriers/registry.ts';
+import { DEFAULT_CONFIG_DIR, loadProductConfig, type ProductConfig } from '../config/index.ts';
+import { compileRuleSet, type RuleSet } from '../normalize/index.ts';
+
+/** Everything the product's rules are made of, loaded and validated once at start. */
+export interface Product {
+  config: ProductConfig;
+  registry: CarrierRegistry;
+  rules: RuleSet;
+}
+
+export function loadProduct(configDir: string = DEFAULT_CONFIG_DIR): Product {
+  const config = loadProductConfig(configDir);
+  return { config, registry: new CarrierRegistry(config.carriers), rules: compileRuleSet(config.mappings) };
+}

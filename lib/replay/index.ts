@@ -1,0 +1,2 @@
+export * from './replay-line.ts';
+export * from './replay-stream.ts';

@@ -1,0 +1,2 @@
+export * from './carrier-poll.ts';
+export * from './tracking-record.ts';

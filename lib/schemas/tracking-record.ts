@@ -1,0 +1,154 @@
+import { z } from 'zod';
+import { LocationSchema } from './carrier-poll.ts';
+
+/** UTC ISO 8601 with milliseconds, e.g. 2026-11-20T03:45:00.000Z. */
+export const UtcMillis = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/, 'UTC ISO 8601 with milliseconds');
+const nullableTime = UtcMillis.nullable();
+
+export const STATUSES = [
+  'pending', 'order_placed', 'awaiting_pickup', 'picked_up', 'shipped', 'in_transit',
+  'out_for_delivery', 'delivered', 'exception', 'returned', 'cancelled',
+] as const;
+export type Status = (typeof STATUSES)[number];
+
+/** The spec's event codes, plus `unknown` for scans no mapping rule knows (decisions.md). */
+export const EVENT_CODES = [
+  'booked', 'bagged', 'received', 'dispatched', 'picked_up', 'out_for_delivery', 'delivered',
+  'delivery_attempted', 'rto_initiated', 'rto_delivered', 'exception', 'unknown',
+] as const;
+export type EventCode = (typeof EVENT_CODES)[number];
+
+export const STAGES = [
+  'awaiting_pickup', 'in_transit', 'out_for_delivery', 'delivery_attempted', 'delivered',
+  'rto_in_transit', 'rto_delivered', 'cancelled', 'exception',
+] as const;
+export type Stage = (typeof STAGES)[number];
+
+export const NDR_REASONS = [
+  'customer_unavailable', 'address_issue', 'refused', 'premises_closed', 'cod_not_ready', 'other',
+] as const;
+export type NdrReason = (typeof NDR_REASONS)[number];
+
+export const ATTENTION_REASONS = ['stuck', 'failed_attempt', 'exception'] as const;
+export type AttentionReason = (typeof ATTENTION_REASONS)[number];
+
+export const ShipmentObjectSchema = z.object({
+  service_type: z.string().nullable(),
+  weight_grams: z.number().int().nullable(),
+  origin: LocationSchema.nullable(),
+  destination: LocationSchema.nullable(),
+  booked_at: nullableTime,
+});
+
+export const MilestonesSchema = z.object({
+  booked_at: nullableTime,
+  picked_up_at: nullableTime,
+  in_transit_at: nullableTime,
+  out_for_delivery_at: nullableTime,
+  first_attempt_at: nullableTime,
+  delivered_at: nullableTime,
+  rto_initiated_at: nullableTime,
+  rto_delivered_at: nullableTime,
+});
+export type Milestones = z.infer<typeof MilestonesSchema>;
+
+export const AttemptSchema = z.object({
+  at: UtcMillis,
+  outcome: z.enum(['failed', 'delivered']),
+  reason_code: z.enum(NDR_REASONS).nullable(),
+  reason_text: z.string().nullable(),
+});
+export type Attempt = z.infer<typeof AttemptSchema>;
+
+export const BenchmarkSchema = z.object({
+  median_transit_days_for_route: z.number().nullable(),
+  sample_size: z.number().int().nullable(),
+  expected_delivery_by: nullableTime,
+});
+export type Benchmark = z.infer<typeof BenchmarkSchema>;
+
+export const InsightsSchema = z.object({
+  transit_days_elapsed: z.number().nullable(),
+  hours_since_last_scan: z.number().nullable(),
+  is_stuck: z.boolean(),
+  is_late_vs_carrier_edd: z.boolean().nullable(),
+  delay_days_vs_carrier_edd: z.number().nullable(),
+  hub_count: z.number().int().nonnegative(),
+  current_stage: z.enum(STAGES),
+  requires_attention: z.boolean(),
+  attention_reason: z.enum(ATTENTION_REASONS).nullable(),
+  benchmark: BenchmarkSchema,
+});
+export type Insights = z.infer<typeof InsightsSchema>;
+
+export const EventSchema = z.object({
+  event_id: z.string(),
+  timestamp: UtcMillis,
+  status: z.enum(STATUSES),
+  status_text: z.string(),
+  code: z.enum(EVENT_CODES),
+  /** NDR reason of a failed attempt or hold; null otherwise (an addition to the spec's event shape). */
+  reason_code: z.enum(NDR_REASONS).nullable(),
+  facility: z.string(),
+  location: z.string(),
+  description: z.string(),
+  /** Content hash of the mapping rules that produced this event (replay compares rule sets by it). */
+  mapping_version: z.string(),
+});
+export type TrackingEvent = z.infer<typeof EventSchema>;
+
+export const TrackingRecordSchema = z.object({
+  awb: z.string(),
+  tracking_number: z.string(),
+  carrier: z.string(),
+  status: z.enum(STATUSES),
+  status_text: z.string(),
+  is_delivered: z.boolean(),
+  is_rto: z.boolean(),
+  origin: LocationSchema.nullable(),
+  destination: LocationSchema.nullable(),
+  estimated_delivery_at: nullableTime,
+  delivered_at: nullableTime,
+  first_scan_at: nullableTime,
+  last_location: z.string().nullable(),
+  last_known_location: z.string().nullable(),
+  last_updated_at: UtcMillis,
+  last_polled_at: UtcMillis,
+  cached: z.boolean(),
+  stale: z.boolean(),
+  mapping_version: z.string(),
+  shipment: ShipmentObjectSchema,
+  milestones: MilestonesSchema,
+  delivery_attempts: z.object({ count: z.number().int().nonnegative(), attempts: z.array(AttemptSchema) }),
+  insights: InsightsSchema,
+  events: z.array(EventSchema),
+});
+export type TrackingRecord = z.infer<typeof TrackingRecordSchema>;
+
+export const UsageRecordSchema = z.object({
+  key_prefix: z.string(),
+  plan: z.enum(['trial', 'starter', 'growth', 'business']),
+  status: z.enum(['active', 'suspended', 'revoked', 'expired']),
+  period: z.object({
+    start: UtcMillis,
+    end: UtcMillis,
+    lookups_used: z.number().int().nonnegative(),
+    lookups_limit: z.number().int().nonnegative(),
+    lookups_remaining: z.number().int().nonnegative(),
+  }),
+  rate_limits: z.object({ burst_per_second: z.number().int().positive(), daily_quota: z.number().int().positive() }),
+});
+export type UsageRecord = z.infer<typeof UsageRecordSchema>;
+
+export const ERROR_CODES = [
+  'invalid_awb', 'unsupported_carrier', 'missing_api_key', 'invalid_api_key', 'payment_required',
+  'shipment_not_found', 'rate_limit_exceeded', 'plan_quota_exceeded', 'daily_quota_exceeded',
+  'upstream_error', 'not_found', 'method_not_allowed', 'internal_error', 'bad_request', 'unauthorized',
+  'conflict',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export const ErrorBodySchema = z.object({
+  error: z.object({ code: z.enum(ERROR_CODES), message: z.string().min(1), request_id: z.string() }),
+});
+export type ErrorBody = z.infer<typeof ErrorBodySchema>;
