@@ -1,9 +1,10 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { redactNullable, redactText } from '../redact/index.ts';
 import type {
   Attempt, CarrierPoll, EventCode, Location, Milestones, NdrReason, RawScan, Stage, Status, TrackingEvent,
 } from '../schemas/index.ts';
 import { laneOf } from './lane.ts';
+import { memoizeText } from './memo.ts';
 import type { RuleSet } from './rules.ts';
 import { cleanText, matchKey } from './text.ts';
 import { parseCarrierTime, toUtcIso, toUtcIsoOrNull } from './time.ts';
@@ -16,6 +17,8 @@ const HUB_CODES: ReadonlySet<EventCode> = new Set(['received', 'bagged', 'dispat
 interface TimedScan {
   scan: RawScan;
   ms: number;
+  /** `ms` as the API writes it (formatted once: toISOString is costly at 100k scans/s). */
+  iso: string;
   /** Position in the carrier's own list: breaks ties between equal timestamps. */
   order: number;
 }
@@ -39,7 +42,7 @@ function chronological(scans: RawScan[]): TimedScan[] | string {
     const scan = scans[i]!;
     const ms = parseCarrierTime(scan.occurred_at);
     if (Number.isNaN(ms)) return `scan ${i + 1} has an invalid occurred_at "${scan.occurred_at}"`;
-    timed.push({ scan, ms, order: i });
+    timed.push({ scan, ms, iso: toUtcIso(ms), order: i });
   }
   let descending = 0;
   let ascending = 0;
@@ -77,6 +80,11 @@ function ndrText(scan: RawScan): string {
   return scan.remarks ? `${scan.remarks} ${scan.raw_status}` : scan.raw_status;
 }
 
+// One object shape for every mapped scan keeps this hot loop monomorphic (no spread copies).
+function mappedScan(timed: TimedScan, status: Status, code: EventCode, stage: Stage, returnLeg: boolean, reason: NdrReason | null): MappedScan {
+  return { scan: timed.scan, ms: timed.ms, iso: timed.iso, order: timed.order, status, code, stage, returnLeg, reason };
+}
+
 /** Maps scans in order, carrying status, return journey and terminal state from scan to scan. */
 function mapScans(scans: TimedScan[], carrier: string, rules: RuleSet): { mapped: MappedScan[]; unmapped: number } {
   const carrierRules = rules.forCarrier(carrier);
@@ -92,7 +100,7 @@ function mapScans(scans: TimedScan[], carrier: string, rules: RuleSet): { mapped
     if (!rule) {
       // Unmapped: keep the previous status; the gap is counted, never dropped (decisions.md).
       unmapped++;
-      mapped.push({ ...timed, status, code: 'unknown', stage, returnLeg: returning, reason: null });
+      mapped.push(mappedScan(timed, status, 'unknown', stage, returning, null));
       continue;
     }
     let eventStatus = rule.status;
@@ -111,7 +119,7 @@ function mapScans(scans: TimedScan[], carrier: string, rules: RuleSet): { mapped
     const eventStage = stageOf(eventStatus, code, returning);
     const needsReason = code === 'delivery_attempted' || (code === 'exception' && eventStatus !== 'exception' && eventStatus !== 'cancelled');
     const reason = needsReason ? (rule.reason ?? rules.ndrReason(ndrText(scan))) : null;
-    mapped.push({ ...timed, status: eventStatus, code, stage: eventStage, returnLeg: returning, reason });
+    mapped.push(mappedScan(timed, eventStatus, code, eventStage, returning, reason));
     // A terminal state is final: a late informational scan does not reopen the shipment.
     if (!TERMINAL_STAGES.has(stage)) {
       status = eventStatus;
@@ -132,31 +140,45 @@ function redactLocation(location: Location | null): Location | null {
 }
 
 /** Readable place from a carrier facility name ("Amritsar_VerkaBypss_I (Punjab)" → "Amritsar VerkaBypss I (Punjab)"). */
-function placeOf(facility: string): string {
-  return cleanText(facility.replace(/_/g, ' '));
+const placeOf = memoizeText((facility: string) => cleanText(facility.replace(/_/g, ' ')));
+
+/** Stable per carrier + AWB + time + raw status (contracts.md), so re-inserted polls dedupe. */
+function eventId(carrier: string, awb: string, ms: number, rawStatus: string): string {
+  return hash('sha1', `${carrier}|${awb}|${ms}|${cleanText(rawStatus)}`).slice(0, 24);
 }
 
-function eventId(carrier: string, awb: string, ms: number, rawStatus: string): string {
-  return createHash('sha1').update(`${carrier}|${awb}|${ms}|${cleanText(rawStatus)}`).digest('hex').slice(0, 24);
+/** Whitespace-cleaned text with personal data removed; every output text goes through it. */
+const sanitize = memoizeText((text: string) => redactText(cleanText(text)));
+
+function first(mapped: MappedScan[], test: (m: MappedScan) => boolean): MappedScan | null {
+  for (const m of mapped) if (test(m)) return m;
+  return null;
 }
 
 function firstMs(mapped: MappedScan[], test: (m: MappedScan) => boolean): number | null {
-  for (const m of mapped) if (test(m)) return m.ms;
-  return null;
+  return first(mapped, test)?.ms ?? null;
+}
+
+function firstIso(mapped: MappedScan[], test: (m: MappedScan) => boolean): string | null {
+  return first(mapped, test)?.iso ?? null;
+}
+
+/** A physical scan: the parcel is in the carrier's hands (pickup or later), not a booking or manifest. */
+function isPhysical(m: MappedScan): boolean {
+  return m.code !== 'unknown' && !PRE_PICKUP.has(m.status) && m.status !== 'cancelled';
 }
 
 function milestonesOf(mapped: MappedScan[], bookedAtMs: number | null): Milestones {
   const forward = (m: MappedScan) => !m.returnLeg;
-  const booked = firstMs(mapped, (m) => m.code === 'booked') ?? bookedAtMs;
   return {
-    booked_at: toUtcIsoOrNull(booked),
-    picked_up_at: toUtcIsoOrNull(firstMs(mapped, (m) => forward(m) && m.code !== 'unknown' && !PRE_PICKUP.has(m.status) && m.status !== 'cancelled')),
-    in_transit_at: toUtcIsoOrNull(firstMs(mapped, (m) => forward(m) && m.status === 'in_transit')),
-    out_for_delivery_at: toUtcIsoOrNull(firstMs(mapped, (m) => forward(m) && m.status === 'out_for_delivery')),
-    first_attempt_at: toUtcIsoOrNull(firstMs(mapped, (m) => forward(m) && (m.code === 'delivery_attempted' || m.code === 'delivered'))),
-    delivered_at: toUtcIsoOrNull(firstMs(mapped, (m) => forward(m) && m.code === 'delivered')),
-    rto_initiated_at: toUtcIsoOrNull(firstMs(mapped, (m) => m.returnLeg)),
-    rto_delivered_at: toUtcIsoOrNull(firstMs(mapped, (m) => m.code === 'rto_delivered')),
+    booked_at: firstIso(mapped, (m) => m.code === 'booked') ?? toUtcIsoOrNull(bookedAtMs),
+    picked_up_at: firstIso(mapped, (m) => forward(m) && isPhysical(m)),
+    in_transit_at: firstIso(mapped, (m) => forward(m) && m.status === 'in_transit'),
+    out_for_delivery_at: firstIso(mapped, (m) => forward(m) && m.status === 'out_for_delivery'),
+    first_attempt_at: firstIso(mapped, (m) => forward(m) && (m.code === 'delivery_attempted' || m.code === 'delivered')),
+    delivered_at: firstIso(mapped, (m) => forward(m) && m.code === 'delivered'),
+    rto_initiated_at: firstIso(mapped, (m) => m.returnLeg),
+    rto_delivered_at: firstIso(mapped, (m) => m.code === 'rto_delivered'),
   };
 }
 
@@ -166,13 +188,13 @@ function attemptsOf(mapped: MappedScan[]): Attempt[] {
     if (m.returnLeg) continue;
     if (m.code === 'delivery_attempted') {
       attempts.push({
-        at: toUtcIso(m.ms),
+        at: m.iso,
         outcome: 'failed',
         reason_code: m.reason ?? 'other',
-        reason_text: redactText(cleanText(m.scan.remarks ?? m.scan.raw_status)),
+        reason_text: sanitize(m.scan.remarks ?? m.scan.raw_status),
       });
     } else if (m.code === 'delivered') {
-      attempts.push({ at: toUtcIso(m.ms), outcome: 'delivered', reason_code: null, reason_text: null });
+      attempts.push({ at: m.iso, outcome: 'delivered', reason_code: null, reason_text: null });
     }
   }
   return attempts;
@@ -180,7 +202,7 @@ function attemptsOf(mapped: MappedScan[]): Attempt[] {
 
 /** Distinct in-transit facilities, not counting where the parcel was picked up or delivered. */
 function hubCountOf(mapped: MappedScan[]): number {
-  const pickup = mapped.find((m) => !PRE_PICKUP.has(m.status) && m.code !== 'unknown')?.scan.location;
+  const pickup = first(mapped, isPhysical)?.scan.location;
   const delivery = mapped.find((m) => m.code === 'delivered')?.scan.location;
   const excluded = new Set([pickup, delivery].filter((l): l is string => !!l).map(matchKey));
   const hubs = new Set<string>();
@@ -193,18 +215,18 @@ function hubCountOf(mapped: MappedScan[]): number {
 }
 
 function toEvent(m: MappedScan, carrier: string, awb: string, mappingVersion: string): TrackingEvent {
-  const facility = m.scan.location ? redactText(cleanText(m.scan.location)) : '';
-  const statusText = redactText(cleanText(m.scan.raw_status));
+  const facility = m.scan.location ? sanitize(m.scan.location) : '';
+  const statusText = sanitize(m.scan.raw_status);
   return {
     event_id: eventId(carrier, awb, m.ms, m.scan.raw_status),
-    timestamp: toUtcIso(m.ms),
+    timestamp: m.iso,
     status: m.status,
     status_text: statusText,
     code: m.code,
     reason_code: m.reason,
     facility,
     location: placeOf(facility),
-    description: m.scan.remarks ? redactText(cleanText(m.scan.remarks)) : statusText,
+    description: m.scan.remarks ? sanitize(m.scan.remarks) : statusText,
     mapping_version: mappingVersion,
   };
 }
@@ -244,7 +266,7 @@ export function normalizePoll(poll: CarrierPoll, rules: RuleSet): NormalizeResul
   const stateEvent = events[mapped.length - 1 - stateIndex]!;
   const latest = mapped[mapped.length - 1]!;
   const lastLocation = events.find((e) => e.location !== '')?.location ?? null;
-  const firstPhysical = firstMs(mapped, (m) => m.code !== 'unknown' && !PRE_PICKUP.has(m.status) && m.status !== 'cancelled');
+  const firstPhysical = firstMs(mapped, isPhysical);
   const terminal = TERMINAL_STAGES.has(state.stage);
 
   const shipment: NormalizedShipment = {
@@ -260,10 +282,10 @@ export function normalizePoll(poll: CarrierPoll, rules: RuleSet): NormalizeResul
       destination,
       estimated_delivery_at: toUtcIsoOrNull(nullableTime(header?.estimated_delivery_at ?? null)),
       delivered_at: milestones.delivered_at,
-      first_scan_at: toUtcIso(mapped[0]!.ms),
+      first_scan_at: mapped[0]!.iso,
       last_location: lastLocation,
       last_known_location: lastLocation,
-      last_updated_at: toUtcIso(latest.ms),
+      last_updated_at: latest.iso,
       last_polled_at: toUtcIso(Date.parse(poll.polled_at)),
       cached: false,
       stale: false,

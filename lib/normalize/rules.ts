@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { MappingConfig, MappingRule } from '../config/index.ts';
 import type { EventCode, NdrReason, Status } from '../schemas/index.ts';
+import { memoizeText } from './memo.ts';
 import { matchKey, wordText } from './text.ts';
 
 /** What a matching rule says about one raw scan. */
@@ -73,18 +74,21 @@ function compileStems(stems: string[]): RegExp {
   return new RegExp(` (?:${alternatives.join('|')})`);
 }
 
-// Raw texts repeat heavily (a carrier has a few dozen scan labels), so folding is memoised.
-const KEY_CACHE_LIMIT = 50_000;
-
-function memoKey(cache: Map<string, string>, text: string): string {
-  let key = cache.get(text);
-  if (key === undefined) {
-    if (cache.size >= KEY_CACHE_LIMIT) cache.clear();
-    key = matchKey(text);
-    cache.set(text, key);
+/** The first rule matching a scan, or null when none does (an unmapped scan). */
+function firstMatch(rules: CompiledRule[], rawStatus: string, rawCode: string | null, remarks: string | null): ScanMapping | null {
+  const textKey = matchKey(rawStatus);
+  const code = rawCode?.trim().toLowerCase() ?? null;
+  const remarksKey = remarks === null ? null : matchKey(remarks);
+  for (const rule of rules) {
+    if (rule.rawCodes && (code === null || !rule.rawCodes.has(code))) continue;
+    if (rule.text && !matchesAny(textKey, rule.text)) continue;
+    if (rule.remarks && (remarksKey === null || !matchesAny(remarksKey, rule.remarks))) continue;
+    return rule.mapping;
   }
-  return key;
+  return null;
 }
+
+const NO_RULE = 'none' as const;
 
 export function compileRuleSet(config: MappingConfig): RuleSet {
   const mappingVersion = createHash('sha256')
@@ -92,7 +96,6 @@ export function compileRuleSet(config: MappingConfig): RuleSet {
     .digest('hex')
     .slice(0, 12);
   const common = config.common.map(compileRule);
-  const keyCache = new Map<string, string>();
   const byCarrier = new Map<string, CarrierRules>();
 
   for (const [carrier, file] of Object.entries(config.carriers)) {
@@ -100,22 +103,17 @@ export function compileRuleSet(config: MappingConfig): RuleSet {
     byCarrier.set(carrier, {
       carrier,
       returnLegCodes: new Set(file.return_leg_codes.map((c) => c.toLowerCase())),
-      match(rawStatus, rawCode, remarks) {
-        const textKey = memoKey(keyCache, rawStatus);
-        const code = rawCode?.trim().toLowerCase() ?? null;
-        let remarksKey: string | null = null;
-        for (const rule of rules) {
-          if (rule.rawCodes && (code === null || !rule.rawCodes.has(code))) continue;
-          if (rule.text && !matchesAny(textKey, rule.text)) continue;
-          if (rule.remarks) {
-            if (remarks === null) continue;
-            remarksKey ??= memoKey(keyCache, remarks);
-            if (!matchesAny(remarksKey, rule.remarks)) continue;
-          }
-          return rule.mapping;
-        }
-        return null;
-      },
+      match: (() => {
+        // The same (code, text, remarks) triple recurs on most scans of a carrier: decide it once.
+        const decide = memoizeText((key) => {
+          const [rawCode, rawStatus, remarks] = key.split('\u0001') as [string, string, string];
+          return firstMatch(rules, rawStatus, rawCode === '\u0000' ? null : rawCode, remarks === '\u0000' ? null : remarks) ?? NO_RULE;
+        });
+        return (rawStatus: string, rawCode: string | null, remarks: string | null) => {
+          const decided = decide(`${rawCode ?? '\u0000'}\u0001${rawStatus}\u0001${remarks ?? '\u0000'}`);
+          return decided === NO_RULE ? null : decided;
+        };
+      })(),
     });
   }
 

@@ -1,3 +1,5 @@
+import { memoizeText } from './memo.ts';
+
 /**
  * Text folding for rule matching. Carriers write the same scan many ways ("Despatched",
  * "DISPATCHED ", "Out-For-Delivery", "outfordelivery"), so both rule patterns and scan texts are
@@ -18,8 +20,7 @@ const SPELLING_VARIANTS: [RegExp, string][] = [
 
 const NON_ALPHANUMERIC = /[^a-z0-9]+/g;
 
-/** Lowercase, spaces and punctuation removed, spelling variants folded: "Item Despatched " → "itemdispatched". */
-export function matchKey(text: string): string {
+function foldText(text: string): string {
   let key = text.toLowerCase().replace(NON_ALPHANUMERIC, '');
   for (const [pattern, replacement] of SPELLING_VARIANTS) {
     if (pattern.test(key)) key = key.replace(pattern, replacement);
@@ -27,6 +28,9 @@ export function matchKey(text: string): string {
   }
   return key;
 }
+
+/** Lowercase, spaces and punctuation removed, spelling variants folded: "Item Despatched " → "itemdispatched". */
+export const matchKey = memoizeText(foldText);
 
 /** Lowercase words separated by single spaces, for word-stem matching of remarks. */
 export function wordText(text: string): string {
@@ -36,6 +40,4 @@ export function wordText(text: string): string {
 }
 
 /** Trims and collapses runs of white space (carriers pad labels: "Item Booked  "). */
-export function cleanText(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
-}
+export const cleanText = memoizeText((text: string) => text.replace(/\s+/g, ' ').trim());

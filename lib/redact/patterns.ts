@@ -6,16 +6,6 @@
 
 export const REDACTED = '[redacted]';
 
-// ---------------------------------------------------------------- cheap pre-checks
-/** Any digit at all: gate for every digit-based pattern. */
-export const HAS_DIGIT = /\d/;
-/** Three digits in a row: every phone / OTP / Aadhaar / PAN / id value has one. */
-export const HAS_DIGIT_RUN = /\d{3}/;
-/** A decimal number: gate for GPS coordinates. */
-export const HAS_DECIMAL = /\d\.\d/;
-/** A label separator: gate for "Address: …". */
-export const HAS_LABEL_SEP = /[:=]/;
-
 // ---------------------------------------------------------------- e-mail
 export const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g;
 
@@ -26,12 +16,16 @@ export const GPS_LABELLED_SINGLE =
 /** "geo_location: 12.9716,77.5946", "loc 28.61, 77.20", "gps: 28.6/77.2" → label kept. */
 export const GPS_LABELLED_PAIR =
   /\b((?:geo[\s_-]*loc(?:ation)?|geo[\s_-]*coord(?:inate)?s?|geo|gps|loc|location|coords?|coordinates|lat[\s_/-]*l(?:o)?ng|latlng|latlong)\s*[:=-]?\s*)\(?-?\d{1,3}\.\d+\s*[,/ ]\s*-?\d{1,3}\.\d+\)?(?![\d.])/gi;
-/** Bare pair with at least 3 decimals each: "28.6139, 77.2090", "28.6139,77.2090". */
-export const GPS_BARE_PAIR = /(?<![\d.])-?\d{1,2}\.\d{3,}\s*,\s*-?\d{1,3}\.\d{3,}(?![\d.])/g;
+/**
+ * Bare pair without a label: "28.6139, 77.2090", "28.6139,77.2090", at least 3 decimals each. The
+ * caller keeps only pairs inside India's bounding box (lat 6-37, long 68-97), so
+ * "Weight: 0.500, 12.250" stays.
+ */
+export const GPS_BARE_PAIR = /\d(?<![\d.]\d)\d?\.\d{3,}\s*,\s*\d{2}\.\d{3,}(?![\d.])/g;
 
 // ---------------------------------------------------------------- ID numbers
 /** Aadhaar written 4-4-4 with the same separator (space or dash) between the groups. */
-export const AADHAAR_GROUPED = /(?<![\d-])\d{4}([ -])\d{4}\1\d{4}(?![\d-])/g;
+export const AADHAAR_GROUPED = /\d(?<![\d-]\d)\d{3}([ -])\d{4}\1\d{4}(?![\d-])/g;
 /** Any 12 digits (optionally grouped, masked "XXXX XXXX 1234" too) after an Aadhaar/UID label. */
 export const AADHAAR_LABELLED =
   /\b((?:aadhaa?r|aadhar|adhaa?r|uid(?:ai)?)(?:\s*(?:card|no\.?|number|num|#))*\s*(?:[:=-]+|\bis\b)?\s*)[\dxX*]{4}[ -]?[\dxX*]{4}[ -]?\d{4}(?!\d)/gi;
@@ -52,7 +46,7 @@ export const OTP_LABELLED =
   /\b(otp|one[\s-]*time[\s-]*pass(?:word|code)|delivery[\s-]*(?:code|otp|pin)|verification[\s-]*code|secure[\s-]*code|security[\s-]*code|secret[\s-]*code|happy[\s-]*code)((?:\s*(?:code|no\.?|number|pin)(?![a-z]))?(?:\s*(?:[:=#-]|\(|\bis\b|\bwas\b))*\s*)\d{4,8}(?!\d)/gi;
 /** "482913 is your OTP" */
 export const OTP_TRAILING =
-  /(?<![\d.])\d{4,8}(\s+is\s+(?:your|the)\s+(?:otp|one[\s-]*time[\s-]*password|delivery[\s-]*code))/gi;
+  /\d(?<![\d.]\d)\d{3,7}(\s+is\s+(?:your|the)\s+(?:otp|one[\s-]*time[\s-]*password|delivery[\s-]*code))/gi;
 
 // ---------------------------------------------------------------- phone numbers
 /**
@@ -65,10 +59,11 @@ export const PHONE_LABELLED =
 /**
  * Indian mobile numbers: 10 digits starting 6-9, optionally prefixed by +91 / (+91) / 0091 / 91 / 0,
  * written contiguous or grouped 5-5, 3-3-4 or 4-3-3 with single spaces or dashes.
- * Not preceded by a letter or digit (so "FMPC9279658213" and 13-digit consignment numbers stay).
+ * Must not be preceded by a letter or digit (so "FMPC9279658213" and 13-digit consignment numbers
+ * stay): checked by the caller, a leading lookbehind makes V8 test every position.
  */
 export const MOBILE =
-  /(?<![\dA-Za-z])(?:(?:\(\s*\+?\s*91\s*\)|\+\s*91|00\s*91|91|0)[ \t]*-?[ \t]*)?[6-9](?:\d{9}|\d{4}[ -]\d{5}|\d{2}[ -]\d{3}[ -]\d{4}|\d{3}[ -]\d{3}[ -]\d{3})(?!\d)/g;
+  /(?:(?:\(\s*\+?\s*91\s*\)|\+\s*91|00\s*91|91|0)[ \t]*-?[ \t]*)?[6-9](?:\d{9}|\d{4}[ -]\d{5}|\d{2}[ -]\d{3}[ -]\d{4}|\d{3}[ -]\d{3}[ -]\d{3})(?!\d)/g;
 /** A consignment/reference label right before a bare digit run: then the digits are not a phone. */
 export const REFERENCE_LABEL_BEFORE =
   /(?:awb|waybill|way\s*bill|docket|cn|c\/n|cnno|consignment|tracking|track|order|ref|reference|invoice|shipment|lr|manifest|bag|seal|article|trip|runsheet|drs)\s*(?:no|num|number|id|#)?\.?\s*[:#=-]?\s*$/i;
@@ -94,11 +89,7 @@ export const ADDRESS_NDR_VALUE =
  * delivery staff ("Agent Suresh 98…"), redacted only with a separator or a phone after the name.
  */
 export const NAME_TRIGGER =
-  /\b(?:(re(?:ce|ci)ved\s+by|rec(?:ie|ei)?ved\s+by|rcvd\.?\s+by|recd\.?\s+by|rec'd\s+by|delivered\s+to|dlvd\.?\s+to|handed\s*over\s+to|handover\s+to|hand\s+over\s+to|collected\s+by|picked\s*up\s+by|signed\s+(?:for\s+)?by|(?:receiver|recipient|consignee|customer|contact\s+person|agent|rider|executive)'?s?\s+name)|(receiver|recipient|consignee|relation(?:ship)?|name)|((?:delivery|field|last[\s-]*mile)\s+(?:agent|boy|executive|associate|partner|staff|person)|courier\s+boy|agent|rider|fe))\b/gi;
-/** Separator after a trigger: spaces, then optionally ':' ':-' '=' '-' '#'. */
-export const NAME_SEPARATOR = /[ \t]*([:=]-?|-|#)?[ \t]*/y;
-/** One name word: letters (any script), inner apostrophes and hyphens ("D'Souza", "Ram-Kumar"). */
-export const NAME_WORD = /[\p{L}][\p{L}\p{M}'’]*(?:-[\p{L}][\p{L}\p{M}'’]*)*/uy;
+  /\b(?:(re(?:ce|ci)ved\s+by|[sdwc]\/o|rec(?:ie|ei)?ved\s+by|rcvd\.?\s+by|recd\.?\s+by|rec'd\s+by|delivered\s+to|dlvd\.?\s+to|handed\s*over\s+to|handover\s+to|hand\s+over\s+to|collected\s+by|picked\s*up\s+by|signed\s+(?:for\s+)?by|(?:rec(?:ei|ie)ver|recipient|consignee|customer|contact\s+person|agent|rider|executive)'?s?\s+name)|(rec(?:ei|ie)ver|recipient|consignee|relation(?:ship)?|name)(?=[ \t]*[:=#-])|((?:delivery|field|last[\s-]*mile)\s+(?:agent|boy|executive|associate|partner|staff|person)|courier\s+boy|agent|rider|fe))\b/gi;
 /** What may follow a staff name for it to count as one: a phone (already redacted or not). */
 export const STAFF_FOLLOWED_BY_PHONE =
   /[ \t]*[(:,-]?[ \t]*(?:\[redacted\]|\+?\d|(?:mob|mobile|ph|phone|contact|call|tel|cell)(?![a-z]))/iy;
@@ -123,7 +114,7 @@ export const FILLERS = words(`the his her their our your my an`);
 export const ROLES = words(`
   consignee consignees customer customers client buyer self security securities guard guards
   neighbour neighbor neighbours neighbors reception receptionist front desk family member members
-  addressee recipient receiver shipper sender seller vendor merchant watchman watchmen gatekeeper
+  addressee recipient receiver reciever shipper sender seller vendor merchant watchman watchmen gatekeeper
   doorman concierge caretaker relative relatives brother sister father mother son daughter wife
   husband spouse uncle aunt aunty auntie cousin nephew niece grandfather grandmother grandson
   granddaughter grandparent parent parents friend colleague tenant landlord owner houseowner
@@ -132,7 +123,7 @@ export const ROLES = words(`
   hr team dept department housekeeping mailroom storekeeper shopkeeper bhai bhaiya didi bhabhi
   mom dad papa mummy mama beta behen son-in-law daughter-in-law brother-in-law sister-in-law
   father-in-law mother-in-law co-worker coworker flatmate roommate person individual attendant
-  lady gentleman sir madam maam ma'am officer official
+  lady gentleman sir madam maam ma'am officer official agent agents rider executive associate fe
 `);
 
 /** Places and organisations: if one appears in the slot, it is not a person — leave it all. */
@@ -143,7 +134,8 @@ export const PLACES = words(`
   indiapost india post speedpost postoffice po so ho bo counter rto lm fm 3pl locker store shop
   mall society apartment building premises station office amazon flipkart myntra meesho ajio
   nykaa dunzo porter warehousing fulfilment fulfillment processing sorting service pickup
-  point franchise agency ltd limited pvt private company services solutions
+  point franchise agency ltd limited pvt private company services solutions line haul linehaul
+  transporter forwarding forwarder air airlines surface mode connection bagging sorter godown
 `);
 
 /**
@@ -166,5 +158,7 @@ export const STOPWORDS = words(`
   reached arrived arriving assigned allotted out-for-delivery ofd will not visit visited
   reach reaching dispatched despatched shipped successfully confirmed confirmation verification
   name number details detail info information ok okay yes done
-  mins minutes morning evening afternoon night
+  mins minutes morning evening afternoon night lat long lng lon latitude longitude loc geo gps
+  aadhaar aadhar adhaar adhar uid pan kyc voter passport licence license dl transit scan scanned
+  reachable unreachable responding answering switched off busy whatsapp sms message msg
 `);

@@ -1,0 +1,53 @@
+/** The replay command end to end: a real child process over a file of 10,000 polls (all carriers). */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { TrackingRecordSchema } from '../../lib/schemas/index.ts';
+import { JOURNEYS, journeyPoll } from '../../lib/testing/polls.ts';
+
+const TSX = join(import.meta.dirname, '../../node_modules/.bin/tsx');
+const SCRIPT = join(import.meta.dirname, 'replay.ts');
+const carriers = Object.keys(JOURNEYS);
+
+function runReplay(args: string[], input?: string) {
+  return spawnSync(TSX, [SCRIPT, ...args], { input, encoding: 'utf8', maxBuffer: 1 << 30 });
+}
+
+describe('npm run replay', () => {
+  it('replays 10,000 polls of 10 scans across all 11 carriers', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'replay-'));
+    const polls = Array.from({ length: 10_000 }, (_, i) => journeyPoll(carriers[i % carriers.length]!, i));
+    writeFileSync(join(dir, 'polls.ndjson'), polls.map((p) => JSON.stringify(p)).join('\n') + '\n');
+
+    const run = runReplay(['--input', join(dir, 'polls.ndjson'), '--output', join(dir, 'out.ndjson')]);
+    expect(run.stderr).toMatch(/10000 polls, 10000 records, 0 not found, 0 carrier errors, 0 invalid lines/);
+    expect(run.status).toBe(0);
+
+    const lines = readFileSync(join(dir, 'out.ndjson'), 'utf8').trim().split('\n');
+    expect(lines).toHaveLength(10_000);
+    lines.forEach((line, i) => {
+      const { poll_id, ...record } = JSON.parse(line);
+      expect(poll_id).toBe(polls[i]!.poll_id);
+      const parsed = TrackingRecordSchema.parse(record);
+      expect(parsed.carrier).toBe(polls[i]!.carrier);
+      expect(parsed.status).toBe('delivered');
+      expect(parsed.events).toHaveLength(10);
+    });
+  }, 120_000);
+
+  it('names bad lines on stderr, keeps going, and exits non-zero', () => {
+    const good = JSON.stringify(journeyPoll('ekart', 1));
+    const run = runReplay(['--input', '-', '--output', '-'], `${good}\nnot json\n${good}\n`);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/line 2: not valid JSON/);
+    expect(run.stdout.trim().split('\n')).toHaveLength(2);
+  });
+
+  it('explains usage errors', () => {
+    const run = runReplay([]);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/--input is required/);
+  });
+});

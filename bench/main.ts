@@ -1,0 +1,26 @@
+/**
+ * npm run bench [-- <section>...] — prints every figure the issues ask for, measured side by side
+ * in one run on this machine. Sections: normalize.
+ */
+import { benchNormalize } from './normalize.ts';
+import { printResults, type BenchResult } from './report.ts';
+
+const SECTIONS: Record<string, { title: string; run: () => Promise<BenchResult[]> }> = {
+  normalize: { title: 'Normalization (npm run bench -- normalize)', run: benchNormalize },
+};
+
+async function main(): Promise<void> {
+  const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+  const names = wanted.length ? wanted : Object.keys(SECTIONS);
+  console.log(`bench: node ${process.version}, ${new Date().toISOString()}`);
+  for (const name of names) {
+    const section = SECTIONS[name];
+    if (!section) throw new Error(`unknown bench section "${name}" (known: ${Object.keys(SECTIONS).join(', ')})`);
+    printResults(section.title, await section.run());
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

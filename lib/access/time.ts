@@ -1,0 +1,29 @@
+/** Time arithmetic of the limits, all in UTC. Pure: "now" always comes from the caller. */
+
+export const SECOND_MS = 1000;
+export const DAY_MS = 86_400_000;
+
+/** UTC ISO 8601 with milliseconds, the only timestamp format the service writes. */
+export function toIso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/** The UTC calendar day, `YYYY-MM-DD`: the daily quota's window. */
+export function utcDay(now: Date): string {
+  return now.toISOString().slice(0, 10);
+}
+
+/** The Unix second: the burst window. */
+export function epochSecond(now: Date): number {
+  return Math.floor(now.getTime() / SECOND_MS);
+}
+
+export function msToNextUtcMidnight(now: Date): number {
+  const ms = now.getTime();
+  return (Math.floor(ms / DAY_MS) + 1) * DAY_MS - ms;
+}
+
+/** Retry-After of `daily_quota_exceeded`: whole seconds, rounded up so a client never retries early. */
+export function secondsToNextUtcMidnight(now: Date): number {
+  return Math.ceil(msToNextUtcMidnight(now) / SECOND_MS);
+}

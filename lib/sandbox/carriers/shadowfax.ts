@@ -1,0 +1,120 @@
+/**
+ * Sandbox Shadowfax: `GET /api/v4/clients/orders/:awb/track/` behind DRF token auth, answering
+ * JSON `order_details` + `tracking_details[]` oldest first, in status_ids config/mappings/shadowfax.yaml maps.
+ */
+import type { NdrReason } from '../../schemas/index.ts';
+import { istIsoLocal } from '../ist.ts';
+import type { SandboxPlace, SandboxReply, SandboxRequest, SandboxRoute, SandboxShipment, SandboxStep, SandboxRenderer } from '../types.ts';
+
+const SANDBOX_TOKEN = 'sandbox';
+
+interface ScanWords {
+  status: string;
+  statusId: string;
+  /** Used when the step has no remark of its own ('' is how the carrier writes "none"). */
+  remark: string;
+}
+
+/** Failed attempts: `na` is the customer-not-available code, `cid` (customer issue) covers the rest. */
+const ATTEMPT_WORDS: Record<NdrReason, ScanWords> = {
+  customer_unavailable: { status: 'Customer not available', statusId: 'na', remark: 'Customer not available' },
+  address_issue: { status: 'Customer issue', statusId: 'cid', remark: 'Bad/Incomplete Address' },
+  refused: { status: 'Customer issue', statusId: 'cid', remark: 'Customer refused to accept' },
+  premises_closed: { status: 'Customer issue', statusId: 'cid', remark: 'Office/Institute closed' },
+  cod_not_ready: { status: 'Customer issue', statusId: 'cid', remark: 'Payment not ready with customer' },
+  other: { status: 'Customer issue', statusId: 'cid', remark: 'Not attempted' },
+};
+
+function wordsFor(step: SandboxStep): ScanWords {
+  switch (step.kind) {
+    case 'booked': return { status: 'New', statusId: 'new', remark: '' };
+    case 'picked_up': return { status: 'Picked', statusId: 'picked', remark: '' };
+    case 'hub_in': return { status: 'Received at forward hub', statusId: 'recd_at_fwd_hub', remark: '' };
+    case 'hub_out': return { status: 'Bag in transit', statusId: 'bag_in_transit', remark: '' };
+    // Shadowfax has no bagging status of its own: a bag is reported when it moves.
+    case 'bagged': return { status: 'Bag in transit', statusId: 'bag_in_transit', remark: 'Added to bag' };
+    case 'out_for_delivery': return { status: 'Out for delivery', statusId: 'ofd', remark: '' };
+    case 'attempt_failed': return ATTEMPT_WORDS[step.ndr ?? 'other'];
+    case 'delivered': return { status: 'Delivered', statusId: 'delivered', remark: '' };
+    case 'hold': return { status: 'On hold', statusId: 'on_hold', remark: 'Delay due to weather' };
+    case 'rto_initiated': return { status: 'RTS', statusId: 'rts', remark: 'Return to seller initiated' };
+    case 'rto_in_transit': return { status: 'RTS in process', statusId: 'rts_in_process', remark: '' };
+    case 'rto_delivered': return { status: 'RTS delivered', statusId: 'rts_d', remark: '' };
+    case 'cancelled': return { status: 'Cancelled by customer', statusId: 'cancelled_by_customer', remark: 'Order cancelled by seller' };
+    case 'lost': return { status: 'Lost', statusId: 'lost', remark: '' };
+    case 'unmapped': return { status: 'Shipment sent for sanitisation', statusId: 'sent_for_sanitisation', remark: '' };
+  }
+}
+
+/** The one place the sandbox writes Shadowfax times: IST wall time, no offset (unconfirmed). */
+function shadowfaxTime(ms: number): string {
+  return istIsoLocal(ms);
+}
+
+function place(p: SandboxPlace) {
+  return { city: p.city, state: p.state, pincode: p.pincode };
+}
+
+function trackBody(shipment: SandboxShipment): string {
+  const details = shipment.steps.map((step) => {
+    const words = wordsFor(step);
+    return {
+      status: words.status,
+      status_id: words.statusId,
+      location: step.location,
+      created: shadowfaxTime(step.at),
+      remarks: step.remark ?? words.remark,
+    };
+  });
+  // Shadowfax lists oldest first, which is the steps' own order; shuffled steps go out as given.
+  const latest = shipment.steps.reduce<SandboxStep | undefined>((a, b) => (a && a.at > b.at ? a : b), undefined);
+  const latestWords = latest ? wordsFor(latest) : { status: 'New', statusId: 'new' };
+  return JSON.stringify({
+    message: 'Success',
+    order_details: {
+      awb_number: shipment.awb,
+      status: latestWords.statusId,
+      status_display: latestWords.status,
+      pickup_details: place(shipment.origin),
+      drop_details: place(shipment.destination),
+      promised_delivery_date: shipment.edd === null ? null : shadowfaxTime(shipment.edd),
+      weight: shipment.weightGrams / 1000,
+    },
+    tracking_details: details,
+  });
+}
+
+function json(status: number, body: unknown): SandboxReply {
+  return { status, contentType: 'application/json', body: typeof body === 'string' ? body : JSON.stringify(body) };
+}
+
+function header(req: SandboxRequest, name: string): string | undefined {
+  const wanted = name.toLowerCase();
+  for (const [key, value] of Object.entries(req.headers)) if (key.toLowerCase() === wanted) return value;
+  return undefined;
+}
+
+const trackRoute: SandboxRoute = {
+  method: 'GET',
+  path: '/api/v4/clients/orders/:awb/track/',
+  handle(req, params, lookup) {
+    const authorization = header(req, 'authorization');
+    if (!authorization) return json(401, { detail: 'Authentication credentials were not provided.' });
+    if (authorization.trim() !== `Token ${SANDBOX_TOKEN}`) return json(401, { detail: 'Invalid token.' });
+
+    const answer = lookup(params.awb ?? '');
+    switch (answer.kind) {
+      case 'not_found': return json(404, { detail: 'Not found.' });
+      case 'down': return { status: 503, contentType: 'text/html', body: '<html><body><h1>503 Service Unavailable</h1></body></html>' };
+      case 'malformed': {
+        const sample = '{"message":"Success","order_details":{"status":"ofd","status_display":"Out for delivery"},"tracking_details":[{"status":"New","status_id":"new","location":"';
+        return json(200, sample);
+      }
+      case 'shipment':
+      case 'slow':
+        return json(200, trackBody(answer.shipment));
+    }
+  },
+};
+
+export const renderer: SandboxRenderer = { slug: 'shadowfax', routes: [trackRoute] };
