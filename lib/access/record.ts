@@ -131,6 +131,12 @@ export function withStatus(record: KeyRecord, status: KeyStatus): KeyRecord {
   return { ...record, status };
 }
 
+/** Marks a notice of the current period as sent at `at`; null when it already was (each goes once). */
+export function withNotice(record: KeyRecord, which: Notice, at: Date): KeyRecord | null {
+  if (record.notices_sent[which]) return null;
+  return { ...record, notices_sent: { ...record.notices_sent, [which]: toIso(at.getTime()) } };
+}
+
 /**
  * Revoked and suspended win over expired: renewing would not help those keys, so the caller should
  * hear the reason that does (401, not 402).

@@ -3,9 +3,9 @@
  * scan leaves the process that fetched it (decisions.md, "Personal data").
  *
  * Pure and cheap: every pattern is precompiled in patterns.ts; one pass over the characters counts
- * digits and spots '@', ':'/'=' and decimals, and label words are looked up with indexOf on a
- * lower-cased copy, so a pattern family only runs when it can match at all. Replacement uses an
- * exec loop (faster in V8 than String.replace with a callback).
+ * digits and spots '@', ':'/'=' and decimals, and one regex pass over a lower-cased copy finds the
+ * label words ("otp", "ph", "aadhaar", "lat" …), so a pattern family only runs when it can match at
+ * all. Replacement uses an exec loop (faster in V8 than String.replace with a callback).
  */
 import { nameBefore, redactNames } from './names.ts';
 import * as patterns from './patterns.ts';
@@ -18,7 +18,6 @@ const {
   ADDRESS_LABELLED,
   ADDRESS_NDR_VALUE,
   ADJACENT_REDACTIONS,
-  EMAIL,
   GPS_BARE_PAIR,
   GPS_LABELLED_PAIR,
   GPS_LABELLED_SINGLE,
@@ -36,13 +35,9 @@ const {
 export { REDACTED };
 
 /** Replacement for one match; returning m[0] keeps the match unchanged. */
-type Replacer = (m: RegExpExecArray, text: string, floor: number) => string;
+type Replacer = (m: RegExpExecArray) => string;
 
-/**
- * Replaces every match of the global regex `re` in `text` by `fn(match)`. Returns `text` itself when
- * nothing changed. `floor` tells the replacer where the untouched text starts (end of the previous
- * match), for replacers that look back.
- */
+/** Replaces every match of the global regex `re` in `text` by `fn(match)`; `text` itself when unchanged. */
 function sub(text: string, re: RegExp, fn: Replacer): string {
   re.lastIndex = 0;
   let m = re.exec(text);
@@ -51,7 +46,7 @@ function sub(text: string, re: RegExp, fn: Replacer): string {
   let last = 0;
   let changed = false;
   do {
-    const replacement = fn(m, text, last);
+    const replacement = fn(m);
     if (replacement !== m[0]) {
       out += text.slice(last, m.index) + replacement;
       last = m.index + m[0].length;
@@ -122,7 +117,10 @@ function redactMobiles(text: string): string {
   let m: RegExpExecArray | null;
   while ((m = re.exec(text)) !== null) {
     const at = m.index;
-    if (at > 0 && isAsciiLetterOrDigit(text.charCodeAt(at - 1))) continue;
+    if (at > 0 && isAsciiLetterOrDigit(text.charCodeAt(at - 1))) {
+      re.lastIndex = at + 1; // "X+91 98765 43210": retry without the glued prefix
+      continue;
+    }
     if (ONLY_DIGITS.test(m[0]) && REFERENCE_LABEL_BEFORE.test(text.slice(Math.max(0, at - 24), at))) continue;
     const name = nameBefore(text, at, last);
     out += name === null ? text.slice(last, at) : text.slice(last, name[0]) + REDACTED + text.slice(name[1], at);
@@ -142,7 +140,72 @@ const labelledAddress: Replacer = (m) => {
   return label + REDACTED + value.slice(trimmed.length);
 };
 
-const has = (lower: string, word: string): boolean => lower.indexOf(word) !== -1;
+/** Local-part characters of an e-mail address: letters, digits and . _ % + - */
+function isLocalChar(c: number): boolean {
+  return isAsciiLetterOrDigit(c) || c === 46 || c === 95 || c === 37 || c === 43 || c === 45;
+}
+
+/** Domain characters: letters, digits, '.', '-'. */
+function isDomainChar(c: number): boolean {
+  return isAsciiLetterOrDigit(c) || c === 46 || c === 45;
+}
+
+/**
+ * E-mail addresses, found from each '@' outwards (linear; a regex would rescan a long local part
+ * from every start position). Needs a non-empty local part and a dotted domain ending in 2+ letters.
+ */
+function redactEmails(text: string): string {
+  let out = '';
+  let last = 0;
+  let at = text.indexOf('@');
+  while (at !== -1) {
+    let start = at;
+    while (start > last && isLocalChar(text.charCodeAt(start - 1))) start--;
+    let end = at + 1;
+    while (end < text.length && isDomainChar(text.charCodeAt(end))) end++;
+    // "mail me at a@b.com." — a trailing dot or dash ends the sentence, not the domain.
+    while (end > at + 1 && (text.charCodeAt(end - 1) === 46 || text.charCodeAt(end - 1) === 45)) end--;
+    const dot = text.lastIndexOf('.', end - 1);
+    let tld = dot > at + 1 ? end - dot - 1 : 0;
+    for (let i = dot + 1; tld > 0 && i < end; i++) if (!isAsciiLetter(text.charCodeAt(i))) tld = 0;
+    if (start < at && tld >= 2) {
+      out += text.slice(last, start) + REDACTED;
+      last = end;
+    }
+    at = text.indexOf('@', Math.max(at + 1, last));
+  }
+  return last === 0 ? text : out + text.slice(last);
+}
+
+// Label words that make a labelled pattern family worth running, found in one regex pass over the
+// lower-cased text (cheaper than an indexOf per word).
+const GPS_PAIR = 1;
+const GPS_SINGLE = 2;
+const AADHAAR = 4;
+const ID_DOC = 8;
+const OTP = 16;
+const PHONE = 32;
+const ADDRESS = 64;
+const HINT_BITS: ReadonlyMap<string, number> = new Map([
+  ['lat', GPS_PAIR | GPS_SINGLE], ['lng', GPS_SINGLE], ['lon', GPS_SINGLE],
+  ['geo', GPS_PAIR], ['gps', GPS_PAIR], ['loc', GPS_PAIR], ['coord', GPS_PAIR],
+  ['aadh', AADHAAR], ['adha', AADHAAR], ['adhar', AADHAAR], ['uid', AADHAAR],
+  ['id', ID_DOC], ['epic', ID_DOC], ['licen', ID_DOC], ['dl', ID_DOC], ['passport', ID_DOC],
+  ['pan', ID_DOC], ['ration', ID_DOC], ['kyc', ID_DOC],
+  ['otp', OTP], ['pass', OTP], ['code', OTP], ['pin', OTP],
+  ['ph', PHONE], ['tel', PHONE], ['mob', PHONE], ['cell', PHONE], ['contact', PHONE],
+  ['landline', PHONE], ['whats', PHONE], ['call', PHONE],
+  ['add', ADDRESS],
+]);
+const HINTS = new RegExp([...HINT_BITS.keys()].sort((x, y) => y.length - x.length).join('|'), 'g');
+
+function labelHints(lower: string): number {
+  HINTS.lastIndex = 0;
+  let bits = 0;
+  let m: RegExpExecArray | null;
+  while ((m = HINTS.exec(lower)) !== null) bits |= HINT_BITS.get(m[0]) ?? 0;
+  return bits;
+}
 
 /** Returns the text with personal data replaced by '[redacted]'. Pure, no I/O. null/undefined in → same out. */
 export function redactText(text: string): string {
@@ -177,50 +240,43 @@ export function redactText(text: string): string {
   }
 
   let out = text;
-  let lower: string | undefined;
-  if (at) out = sub(out, EMAIL, whole);
+  let hints = -1; // label hints, computed on first need
+  if (at) out = redactEmails(out);
 
   // Every digit-based item has at least 4 digits (OTP 4, coordinates 2+2, phones 8+, ids 4+).
   if (digits >= 4) {
-    lower = out.toLowerCase();
+    hints = labelHints(out.toLowerCase());
     if (decimal) {
       // Pairs first: "Lat/Long: 19.0760, 72.8777" is one pair, not a "Long: 19.0760".
-      if (has(lower, 'geo') || has(lower, 'gps') || has(lower, 'loc') || has(lower, 'coord') || has(lower, 'lat')) {
+      if ((hints & GPS_PAIR) !== 0) {
         out = sub(out, GPS_LABELLED_PAIR, keepLabel);
       }
-      if (has(lower, 'lat') || has(lower, 'lng') || has(lower, 'lon')) {
+      if ((hints & GPS_SINGLE) !== 0) {
         out = sub(out, GPS_LABELLED_SINGLE, keepLabelAndSep);
       }
       out = sub(out, GPS_BARE_PAIR, barePair);
     }
-    if (has(lower, 'aadh') || has(lower, 'adha') || has(lower, 'adhar') || has(lower, 'uid')) {
+    if ((hints & AADHAAR) !== 0) {
       out = sub(out, AADHAAR_LABELLED, keepLabel);
     }
     if (digits >= 12) out = sub(out, AADHAAR_GROUPED, whole);
     if (letterDigit && maxRun >= 4) out = sub(out, PAN, whole);
-    if (
-      has(lower, 'id') || has(lower, 'epic') || has(lower, 'licen') || has(lower, 'dl') ||
-      has(lower, 'passport') || has(lower, 'pan') || has(lower, 'ration') || has(lower, 'kyc')
-    ) {
+    if ((hints & ID_DOC) !== 0) {
       out = sub(out, ID_LABELLED, labelledId);
     }
-    if (has(lower, 'otp') || has(lower, 'pass') || has(lower, 'code') || has(lower, 'pin')) {
+    if ((hints & OTP) !== 0) {
       out = sub(out, OTP_LABELLED, keepLabelAndSep);
       out = sub(out, OTP_TRAILING, keepTail);
     }
-    if (
-      digits >= 8 &&
-      (has(lower, 'ph') || has(lower, 'tel') || has(lower, 'mob') || has(lower, 'cell') ||
-        has(lower, 'contact') || has(lower, 'landline') || has(lower, 'whats') || has(lower, 'call'))
-    ) {
+    if (digits >= 8 && (hints & PHONE) !== 0) {
       out = sub(out, PHONE_LABELLED, labelledPhone);
     }
     if (digits >= 10) out = redactMobiles(out);
   }
 
   if (labelSep) {
-    lower ??= out.toLowerCase();
-    if (has(lower, 'add')) out = sub(out, ADDRESS_LABELLED, labelledAddress);
+    if (hints === -1) hints = labelHints(out.toLowerCase());
+    if ((hints & ADDRESS) !== 0) out = sub(out, ADDRESS_LABELLED, labelledAddress);
   }
 
   out = redactNames(out);

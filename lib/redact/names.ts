@@ -43,6 +43,7 @@ const FILLER = 8;
 const HONORIFIC = 16;
 const ARTICLE_A = 32;
 const INITIAL = 64;
+const NAME_LABEL = 128;
 const NOT_NAME = STOP | ROLE | PLACE | FILLER;
 
 /** One lookup per word instead of one per list. */
@@ -57,6 +58,7 @@ const WORD_CLASS: ReadonlyMap<string, number> = (() => {
   add(FILLERS, FILLER);
   add(HONORIFICS, HONORIFIC);
   map.set('a', (map.get('a') ?? 0) | ARTICLE_A);
+  for (const w of ['name', 'named', 'namely']) map.set(w, (map.get(w) ?? 0) | NAME_LABEL);
   return map;
 })();
 
@@ -193,6 +195,8 @@ function nameSpan(text: string, pos: number, kind: Kind): [number, number] | nul
       i++;
     } else if ((w.cls & PLACE) !== 0 && isRole(next)) {
       i += 2;
+    } else if ((w.cls & NAME_LABEL) !== 0 && i > 0) {
+      i++; // "security guard name Ramesh"
     } else {
       break;
     }

@@ -1,13 +1,10 @@
 /**
- * Precompiled patterns for personal-data removal. Everything here is built once at module load;
- * nothing is compiled per call. All patterns are global (`g`) and used only with
- * `String.prototype.replace`, which resets `lastIndex`, so sharing them is safe.
+ * Precompiled patterns and word lists for personal-data removal, built once at module load; nothing
+ * is compiled per call. The patterns are global (`g`) or sticky (`y`); every user sets `lastIndex`
+ * before running one and runs them synchronously, so sharing them between calls is safe.
  */
 
 export const REDACTED = '[redacted]';
-
-// ---------------------------------------------------------------- e-mail
-export const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g;
 
 // ---------------------------------------------------------------- GPS coordinates
 /** "lat 28.6139", "lat: 28.61393", "lng: 77.20902", "longitude=77.2" → label kept. */
@@ -131,7 +128,7 @@ export const PLACES = words(`
   hub facility branch center centre warehouse gateway dc depot origin destination airport airline
   flight vehicle truck train bag coloader co-loader network carrier courier logistics express
   delhivery bluedart dtdc xpressbees shadowfax ekart ecom shiprocket maruti professional
-  indiapost india post speedpost postoffice po so ho bo counter rto lm fm 3pl locker store shop
+  indiapost india post speedpost postoffice po ho bo counter rto lm fm 3pl locker store shop
   mall society apartment building premises station office amazon flipkart myntra meesho ajio
   nykaa dunzo porter warehousing fulfilment fulfillment processing sorting service pickup
   point franchise agency ltd limited pvt private company services solutions line haul linehaul
@@ -161,4 +158,5 @@ export const STOPWORDS = words(`
   mins minutes morning evening afternoon night lat long lng lon latitude longitude loc geo gps
   aadhaar aadhar adhaar adhar uid pan kyc voter passport licence license dl transit scan scanned
   reachable unreachable responding answering switched off busy whatsapp sms message msg
+  thank thanks thankyou regards
 `);

@@ -82,6 +82,18 @@ pid_alive() {
   tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF -- "$pattern"
 }
 
+# show_log_since FILE OFFSET: like show_log_tail, but only what was written after byte OFFSET (what
+# the current start wrote), so a failed start does not show the previous run's shutdown.
+show_log_since() {
+  local f="$1" offset="${2:-0}"
+  if [[ -s "$f" ]] && (($(stat -c %s "$f") > offset)); then
+    printf -- '----- last lines of %s (this start) -----\n' "$f" >&2
+    tail -c +"$((offset + 1))" "$f" | tail -n 40 >&2 || true
+  fi
+}
+
+log_size() { if [[ -f "$1" ]]; then stat -c %s "$1"; else echo 0; fi; }
+
 read_pid() { tr -dc '0-9' <"$1" 2>/dev/null || true; }
 
 # stop_pid NAME PIDFILE PATTERN: TERM, wait for a clean shutdown, KILL as a last resort.
@@ -168,26 +180,23 @@ set_ports() {
   esac
 }
 
-# Before starting a stopped service: keep its remembered ports if they are still free (stable URLs
-# for everyone), otherwise move to the next free candidate set and say so.
+# Before starting a stopped service: take the first candidate set whose ports are all free, i.e. the
+# conventional ports whenever nothing else holds them, so the addresses stay predictable.
 pick_ports_for_start() {
-  local svc="$1" current candidates=() chosen p busy=0
+  local svc="$1" candidates=() chosen p
   case "$svc" in
-    redis) current="$REDIS_PORT" candidates=("${REDIS_CANDIDATES[@]}") ;;
-    clickhouse) current="$CLICKHOUSE_HTTP_PORT $CLICKHOUSE_TCP_PORT" candidates=("${CLICKHOUSE_CANDIDATES[@]}") ;;
-    kafka) current="$KAFKA_PORT $KAFKA_CONTROLLER_PORT" candidates=("${KAFKA_CANDIDATES[@]}") ;;
+    redis) candidates=("${REDIS_CANDIDATES[@]}") ;;
+    clickhouse) candidates=("${CLICKHOUSE_CANDIDATES[@]}") ;;
+    kafka) candidates=("${KAFKA_CANDIDATES[@]}") ;;
   esac
-  for p in $current; do
-    if port_in_use "$p"; then busy=1; fi
+  chosen="$(first_free_set "${candidates[@]}")"
+  for p in $chosen; do
+    if port_in_use "$p"; then
+      die "$svc: ports ${candidates[*]} are all taken by other processes (see: ss -ltnp)"
+    fi
   done
-  if ((busy == 0)); then
-    chosen="$current"
-  else
-    chosen="$(first_free_set "${candidates[@]}")"
-    for p in $chosen; do
-      port_in_use "$p" && die "$svc: ports ${candidates[*]} are all taken by other processes (see: ss -ltnp)"
-    done
-    log "$svc: port(s) $current already taken by another process; using $chosen instead"
+  if [[ "$chosen" != "${candidates[0]}" ]]; then
+    log "$svc: port(s) ${candidates[0]} already taken by another process; using $chosen instead"
   fi
   set_ports "$svc" "$chosen"
   save_ports
@@ -304,7 +313,7 @@ redis_running() { pid_alive "$REDIS_PID" "redis-server"; }
 redis_address() { echo "redis://127.0.0.1:$REDIS_PORT"; }
 
 redis_start() {
-  local i
+  local i log_off
   if redis_running; then
     log "redis: already running at $(redis_address) (pid $(read_pid "$REDIS_PID"))"
     return 0
@@ -313,12 +322,13 @@ redis_start() {
   pick_ports_for_start redis
   mkdir -p "$REDIS_DIR"
   rm -f "$REDIS_PID"
+  log_off="$(log_size "$REDIS_LOG")"
   # Flags rather than a config file: --save "" / --appendonly no because a cache needs no
   # persistence; --dir keeps any stray dump inside .services; protected-mode stays on (loopback only).
   if ! redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --daemonize yes \
     --pidfile "$REDIS_PID" --logfile "$REDIS_LOG" --dir "$REDIS_DIR" \
-    --save "" --appendonly no </dev/null >>"$REDIS_LOG" 2>&1; then
-    show_log_tail "$REDIS_LOG"
+    --save "" --appendonly no </dev/null >>"$REDIS_LOG" 2>&1 9>&-; then
+    show_log_since "$REDIS_LOG" "$log_off"
     die "redis: redis-server failed to start"
   fi
   for ((i = 0; i < REDIS_START_TIMEOUT * 2; i++)); do
@@ -328,7 +338,7 @@ redis_start() {
     fi
     sleep 0.5
   done
-  show_log_tail "$REDIS_LOG"
+  show_log_since "$REDIS_LOG" "$log_off"
   die "redis: no PONG on 127.0.0.1:$REDIS_PORT within ${REDIS_START_TIMEOUT}s"
 }
 
@@ -448,7 +458,7 @@ clickhouse_ping() {
 }
 
 clickhouse_start() {
-  local i version started_pid=""
+  local i version started_pid="" out_off err_off
   if clickhouse_running; then
     log "clickhouse: already running at $(clickhouse_address) (pid $(read_pid "$CH_PID"))"
     return 0
@@ -457,11 +467,14 @@ clickhouse_start() {
   pick_ports_for_start clickhouse
   clickhouse_write_config
   rm -f "$CH_PID"
+  out_off="$(log_size "$CH_LOG_DIR/stdout.log")"
+  err_off="$(log_size "$CH_LOG_DIR/clickhouse-server.err.log")"
   # --daemon forks and writes the pidfile itself; the parent returns at once. Run as root: the data
   # lives in the repo checkout, which the `clickhouse` system user could not write to.
   if ! (cd "$CH_DIR" && clickhouse-server --config-file="$CH_CONFIG" --pid-file="$CH_PID" --daemon \
-    </dev/null >>"$CH_LOG_DIR/stdout.log" 2>&1); then
-    show_log_tail "$CH_LOG_DIR/stdout.log" "$CH_LOG_DIR/clickhouse-server.err.log"
+    </dev/null >>"$CH_LOG_DIR/stdout.log" 2>&1 9>&-); then
+    show_log_since "$CH_LOG_DIR/stdout.log" "$out_off"
+    show_log_since "$CH_LOG_DIR/clickhouse-server.err.log" "$err_off"
     die "clickhouse: clickhouse-server failed to start"
   fi
   for ((i = 0; i < CLICKHOUSE_START_TIMEOUT * 2; i++)); do
@@ -479,7 +492,8 @@ clickhouse_start() {
     fi
     sleep 0.5
   done
-  show_log_tail "$CH_LOG_DIR/stdout.log" "$CH_LOG_DIR/clickhouse-server.err.log"
+  show_log_since "$CH_LOG_DIR/stdout.log" "$out_off"
+  show_log_since "$CH_LOG_DIR/clickhouse-server.err.log" "$err_off"
   die "clickhouse: no 'Ok.' from $(clickhouse_address)/ping within ${CLICKHOUSE_START_TIMEOUT}s"
 }
 
@@ -595,7 +609,7 @@ kafka_metadata_ok() {
 }
 
 kafka_start() {
-  local i pid log_offset=0 java_opts=() started=0
+  local i pid log_offset java_opts=() started=0 ready_off
   if kafka_running; then
     log "kafka: already running at $(kafka_address) (pid $(read_pid "$KAFKA_PID"))"
     return 0
@@ -606,17 +620,19 @@ kafka_start() {
   kafka_format_storage
   mapfile -t java_opts < <(kafka_java_opts)
   # Only look at what this start writes to server.log (it is appended to across restarts).
-  [[ -f "$KAFKA_LOG_DIR/server.log" ]] && log_offset="$(stat -c %s "$KAFKA_LOG_DIR/server.log")"
+  log_offset="$(log_size "$KAFKA_LOG_DIR/server.log")"
+  ready_off="$(log_size "$KAFKA_LOG_DIR/readiness.log")"
   rm -f "$KAFKA_PID"
   # setsid+nohup: the broker must outlive this script and the shell/CI job that ran it, and must not
   # hold the caller's stdout (a pipe would never close). $! is java's own pid (both exec).
   setsid nohup java "${java_opts[@]}" -cp "$KAFKA_LIBS/*" kafka.Kafka "$KAFKA_CONFIG" \
-    </dev/null >>"$KAFKA_LOG_DIR/kafka.out" 2>&1 &
+    </dev/null >"$KAFKA_LOG_DIR/kafka.out" 2>&1 9>&- &
   pid=$!
   echo "$pid" >"$KAFKA_PID"
   for ((i = 0; i < KAFKA_START_TIMEOUT; i++)); do
     if ! kafka_running; then
-      show_log_tail "$KAFKA_LOG_DIR/kafka.out" "$KAFKA_LOG_DIR/server.log"
+      show_log_tail "$KAFKA_LOG_DIR/kafka.out"
+      show_log_since "$KAFKA_LOG_DIR/server.log" "$log_offset"
       rm -f "$KAFKA_PID"
       die "kafka: the broker process exited during startup"
     fi
@@ -630,7 +646,9 @@ kafka_start() {
     fi
     sleep 1
   done
-  show_log_tail "$KAFKA_LOG_DIR/kafka.out" "$KAFKA_LOG_DIR/server.log" "$KAFKA_LOG_DIR/readiness.log"
+  show_log_tail "$KAFKA_LOG_DIR/kafka.out"
+  show_log_since "$KAFKA_LOG_DIR/server.log" "$log_offset"
+  show_log_since "$KAFKA_LOG_DIR/readiness.log" "$ready_off"
   die "kafka: not ready within ${KAFKA_START_TIMEOUT}s (still running as pid $pid; stop it with: $0 stop-one kafka)"
 }
 
@@ -641,6 +659,7 @@ kafka_stop() { stop_pid kafka "$KAFKA_PID" "kafka.Kafka $KAFKA_CONFIG"; }
 # ------------------------------------------------------------------------------------------------
 
 # Serialises up/down/start-one/stop-one between concurrent callers (several engineers, CI).
+# Every daemon is started with `9>&-`: a daemon that inherited fd 9 would hold the lock forever.
 take_lock() {
   mkdir -p "$STATE_DIR"
   exec 9>"$STATE_DIR/.lock"

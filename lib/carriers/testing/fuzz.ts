@@ -62,7 +62,7 @@ export function fuzzParser(adapter: CarrierAdapter, awb: string, good: NativeRes
     try {
       parsed = adapter.parse(awb, { ...good, body });
     } catch (err) {
-      throw new Error(`${adapter.slug} parser threw on ${JSON.stringify(body.slice(0, 200))}: ${(err as Error).message}`);
+      throw new Error(`${adapter.slug} parser threw on ${JSON.stringify(body.slice(0, 200))}: ${(err as Error).message}`, { cause: err });
     }
     const poll = {
       schema: 'carrier_poll.v1', poll_id: '00000000-0000-4000-8000-000000000000', carrier: adapter.slug, awb,

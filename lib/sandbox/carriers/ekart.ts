@@ -33,13 +33,12 @@ function wordsFor(step: SandboxStep): HistoryWords {
     case 'picked_up': return { status: 'shipment_picked_up', description: 'Shipment picked up from seller' };
     case 'hub_in': return { status: 'shipment_received_at_hub', description: `Shipment received at ${at}` };
     case 'hub_out': return { status: 'shipment_dispatched', description: `Shipment dispatched from ${at}` };
-    // Mapping gap: no rule maps a bagging status, so the bag is reported as in transit.
-    case 'bagged': return { status: 'shipment_in_transit', description: `Shipment bagged at ${at}` };
+    case 'bagged': return { status: 'shipment_bagged', description: `Shipment bagged at ${at}` };
     case 'out_for_delivery': return { status: 'shipment_out_for_delivery', description: 'Shipment out for delivery' };
     case 'attempt_failed': return { status: 'shipment_undelivered_attempted', description: ATTEMPT_REMARKS[step.ndr ?? 'other'] };
     case 'delivered': return { status: 'shipment_delivered', description: 'Shipment delivered' };
-    // Mapping gap: no rule maps a hold status; the closest mapped one keeps the shipment moving.
-    case 'hold': return { status: 'shipment_in_transit', description: 'Shipment on hold due to weather' };
+    // A hold is an in-transit status whose description tells of the hold (rules: exception, NDR other).
+    case 'hold': return { status: 'shipment_in_transit', description: `Shipment on hold: ${step.remark ?? 'delay due to weather'}` };
     case 'rto_initiated': return { status: 'rto_initiated', description: 'Return to origin initiated' };
     case 'rto_in_transit': return { status: 'rto_in_transit', description: `Return shipment in transit from ${at}` };
     case 'rto_delivered': return { status: 'rto_completed', description: 'Shipment returned to seller' };

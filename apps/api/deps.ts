@@ -1,0 +1,25 @@
+import type { AccessStore } from '../../lib/access/index.ts';
+import type { Metrics } from '../../lib/metrics/index.ts';
+import type { Product } from '../../lib/product/index.ts';
+import type { TrackingService } from '../../lib/tracking/index.ts';
+
+/** A dependency the readiness probe checks. */
+export interface ReadinessCheck {
+  name: string;
+  check(): Promise<void>;
+}
+
+/** Everything the API needs, created once at start and passed in (no module-level singletons). */
+export interface ApiDeps {
+  product: Product;
+  access: AccessStore;
+  tracking: TrackingService;
+  metrics: Metrics;
+  /** Bearer token of the admin API. */
+  adminToken: string;
+  clock: () => number;
+  readiness: ReadinessCheck[];
+  logLevel?: string;
+  /** Trial keys issued per client address per hour on the self-serve page. */
+  trialsPerAddressPerHour?: number;
+}

@@ -1,0 +1,80 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ErrorBody, ErrorCode } from '../../lib/schemas/index.ts';
+
+/** HTTP status of every error code the service answers with (one place, as Unkey's codeToStatus). */
+export const CODE_TO_STATUS: Record<ErrorCode, number> = {
+  bad_request: 400,
+  invalid_awb: 400,
+  unsupported_carrier: 400,
+  missing_api_key: 401,
+  invalid_api_key: 401,
+  unauthorized: 401,
+  payment_required: 402,
+  shipment_not_found: 404,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  rate_limit_exceeded: 429,
+  plan_quota_exceeded: 429,
+  daily_quota_exceeded: 429,
+  internal_error: 500,
+  upstream_error: 502,
+};
+
+/** An answer with the standard error body; thrown by handlers, rendered by the root error handler. */
+export class ApiError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly headers: Record<string, string | number> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+
+  get status(): number {
+    return CODE_TO_STATUS[this.code];
+  }
+}
+
+export function errorBody(code: ErrorCode, message: string, requestId: string): ErrorBody {
+  return { error: { code, message, request_id: requestId } };
+}
+
+function sendError(reply: FastifyReply, request: FastifyRequest, error: ApiError): FastifyReply {
+  for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+  return reply.code(error.status).type('application/json; charset=utf-8').send(errorBody(error.code, error.message, request.id));
+}
+
+/** Maps Fastify's own errors (bad JSON, body too large, ...) to the closed set of codes. */
+function fromFastifyError(error: FastifyError): ApiError {
+  const status = error.statusCode ?? 500;
+  if (status === 404) return new ApiError('not_found', 'No such resource.');
+  if (status === 405) return new ApiError('method_not_allowed', 'Method not allowed on this resource.');
+  if (status === 401) return new ApiError('unauthorized', error.message);
+  if (status >= 400 && status < 500) return new ApiError('bad_request', `Bad request: ${error.message}`);
+  return new ApiError('internal_error', 'An unexpected error occurred. Quote the request id to support.');
+}
+
+/** One root handler for every error; unexpected ones are logged and answered without internals. */
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
+    if (error instanceof ApiError) return sendError(reply, request, error);
+    const apiError = fromFastifyError(error as FastifyError);
+    if (apiError.code === 'internal_error') request.log.error({ err: error }, 'unexpected error');
+    return sendError(reply, request, apiError);
+  });
+  app.setNotFoundHandler((request, reply) => sendError(reply, request, new ApiError('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`)));
+}
+
+/** Answers 405 for the other methods of a path that exists (Fastify would say 404). */
+export function methodNotAllowed(app: FastifyInstance, url: string, allowed: string[]): void {
+  const others = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => !allowed.includes(m));
+  app.route({
+    method: others as ('GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE')[],
+    url,
+    handler: async () => {
+      throw new ApiError('method_not_allowed', `Use ${allowed.join(' or ')} on this resource.`, { Allow: allowed.join(', ') });
+    },
+  });
+}

@@ -1,0 +1,71 @@
+import type { FastifyInstance } from 'fastify';
+import { LRUCache } from 'lru-cache';
+import { z } from 'zod';
+import { AccessError } from '../../../lib/access/index.ts';
+import type { ApiDeps } from '../deps.ts';
+
+const HOUR_MS = 3_600_000;
+const TrialFormSchema = z.object({ email: z.string().trim().max(254).pipe(z.email()) });
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+function page(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;line-height:1.5}
+input,button{font-size:1rem;padding:.5rem}code{background:#f3f3f3;padding:.2rem .4rem;word-break:break-all}
+.error{color:#a00}</style></head>
+<body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
+}
+
+function form(message = ''): string {
+  return page('Try the tracking API free for 14 days', `
+<p>One HTTP GET tracks a shipment of any of 11 Indian carriers. The trial gives 100 lookups over 14 days.</p>
+${message ? `<p class="error" role="alert">${escapeHtml(message)}</p>` : ''}
+<form method="post" action="/trial">
+  <label for="email">Work e-mail</label><br>
+  <input id="email" name="email" type="email" required autocomplete="email" size="32">
+  <button type="submit">Get my trial key</button>
+</form>
+<p>Keys are for server-side code only. See the <a href="/docs">API reference</a>.</p>`);
+}
+
+/**
+ * The self-serve trial page (contracts.md): one trial key per e-mail, shown once, issuing
+ * rate-limited per client address.
+ */
+export function registerTrialRoutes(app: FastifyInstance, deps: ApiDeps): void {
+  const perHour = deps.trialsPerAddressPerHour ?? 5;
+  const issuedByAddress = new LRUCache<string, number[]>({ max: 10_000, ttl: HOUR_MS });
+
+  app.get('/trial', async (_request, reply) => reply.type('text/html; charset=utf-8').send(form()));
+
+  app.post('/trial', async (request, reply) => {
+    reply.type('text/html; charset=utf-8');
+    const parsed = TrialFormSchema.safeParse(request.body ?? {});
+    if (!parsed.success) return reply.code(400).send(form('Please enter a valid e-mail address.'));
+
+    const now = deps.clock();
+    const recent = (issuedByAddress.get(request.ip) ?? []).filter((at) => now - at < HOUR_MS);
+    if (recent.length >= perHour) {
+      return reply.code(429).header('Retry-After', Math.ceil((recent[0]! + HOUR_MS - now) / 1000)).send(form('Too many trial keys were requested from your network. Try again in an hour.'));
+    }
+    try {
+      const { key, record } = await deps.access.issueTrial({ email: parsed.data.email, mode: 'live' }, new Date(now));
+      issuedByAddress.set(request.ip, [...recent, now]);
+      return reply.code(201).send(page('Your trial key', `
+<p>This key is shown once. Store it now: we keep only its hash.</p>
+<p><code id="api-key">${escapeHtml(key)}</code></p>
+<p>Valid until ${escapeHtml(record.period_end)} for ${record.lookups_limit} lookups.</p>
+<pre>curl -H "X-API-Key: ${escapeHtml(key)}" ${escapeHtml(`${request.protocol}://${request.host}`)}/v1/usage</pre>`));
+    } catch (err) {
+      if (err instanceof AccessError && err.reason === 'trial_exists') {
+        return reply.code(409).send(form('A trial key was already issued to this e-mail address.'));
+      }
+      throw err;
+    }
+  });
+}

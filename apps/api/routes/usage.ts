@@ -1,0 +1,15 @@
+import type { FastifyInstance } from 'fastify';
+import { toUsageRecord } from '../../../lib/access/index.ts';
+import { authenticate } from '../auth.ts';
+import type { ApiDeps } from '../deps.ts';
+import { methodNotAllowed } from '../errors.ts';
+
+/** GET /v1/usage: the caller's plan, period and remaining lookups. Consumes nothing; answers after expiry too. */
+export function registerUsageRoutes(app: FastifyInstance, deps: ApiDeps): void {
+  app.get('/v1/usage', async (request) => {
+    const now = new Date(deps.clock());
+    const record = await authenticate(request, deps.access, now);
+    return toUsageRecord(record, await deps.access.usage(record.prefix, now), now);
+  });
+  methodNotAllowed(app, '/v1/usage', ['GET']);
+}

@@ -1,0 +1,60 @@
+import type { PlanName } from '../config/index.ts';
+import type { KeyMode } from './key-format.ts';
+import type { ConsumeResult, ConsumeTicket } from './limits.ts';
+import type { CreateKeyInput, KeyRecord, KeyStatus, Notice, UsageCounters } from './record.ts';
+
+export interface CreatedKey {
+  /** The full key: shown to its owner once, never stored. */
+  key: string;
+  record: KeyRecord;
+}
+
+export interface TrialRequest {
+  email: string;
+  mode: KeyMode;
+}
+
+/**
+ * Keys, their states and their counters. Two implementations behave identically: Redis (shared by
+ * any number of API processes) and embedded (one process, files under DATA_DIR/access/).
+ *
+ * Admin operations throw `AccessError` (not_found, conflict, bad_request); lookups return null.
+ * Every time-dependent operation takes `now` from the caller, so tests control the clock.
+ */
+export interface AccessStore {
+  /** `POST /admin/keys`: plan defaults, overridable per key. Operators may issue any number of trials. */
+  createKey(input: CreateKeyInput, now: Date): Promise<CreatedKey>;
+  /** The self-serve trial page: a trial key, refused (conflict `trial_exists`) when the e-mail had one. */
+  issueTrial(request: TrialRequest, now: Date): Promise<CreatedKey>;
+  /** The record of a presented key (looked up by hash), or null for malformed or unknown keys. */
+  getByKey(key: string): Promise<KeyRecord | null>;
+  getByPrefix(prefix: string): Promise<KeyRecord | null>;
+  /** Suspend, resume or revoke. Revoked is final: leaving it throws conflict `key_revoked`. */
+  setStatus(prefix: string, status: KeyStatus): Promise<KeyRecord>;
+  /** A new period from now, counters at zero at once; `plan` switches to that plan's limits. */
+  renew(prefix: string, plan: PlanName | undefined, now: Date): Promise<KeyRecord>;
+  /** Lookups counted in the key's current period and in the UTC day of `now`. */
+  usage(prefix: string, now: Date): Promise<UsageCounters>;
+  /** Every key, oldest first (for the expiry-notice job). */
+  list(): Promise<KeyRecord[]>;
+  /**
+   * Records that a notice of the current period was sent. Returns false when it had already been
+   * marked, so concurrent notice jobs send each notice once.
+   */
+  markNoticeSent(prefix: string, which: Notice, at: Date): Promise<boolean>;
+  /** The first trial key ever issued to this e-mail (compared case-insensitively), or null. */
+  findTrialByEmail(email: string): Promise<KeyRecord | null>;
+  /**
+   * Checks and counts one lookup atomically: burst, then daily quota, then period quota. A refusal
+   * counts nothing. `record` names the key; the stored key's current state and limits decide, so a
+   * key suspended, revoked, expired or renewed since `record` was read is handled correctly.
+   */
+  consume(record: KeyRecord, now: Date): Promise<ConsumeResult>;
+  /**
+   * Takes back a granted lookup from the period and daily counters it was counted in (for answers
+   * that must not consume, e.g. 502). The burst slot is not returned: the request did reach us.
+   * Refunding the same ticket twice is the caller's bug; counters never go below zero.
+   */
+  refund(ticket: ConsumeTicket): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,130 @@
+/** Test support: one harness per store implementation, so every behaviour is tested on both. */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { DEFAULT_CONFIG_DIR, loadPlans } from '../config/index.ts';
+import { EmbeddedAccessStore } from './embedded-store.ts';
+import { RedisAccessStore } from './redis-store.ts';
+import type { AccessStore } from './store.ts';
+
+export const plans = loadPlans(DEFAULT_CONFIG_DIR);
+
+export interface Harness {
+  store: AccessStore;
+  /** Closes the store and opens a new one over the same data, as a restart would. */
+  reopen(): Promise<AccessStore>;
+  /** Everything the store has persisted, as text, to prove what it does and does not hold. */
+  raw(): Promise<string>;
+  dispose(): Promise<void>;
+}
+
+export interface HarnessFactory {
+  name: string;
+  create(): Promise<Harness>;
+}
+
+async function answers(url: string): Promise<boolean> {
+  const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1000 });
+  probe.on('error', () => undefined);
+  try {
+    await probe.connect();
+    return (await probe.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    probe.disconnect();
+  }
+}
+
+let redisUrl: Promise<string> | undefined;
+/** REDIS_URL, else our services' Redis on 6380, else the machine's on 6379 (tests only use their own keys). */
+export function testRedisUrl(): Promise<string> {
+  redisUrl ??= (async () => {
+    if (process.env.REDIS_URL) return process.env.REDIS_URL;
+    for (const url of ['redis://127.0.0.1:6380', 'redis://127.0.0.1:6379']) if (await answers(url)) return url;
+    throw new Error('No Redis for the tests: set REDIS_URL or run `npm run services -- up`.');
+  })();
+  return redisUrl;
+}
+
+/** A namespace no other test run uses; only keys under it are ever deleted. */
+export function testNamespace(): string {
+  return `test:${randomBytes(6).toString('hex')}:access:`;
+}
+
+export async function keysUnder(redis: Redis, namespace: string): Promise<string[]> {
+  const keys: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, batch] = await redis.scan(cursor, 'MATCH', `${namespace}*`, 'COUNT', 1000);
+    keys.push(...batch);
+    cursor = next;
+  } while (cursor !== '0');
+  return keys.sort();
+}
+
+export async function deleteUnder(redis: Redis, namespace: string): Promise<void> {
+  const keys = await keysUnder(redis, namespace);
+  if (keys.length) await redis.del(...keys);
+}
+
+export const redisHarness: HarnessFactory = {
+  name: 'redis',
+  async create() {
+    const url = await testRedisUrl();
+    const namespace = testNamespace();
+    const admin = new Redis(url);
+    const open = () => new RedisAccessStore({ plans, redis: url, namespace });
+    const harness: Harness = {
+      store: open(),
+      async reopen() {
+        await harness.store.close();
+        harness.store = open();
+        return harness.store;
+      },
+      async raw() {
+        const parts: string[] = [];
+        for (const key of await keysUnder(admin, namespace)) {
+          const type = await admin.type(key);
+          const value = type === 'hash' ? await admin.hgetall(key) : type === 'set' ? await admin.smembers(key) : await admin.get(key);
+          parts.push(`${key} ${JSON.stringify(value)}`);
+        }
+        return parts.join('\n');
+      },
+      async dispose() {
+        await harness.store.close();
+        await deleteUnder(admin, namespace);
+        await admin.quit();
+      },
+    };
+    return harness;
+  },
+};
+
+export const embeddedHarness: HarnessFactory = {
+  name: 'embedded',
+  async create() {
+    const dir = mkdtempSync(join(tmpdir(), 'access-test-'));
+    const open = () => new EmbeddedAccessStore({ plans, dir });
+    const harness: Harness = {
+      store: open(),
+      async reopen() {
+        await harness.store.close();
+        harness.store = open();
+        return harness.store;
+      },
+      async raw() {
+        return readdirSync(dir).map((name) => `${name} ${readFileSync(join(dir, name), 'utf8')}`).join('\n');
+      },
+      async dispose() {
+        await harness.store.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+    return harness;
+  },
+};
+
+export const harnesses: HarnessFactory[] = [embeddedHarness, redisHarness];

@@ -1,0 +1,33 @@
+import type { CarrierPoll } from '../schemas/index.ts';
+import type { PollBus, PollHandler } from './types.ts';
+
+/**
+ * The embedded default's bus: polls go to in-process subscribers (the normalizer) after the
+ * current request, in publish order. A failing subscriber is reported, never thrown at publishers.
+ */
+export function createInProcessBus(onError: (err: unknown) => void = () => {}): PollBus & { subscribe(handler: PollHandler): void } {
+  const handlers: PollHandler[] = [];
+  let chain: Promise<void> = Promise.resolve();
+  return {
+    subscribe(handler) {
+      handlers.push(handler);
+    },
+    publish(poll: CarrierPoll) {
+      chain = chain.then(async () => {
+        for (const handler of handlers) {
+          try {
+            await handler(poll);
+          } catch (err) {
+            onError(err);
+          }
+        }
+      });
+    },
+    flush() {
+      return chain;
+    },
+    async close() {
+      await chain;
+    },
+  };
+}

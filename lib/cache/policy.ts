@@ -1,0 +1,38 @@
+import type { NormalizedShipment } from '../normalize/index.ts';
+
+/** Active shipments are re-polled once their cached copy is this old (decisions.md "Cache"). */
+export const ACTIVE_FRESH_MS = 30 * 60_000;
+/** "Not found" answers are remembered this long so a typo does not hammer carriers. */
+export const NOT_FOUND_TTL_MS = 5 * 60_000;
+/** Active records are kept past freshness so a carrier outage can be answered from the last copy. */
+export const ACTIVE_RETENTION_MS = 30 * 86_400_000;
+
+const TERMINAL_STAGES = new Set(['delivered', 'rto_delivered', 'cancelled']);
+
+/** One cached lookup: the normalized shipment, or null when the carrier said it has no such AWB. */
+export interface CachedLookup {
+  shipment: NormalizedShipment | null;
+  polledAtMs: number;
+}
+
+export function isTerminal(shipment: NormalizedShipment): boolean {
+  return TERMINAL_STAGES.has(shipment.facts.stage);
+}
+
+/** How long the store keeps an entry; null = forever (terminal records). */
+export function retentionMs(entry: CachedLookup): number | null {
+  if (entry.shipment === null) return NOT_FOUND_TTL_MS;
+  return isTerminal(entry.shipment) ? null : ACTIVE_RETENTION_MS;
+}
+
+/** Whether a cached entry may answer a lookup without polling the carrier again. */
+export function isFresh(entry: CachedLookup, nowMs: number): boolean {
+  const age = nowMs - entry.polledAtMs;
+  if (entry.shipment === null) return age < NOT_FOUND_TTL_MS;
+  return isTerminal(entry.shipment) || age < ACTIVE_FRESH_MS;
+}
+
+/** Cache key: mode (sandbox or live carriers: never mixed) + canonical slug + uppercased AWB. */
+export function cacheKey(mode: 'test' | 'live', carrier: string, awb: string): string {
+  return `${mode}:${carrier}:${awb.toUpperCase()}`;
+}

@@ -1,0 +1,213 @@
+/**
+ * Blue Dart: `GET /servlet/RoutingServlet?handler=tnt&action=custawbquery&loginid=…&awb=awb&numbers=<awb>
+ * &format=xml&lickey=…&verno=1.3&scan=1`, answering XML `<ShipmentData><Shipment WaybillNo=…>` with
+ * `<Scans><ScanDetail>` newest first (carrier-formats.md).
+ *
+ * Credentials: `loginid` and `lickey` (licence key), both sent as query parameters.
+ *
+ * Quirks handled: dates as "01 June 2012" (header) and "07-Jun-2012" (scans) with "13:05" times, all
+ * IST; a return gets a second `<Shipment>` with a new waybill number (its scans are kept, after the
+ * forward ones as the carrier lists them); scans carry no remarks of their own — the shipment's
+ * `Instructions` (and `ReceivedBy`) belong to its latest scan; "no information" answers per waybill.
+ */
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { z } from 'zod';
+import type { Location, PollShipment, RawScan } from '../../schemas/index.ts';
+import type { CarrierAdapter, CarrierEndpoint, NativeResponse, ParsedPoll } from '../types.ts';
+
+const SLUG = 'bluedart';
+
+/**
+ * Origin pincode: Blue Dart's documented answer names only `ConsigneePincode`, so this element is
+ * *unconfirmed* (the sandbox writes it so lanes work). Real answers without it give no origin pincode.
+ */
+export const ORIGIN_PINCODE_ELEMENT = 'OriginPincode';
+
+/** Element text as the XML parser gives it; blank → null. */
+const text = z.union([z.string(), z.number()]).nullish()
+  .transform((v) => (v === null || v === undefined || String(v).trim() === '' ? null : String(v).trim()));
+
+const ScanDetailSchema = z.object({
+  Scan: z.string(),
+  ScanCode: text,
+  ScanType: text,
+  ScanDate: text,
+  ScanTime: text,
+  ScannedLocation: text,
+});
+
+const ShipmentSchema = z.object({
+  '@_WaybillNo': text,
+  Service: text,
+  PickUpDate: text,
+  PickUpTime: text,
+  Origin: text,
+  [ORIGIN_PINCODE_ELEMENT]: text,
+  Destination: text,
+  ConsigneePincode: text,
+  ExpectedDeliveryDate: text,
+  Weight: text,
+  Status: text,
+  StatusType: text,
+  ReceivedBy: text,
+  Instructions: text,
+  // `<Scans/>` parses to an empty string.
+  Scans: z.union([z.object({ ScanDetail: z.array(ScanDetailSchema).optional() }), z.literal('')]).nullish(),
+});
+
+const BodySchema = z.object({
+  ShipmentData: z.union([
+    z.object({ Shipment: z.array(ShipmentSchema).optional(), Error: text }),
+    z.literal(''),
+  ]),
+});
+
+type BluedartShipment = z.infer<typeof ShipmentSchema>;
+
+const xml = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@_',
+  parseTagValue: false,
+  parseAttributeValue: false,
+  trimValues: true,
+  isArray: (name) => name === 'Shipment' || name === 'ScanDetail',
+});
+
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+const DATE = /^(\d{1,2})[\s-]+([A-Za-z]{3,9})[\s-]+(\d{4})$/;
+const CLOCK = /^(\d{1,2}):?(\d{2})(?::(\d{2}))?$/;
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** "01 June 2012" / "07-Jun-2012" plus "13:05" / "1305" (IST) → offset-less ISO; null when not a real time. */
+function bluedartTime(date: string | null, clock: string | null): string | null {
+  const d = date === null ? null : DATE.exec(date);
+  if (!d) return null;
+  const monthName = d[2]!.toLowerCase();
+  const month = MONTHS.indexOf(monthName.slice(0, 3)) + 1;
+  const day = Number(d[1]);
+  const year = Number(d[3]);
+  const c = clock === null ? ['', '0', '00', '00'] : CLOCK.exec(clock);
+  if (month === 0 || !c) return null;
+  const [hour, minute, second] = [Number(c[1]), Number(c[2]), Number(c[3] ?? 0)];
+  const check = new Date(Date.UTC(year, month - 1, day));
+  if (check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day || hour > 23 || minute > 59 || second > 59) return null;
+  return `${year}-${pad(month)}-${pad(day)}T${pad(hour)}:${pad(minute)}:${pad(second)}`;
+}
+
+function pincode(value: string | null): string | null {
+  return value !== null && /^\d{6}$/.test(value) ? value : null;
+}
+
+function place(city: string | null, pin: string | null): Location | null {
+  return city === null && pin === null ? null : { city, state: null, pincode: pin };
+}
+
+function grams(kg: string | null): number | null {
+  const n = kg === null ? NaN : Number.parseFloat(kg);
+  return Number.isFinite(n) && n > 0 ? Math.round(n * 1000) : null;
+}
+
+function headerOf(s: BluedartShipment): PollShipment {
+  const eddDay = bluedartTime(s.ExpectedDeliveryDate, null);
+  return {
+    origin: place(s.Origin, pincode(s[ORIGIN_PINCODE_ELEMENT])),
+    destination: place(s.Destination, pincode(s.ConsigneePincode)),
+    service_type: s.Service === null ? null : /surface/i.test(s.Service) ? 'surface' : 'express',
+    weight_grams: grams(s.Weight),
+    booked_at: bluedartTime(s.PickUpDate, s.PickUpTime),
+    // A date without a time: the carrier promises the whole day.
+    estimated_delivery_at: eddDay === null ? null : `${eddDay.slice(0, 10)}T23:59:59`,
+  };
+}
+
+function scanDetails(s: BluedartShipment) {
+  return typeof s.Scans === 'object' && s.Scans !== null ? s.Scans.ScanDetail ?? [] : [];
+}
+
+/** A waybill Blue Dart has no data for ("Incorrect Waybill number or No Information"). */
+function isUnknown(s: BluedartShipment): boolean {
+  return s.StatusType?.toUpperCase() === 'NF' || (scanDetails(s).length === 0 && /no information|incorrect waybill/i.test(s.Status ?? ''));
+}
+
+/** The shipment-level remark Blue Dart attaches to the latest scan. */
+function latestRemark(s: BluedartShipment): string | null {
+  const parts = [s.Instructions, s.ReceivedBy === null ? null : `Received by: ${s.ReceivedBy}`].filter((p): p is string => p !== null);
+  return parts.length === 0 ? null : parts.join('; ');
+}
+
+function scansOf(s: BluedartShipment, offset: number): RawScan[] | string {
+  const scans: RawScan[] = [];
+  for (const [i, d] of scanDetails(s).entries()) {
+    const occurredAt = bluedartTime(d.ScanDate, d.ScanTime);
+    if (occurredAt === null) return `scan ${offset + i + 1} has no readable ScanDate/ScanTime`;
+    if (d.Scan.trim() === '') return `scan ${offset + i + 1} has no Scan text`;
+    scans.push({ occurred_at: occurredAt, raw_status: d.Scan, raw_code: d.ScanType, remarks: null, location: d.ScannedLocation });
+  }
+  const remark = latestRemark(s);
+  if (remark !== null && scans.length > 0) {
+    // Equal times keep the first listed: Blue Dart lists newest first.
+    let latest = 0;
+    for (let i = 1; i < scans.length; i++) if (Date.parse(scans[i]!.occurred_at) > Date.parse(scans[latest]!.occurred_at)) latest = i;
+    scans[latest] = { ...scans[latest]!, remarks: remark };
+  }
+  return scans;
+}
+
+function readBody(awb: string, response: NativeResponse): ParsedPoll {
+  const body = response.body.trim();
+  if (response.status === 404 && !/<html/i.test(body)) return { outcome: 'not_found' };
+  if (response.status < 200 || response.status > 299) return { outcome: 'error', error: `HTTP ${response.status}` };
+  if (body === '') return { outcome: 'error', error: 'empty body' };
+  if (XMLValidator.validate(body) !== true) return { outcome: 'error', error: 'broken XML' };
+  const parsed = BodySchema.safeParse(xml.parse(body));
+  if (!parsed.success) return { outcome: 'error', error: `unexpected XML at ${parsed.error.issues[0]?.path.join('.') ?? '?'}` };
+  const data = parsed.data.ShipmentData;
+  if (data === '') return { outcome: 'error', error: 'empty ShipmentData' };
+  if (data.Error !== null) return { outcome: 'error', error: `carrier error: ${data.Error.slice(0, 100)}` };
+  const known = (data.Shipment ?? []).filter((s) => !isUnknown(s));
+  if (known.length === 0) return data.Shipment?.length ? { outcome: 'not_found' } : { outcome: 'error', error: 'no Shipment' };
+
+  const wanted = awb.trim().toUpperCase();
+  const main = known.find((s) => s['@_WaybillNo']?.toUpperCase() === wanted) ?? known[0]!;
+  const scans: RawScan[] = [];
+  for (const shipment of known) {
+    const own = scansOf(shipment, scans.length);
+    if (typeof own === 'string') return { outcome: 'error', error: own };
+    scans.push(...own);
+  }
+  return { outcome: 'ok', shipment: headerOf(main), scans };
+}
+
+function credential(endpoint: CarrierEndpoint, name: string): string {
+  const value = endpoint.credentials[name];
+  if (!value) throw new Error(`${SLUG}: credential "${name}" is not configured`);
+  return value;
+}
+
+export const adapter: CarrierAdapter = {
+  slug: SLUG,
+
+  async fetch(awb, endpoint, send) {
+    const query = new URLSearchParams({
+      handler: 'tnt',
+      action: 'custawbquery',
+      loginid: credential(endpoint, 'loginid'),
+      awb: 'awb',
+      numbers: awb,
+      format: 'xml',
+      lickey: credential(endpoint, 'lickey'),
+      verno: '1.3',
+      scan: '1',
+    });
+    return send({ method: 'GET', url: `${endpoint.baseUrl}/servlet/RoutingServlet?${query}`, headers: { Accept: 'application/xml' } });
+  },
+
+  parse(awb, response) {
+    try {
+      return readBody(awb, response);
+    } catch (err) {
+      return { outcome: 'error', error: `unreadable answer: ${(err as Error).message}`.slice(0, 200) };
+    }
+  },
+};

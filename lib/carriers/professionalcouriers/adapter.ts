@@ -1,0 +1,141 @@
+/**
+ * The Professional Couriers (branch network): `GET /TrackMobDe.ashx?podno=<cn>`, no credentials
+ * (the mobile tracking handler is public). The answer is plain text, newest scan first:
+ *
+ *   Forwarding Details :
+ *
+ *   19/11/2026    Time : 14:02:36
+ *   City : Tiruvannamalai   WayNo : ITMI1505876
+ *   Activity : Despatched to Tiruvannamalai - MTP
+ *   Pieces : 1   Weight : 0.1
+ *
+ * An unknown number gets the "Forwarding Details :" header alone. Lines may end CRLF or LF, spacing
+ * varies and City / Pieces lines may be missing; a block needs its date line and Activity. The
+ * format gives no origin / destination / EDD and no remarks field (failed-attempt reasons are part
+ * of the Activity text); Weight is in kg.
+ */
+import { PollShipmentSchema, RawScanSchema, type PollShipment, type RawScan } from '../../schemas/index.ts';
+import type { CarrierAdapter, CarrierEndpoint, HttpSend, NativeResponse, ParsedPoll } from '../types.ts';
+
+const SLUG = 'professionalcouriers';
+
+const HEADER_LINE = /^forwarding\s*details\s*:?$/i;
+/** `DD/MM/YYYY    Time : HH:MM:SS` (IST wall time; seconds tolerated missing). */
+const DATE_LINE = /^(\d{1,2})\/(\d{1,2})\/(\d{4})\s*time\s*:\s*(\d{1,2}):(\d{2})(?::(\d{2}))?$/i;
+/** Activity text may itself hold colons ("outfordelivery: Out for Delivery - Area"). */
+const ACTIVITY_LINE = /^activity\s*:\s*(.*)$/i;
+/** Several `Label : value` pairs share a line: split before each known label. */
+const FIELD_SPLIT = /\s+(?=(?:city|wayno|pieces|weight)\s*:)/i;
+const FIELD = /^([a-z][a-z ]*?)\s*:\s*(.*)$/i;
+const KILOGRAMS = /^\d+(?:\.\d+)?$/;
+
+interface Block {
+  occurredAt: string;
+  city: string | null;
+  activity: string | null;
+  weightKg: number | null;
+}
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+function isRealWallTime(year: number, month: number, day: number, hour: number, minute: number, second: number): boolean {
+  if (year < 1970 || year > 2999 || hour > 23 || minute > 59 || second > 59) return false;
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+/** A date line as offset-less ISO 8601 (IST), null when the date is not a real one. */
+function isoOfDateLine(match: RegExpExecArray): string | null {
+  const [day, month, year, hour, minute, second] = match.slice(1, 7).map((v) => Number(v ?? 0)) as [number, number, number, number, number, number];
+  if (!isRealWallTime(year, month, day, hour, minute, second)) return null;
+  return `${year}-${pad(month)}-${pad(day)}T${pad(hour)}:${pad(minute)}:${pad(second)}`;
+}
+
+/** Reads the blocks, or the reason the text is not a Professional Couriers answer. */
+function readBlocks(text: string): { blocks: Block[]; sawHeader: boolean } | string {
+  const blocks: Block[] = [];
+  let sawHeader = false;
+  for (const rawLine of text.split(/\r\n|\n|\r/)) {
+    const line = rawLine.trim();
+    if (line === '') continue;
+    if (HEADER_LINE.test(line)) {
+      sawHeader = true;
+      continue;
+    }
+    const date = DATE_LINE.exec(line);
+    if (date) {
+      const occurredAt = isoOfDateLine(date);
+      if (!occurredAt) return `invalid date "${line.slice(0, 40)}"`;
+      blocks.push({ occurredAt, city: null, activity: null, weightKg: null });
+      continue;
+    }
+    const current = blocks.at(-1);
+    const activity = ACTIVITY_LINE.exec(line);
+    if (activity) {
+      if (!current) return 'Activity before any date line';
+      current.activity = activity[1]!.trim();
+      continue;
+    }
+    for (const part of line.split(FIELD_SPLIT)) {
+      const field = FIELD.exec(part.trim());
+      if (!field) return `unrecognised line "${line.slice(0, 40)}"`;
+      const label = field[1]!.replace(/\s+/g, '').toLowerCase();
+      const value = field[2]!.trim();
+      // Labels outside a block (or unknown ones such as WayNo and Pieces) carry nothing we keep.
+      if (!current) continue;
+      if (label === 'city') current.city = value || null;
+      else if (label === 'weight' && KILOGRAMS.test(value)) current.weightKg = Number(value);
+    }
+  }
+  return { blocks, sawHeader };
+}
+
+function parseText(response: NativeResponse): ParsedPoll {
+  if (response.status < 200 || response.status > 299) return { outcome: 'error', error: `HTTP ${response.status}` };
+  const text = response.body.trim();
+  if (text === '') return { outcome: 'error', error: 'empty body' };
+  if (text.startsWith('<')) return { outcome: 'error', error: 'HTML instead of text' };
+  const read = readBlocks(text);
+  if (typeof read === 'string') return { outcome: 'error', error: read };
+  const { blocks, sawHeader } = read;
+  if (blocks.length === 0) return sawHeader ? { outcome: 'not_found' } : { outcome: 'error', error: 'no Forwarding Details' };
+
+  const scans: RawScan[] = [];
+  for (const block of blocks) {
+    if (!block.activity) return { outcome: 'error', error: `scan of ${block.occurredAt} has no Activity` };
+    scans.push({ occurred_at: block.occurredAt, raw_status: block.activity, raw_code: null, remarks: null, location: block.city });
+  }
+  const weightKg = blocks.find((b) => b.weightKg !== null)?.weightKg ?? null;
+  const shipment: PollShipment | null = weightKg === null ? null : {
+    origin: null,
+    destination: null,
+    service_type: null,
+    weight_grams: Math.round(weightKg * 1000),
+    booked_at: null,
+    estimated_delivery_at: null,
+  };
+  // Last guard: whatever slipped through must still be a valid carrier_poll.v1 part.
+  if (shipment && !PollShipmentSchema.safeParse(shipment).success) return { outcome: 'error', error: 'invalid weight' };
+  if (!scans.every((s) => RawScanSchema.safeParse(s).success)) return { outcome: 'error', error: 'invalid scan' };
+  return { outcome: 'ok', shipment, scans };
+}
+
+async function fetchTracking(awb: string, endpoint: CarrierEndpoint, send: HttpSend): Promise<NativeResponse> {
+  return send({
+    method: 'GET',
+    url: `${endpoint.baseUrl}/TrackMobDe.ashx?podno=${encodeURIComponent(awb)}`,
+    headers: { Accept: 'text/plain' },
+  });
+}
+
+export const adapter: CarrierAdapter = {
+  slug: SLUG,
+  fetch: fetchTracking,
+  parse(_awb, response) {
+    try {
+      return parseText(response);
+    } catch (err) {
+      return { outcome: 'error', error: `unreadable answer: ${(err as Error).message}`.slice(0, 200) };
+    }
+  },
+};

@@ -1,0 +1,181 @@
+/**
+ * Xpressbees (last mile). `GET <base>/api/shipments2/track/<awb>` with `Authorization: Bearer
+ * <token>`; credential used: `token`.
+ *
+ * Answer (carrier-formats.md): `{ status: true, data: { history[]{event_time "%Y-%m-%d %H:%M" IST,
+ * location "A, B, C", message} } }`, newest first; an unknown number is `{ status: false, message }`.
+ * *Unconfirmed*, decided here: header fields `data.awb_number`, `origin` / `destination`
+ * ("City, State, 380001"), `booking_date` and `expected_delivery_date` (event_time's format),
+ * `package_weight` (grams), `shipment_mode` (Surface / Air), and an optional `status_code` per scan.
+ * Messages may carry a detail after " - " or in a trailing "( … )" (the out-for-delivery message
+ * names the delivery agent and their mobile number): the label becomes `raw_status`, the detail
+ * `remarks`.
+ */
+import type { Location, PollShipment, RawScan } from '../../schemas/index.ts';
+import type { CarrierAdapter, NativeResponse, ParsedPoll } from '../types.ts';
+
+export const TRACK_PATH = '/api/shipments2/track/';
+
+const NOT_FOUND_MESSAGE = /not\s*found|no\s+(?:data|record|shipment)|invalid\s+awb|does\s+not\s+exist/i;
+
+const fail = (error: string): ParsedPoll => ({ outcome: 'error', error });
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A trimmed, space-collapsed text field, or null when absent or not text. */
+function textField(record: Record<string, unknown>, name: string): string | null {
+  const value = record[name];
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (typeof value !== 'string') return null;
+  const clean = value.replace(/\s+/g, ' ').trim();
+  return clean === '' ? null : clean;
+}
+
+const pad2 = (n: number) => String(n).padStart(2, '0');
+
+// "%Y-%m-%d %H:%M" (seconds tolerated); a bare date only where `fallbackTime` allows one.
+const EVENT_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2}))?)?$/;
+
+/** Xpressbees time → offset-less IST wall time, or null. */
+function eventTime(value: string | null, fallbackTime: [number, number, number] | null): string | null {
+  const m = value === null ? null : EVENT_TIME.exec(value);
+  if (!m) return null;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const clock: [number, number, number] | null =
+    m[4] === undefined ? fallbackTime : [Number(m[4]), Number(m[5]), Number(m[6] ?? 0)];
+  if (clock === null) return null;
+  const [hour, minute, second] = clock;
+  const date = new Date(Date.UTC(year, month - 1, day));
+  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return null;
+  if (hour > 23 || minute > 59 || second > 59) return null;
+  return `${m[1]}-${m[2]}-${m[3]}T${pad2(hour)}:${pad2(minute)}:${pad2(second)}`;
+}
+
+/** "PNQ/HUB, Pune,  Maharashtra" → "PNQ/HUB, Pune, Maharashtra" (empty parts dropped). */
+function scanLocation(value: string | null): string | null {
+  if (value === null) return null;
+  const parts = value.split(',').map((p) => p.trim()).filter((p) => p !== '');
+  return parts.length === 0 ? null : parts.join(', ');
+}
+
+/** "Ahmedabad, Gujarat, 380001" → city, state, pincode. */
+function place(value: string | null): Location | null {
+  if (value === null) return null;
+  const parts = value.split(',').map((p) => p.trim()).filter((p) => p !== '');
+  const pincode = parts.length > 0 && /^\d{6}$/.test(parts[parts.length - 1]!) ? parts.pop()! : null;
+  if (parts.length === 0 && pincode === null) return null;
+  return { city: parts[0] ?? null, state: parts.length > 1 ? parts[parts.length - 1]! : null, pincode };
+}
+
+function serviceType(mode: string | null): string | null {
+  if (mode === null) return null;
+  if (/air|express/i.test(mode)) return 'express';
+  if (/surface|ground/i.test(mode)) return 'surface';
+  return null;
+}
+
+const MAX_WEIGHT_GRAMS = 1_000_000_000;
+
+function weightGrams(value: string | null): number | null {
+  if (value === null || !/^\d+(?:\.\d+)?$/.test(value)) return null;
+  const grams = Math.round(Number(value));
+  return Number.isFinite(grams) && grams <= MAX_WEIGHT_GRAMS ? grams : null;
+}
+
+function header(data: Record<string, unknown>): PollShipment | null {
+  const shipment: PollShipment = {
+    origin: place(textField(data, 'origin')),
+    destination: place(textField(data, 'destination')),
+    service_type: serviceType(textField(data, 'shipment_mode')),
+    weight_grams: weightGrams(textField(data, 'package_weight')),
+    booked_at: eventTime(textField(data, 'booking_date'), [0, 0, 0]),
+    // A date-only promise means "by the end of that day".
+    estimated_delivery_at: eventTime(textField(data, 'expected_delivery_date'), [23, 59, 59]),
+  };
+  return Object.values(shipment).every((value) => value === null) ? null : shipment;
+}
+
+const TRAILING_PARENTHESES = /^(.*?\S)\s*\((.*)\)$/;
+// " - " before a detail; a dangling dash at the end separates nothing.
+const DETAIL_SEPARATOR = /\s-(?:\s|$)/;
+
+/** "Out for Delivery - Agent: …" / "Out for Delivery (Agent: …)" → label and detail. */
+function splitMessage(message: string): { label: string; detail: string | null } {
+  const separator = DETAIL_SEPARATOR.exec(message);
+  if (separator && separator.index > 0) {
+    const detail = message.slice(separator.index + separator[0].length).trim();
+    return { label: message.slice(0, separator.index).trim(), detail: detail === '' ? null : detail };
+  }
+  const parenthesised = TRAILING_PARENTHESES.exec(message);
+  if (parenthesised) {
+    const detail = parenthesised[2]!.trim();
+    return { label: parenthesised[1]!, detail: detail === '' ? null : detail };
+  }
+  return { label: message, detail: null };
+}
+
+function toScan(entry: unknown): RawScan | null {
+  if (!isRecord(entry)) return null;
+  const message = textField(entry, 'message');
+  const occurredAt = eventTime(textField(entry, 'event_time'), null);
+  if (message === null || occurredAt === null) return null;
+  const { label, detail } = splitMessage(message);
+  return {
+    occurred_at: occurredAt,
+    raw_status: label,
+    raw_code: textField(entry, 'status_code'),
+    remarks: detail,
+    location: scanLocation(textField(entry, 'location')),
+  };
+}
+
+const awbKey = (value: string) => value.replace(/[^A-Za-z0-9]/g, '').toUpperCase();
+
+function parseUnsafe(awb: string, response: NativeResponse): ParsedPoll {
+  if (response.status === 404) return { outcome: 'not_found' };
+  if (response.status < 200 || response.status >= 300) return fail(`HTTP ${response.status}`);
+  if (response.body.trim() === '') return fail('empty body');
+  let json: unknown;
+  try {
+    json = JSON.parse(response.body);
+  } catch {
+    return fail('invalid JSON');
+  }
+  if (!isRecord(json)) return fail('unexpected body');
+  if (json.status === false) {
+    return NOT_FOUND_MESSAGE.test(textField(json, 'message') ?? '') ? { outcome: 'not_found' } : fail('carrier reported a failure');
+  }
+  if (json.status !== true || !isRecord(json.data)) return fail('no data object');
+  const data = json.data;
+  const number = textField(data, 'awb_number');
+  if (number !== null && awbKey(number) !== awbKey(awb)) return fail('answer is for another AWB');
+  if (!Array.isArray(data.history)) return fail('no history');
+
+  const scans: RawScan[] = [];
+  for (const entry of data.history) {
+    const scan = toScan(entry);
+    if (scan === null) return fail(`unreadable history entry ${scans.length + 1}`);
+    scans.push(scan);
+  }
+  return { outcome: 'ok', shipment: header(data), scans };
+}
+
+export const adapter: CarrierAdapter = {
+  slug: 'xpressbees',
+  fetch(awb, endpoint, send) {
+    return send({
+      method: 'GET',
+      url: `${endpoint.baseUrl}${TRACK_PATH}${encodeURIComponent(awb)}`,
+      headers: { authorization: `Bearer ${endpoint.credentials.token ?? ''}`, accept: 'application/json' },
+    });
+  },
+  parse(awb, response) {
+    try {
+      return parseUnsafe(awb, response);
+    } catch (err) {
+      return fail(`unreadable body: ${err instanceof Error ? err.message : 'unexpected value'}`);
+    }
+  },
+};

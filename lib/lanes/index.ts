@@ -1,0 +1,3 @@
+export * from './types.ts';
+export * from './book.ts';
+export { median } from './median.ts';

@@ -1,0 +1,46 @@
+import { isTerminal } from '../cache/index.ts';
+import { laneSampleOf, type LaneBook } from '../lanes/index.ts';
+import { normalizePoll, type RuleSet } from '../normalize/index.ts';
+import type { CarrierPoll } from '../schemas/index.ts';
+import type { TrackingMode } from '../tracking/index.ts';
+
+/** What the poller needs to know about a shipment to keep it fresh. */
+export interface ShipmentState {
+  carrier: string;
+  awb: string;
+  mode: TrackingMode;
+  terminal: boolean;
+  lastPolledMs: number;
+}
+
+/**
+ * The embedded default's normalizer: every poll from the bus is normalized with the shared pure
+ * function; the latest state of each shipment and the lane samples of delivered ones are kept.
+ */
+export class ShipmentIndex {
+  private readonly shipments = new Map<string, ShipmentState>();
+
+  constructor(private readonly rules: RuleSet, private readonly lanes: LaneBook) {}
+
+  handle(poll: CarrierPoll, mode: TrackingMode): void {
+    const result = normalizePoll(poll, this.rules);
+    if (result.kind !== 'found') return;
+    const key = `${mode}:${poll.carrier}:${result.shipment.record.awb}`;
+    const polledMs = Date.parse(poll.polled_at);
+    const known = this.shipments.get(key);
+    // Polls can arrive out of order (replays, retries): the newest poll decides the state.
+    if (known && known.lastPolledMs > polledMs) return;
+    this.shipments.set(key, { carrier: poll.carrier, awb: result.shipment.record.awb, mode, terminal: isTerminal(result.shipment), lastPolledMs: polledMs });
+    const sample = laneSampleOf(result.shipment);
+    if (sample) this.lanes.add(sample);
+  }
+
+  /** Non-terminal shipments polled since `sinceMs`: the poller's work list. */
+  active(sinceMs: number): ShipmentState[] {
+    return [...this.shipments.values()].filter((s) => !s.terminal && s.lastPolledMs >= sinceMs);
+  }
+
+  get size(): number {
+    return this.shipments.size;
+  }
+}

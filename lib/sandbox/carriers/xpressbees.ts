@@ -1,0 +1,146 @@
+/**
+ * Xpressbees' sandbox: `GET /api/shipments2/track/:awb` with a bearer token, answering
+ * `{status, data: {…, history[]}}` newest first, times "%Y-%m-%d %H:%M" IST, locations "A, B, C"
+ * (see lib/carriers/xpressbees/adapter.ts for the decided details of the header fields).
+ */
+import { istParts } from '../ist.ts';
+import type {
+  SandboxPlace, SandboxReply, SandboxRenderer, SandboxRequest, SandboxShipment, SandboxStep, ScenarioAnswer,
+} from '../types.ts';
+
+const SANDBOX_TOKEN = 'sandbox';
+
+const json = (status: number, body: unknown): SandboxReply => ({
+  status, contentType: 'application/json', body: JSON.stringify(body),
+});
+
+function header(req: SandboxRequest, name: string): string | undefined {
+  for (const [key, value] of Object.entries(req.headers)) if (key.toLowerCase() === name) return value;
+  return undefined;
+}
+
+// ---------------------------------------------------------------- the feed's vocabulary
+
+const ATTEMPT_REMARK: Record<string, string> = {
+  customer_unavailable: 'Consignee Unavailable',
+  address_issue: 'Bad/Incomplete Address',
+  refused: 'Customer Refused to accept/Order Cancelled',
+  premises_closed: 'Office/Institute closed',
+  cod_not_ready: 'Payment not ready with customer',
+  other: 'Not attempted',
+};
+
+const AGENTS = ['Suresh Kumar', 'Imran Shaikh', 'Ravi Teja', 'Manoj Yadav', 'Deepak Singh'];
+
+/** The delivery agent Xpressbees names in its out-for-delivery message; fixed per AWB. */
+function agentDetail(awb: string): string {
+  const digits = awb.replace(/\D/g, '').padStart(8, '0').slice(-8);
+  const agent = AGENTS[Number(digits.slice(-2)) % AGENTS.length]!;
+  return `Agent: ${agent}, Mobile: 98${digits}`;
+}
+
+const withDetail = (label: string, detail: string | null) => (detail ? `${label} - ${detail}` : label);
+
+const sameCity = (location: string, place: SandboxPlace) =>
+  location.toLowerCase().includes(place.city.toLowerCase());
+
+/**
+ * One step as Xpressbees' message writes it (texts config/mappings/xpressbees.yaml maps). Gaps in
+ * those rules: nothing maps a bag scan or a hold, so both are written as "In Transit" with the detail
+ * attached (mapped as dispatched).
+ */
+function message(step: SandboxStep, shipment: SandboxShipment): string {
+  switch (step.kind) {
+    case 'booked': return withDetail('Data Received', step.remark);
+    case 'picked_up': return withDetail('Picked Up', step.remark);
+    case 'hub_in':
+      return withDetail(sameCity(step.location, shipment.destination) ? 'Reached At Destination' : 'Reached At Hub', step.remark);
+    case 'hub_out': return withDetail('In Transit', step.remark);
+    case 'bagged': return withDetail('In Transit', step.remark ?? 'Bag Created');
+    case 'out_for_delivery': return withDetail('Out for Delivery', step.remark ?? agentDetail(shipment.awb));
+    case 'attempt_failed':
+      return withDetail('Undelivered', step.remark ?? (step.ndr ? ATTEMPT_REMARK[step.ndr] ?? null : null));
+    case 'delivered': return withDetail('Delivered', step.remark);
+    case 'hold': return withDetail('In Transit', step.remark ?? 'Shipment held due to operational delay');
+    case 'rto_initiated': return withDetail('RTO Initiated', step.remark);
+    case 'rto_in_transit': return withDetail('RTO In Transit', step.remark);
+    case 'rto_delivered': return withDetail('RTO Delivered', step.remark);
+    case 'cancelled': return withDetail('Cancelled', step.remark);
+    case 'lost': return withDetail('Shipment Lost', step.remark);
+    case 'unmapped': return withDetail('Shipment sent for sanitisation', step.remark);
+  }
+}
+
+/** "AHM/HUB, Ahmedabad, Gujarat": hub code, city, and the state where the lane tells it. */
+function location(step: SandboxStep, shipment: SandboxShipment): string {
+  const code = `${step.location.replace(/[^A-Za-z]/g, '').slice(0, 3).toUpperCase()}/HUB`;
+  const state = [shipment.origin, shipment.destination].find((place) => sameCity(step.location, place))?.state;
+  return [code, step.location, state].filter((part) => part !== undefined).join(', ');
+}
+
+function xbTime(ms: number): string {
+  const p = istParts(ms);
+  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}`;
+}
+
+const MODES: Record<SandboxShipment['serviceType'], string> = { surface: 'Surface', express: 'Air', speed_post: 'Air' };
+
+const placeText = (place: SandboxPlace) => `${place.city}, ${place.state}, ${place.pincode}`;
+
+export function trackBody(shipment: SandboxShipment): string {
+  // Newest first, unless the scenario shuffles the order.
+  const steps = shipment.shuffled ? shipment.steps : [...shipment.steps].reverse();
+  const latest = shipment.steps[shipment.steps.length - 1];
+  return JSON.stringify({
+    status: true,
+    data: {
+      awb_number: shipment.awb,
+      status: latest ? message(latest, shipment).split(' - ')[0] : 'Data Received',
+      origin: placeText(shipment.origin),
+      destination: placeText(shipment.destination),
+      booking_date: xbTime(shipment.bookedAt),
+      expected_delivery_date: shipment.edd === null ? null : xbTime(shipment.edd),
+      package_weight: shipment.weightGrams,
+      shipment_mode: MODES[shipment.serviceType],
+      history: steps.map((step) => ({
+        event_time: xbTime(step.at),
+        location: location(step, shipment),
+        message: message(step, shipment),
+      })),
+    },
+  });
+}
+
+function reply(awb: string, answer: ScenarioAnswer): SandboxReply {
+  switch (answer.kind) {
+    case 'shipment':
+    case 'slow':
+      return { status: 200, contentType: 'application/json', body: trackBody(answer.shipment) };
+    case 'not_found':
+      return json(200, { status: false, message: 'No data found for the given AWB number' });
+    case 'down':
+      return { status: 503, contentType: 'text/html', body: '<html><body><h1>503 Service Temporarily Unavailable</h1></body></html>' };
+    case 'malformed':
+      // Cut off mid-history, as a dropped upstream connection leaves it.
+      return {
+        status: 200,
+        contentType: 'application/json',
+        body: `{"status":true,"data":{"awb_number":${JSON.stringify(awb)},"history":[{"event_time":"2026-11-18 10:1`,
+      };
+  }
+}
+
+export const renderer: SandboxRenderer = {
+  slug: 'xpressbees',
+  routes: [{
+    method: 'GET',
+    path: '/api/shipments2/track/:awb',
+    handle(req, params, lookup) {
+      if (header(req, 'authorization') !== `Bearer ${SANDBOX_TOKEN}`) {
+        return json(401, { status: false, message: 'Unauthorized access: invalid or missing token' });
+      }
+      const awb = params.awb ?? '';
+      return reply(awb, lookup(awb));
+    },
+  }],
+};

@@ -1,0 +1,97 @@
+import type { PollBus } from '../bus/index.ts';
+import { cacheKey, isFresh, retentionMs, type CachedLookup, type TrackingCache } from '../cache/index.ts';
+import { toTrackingRecord } from '../insights/index.ts';
+import type { LaneStatsSource } from '../lanes/index.ts';
+import type { Metrics } from '../metrics/index.ts';
+import { normalizePoll, type NormalizedShipment, type RuleSet } from '../normalize/index.ts';
+import type { CarrierPoll, PollSource, TrackingRecord } from '../schemas/index.ts';
+
+export type TrackingMode = 'test' | 'live';
+
+/** The one way the service reaches carriers (lib/carriers/poll.ts): never throws for carrier trouble. */
+export interface CarrierPolling {
+  poll(carrier: string, awb: string, opts?: { source?: PollSource; mode?: TrackingMode }): Promise<CarrierPoll>;
+}
+
+export type LookupResult =
+  | { kind: 'found'; record: TrackingRecord }
+  | { kind: 'not_found' }
+  | { kind: 'upstream_error'; reason: string };
+
+export interface TrackingDeps {
+  cache: TrackingCache;
+  carriers: CarrierPolling;
+  bus: PollBus;
+  rules: RuleSet;
+  lanes: LaneStatsSource;
+  metrics: Metrics;
+  clock: () => number;
+}
+
+/** What one carrier poll taught us, shared by every lookup waiting on it. */
+type PollResult = { kind: 'found'; shipment: NormalizedShipment } | { kind: 'not_found' } | { kind: 'error'; reason: string };
+
+/**
+ * Lookups: read-through cache (decisions.md "Cache"), one carrier poll shared by concurrent
+ * lookups of the same AWB, every poll published to the bus, insights recomputed on every answer.
+ */
+export class TrackingService {
+  private readonly inFlight = new Map<string, Promise<PollResult>>();
+
+  constructor(private readonly deps: TrackingDeps) {}
+
+  async lookup(carrier: string, awb: string, mode: TrackingMode): Promise<LookupResult> {
+    const key = cacheKey(mode, carrier, awb);
+    const { cache, metrics, clock } = this.deps;
+    const cached = await cache.get(key);
+    if (cached && isFresh(cached, clock())) {
+      metrics.cacheHits.inc({ carrier, kind: cached.shipment ? 'fresh' : 'not_found' });
+      return cached.shipment ? this.answer(cached.shipment, { cached: true, stale: false }) : { kind: 'not_found' };
+    }
+
+    const polled = await this.pollOnce(key, carrier, awb, mode);
+    if (polled.kind === 'found') return this.answer(polled.shipment, { cached: false, stale: false });
+    if (polled.kind === 'not_found') return { kind: 'not_found' };
+    // Carrier unreachable: the last known record, marked stale, beats an error (interface spec).
+    if (cached?.shipment) {
+      metrics.cacheHits.inc({ carrier, kind: 'stale' });
+      return this.answer(cached.shipment, { cached: true, stale: true });
+    }
+    return { kind: 'upstream_error', reason: polled.reason };
+  }
+
+  private pollOnce(key: string, carrier: string, awb: string, mode: TrackingMode): Promise<PollResult> {
+    let pending = this.inFlight.get(key);
+    if (!pending) {
+      pending = this.pollAndStore(key, carrier, awb, mode).finally(() => this.inFlight.delete(key));
+      this.inFlight.set(key, pending);
+    }
+    return pending;
+  }
+
+  private async pollAndStore(key: string, carrier: string, awb: string, mode: TrackingMode): Promise<PollResult> {
+    const { carriers, bus, rules, cache, metrics } = this.deps;
+    const started = process.hrtime.bigint();
+    const poll = await carriers.poll(carrier, awb, { source: 'lookup', mode });
+    metrics.carrierLatency.observe({ carrier, outcome: poll.outcome }, Number(process.hrtime.bigint() - started) / 1e9);
+    bus.publish(poll);
+
+    const result = normalizePoll(poll, rules);
+    if (result.kind === 'error') {
+      metrics.carrierErrors.inc({ carrier });
+      return { kind: 'error', reason: result.error };
+    }
+    const entry: CachedLookup = {
+      shipment: result.kind === 'found' ? result.shipment : null,
+      polledAtMs: Date.parse(poll.polled_at),
+    };
+    if (entry.shipment && entry.shipment.facts.unmapped_scans > 0) metrics.unmappedScans.inc({ carrier }, entry.shipment.facts.unmapped_scans);
+    await cache.set(key, entry, retentionMs(entry));
+    return result.kind === 'found' ? { kind: 'found', shipment: result.shipment } : { kind: 'not_found' };
+  }
+
+  private async answer(shipment: NormalizedShipment, flags: { cached: boolean; stale: boolean }): Promise<LookupResult> {
+    const lane = shipment.facts.lane ? await this.deps.lanes.get(shipment.facts.lane) : null;
+    return { kind: 'found', record: toTrackingRecord(shipment.record, shipment.facts, { nowMs: this.deps.clock(), lane, ...flags }) };
+  }
+}
