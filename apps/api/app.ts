@@ -25,7 +25,6 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger: { level: deps.logLevel ?? 'info', serializers: { req: requestSerializer } },
     genReqId: () => `req_${randomUUID().replaceAll('-', '')}`,
-    disableRequestLogging: false,
     trustProxy: true,
     bodyLimit: 64 * 1024,
   });

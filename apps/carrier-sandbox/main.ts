@@ -8,6 +8,7 @@ import { parseFaultsEnv, startSandbox } from '../../lib/sandbox/server.ts';
 const log = pino({ level: process.env.LOG_LEVEL ?? 'info' });
 
 const port = Number(process.env.PORT ?? 4010);
+if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`PORT must be a port number, got "${process.env.PORT}"`);
 const host = process.env.HOST ?? '127.0.0.1';
 const sandbox = await startSandbox({ port, host, faults: parseFaultsEnv(process.env.SANDBOX_FAULTS) });
 log.info({ url: sandbox.url }, `carrier sandbox listening on ${sandbox.url}`);

@@ -1,5 +1,5 @@
 import type { CarrierPoll } from '../schemas/index.ts';
-import type { PollBus, PollHandler } from './types.ts';
+import type { PollBus, PollHandler, PollMode } from './types.ts';
 
 /**
  * The embedded default's bus: polls go to in-process subscribers (the normalizer) after the
@@ -12,11 +12,11 @@ export function createInProcessBus(onError: (err: unknown) => void = () => {}): 
     subscribe(handler) {
       handlers.push(handler);
     },
-    publish(poll: CarrierPoll) {
+    publish(poll: CarrierPoll, mode: PollMode) {
       chain = chain.then(async () => {
         for (const handler of handlers) {
           try {
-            await handler(poll);
+            await handler(poll, mode);
           } catch (err) {
             onError(err);
           }

@@ -12,6 +12,7 @@ import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { CarrierPollSchema, type CarrierPoll, type NdrReason, type TrackingRecord } from '../schemas/index.ts';
 import { expectValidRecord, product } from '../testing/product.ts';
 import { createCarrierPoller, type CarrierPoller } from './poll.ts';
+import type { CarrierAdapter, CarrierEndpoint } from './types.ts';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -117,6 +118,14 @@ function recordOf(poll: CarrierPoll): TrackingRecord {
 
 const failedAttempts = (r: TrackingRecord) => r.delivery_attempts.attempts.filter((a) => a.outcome === 'failed');
 const PRE_PICKUP = ['pending', 'order_placed', 'awaiting_pickup', 'shipped'];
+/**
+ * Carriers whose booking is the counter acceptance of the parcel, so a booking alone already means
+ * picked up: the spec's postal table maps "Item Booked" to picked_up, and the branch couriers'
+ * mappings (config/mappings) do the same for their "Booked at <branch>".
+ */
+const BOOKED_AT_COUNTER = new Set(['indiapost', 'speedpost', 'shreemaruti', 'professionalcouriers']);
+/** Carriers whose answer has no delivery estimate (carrier-formats.md: the plain-text branch feed). */
+const WITHOUT_CARRIER_EDD = new Set(['professionalcouriers']);
 const PERSONAL_DATA = ['9876543210', '98765', '43210', '482913', 'Priya', 'Sharma', 'Ravi', 'Kumar', 'priya.sharma', 'example.com'];
 
 function expectInTransitNotStuck(r: TrackingRecord): void {
@@ -141,9 +150,14 @@ const CHECKS: Record<number, [string, (carrier: string) => void]> = {
   }],
   1: ['booked, awaiting pickup', (c) => {
     const r = recordOf(polled(c, 1).poll);
+    expect(r.events.map((e) => e.code)).toEqual(['booked']);
+    expect(r.insights.is_stuck).toBe(false);
+    if (BOOKED_AT_COUNTER.has(c)) {
+      expect(r.status).toBe('picked_up');
+      return;
+    }
     expect(PRE_PICKUP).toContain(r.status);
     expect(r.insights.current_stage).toBe('awaiting_pickup');
-    expect(r.insights.is_stuck).toBe(false);
     expect(r.insights.transit_days_elapsed).toBeNull();
   }],
   2: ['in transit, last scan 5 hours ago', (c) => {
@@ -258,6 +272,11 @@ const CHECKS: Record<number, [string, (carrier: string) => void]> = {
   }],
   20: ['late against the carrier EDD by 2 days', (c) => {
     const r = recordOf(polled(c, 20).poll);
+    if (WITHOUT_CARRIER_EDD.has(c)) {
+      expect(r.estimated_delivery_at).toBeNull();
+      expect(r.insights.is_late_vs_carrier_edd).toBeNull();
+      return;
+    }
     expect(r.insights.is_late_vs_carrier_edd).toBe(true);
     // A carrier that writes the EDD as a date only makes it up to a day later.
     expect(r.insights.delay_days_vs_carrier_edd).toBeGreaterThanOrEqual(1.9);
@@ -309,4 +328,111 @@ describe('every carrier × every sandbox scenario, through poll()', () => {
       }
     });
   }
+});
+
+describe('poll() contract', () => {
+  const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+  const okAnswer = { status: 200, headers: {}, body: 'ok' };
+
+  /** An adapter whose fetch and parse the test writes, recording what it was given. */
+  function fakeAdapter(parse: CarrierAdapter['parse'], fetch?: CarrierAdapter['fetch']) {
+    const seen: { awb: string; endpoint: CarrierEndpoint }[] = [];
+    const adapter: CarrierAdapter = {
+      slug: 'delhivery',
+      async fetch(awb, endpoint, send) {
+        seen.push({ awb, endpoint });
+        return fetch ? fetch(awb, endpoint, send) : okAnswer;
+      },
+      parse,
+    };
+    return { adapter, seen };
+  }
+  const notFound: CarrierAdapter['parse'] = () => ({ outcome: 'not_found' });
+
+  it('asks the sandbox in test mode and the configured carrier in live mode', async () => {
+    const { adapter, seen } = fakeAdapter(notFound);
+    const env = { CARRIER_DELHIVERY_URL: 'http://carrier.invalid/', CARRIER_DELHIVERY_TOKEN: 'live-token' };
+    const p = createCarrierPoller({ sandboxUrl: 'http://127.0.0.1:9/', adapters: { delhivery: adapter }, env, clock: () => T0 });
+    const testPoll = await p.poll('delhivery', ' ab1234-x ', { mode: 'test', source: 'poller' });
+    expect(testPoll).toMatchObject({
+      schema: 'carrier_poll.v1', carrier: 'delhivery', awb: 'AB1234-X', source: 'poller', outcome: 'not_found',
+      polled_at: new Date(T0).toISOString(), error: null,
+    });
+    expect(testPoll.poll_id).toMatch(UUID);
+    await p.poll('delhivery', 'AB1234', { mode: 'live' });
+    await p.poll('delhivery', 'AB1234');
+    expect(seen.map((s) => [s.awb, s.endpoint])).toEqual([
+      ['AB1234-X', { baseUrl: 'http://127.0.0.1:9/delhivery', credentials: { token: 'sandbox' } }],
+      ['AB1234', { baseUrl: 'http://carrier.invalid', credentials: { token: 'live-token' } }],
+      ['AB1234', { baseUrl: 'http://carrier.invalid', credentials: { token: 'live-token' } }],
+    ]);
+    const embedded = createCarrierPoller({ sandboxUrl: 'http://127.0.0.1:9', liveTarget: 'sandbox', adapters: { delhivery: adapter }, env });
+    await embedded.poll('delhivery', 'AB1234', { mode: 'live' });
+    expect(seen.at(-1)!.endpoint.baseUrl).toBe('http://127.0.0.1:9/delhivery');
+    await Promise.all([p.close(), embedded.close()]);
+  });
+
+  it('turns every carrier-side problem into an error poll instead of throwing', async () => {
+    const cases: [string, CarrierAdapter['parse'], CarrierAdapter['fetch'] | undefined, RegExp][] = [
+      ['fetch throws', notFound, async () => { throw new Error('socket hang up'); }, /socket hang up/],
+      ['parse throws', () => { throw new TypeError('cannot read x'); }, undefined, /parser failed: cannot read x/],
+      ['parse breaks the contract', () => ({
+        outcome: 'ok', shipment: null,
+        scans: [{ occurred_at: 'yesterday', raw_status: 'x', raw_code: null, remarks: null, location: null }],
+      }), undefined, /could not be read: scans\.0\.occurred_at/],
+      ['carrier error', () => ({ outcome: 'error', error: 'HTTP 401: invalid token' }), undefined, /HTTP 401/],
+    ];
+    for (const [name, parse, fetch, reason] of cases) {
+      const { adapter } = fakeAdapter(parse, fetch);
+      const p = createCarrierPoller({ sandboxUrl: 'http://127.0.0.1:9', adapters: { delhivery: adapter } });
+      const poll = await p.poll('delhivery', 'AB1234', { mode: 'test' });
+      expect(CarrierPollSchema.safeParse(poll).success, name).toBe(true);
+      expect(poll, name).toMatchObject({ outcome: 'error', shipment: null, scans: [] });
+      expect(poll.error, name).toMatch(reason);
+      await p.close();
+    }
+    const unconfigured = createCarrierPoller({ adapters: { delhivery: fakeAdapter(notFound).adapter } });
+    expect((await unconfigured.poll('delhivery', 'AB1234', { mode: 'test' })).error).toMatch(/sandbox/);
+    await expect(unconfigured.poll('nocarrier', 'AB1234')).rejects.toThrow(/unsupported carrier/);
+    await unconfigured.close();
+  });
+
+  it('removes personal data from every text the parser produced', async () => {
+    const place = { office: 'Ravi Kumar 9876543210', city: 'Delivered to Priya Sharma', state: 'priya@example.com', pincode: '560001' };
+    const { adapter } = fakeAdapter(() => ({
+      outcome: 'ok',
+      shipment: { origin: place, destination: place, service_type: null, weight_grams: 500, booked_at: null, estimated_delivery_at: null },
+      scans: [{
+        occurred_at: '2026-11-20T10:00:00', raw_status: 'Delivered to Priya Sharma', raw_code: 'DL',
+        remarks: 'OTP 482913 shared, call 9876543210', location: 'Agent Ravi Kumar 9876543210',
+      }],
+    }));
+    const p = createCarrierPoller({ sandboxUrl: 'http://127.0.0.1:9', adapters: { delhivery: adapter } });
+    const poll = await p.poll('delhivery', 'AB1234', { mode: 'test' });
+    const text = JSON.stringify(poll);
+    for (const item of PERSONAL_DATA) expect(text, item).not.toContain(item);
+    expect(poll.scans[0]).toMatchObject({ raw_status: 'Delivered to [redacted]', raw_code: 'DL' });
+    expect(poll.shipment!.origin!.pincode).toBe('560001');
+    await p.close();
+  });
+
+  it('reports a timeout, an outage and an open breaker as errors, fast', async () => {
+    const faulty = await startSandbox({ port: 0, faults: { ekart: { latencyMs: 500 }, shadowfax: { outage: true } } });
+    const p = createCarrierPoller({
+      sandboxUrl: faulty.url,
+      http: { timeoutMs: 150, retries: 1, retryBaseDelayMs: 5, breakerThreshold: 2, breakerHalfOpenAfterMs: 60_000 },
+    });
+    const slow = await p.poll('ekart', awbFor('ekart', 1, 2), { mode: 'test' });
+    expect(slow).toMatchObject({ outcome: 'error' });
+    expect(slow.error).toMatch(/timeout/);
+
+    const started = performance.now();
+    const down = await p.poll('shadowfax', awbFor('shadowfax', 1, 2), { mode: 'test' });
+    expect(down.outcome).toBe('error');
+    const broken = await p.poll('shadowfax', awbFor('shadowfax', 1, 4), { mode: 'test' });
+    expect(broken.error).toMatch(/circuit_open/);
+    expect(performance.now() - started).toBeLessThan(1_000);
+    await p.close();
+    await faulty.close();
+  });
 });

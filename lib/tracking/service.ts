@@ -49,7 +49,7 @@ export class TrackingService {
       return cached.shipment ? this.answer(cached.shipment, { cached: true, stale: false }) : { kind: 'not_found' };
     }
 
-    const polled = await this.pollOnce(key, carrier, awb, mode);
+    const polled = await this.pollOnce(key, carrier, awb, mode, 'lookup');
     if (polled.kind === 'found') return this.answer(polled.shipment, { cached: false, stale: false });
     if (polled.kind === 'not_found') return { kind: 'not_found' };
     // Carrier unreachable: the last known record, marked stale, beats an error (interface spec).
@@ -60,21 +60,29 @@ export class TrackingService {
     return { kind: 'upstream_error', reason: polled.reason };
   }
 
-  private pollOnce(key: string, carrier: string, awb: string, mode: TrackingMode): Promise<PollResult> {
+  /**
+   * Polls the carrier for the poller (source `poller`) and refreshes the cache, so deliveries are
+   * learned without a client asking. Consumes no customer's lookups. Returns the outcome's kind.
+   */
+  async refresh(carrier: string, awb: string, mode: TrackingMode): Promise<PollResult['kind']> {
+    return (await this.pollOnce(cacheKey(mode, carrier, awb), carrier, awb, mode, 'poller')).kind;
+  }
+
+  private pollOnce(key: string, carrier: string, awb: string, mode: TrackingMode, source: PollSource): Promise<PollResult> {
     let pending = this.inFlight.get(key);
     if (!pending) {
-      pending = this.pollAndStore(key, carrier, awb, mode).finally(() => this.inFlight.delete(key));
+      pending = this.pollAndStore(key, carrier, awb, mode, source).finally(() => this.inFlight.delete(key));
       this.inFlight.set(key, pending);
     }
     return pending;
   }
 
-  private async pollAndStore(key: string, carrier: string, awb: string, mode: TrackingMode): Promise<PollResult> {
+  private async pollAndStore(key: string, carrier: string, awb: string, mode: TrackingMode, source: PollSource): Promise<PollResult> {
     const { carriers, bus, rules, cache, metrics } = this.deps;
     const started = process.hrtime.bigint();
-    const poll = await carriers.poll(carrier, awb, { source: 'lookup', mode });
+    const poll = await carriers.poll(carrier, awb, { source, mode });
     metrics.carrierLatency.observe({ carrier, outcome: poll.outcome }, Number(process.hrtime.bigint() - started) / 1e9);
-    bus.publish(poll);
+    bus.publish(poll, mode);
 
     const result = normalizePoll(poll, rules);
     if (result.kind === 'error') {

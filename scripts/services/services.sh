@@ -74,12 +74,13 @@ port_accepts() {
 # pid_alive PIDFILE PATTERN: true when the pidfile names a live process whose command line contains
 # PATTERN. The pattern guards against a stale pidfile whose pid was reused by something else.
 pid_alive() {
-  local pidfile="$1" pattern="$2" pid
+  local pidfile="$1" pattern="$2" pid cmdline
   [[ -s "$pidfile" ]] || return 1
   pid="$(tr -dc '0-9' <"$pidfile")"
   [[ -n "$pid" ]] || return 1
-  [[ -r "/proc/$pid/cmdline" ]] || return 1
-  tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF -- "$pattern"
+  # No `| grep -q` here: with pipefail an early-exiting grep can make a match look like a failure.
+  cmdline="$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)" || return 1
+  [[ "$cmdline" == *"$pattern"* ]]
 }
 
 # show_log_since FILE OFFSET: like show_log_tail, but only what was written after byte OFFSET (what
@@ -325,6 +326,8 @@ redis_start() {
   log_off="$(log_size "$REDIS_LOG")"
   # Flags rather than a config file: --save "" / --appendonly no because a cache needs no
   # persistence; --dir keeps any stray dump inside .services; protected-mode stays on (loopback only).
+  # Errors printed before daemonizing (bad flag, port taken) land in the same log, hence SC2094.
+  # shellcheck disable=SC2094
   if ! redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --daemonize yes \
     --pidfile "$REDIS_PID" --logfile "$REDIS_LOG" --dir "$REDIS_DIR" \
     --save "" --appendonly no </dev/null >>"$REDIS_LOG" 2>&1 9>&-; then
@@ -513,6 +516,7 @@ kafka_address() { echo "127.0.0.1:$KAFKA_PORT"; }
 kafka_java_opts() {
   # Modest heap (the machine has 2 cores and other services); override with KAFKA_HEAP_OPTS.
   # GC flags are the ones kafka-run-class.sh uses.
+  # shellcheck disable=SC2086 # KAFKA_HEAP_OPTS is a list of flags: split it on purpose.
   printf '%s\n' ${KAFKA_HEAP_OPTS:--Xms256m -Xmx512m} \
     -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 \
     -XX:+ExplicitGCInvokesConcurrent -Djava.awt.headless=true \

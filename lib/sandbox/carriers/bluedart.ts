@@ -118,7 +118,7 @@ function shipmentXml(shipment: SandboxShipment, leg: Leg): string {
     + element('ConsigneePincode', leg.to.pincode)
     + element('ConsigneeTelNo', 'XXXXXX3210')
     + element('ExpectedDeliveryDate', shipment.edd === null ? null : longDate(shipment.edd))
-    + element('Weight', (shipment.weightGrams / 1000).toFixed(2))
+    + element('Weight', (shipment.weightGrams / 1000).toFixed(3))
     + element('Status', latestWords?.scan ?? null)
     + element('StatusType', latestWords?.type ?? null)
     + element('StatusDate', latest ? longDate(latest.at) : null)

@@ -1,0 +1,90 @@
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import { Redis } from 'ioredis';
+import { openAccessStore } from '../../lib/access/index.ts';
+import { createInProcessBus, type PollBus } from '../../lib/bus/index.ts';
+import { createMemoryCache, createRedisCache, type TrackingCache } from '../../lib/cache/index.ts';
+import { createCarrierPoller } from '../../lib/carriers/poll.ts';
+import type { Env } from '../../lib/config/index.ts';
+import { LaneBook, type LaneStatsSource } from '../../lib/lanes/index.ts';
+import { createMetrics } from '../../lib/metrics/index.ts';
+import { ShipmentIndex } from '../../lib/pipeline/shipment-index.ts';
+import { loadProduct } from '../../lib/product/index.ts';
+import { PollLog } from '../../lib/store/poll-log.ts';
+import { TrackingService } from '../../lib/tracking/index.ts';
+import type { ApiDeps, ReadinessCheck } from './deps.ts';
+
+export interface RuntimeOptions {
+  /** Base URL of the sandbox carrier network (trk_test_ keys; every key in the embedded default). */
+  sandboxUrl: string | null;
+  /** The embedded default points live keys at the sandbox too: no real carrier is reachable here. */
+  liveTarget: 'carriers' | 'sandbox';
+  clock?: () => number;
+}
+
+/** The API's dependencies plus what owns them: the pieces an app starts, and closes in order. */
+export interface ApiRuntime {
+  deps: ApiDeps;
+  /** Present in the embedded default: the in-process normalizer's view of every shipment. */
+  shipments: ShipmentIndex | null;
+  bus: PollBus;
+  /** True when ADMIN_TOKEN was not set and one was generated for this run. */
+  adminTokenGenerated: boolean;
+  close(): Promise<void>;
+}
+
+/**
+ * Wires the API from the environment: Redis (keys, limits, cache) when REDIS_URL is set, else the
+ * embedded store under DATA_DIR and an in-process cache; the in-process bus and normalizer until
+ * the Kafka pipeline is configured.
+ */
+export async function createApiRuntime(env: Env, options: RuntimeOptions): Promise<ApiRuntime> {
+  const clock = options.clock ?? Date.now;
+  const product = loadProduct(resolve(env.CONFIG_DIR));
+  const metrics = createMetrics();
+  const dataDir = resolve(env.DATA_DIR);
+  const redis = env.REDIS_URL ? new Redis(env.REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 2 }) : null;
+  const access = openAccessStore({ plans: product.config.plans, redisUrl: env.REDIS_URL, dataDir });
+  const cache: TrackingCache = redis ? createRedisCache(redis) : createMemoryCache();
+  const carriers = createCarrierPoller({ sandboxUrl: options.sandboxUrl, liveTarget: options.liveTarget, clock });
+
+  // The embedded pipeline: every poll is logged under DATA_DIR and normalized in process.
+  const bus = createInProcessBus((err) => console.error('normalizer failed on a poll:', err));
+  const lanes = new LaneBook();
+  const shipments = new ShipmentIndex(product.rules, lanes);
+  const log = new PollLog(dataDir);
+  for await (const { poll, mode } of log.read((line) => console.error(`skipped damaged line ${line} of ${dataDir}/polls.ndjson`))) {
+    shipments.handle(poll, mode);
+  }
+  bus.subscribe((poll, mode) => {
+    log.append({ poll, mode });
+    shipments.handle(poll, mode);
+  });
+  const laneSource: LaneStatsSource = lanes;
+
+  const tracking = new TrackingService({ cache, carriers, bus, rules: product.rules, lanes: laneSource, metrics, clock });
+  const readiness: ReadinessCheck[] = [
+    { name: 'access', check: async () => { await access.getByPrefix('trk_test_0000000'); } },
+  ];
+  if (redis) readiness.push({ name: 'redis', check: async () => { await redis.ping(); } });
+  if (options.sandboxUrl) {
+    const url = options.sandboxUrl;
+    readiness.push({ name: 'carrier-sandbox', check: async () => { const res = await fetch(`${url}/healthz`); if (!res.ok) throw new Error(`HTTP ${res.status}`); } });
+  }
+
+  const adminToken = env.ADMIN_TOKEN ?? randomBytes(24).toString('base64url');
+  return {
+    deps: { product, access, tracking, metrics, adminToken, clock, readiness, logLevel: env.LOG_LEVEL },
+    shipments,
+    bus,
+    adminTokenGenerated: env.ADMIN_TOKEN === undefined,
+    async close() {
+      await bus.close();
+      await log.flush();
+      await carriers.close();
+      await cache.close();
+      await access.close();
+      redis?.disconnect();
+    },
+  };
+}

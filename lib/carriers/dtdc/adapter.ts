@@ -1,0 +1,207 @@
+/**
+ * DTDC: a token from `GET /dtdc-api/api/dtdc/authenticate?username=…&password=…` (plain-text answer),
+ * then `POST /dtdc-api/rest/JSONCnTrk/getTrackDetails` with header `X-Access-Token` and body
+ * `{"trkType":"cnno","strcnno":"<cn>","addtnlDtl":"Y"}`, answering JSON `trackHeader` + `trackDetails[]`
+ * oldest first (carrier-formats.md; DTDC tracking API 2.2).
+ *
+ * Credentials: `username` and `password` (for the authenticate call).
+ *
+ * Quirks handled: dates as DDMMYYYY with HHMM action times and "15:30:25" booking times (IST); the
+ * scan remark key spelled `sTrRemarks`; weights as "0.1000" with a separate unit; "no data" as
+ * `statusFlag:false` with `strError` "NO DATA FOUND FOR THIS CNNO NUMBER" inside `errorDetails`.
+ */
+import { z } from 'zod';
+import type { Location, PollShipment, RawScan } from '../../schemas/index.ts';
+import type { CarrierAdapter, CarrierEndpoint, HttpSend, NativeResponse, ParsedPoll } from '../types.ts';
+
+const SLUG = 'dtdc';
+export const AUTH_PATH = '/dtdc-api/api/dtdc/authenticate';
+export const TRACK_PATH = '/dtdc-api/rest/JSONCnTrk/getTrackDetails';
+
+/**
+ * Pincodes: DTDC's documented header names offices only (`strOrigin`, `strDestination`), so these
+ * keys are *unconfirmed* (the sandbox writes them so lanes work); without them pincodes are null.
+ */
+export const PINCODE_KEYS = { origin: 'strOriginPincode', destination: 'strDestinationPincode' } as const;
+
+const loose = z.union([z.string(), z.number()]).nullish()
+  .transform((v) => (v === null || v === undefined || String(v).trim() === '' ? null : String(v).trim()));
+
+const DetailSchema = z.object({
+  strCode: loose,
+  strAction: z.string(),
+  strOrigin: loose,
+  strActionDate: loose,
+  strActionTime: loose,
+  sTrRemarks: z.union([z.string(), z.number()]).nullish(),
+  strRemarks: z.union([z.string(), z.number()]).nullish(),
+});
+
+const HeaderSchema = z.object({
+  strShipmentNo: loose,
+  strOrigin: loose,
+  strDestination: loose,
+  [PINCODE_KEYS.origin]: loose,
+  [PINCODE_KEYS.destination]: loose,
+  strBookedDate: loose,
+  strBookedTime: loose,
+  strExpectedDeliveryDate: loose,
+  strWeight: loose,
+  strWeightUnit: loose,
+  strMode: loose,
+  strCNProduct: loose,
+});
+
+const BodySchema = z.object({
+  statusFlag: z.union([z.boolean(), z.string()]).nullish(),
+  status: loose,
+  errorDetails: z.array(z.object({ name: loose, value: loose })).nullish(),
+  trackHeader: HeaderSchema.nullish(),
+  trackDetails: z.array(DetailSchema).nullish(),
+});
+
+type Header = z.infer<typeof HeaderSchema>;
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** DDMMYYYY (also DD/MM/YYYY) plus HHMM / HH:MM / HH:MM:SS, IST → offset-less ISO; null when not a real time. */
+function dtdcTime(date: string | null, clock: string | null): string | null {
+  const d = date === null ? null : /^(\d{2})[/-]?(\d{2})[/-]?(\d{4})$/.exec(date);
+  const c = clock === null ? ['', '0', '00', '00'] : /^(\d{1,2}):?(\d{2})(?::?(\d{2}))?$/.exec(clock);
+  if (!d || !c) return null;
+  const [day, month, year] = [Number(d[1]), Number(d[2]), Number(d[3])];
+  const [hour, minute, second] = [Number(c[1]), Number(c[2]), Number(c[3] ?? 0)];
+  const check = new Date(Date.UTC(year, month - 1, day));
+  if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day) return null;
+  if (hour > 23 || minute > 59 || second > 59) return null;
+  return `${year}-${pad(month)}-${pad(day)}T${pad(hour)}:${pad(minute)}:${pad(second)}`;
+}
+
+const pincode = (value: string | null) => (value !== null && /^\d{6}$/.test(value) ? value : null);
+
+function place(office: string | null, pin: string | null): Location | null {
+  return office === null && pin === null ? null : { city: office, state: null, pincode: pin };
+}
+
+/** "0.1000" with unit KG, or "0.020 Kg", or grams. */
+function grams(weight: string | null, unit: string | null): number | null {
+  const m = weight === null ? null : /^(\d+(?:\.\d+)?)\s*([A-Za-z]*)$/.exec(weight);
+  if (!m) return null;
+  const inGrams = /^(g|gm|gms|grams?)$/i.test(m[2] || unit || '');
+  const value = Number(m[1]) * (inGrams ? 1 : 1000);
+  return Number.isFinite(value) && value > 0 ? Math.round(value) : null;
+}
+
+function serviceOf(h: Header): string | null {
+  const text = `${h.strMode ?? ''} ${h.strCNProduct ?? ''}`.trim();
+  if (text === '') return null;
+  return /surface|ground/i.test(text) ? 'surface' : 'express';
+}
+
+function headerOf(h: Header): PollShipment {
+  const eddDay = dtdcTime(h.strExpectedDeliveryDate, null);
+  return {
+    origin: place(h.strOrigin, pincode(h[PINCODE_KEYS.origin])),
+    destination: place(h.strDestination, pincode(h[PINCODE_KEYS.destination])),
+    service_type: serviceOf(h),
+    weight_grams: grams(h.strWeight, h.strWeightUnit),
+    booked_at: dtdcTime(h.strBookedDate, h.strBookedTime),
+    // A date without a time: the carrier promises the whole day.
+    estimated_delivery_at: eddDay === null ? null : `${eddDay.slice(0, 10)}T23:59:59`,
+  };
+}
+
+function remarkOf(value: string | number | null | undefined): string | null {
+  if (value === null || value === undefined) return null;
+  return String(value).trim() === '' ? null : String(value);
+}
+
+function readBody(response: NativeResponse): ParsedPoll {
+  const body = response.body.trim();
+  if (response.status === 404 && !body.startsWith('<')) return { outcome: 'not_found' };
+  if (response.status < 200 || response.status > 299) return { outcome: 'error', error: `HTTP ${response.status}` };
+  if (body === '') return { outcome: 'error', error: 'empty body' };
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return { outcome: 'error', error: body.startsWith('<') ? 'HTML instead of JSON' : 'invalid JSON' };
+  }
+  const parsed = BodySchema.safeParse(json);
+  if (!parsed.success) return { outcome: 'error', error: `unexpected JSON at ${parsed.error.issues[0]?.path.join('.') ?? '?'}` };
+  const data = parsed.data;
+  const carrierError = data.errorDetails?.find((e) => e.name === 'strError')?.value ?? null;
+  if (carrierError !== null && /no data found/i.test(carrierError)) return { outcome: 'not_found' };
+  const failed = data.statusFlag === false || String(data.statusFlag).toLowerCase() === 'false' || data.status?.toUpperCase() === 'FAILED';
+  if (failed) return { outcome: 'error', error: `carrier error: ${(carrierError ?? data.status ?? 'FAILED').slice(0, 100)}` };
+  if (!data.trackHeader) return { outcome: 'error', error: 'no trackHeader' };
+
+  const scans: RawScan[] = [];
+  for (const [i, d] of (data.trackDetails ?? []).entries()) {
+    const occurredAt = dtdcTime(d.strActionDate, d.strActionTime);
+    if (occurredAt === null) return { outcome: 'error', error: `scan ${i + 1} has no readable strActionDate/strActionTime` };
+    if (d.strAction.trim() === '') return { outcome: 'error', error: `scan ${i + 1} has no strAction` };
+    scans.push({
+      occurred_at: occurredAt,
+      raw_status: d.strAction,
+      raw_code: d.strCode,
+      remarks: remarkOf(d.sTrRemarks) ?? remarkOf(d.strRemarks),
+      location: d.strOrigin,
+    });
+  }
+  return { outcome: 'ok', shipment: headerOf(data.trackHeader), scans };
+}
+
+function credential(endpoint: CarrierEndpoint, name: string): string {
+  const value = endpoint.credentials[name];
+  if (!value) throw new Error(`${SLUG}: credential "${name}" is not configured`);
+  return value;
+}
+
+/** Tokens by base URL and user: one authenticate call serves many lookups until DTDC rejects it. */
+const tokens = new Map<string, string>();
+
+/** The token, or the authenticate call's failing answer (a non-2xx, so parse reports it as an error). */
+async function login(endpoint: CarrierEndpoint, send: HttpSend): Promise<string | NativeResponse> {
+  const query = new URLSearchParams({ username: credential(endpoint, 'username'), password: credential(endpoint, 'password') });
+  const response = await send({ method: 'GET', url: `${endpoint.baseUrl}${AUTH_PATH}?${query}` });
+  // The token arrives as plain text; some gateways quote it like a JSON string.
+  const token = response.body.trim().replace(/^"(.*)"$/, '$1');
+  if (response.status < 200 || response.status > 299) return response;
+  if (token === '' || /\s|[<{]/.test(token)) return { status: 502, headers: response.headers, body: 'DTDC authenticate returned no token' };
+  return token;
+}
+
+export const adapter: CarrierAdapter = {
+  slug: SLUG,
+
+  async fetch(awb, endpoint, send) {
+    const cacheKey = `${endpoint.baseUrl}|${credential(endpoint, 'username')}`;
+    const track = (token: string) => send({
+      method: 'POST',
+      url: `${endpoint.baseUrl}${TRACK_PATH}`,
+      headers: { 'X-Access-Token': token, 'Content-Type': 'application/json', Accept: 'application/json' },
+      body: JSON.stringify({ trkType: 'cnno', strcnno: awb, addtnlDtl: 'Y' }),
+      idempotent: true,
+    });
+    const cached = tokens.get(cacheKey);
+    if (cached !== undefined) {
+      const response = await track(cached);
+      if (response.status !== 401) return response;
+      // The token expired: log in again once.
+      tokens.delete(cacheKey);
+    }
+    const token = await login(endpoint, send);
+    if (typeof token !== 'string') return token;
+    tokens.set(cacheKey, token);
+    return track(token);
+  },
+
+  parse(_awb, response) {
+    try {
+      return readBody(response);
+    } catch (err) {
+      return { outcome: 'error', error: `unreadable answer: ${(err as Error).message}`.slice(0, 200) };
+    }
+  },
+};

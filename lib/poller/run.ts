@@ -1,0 +1,34 @@
+import pLimit from 'p-limit';
+import type { RefreshCandidate } from './plan.ts';
+
+export interface RefreshTotals {
+  polled: number;
+  found: number;
+  notFound: number;
+  errors: number;
+}
+
+/**
+ * Re-polls `due` with at most `perCarrier` polls in flight per carrier (carriers rate-limit
+ * aggressively). `refresh` must never throw for carrier trouble; a throw counts as an error.
+ */
+export async function refreshShipments(
+  due: readonly RefreshCandidate[],
+  refresh: (c: RefreshCandidate) => Promise<'found' | 'not_found' | 'error'>,
+  perCarrier = 4,
+): Promise<RefreshTotals> {
+  const limits = new Map<string, ReturnType<typeof pLimit>>();
+  const totals: RefreshTotals = { polled: 0, found: 0, notFound: 0, errors: 0 };
+  await Promise.all(due.map((candidate) => {
+    let limit = limits.get(candidate.carrier);
+    if (!limit) limits.set(candidate.carrier, (limit = pLimit(perCarrier)));
+    return limit(async () => {
+      const kind = await refresh(candidate).catch(() => 'error' as const);
+      totals.polled++;
+      if (kind === 'found') totals.found++;
+      else if (kind === 'not_found') totals.notFound++;
+      else totals.errors++;
+    });
+  }));
+  return totals;
+}
