@@ -1,5 +1,7 @@
 /** The wire protocol of every supported carrier, by canonical slug. */
+import { adapter as bluedart } from './bluedart/adapter.ts';
 import { adapter as delhivery } from './delhivery/adapter.ts';
+import { adapter as dtdc } from './dtdc/adapter.ts';
 import { adapter as ekart } from './ekart/adapter.ts';
 import { adapter as indiapost } from './indiapost/adapter.ts';
 import { adapter as professionalcouriers } from './professionalcouriers/adapter.ts';
@@ -11,7 +13,7 @@ import type { CarrierAdapter } from './types.ts';
 
 export const ADAPTERS: Readonly<Record<string, CarrierAdapter>> = Object.freeze(
   Object.fromEntries(
-    [delhivery, shreemaruti, indiapost, speedpost, xpressbees, shadowfax, ekart, professionalcouriers]
+    [delhivery, bluedart, dtdc, shreemaruti, indiapost, speedpost, xpressbees, shadowfax, ekart, professionalcouriers]
       .map((adapter) => [adapter.slug, adapter]),
   ),
 );

@@ -10,7 +10,7 @@ type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void
 const carrier = {
   server: undefined as Server | undefined,
   url: '',
-  handler: ((_req, res) => res.end('ok')) as Handler,
+  handler: ((_req, res) => { res.end('ok'); }) as Handler,
   calls: 0,
   connections: 0,
   inFlight: 0,

@@ -1,5 +1,7 @@
 /** Every carrier's side of the sandbox network, one renderer per supported carrier. */
+import { renderer as bluedart } from './carriers/bluedart.ts';
 import { renderer as delhivery } from './carriers/delhivery.ts';
+import { renderer as dtdc } from './carriers/dtdc.ts';
 import { renderer as ekart } from './carriers/ekart.ts';
 import { renderer as indiapost } from './carriers/indiapost.ts';
 import { renderer as professionalcouriers } from './carriers/professionalcouriers.ts';
@@ -11,8 +13,8 @@ import type { SandboxRenderer } from './types.ts';
 
 export const RENDERERS: readonly SandboxRenderer[] = [
   delhivery,
-
-
+  bluedart,
+  dtdc,
 
   shreemaruti,
   indiapost,

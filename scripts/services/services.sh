@@ -222,13 +222,24 @@ as_root() {
 # through invoke-rc.d. There is no systemd/init here, and we do not want the packaged instances
 # anyway, so a temporary policy-rc.d that denies every start is put in place for the install (only
 # when the machine has none of its own) and removed afterwards.
+TEMP_POLICY_RC=0
+
+# Also run from the EXIT trap, so an interrupted install does not leave our policy-rc.d behind.
+remove_temp_policy_rc() {
+  if ((TEMP_POLICY_RC == 1)); then
+    as_root rm -f /usr/sbin/policy-rc.d || true
+    TEMP_POLICY_RC=0
+  fi
+}
+trap remove_temp_policy_rc EXIT
+
 apt_install() {
-  local added_policy=0 rc=0
+  local rc=0
   local log_file="$STATE_DIR/apt.log"
   mkdir -p "$STATE_DIR"
   if [[ ! -e /usr/sbin/policy-rc.d ]]; then
+    TEMP_POLICY_RC=1
     as_root sh -c 'printf "#!/bin/sh\n# temporary, from scripts/services/services.sh\nexit 101\n" >/usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d'
-    added_policy=1
   fi
   log "installing Debian packages: $* (log: $log_file)"
   if ((APT_UPDATED == 0)); then
@@ -240,9 +251,7 @@ apt_install() {
       --no-install-recommends -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold \
       "$@" >>"$log_file" 2>&1 || rc=$?
   fi
-  if ((added_policy == 1)); then
-    as_root rm -f /usr/sbin/policy-rc.d
-  fi
+  remove_temp_policy_rc
   if ((rc != 0)); then
     show_log_tail "$log_file"
     die "apt-get install $* failed (exit $rc)"

@@ -86,10 +86,11 @@ describe('dtdc parser on real-shaped answers', () => {
   });
 
   it('reads the older strRemarks spelling, mode SURFACE and an EDD date', () => {
-    const body = structuredClone(REAL_BODY) as typeof REAL_BODY & { trackHeader: Record<string, string> };
+    const body: { trackHeader: Record<string, string>; trackDetails: Record<string, string>[] } = structuredClone(REAL_BODY);
     body.trackHeader.strMode = 'SURFACE';
     body.trackHeader.strExpectedDeliveryDate = '25062017';
-    body.trackDetails[7] = { ...body.trackDetails[7]!, sTrRemarks: undefined as unknown as string, strRemarks: 'ADDRESS NOT FOUND' } as never;
+    delete body.trackDetails[7]!.sTrRemarks;
+    body.trackDetails[7]!.strRemarks = 'ADDRESS NOT FOUND';
     const result = expectOk(adapter.parse('B32242001', ok(body)));
     expect(result.shipment?.service_type).toBe('surface');
     expect(result.shipment?.estimated_delivery_at).toBe('2017-06-25T23:59:59');

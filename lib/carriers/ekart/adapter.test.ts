@@ -162,7 +162,6 @@ const EVERY_KIND: [SandboxStep, Expected][] = [
   [step('booked', 40), { code: 'booked', status: 'awaiting_pickup' }],
   [step('picked_up', 39), { code: 'picked_up', status: 'picked_up' }],
   [step('hub_in', 38), { code: 'received' }],
-  // Mapping gap: ekart rules have no bagging status; the renderer reports the bag as in transit.
   [step('bagged', 37), { code: 'bagged' }],
   [step('hub_out', 36), { code: 'dispatched' }],
   [step('hold', 35, { remark: 'Heavy rain in the area', ndr: 'other' }), { code: 'exception', status: 'in_transit', reason: 'other' }],

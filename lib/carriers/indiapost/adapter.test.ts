@@ -272,15 +272,15 @@ const SANDBOX_TOKEN = (JSON.parse(loginRoute.handle(
   { method: 'POST', path: '/v1/access/login', query: {}, headers: {}, body: '{"username":"sandbox","password":"sandbox"}' }, {}, () => ({ kind: 'not_found' }),
 ).body) as { data: { access_token: string } }).data.access_token;
 
-// Postal bookings are the acceptance scan (a pickup is written as one too). Mapping gap in
-// config/mappings/indiapost.yaml: no hold text maps to an exception (written as "Item Received").
+// Postal bookings are the acceptance scan (a pickup is written as one too). A hold is an
+// "Item Received" scan whose detail tells of the delay.
 const FORWARD: [SandboxStep, EventCode, NdrReason | null][] = [
   [step('booked', 0, 'Ahmedabad'), 'booked', null],
   [step('picked_up', 5, 'Ahmedabad'), 'booked', null],
   [step('hub_in', 8, 'Ahmedabad'), 'received', null],
   [step('bagged', 9, 'Ahmedabad'), 'bagged', null],
   [step('hub_out', 10, 'Ahmedabad'), 'dispatched', null],
-  [step('hold', 16, 'Vadodara', { remark: 'Held due to heavy rain', ndr: 'other' }), 'received', null],
+  [step('hold', 16, 'Vadodara', { remark: 'Held due to heavy rain', ndr: 'other' }), 'exception', 'other'],
   [step('hub_in', 30, 'Pune'), 'received', null],
   [step('out_for_delivery', 33, 'Pune'), 'out_for_delivery', null],
   [step('attempt_failed', 38, 'Pune', { ndr: 'customer_unavailable' }), 'delivery_attempted', 'customer_unavailable'],

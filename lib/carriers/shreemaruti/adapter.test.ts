@@ -197,14 +197,14 @@ function eventOf(record: TrackingRecord, s: SandboxStep) {
   return event;
 }
 
-// Mapping gaps in config/mappings/shreemaruti.yaml: no bag text and no hold text (see the renderer).
+// Bags and holds are "In Transit" scans told apart by their detail (see the renderer).
 const FORWARD: [SandboxStep, EventCode, NdrReason | null][] = [
   [step('booked', 0, 'Ahmedabad'), 'booked', null],
   [step('picked_up', 5, 'Ahmedabad'), 'picked_up', null],
   [step('hub_in', 8, 'Ahmedabad Hub'), 'received', null],
-  [step('bagged', 9, 'Ahmedabad Hub'), 'dispatched', null],
+  [step('bagged', 9, 'Ahmedabad Hub'), 'bagged', null],
   [step('hub_out', 10, 'Ahmedabad Hub'), 'dispatched', null],
-  [step('hold', 16, 'Nashik', { remark: 'Held due to heavy rain', ndr: 'other' }), 'dispatched', null],
+  [step('hold', 16, 'Nashik', { remark: 'Held due to heavy rain', ndr: 'other' }), 'exception', 'other'],
   [step('hub_in', 30, 'Pune Branch'), 'received', null],
   [step('out_for_delivery', 33, 'Pune'), 'out_for_delivery', null],
   [step('attempt_failed', 38, 'Pune', { ndr: 'premises_closed' }), 'delivery_attempted', 'premises_closed'],

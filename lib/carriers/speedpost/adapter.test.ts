@@ -230,13 +230,13 @@ function eventOf(record: TrackingRecord, s: SandboxStep) {
   return event;
 }
 
-// Mapping gap in config/mappings/speedpost.yaml: no hold text maps to an exception ("Item Received").
+// A hold is an "Item Received" scan whose detail tells of the delay.
 const ALL_KINDS: [SandboxStep, EventCode, NdrReason | null][] = [
   [step('booked', 0, 'Mumbai'), 'booked', null],
   [step('picked_up', 4, 'Mumbai'), 'booked', null],
   [step('bagged', 6, 'Mumbai'), 'bagged', null],
   [step('hub_out', 7, 'Mumbai'), 'dispatched', null],
-  [step('hold', 20, 'Nagpur', { remark: 'Flight cancelled due to fog', ndr: 'other' }), 'received', null],
+  [step('hold', 20, 'Nagpur', { remark: 'Flight cancelled due to fog', ndr: 'other' }), 'exception', 'other'],
   [step('hub_in', 40, 'Kolkata'), 'received', null],
   [step('out_for_delivery', 43, 'Kolkata'), 'out_for_delivery', null],
   [step('attempt_failed', 47, 'Kolkata', { ndr: 'address_issue' }), 'delivery_attempted', 'address_issue'],

@@ -52,10 +52,10 @@ function attemptEvent(step: SandboxStep): string {
 }
 
 /**
- * One step in the postal vocabulary (texts config/mappings/indiapost.yaml maps). Gaps in those rules:
- * no hold label maps to an exception, so a hold is written as the office receiving the article with
- * the reason attached; a return-leg movement is a plain "Item Dispatched" (the return status comes
- * from the "Item Returned" before it).
+ * One step in the postal vocabulary (texts config/mappings/indiapost.yaml maps). A hold is written as
+ * the office receiving the article with the reason attached (mapped as an exception, NDR other); a
+ * return-leg movement is a plain "Item Dispatched" (the return status comes from the "Item Returned"
+ * before it).
  */
 function eventText(step: SandboxStep, style: PostalStyle, office: string): string {
   switch (step.kind) {

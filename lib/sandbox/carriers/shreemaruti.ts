@@ -48,9 +48,8 @@ const ATTEMPT_REMARK: Record<string, string> = {
 const withDetail = (label: string, detail: string | null) => (detail ? `${label} - ${detail}` : label);
 
 /**
- * One step as the site's status cell writes it (texts config/mappings/shreemaruti.yaml maps). Gaps
- * in those rules: nothing maps a bag scan or a hold, so both are written as "In Transit" with the
- * detail attached (mapped as dispatched).
+ * One step as the site's status cell writes it (texts config/mappings/shreemaruti.yaml maps). Bag
+ * scans and holds are "In Transit" with the detail attached; the rules tell them apart by it.
  */
 function statusText(step: SandboxStep): string {
   switch (step.kind) {

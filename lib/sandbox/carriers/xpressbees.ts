@@ -45,9 +45,8 @@ const sameCity = (location: string, place: SandboxPlace) =>
   location.toLowerCase().includes(place.city.toLowerCase());
 
 /**
- * One step as Xpressbees' message writes it (texts config/mappings/xpressbees.yaml maps). Gaps in
- * those rules: nothing maps a bag scan or a hold, so both are written as "In Transit" with the detail
- * attached (mapped as dispatched).
+ * One step as Xpressbees' message writes it (texts config/mappings/xpressbees.yaml maps). Bag scans
+ * and holds are "In Transit" with the detail attached; the rules tell them apart by it.
  */
 function message(step: SandboxStep, shipment: SandboxShipment): string {
   switch (step.kind) {

@@ -1,0 +1,181 @@
+/**
+ * Shiprocket (aggregator): `GET /v1/external/courier/track/awb/{awb}` with `Authorization: Bearer <token>`,
+ * answering JSON `tracking_data{track_status, shipment_track[], shipment_track_activities[], etd}` with
+ * activities newest first (carrier-formats.md).
+ *
+ * Credentials: `token` (the API user's bearer token).
+ *
+ * Quirks handled: `sr-status` as a string, a number or "NA" (→ raw_code null, so the text rules
+ * decide); "2022-07-19 11:37:00" IST times; weights as kg strings; answers keyed by the AWB
+ * (`{"<awb>": {"tracking_data": …}}`) as well as bare; "no activities" answers with `track_status` 0.
+ */
+import { z } from 'zod';
+import type { Location, PollShipment, RawScan } from '../../schemas/index.ts';
+import type { CarrierAdapter, CarrierEndpoint, NativeResponse, ParsedPoll } from '../types.ts';
+
+const SLUG = 'shiprocket';
+
+/**
+ * Pincodes: Shiprocket's documented `shipment_track` names cities only (`origin`, `destination`), so
+ * these keys are *unconfirmed* (the sandbox writes them so lanes work); without them pincodes are null.
+ */
+export const PINCODE_KEYS = { origin: 'pickup_postcode', destination: 'delivery_postcode' } as const;
+
+const loose = z.union([z.string(), z.number()]).nullish()
+  .transform((v) => (v === null || v === undefined || String(v).trim() === '' ? null : String(v).trim()));
+
+const ActivitySchema = z.object({
+  date: loose,
+  status: z.union([z.string(), z.number()]).nullish(),
+  activity: z.string(),
+  location: loose,
+  'sr-status': loose,
+  'sr-status-label': loose,
+});
+
+const TrackSchema = z.object({
+  awb_code: loose,
+  courier_name: loose,
+  weight: loose,
+  origin: loose,
+  destination: loose,
+  [PINCODE_KEYS.origin]: loose,
+  [PINCODE_KEYS.destination]: loose,
+  edd: loose,
+});
+
+const TrackingDataSchema = z.object({
+  track_status: loose,
+  shipment_track: z.array(TrackSchema).nullish(),
+  shipment_track_activities: z.array(ActivitySchema).nullish(),
+  etd: loose,
+  error: loose,
+});
+
+type Track = z.infer<typeof TrackSchema>;
+type TrackingData = z.infer<typeof TrackingDataSchema>;
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** "2022-07-19 11:37:00" (IST) → offset-less ISO; null when not a real time. */
+function shiprocketTime(value: string | null): string | null {
+  const m = value === null ? null : /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2})(?::(\d{2}))?$/.exec(value);
+  if (!m) return null;
+  const [year, month, day, hour, minute, second] = [1, 2, 3, 4, 5, 6].map((i) => Number(m[i] ?? 0)) as [number, number, number, number, number, number];
+  const check = new Date(Date.UTC(year, month - 1, day));
+  if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day) return null;
+  if (hour > 23 || minute > 59 || second > 59) return null;
+  return `${year}-${pad(month)}-${pad(day)}T${pad(hour)}:${pad(minute)}:${pad(second)}`;
+}
+
+const pincode = (value: string | null) => (value !== null && /^\d{6}$/.test(value) ? value : null);
+
+function place(city: string | null, pin: string | null): Location | null {
+  return city === null && pin === null ? null : { city, state: null, pincode: pin };
+}
+
+function grams(kg: string | null): number | null {
+  const n = kg === null ? NaN : Number.parseFloat(kg);
+  return Number.isFinite(n) && n > 0 ? Math.round(n * 1000) : null;
+}
+
+/** The booked courier's product says how it travels ("Delhivery Surface", "Bluedart Air"). */
+function serviceOf(courier: string | null): string | null {
+  if (courier === null) return null;
+  if (/surface/i.test(courier)) return 'surface';
+  return /air|express/i.test(courier) ? 'express' : null;
+}
+
+function headerOf(track: Track | undefined, data: TrackingData): PollShipment {
+  return {
+    origin: place(track?.origin ?? null, pincode(track?.[PINCODE_KEYS.origin] ?? null)),
+    destination: place(track?.destination ?? null, pincode(track?.[PINCODE_KEYS.destination] ?? null)),
+    service_type: serviceOf(track?.courier_name ?? null),
+    weight_grams: grams(track?.weight ?? null),
+    booked_at: null,
+    estimated_delivery_at: shiprocketTime(data.etd) ?? shiprocketTime(track?.edd ?? null),
+  };
+}
+
+/** `sr-status` "NA" (or blank) means Shiprocket has no code for the activity: the text rules decide. */
+function codeOf(srStatus: string | null): string | null {
+  return srStatus === null || srStatus.toUpperCase() === 'NA' ? null : srStatus;
+}
+
+/** The activity's `status` is the courier's remark; a mere repeat of the activity or label is no remark. */
+function remarksOf(status: string | number | null | undefined, activity: string, label: string | null): string | null {
+  if (status === null || status === undefined) return null;
+  const text = String(status);
+  const fold = (s: string) => s.replace(/\s+/g, ' ').trim().toLowerCase();
+  if (fold(text) === '' || fold(text) === fold(activity) || (label !== null && fold(text) === fold(label))) return null;
+  return text;
+}
+
+/** Bare `{"tracking_data": …}`, or keyed by the AWB as the multi-AWB answers are. */
+function trackingDataOf(awb: string, json: unknown): unknown {
+  if (typeof json !== 'object' || json === null) return undefined;
+  const record = json as Record<string, unknown>;
+  if ('tracking_data' in record) return record.tracking_data;
+  const keyed = Object.entries(record).find(([key]) => key.trim().toUpperCase() === awb.trim().toUpperCase())?.[1];
+  return typeof keyed === 'object' && keyed !== null ? (keyed as Record<string, unknown>).tracking_data : undefined;
+}
+
+function readBody(awb: string, response: NativeResponse): ParsedPoll {
+  const body = response.body.trim();
+  if (response.status === 404 && !body.startsWith('<')) return { outcome: 'not_found' };
+  if (response.status < 200 || response.status > 299) return { outcome: 'error', error: `HTTP ${response.status}` };
+  if (body === '') return { outcome: 'error', error: 'empty body' };
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return { outcome: 'error', error: body.startsWith('<') ? 'HTML instead of JSON' : 'invalid JSON' };
+  }
+  const raw = trackingDataOf(awb, json);
+  if (raw === undefined || raw === null) return { outcome: 'error', error: 'no tracking_data' };
+  const parsed = TrackingDataSchema.safeParse(raw);
+  if (!parsed.success) return { outcome: 'error', error: `unexpected JSON at ${parsed.error.issues[0]?.path.join('.') ?? '?'}` };
+  const data = parsed.data;
+  if (data.track_status === '0') return { outcome: 'not_found' };
+
+  const scans: RawScan[] = [];
+  for (const [i, a] of (data.shipment_track_activities ?? []).entries()) {
+    const occurredAt = shiprocketTime(a.date);
+    if (occurredAt === null) return { outcome: 'error', error: `activity ${i + 1} has no readable date` };
+    if (a.activity.trim() === '') return { outcome: 'error', error: `activity ${i + 1} has no text` };
+    scans.push({
+      occurred_at: occurredAt,
+      raw_status: a.activity,
+      raw_code: codeOf(a['sr-status']),
+      remarks: remarksOf(a.status, a.activity, a['sr-status-label']),
+      location: a.location,
+    });
+  }
+  const wanted = awb.trim().toUpperCase();
+  const tracks = data.shipment_track ?? [];
+  const track = tracks.find((t) => t.awb_code?.toUpperCase() === wanted) ?? tracks[0];
+  return { outcome: 'ok', shipment: headerOf(track, data), scans };
+}
+
+function credential(endpoint: CarrierEndpoint, name: string): string {
+  const value = endpoint.credentials[name];
+  if (!value) throw new Error(`${SLUG}: credential "${name}" is not configured`);
+  return value;
+}
+
+export const adapter: CarrierAdapter = {
+  slug: SLUG,
+
+  async fetch(awb, endpoint, send) {
+    const url = `${endpoint.baseUrl}/v1/external/courier/track/awb/${encodeURIComponent(awb)}`;
+    return send({ method: 'GET', url, headers: { Authorization: `Bearer ${credential(endpoint, 'token')}`, Accept: 'application/json' } });
+  },
+
+  parse(awb, response) {
+    try {
+      return readBody(awb, response);
+    } catch (err) {
+      return { outcome: 'error', error: `unreadable answer: ${(err as Error).message}`.slice(0, 200) };
+    }
+  },
+};
