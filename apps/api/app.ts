@@ -23,7 +23,7 @@ const requestSerializer = (request: { method: string; url: string; id: string; k
 /** The API as a Fastify app. `server.ts` (or the embedded default) only listens. */
 export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: { level: deps.logLevel ?? 'info', serializers: { req: requestSerializer } },
+    logger: { level: deps.logLevel ?? 'info', serializers: { req: requestSerializer }, ...(deps.logStream ? { stream: deps.logStream } : {}) },
     genReqId: () => `req_${randomUUID().replaceAll('-', '')}`,
     trustProxy: true,
     bodyLimit: 64 * 1024,

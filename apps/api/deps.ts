@@ -1,3 +1,4 @@
+import type { DestinationStream } from 'pino';
 import type { AccessStore } from '../../lib/access/index.ts';
 import type { Metrics } from '../../lib/metrics/index.ts';
 import type { Product } from '../../lib/product/index.ts';
@@ -20,6 +21,8 @@ export interface ApiDeps {
   clock: () => number;
   readiness: ReadinessCheck[];
   logLevel?: string;
+  /** Where log lines go; default stdout. Tests pass a stream to check what the logs contain. */
+  logStream?: DestinationStream;
   /** Trial keys issued per client address per hour on the self-serve page. */
   trialsPerAddressPerHour?: number;
 }

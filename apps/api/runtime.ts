@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { Redis } from 'ioredis';
-import { openAccessStore } from '../../lib/access/index.ts';
+import { RedisAccessStore, openAccessStore } from '../../lib/access/index.ts';
 import { createInProcessBus, type PollBus } from '../../lib/bus/index.ts';
 import { createMemoryCache, createRedisCache, type TrackingCache } from '../../lib/cache/index.ts';
 import { createCarrierPoller } from '../../lib/carriers/poll.ts';
@@ -20,6 +20,11 @@ export interface RuntimeOptions {
   /** The embedded default points live keys at the sandbox too: no real carrier is reachable here. */
   liveTarget: 'carriers' | 'sandbox';
   clock?: () => number;
+  /**
+   * Prefix of every Redis key of the access store and the cache when REDIS_URL is set; default
+   * `trk:`. Tests set their own so runs sharing one Redis never see (or delete) each other's keys.
+   */
+  redisNamespace?: string;
 }
 
 /** The API's dependencies plus what owns them: the pieces an app starts, and closes in order. */
@@ -44,8 +49,11 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
   const metrics = createMetrics();
   const dataDir = resolve(env.DATA_DIR);
   const redis = env.REDIS_URL ? new Redis(env.REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 2 }) : null;
-  const access = openAccessStore({ plans: product.config.plans, redisUrl: env.REDIS_URL, dataDir });
-  const cache: TrackingCache = redis ? createRedisCache(redis) : createMemoryCache();
+  const ns = options.redisNamespace ?? 'trk:';
+  const access = env.REDIS_URL
+    ? new RedisAccessStore({ plans: product.config.plans, redis: env.REDIS_URL, namespace: `${ns}access:` })
+    : openAccessStore({ plans: product.config.plans, dataDir });
+  const cache: TrackingCache = redis ? createRedisCache(redis, `${ns}cache:`) : createMemoryCache();
   const carriers = createCarrierPoller({ sandboxUrl: options.sandboxUrl, liveTarget: options.liveTarget, clock });
 
   // The embedded pipeline: every poll is logged under DATA_DIR and normalized in process.

@@ -6,6 +6,7 @@ import { adapter as ekart } from './ekart/adapter.ts';
 import { adapter as indiapost } from './indiapost/adapter.ts';
 import { adapter as professionalcouriers } from './professionalcouriers/adapter.ts';
 import { adapter as shadowfax } from './shadowfax/adapter.ts';
+import { adapter as shiprocket } from './shiprocket/adapter.ts';
 import { adapter as shreemaruti } from './shreemaruti/adapter.ts';
 import { adapter as speedpost } from './speedpost/adapter.ts';
 import { adapter as xpressbees } from './xpressbees/adapter.ts';
@@ -13,7 +14,7 @@ import type { CarrierAdapter } from './types.ts';
 
 export const ADAPTERS: Readonly<Record<string, CarrierAdapter>> = Object.freeze(
   Object.fromEntries(
-    [delhivery, bluedart, dtdc, shreemaruti, indiapost, speedpost, xpressbees, shadowfax, ekart, professionalcouriers]
+    [delhivery, bluedart, dtdc, shiprocket, shreemaruti, indiapost, speedpost, xpressbees, shadowfax, ekart, professionalcouriers]
       .map((adapter) => [adapter.slug, adapter]),
   ),
 );

@@ -20,7 +20,7 @@ export const CARRIER_ENDPOINTS: Readonly<Record<string, CarrierEndpointInfo>> = 
   delhivery: { baseUrl: 'https://track.delhivery.com', confirmed: false, credentials: ['token'] },
   bluedart: { baseUrl: 'https://api.bluedart.com/servlet', confirmed: false, credentials: ['loginid', 'lickey'] },
   dtdc: { baseUrl: 'https://blktracksvc.dtdc.com/dtdc-api', confirmed: false, credentials: ['username', 'password'] },
-  shiprocket: { baseUrl: 'https://apiv2.shiprocket.in', confirmed: false, credentials: ['email', 'password'] },
+  shiprocket: { baseUrl: 'https://apiv2.shiprocket.in', confirmed: false, credentials: ['token'] },
   shreemaruti: { baseUrl: 'https://www.shreemaruti.com', confirmed: false, credentials: [] },
   indiapost: { baseUrl: 'https://api.cept.gov.in', confirmed: false, credentials: ['username', 'password'] },
   speedpost: { baseUrl: 'https://api.cept.gov.in', confirmed: false, credentials: ['username', 'password'] },

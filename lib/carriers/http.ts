@@ -68,12 +68,22 @@ class RetryableStatus extends Error {
 
 const isSafe = (req: HttpRequest) => req.method === 'GET' || req.idempotent === true;
 
-/** A failure that says nothing about the request itself: the carrier or the network is at fault. */
-const isTransient = (error: Error) =>
-  error instanceof RetryableStatus || !(error instanceof TaskCancelledError || error instanceof BrokenCircuitError);
+/** undici error codes that describe the request, not the network: repeating them cannot help. */
+const REQUEST_ERROR_CODES: ReadonlySet<string> = new Set([
+  'UND_ERR_INVALID_ARG', 'UND_ERR_NOT_SUPPORTED', 'UND_ERR_INVALID_RETURN_VALUE', 'UND_ERR_ABORTED',
+]);
+
+/** Connection refused / reset, socket closed, DNS failure...: errors with a system or undici code. */
+function isNetworkError(error: Error): boolean {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && !REQUEST_ERROR_CODES.has(code);
+}
+
+/** Worth another attempt: the carrier or the network failed, not the request. */
+const isTransient = (error: Error) => error instanceof RetryableStatus || isNetworkError(error);
 
 /** Failures the breaker counts: also timeouts, since a carrier that hangs is as down as one that refuses. */
-const isCarrierFailure = (error: Error) => !(error instanceof BrokenCircuitError);
+const isCarrierFailure = (error: Error) => isTransient(error) || error instanceof TaskCancelledError;
 
 function headersOf(raw: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};

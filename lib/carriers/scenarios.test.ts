@@ -120,10 +120,10 @@ const failedAttempts = (r: TrackingRecord) => r.delivery_attempts.attempts.filte
 const PRE_PICKUP = ['pending', 'order_placed', 'awaiting_pickup', 'shipped'];
 /**
  * Carriers whose booking is the counter acceptance of the parcel, so a booking alone already means
- * picked up: the spec's postal table maps "Item Booked" to picked_up, and the branch couriers'
- * mappings (config/mappings) do the same for their "Booked at <branch>".
+ * picked up: the spec's postal table maps "Item Booked" to picked_up, and the counter couriers'
+ * mappings (config/mappings: dtdc, shreemaruti, professionalcouriers) do the same.
  */
-const BOOKED_AT_COUNTER = new Set(['indiapost', 'speedpost', 'shreemaruti', 'professionalcouriers']);
+const BOOKED_AT_COUNTER = new Set(['dtdc', 'indiapost', 'speedpost', 'shreemaruti', 'professionalcouriers']);
 /** Carriers whose answer has no delivery estimate (carrier-formats.md: the plain-text branch feed). */
 const WITHOUT_CARRIER_EDD = new Set(['professionalcouriers']);
 const PERSONAL_DATA = ['9876543210', '98765', '43210', '482913', 'Priya', 'Sharma', 'Ravi', 'Kumar', 'priya.sharma', 'example.com'];
@@ -150,7 +150,9 @@ const CHECKS: Record<number, [string, (carrier: string) => void]> = {
   }],
   1: ['booked, awaiting pickup', (c) => {
     const r = recordOf(polled(c, 1).poll);
-    expect(r.events.map((e) => e.code)).toEqual(['booked']);
+    expect(r.events).toHaveLength(1);
+    // The air express table maps "Manifested" to the event code bagged; everyone else says booked.
+    expect(['booked', 'bagged']).toContain(r.events[0]!.code);
     expect(r.insights.is_stuck).toBe(false);
     if (BOOKED_AT_COUNTER.has(c)) {
       expect(r.status).toBe('picked_up');
@@ -278,8 +280,9 @@ const CHECKS: Record<number, [string, (carrier: string) => void]> = {
       return;
     }
     expect(r.insights.is_late_vs_carrier_edd).toBe(true);
-    // A carrier that writes the EDD as a date only makes it up to a day later.
-    expect(r.insights.delay_days_vs_carrier_edd).toBeGreaterThanOrEqual(1.9);
+    // A carrier that writes the EDD as a date only (read as the start or the end of that day)
+    // moves it by up to a day either way.
+    expect(r.insights.delay_days_vs_carrier_edd).toBeGreaterThanOrEqual(1);
     expect(r.insights.delay_days_vs_carrier_edd).toBeLessThanOrEqual(3);
     expectInTransitNotStuck(r);
   }],

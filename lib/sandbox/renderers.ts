@@ -6,6 +6,7 @@ import { renderer as ekart } from './carriers/ekart.ts';
 import { renderer as indiapost } from './carriers/indiapost.ts';
 import { renderer as professionalcouriers } from './carriers/professionalcouriers.ts';
 import { renderer as shadowfax } from './carriers/shadowfax.ts';
+import { renderer as shiprocket } from './carriers/shiprocket.ts';
 import { renderer as shreemaruti } from './carriers/shreemaruti.ts';
 import { renderer as speedpost } from './carriers/speedpost.ts';
 import { renderer as xpressbees } from './carriers/xpressbees.ts';
@@ -15,7 +16,7 @@ export const RENDERERS: readonly SandboxRenderer[] = [
   delhivery,
   bluedart,
   dtdc,
-
+  shiprocket,
   shreemaruti,
   indiapost,
   speedpost,

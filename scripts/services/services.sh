@@ -93,9 +93,30 @@ show_log_since() {
   fi
 }
 
+# log_has_since FILE OFFSET TEXT: TEXT occurs in FILE after byte OFFSET. grep reads to the end (no
+# -q): with pipefail, an early exit would SIGPIPE tail and turn a match into a failure.
+log_has_since() {
+  [[ -f "$1" ]] || return 1
+  tail -c +"$(($2 + 1))" "$1" | grep -F -- "$3" >/dev/null
+}
+
 log_size() { if [[ -f "$1" ]]; then stat -c %s "$1"; else echo 0; fi; }
 
 read_pid() { tr -dc '0-9' <"$1" 2>/dev/null || true; }
+
+# Closes every descriptor above 2 in the current (sub)shell; call it in the subshell that execs a
+# daemon. Daemons otherwise inherit whatever the caller had open: our lock (fd 9, which would then
+# be held forever) and any pipe of the calling shell or CI harness (which would then wait for an EOF
+# that never comes while the daemon runs).
+close_extra_fds() {
+  local fd
+  for fd in /proc/"$BASHPID"/fd/*; do
+    fd="${fd##*/}"
+    if [[ "$fd" =~ ^[0-9]+$ ]] && ((fd > 2)); then
+      eval "exec $fd>&-" 2>/dev/null || true
+    fi
+  done
+}
 
 # stop_pid NAME PIDFILE PATTERN: TERM, wait for a clean shutdown, KILL as a last resort.
 stop_pid() {
@@ -337,9 +358,9 @@ redis_start() {
   # persistence; --dir keeps any stray dump inside .services; protected-mode stays on (loopback only).
   # Errors printed before daemonizing (bad flag, port taken) land in the same log, hence SC2094.
   # shellcheck disable=SC2094
-  if ! redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --daemonize yes \
+  if ! (close_extra_fds && exec redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --daemonize yes \
     --pidfile "$REDIS_PID" --logfile "$REDIS_LOG" --dir "$REDIS_DIR" \
-    --save "" --appendonly no </dev/null >>"$REDIS_LOG" 2>&1 9>&-; then
+    --save "" --appendonly no) </dev/null >>"$REDIS_LOG" 2>&1; then
     show_log_since "$REDIS_LOG" "$log_off"
     die "redis: redis-server failed to start"
   fi
@@ -483,8 +504,9 @@ clickhouse_start() {
   err_off="$(log_size "$CH_LOG_DIR/clickhouse-server.err.log")"
   # --daemon forks and writes the pidfile itself; the parent returns at once. Run as root: the data
   # lives in the repo checkout, which the `clickhouse` system user could not write to.
-  if ! (cd "$CH_DIR" && clickhouse-server --config-file="$CH_CONFIG" --pid-file="$CH_PID" --daemon \
-    </dev/null >>"$CH_LOG_DIR/stdout.log" 2>&1 9>&-); then
+  if ! (cd "$CH_DIR" && close_extra_fds &&
+    exec clickhouse-server --config-file="$CH_CONFIG" --pid-file="$CH_PID" --daemon) \
+    </dev/null >>"$CH_LOG_DIR/stdout.log" 2>&1; then
     show_log_since "$CH_LOG_DIR/stdout.log" "$out_off"
     show_log_since "$CH_LOG_DIR/clickhouse-server.err.log" "$err_off"
     die "clickhouse: clickhouse-server failed to start"
@@ -637,23 +659,24 @@ kafka_start() {
   ready_off="$(log_size "$KAFKA_LOG_DIR/readiness.log")"
   rm -f "$KAFKA_PID"
   # setsid+nohup: the broker must outlive this script and the shell/CI job that ran it, and must not
-  # hold the caller's stdout (a pipe would never close). $! is java's own pid (both exec).
-  setsid nohup java "${java_opts[@]}" -cp "$KAFKA_LIBS/*" kafka.Kafka "$KAFKA_CONFIG" \
-    </dev/null >"$KAFKA_LOG_DIR/kafka.out" 2>&1 9>&- &
+  # hold any of the caller's descriptors. $! is java's own pid: the subshell, setsid (not a process
+  # group leader here, so it does not fork) and nohup all exec.
+  (close_extra_fds && exec setsid nohup java "${java_opts[@]}" -cp "$KAFKA_LIBS/*" kafka.Kafka "$KAFKA_CONFIG") \
+    </dev/null >"$KAFKA_LOG_DIR/kafka.out" 2>&1 &
   pid=$!
   echo "$pid" >"$KAFKA_PID"
   for ((i = 0; i < KAFKA_START_TIMEOUT; i++)); do
-    if ! kafka_running; then
+    # Checked by pid only: for a moment after the fork the pid is still our subshell, not java yet.
+    if [[ ! -d "/proc/$pid" ]]; then
       show_log_tail "$KAFKA_LOG_DIR/kafka.out"
       show_log_since "$KAFKA_LOG_DIR/server.log" "$log_offset"
       rm -f "$KAFKA_PID"
       die "kafka: the broker process exited during startup"
     fi
-    if ((started == 0)) && [[ -f "$KAFKA_LOG_DIR/server.log" ]] &&
-      tail -c +"$((log_offset + 1))" "$KAFKA_LOG_DIR/server.log" | grep -q 'Kafka Server started'; then
+    if ((started == 0)) && log_has_since "$KAFKA_LOG_DIR/server.log" "$log_offset" 'Kafka Server started'; then
       started=1
     fi
-    if ((started == 1)) && port_accepts "$KAFKA_PORT" && kafka_metadata_ok; then
+    if ((started == 1)) && kafka_running && port_accepts "$KAFKA_PORT" && kafka_metadata_ok; then
       log "kafka: ready at $(kafka_address) (KRaft, controller 127.0.0.1:$KAFKA_CONTROLLER_PORT, pid $pid)"
       return 0
     fi
@@ -672,7 +695,7 @@ kafka_stop() { stop_pid kafka "$KAFKA_PID" "kafka.Kafka $KAFKA_CONFIG"; }
 # ------------------------------------------------------------------------------------------------
 
 # Serialises up/down/start-one/stop-one between concurrent callers (several engineers, CI).
-# Every daemon is started with `9>&-`: a daemon that inherited fd 9 would hold the lock forever.
+# Every daemon is started through close_extra_fds, so none of them inherits (and holds) fd 9.
 take_lock() {
   mkdir -p "$STATE_DIR"
   exec 9>"$STATE_DIR/.lock"

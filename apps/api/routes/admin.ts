@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { AccessError, isKeyPrefix, toUsageRecord, type AccessStore, type KeyRecord } from '../../../lib/access/index.ts';
 import { PLAN_NAMES } from '../../../lib/config/index.ts';
 import type { ApiDeps } from '../deps.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError, methodNotAllowed } from '../errors.ts';
 
 const RenewBodySchema = z.object({ plan: z.enum(PLAN_NAMES).optional() }).strict();
 
@@ -85,5 +85,10 @@ export function registerAdminRoutes(app: FastifyInstance, deps: ApiDeps): void {
         throw toApiError(err);
       }
     });
+
+    // decisions.md: a wrong method is 405, not 404 (after the token check, like every admin call).
+    methodNotAllowed(admin, '/admin/keys', ['POST']);
+    methodNotAllowed(admin, '/admin/keys/:prefix', ['GET']);
+    for (const action of ['suspend', 'resume', 'revoke', 'renew']) methodNotAllowed(admin, `/admin/keys/:prefix/${action}`, ['POST']);
   });
 }

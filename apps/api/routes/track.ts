@@ -52,7 +52,14 @@ export function registerTrackRoutes(app: FastifyInstance, deps: ApiDeps): void {
     }
     limitHeaders(reply, consumed);
 
-    const result = await deps.tracking.lookup(carrier, awb, record.mode);
+    let result: Awaited<ReturnType<typeof deps.tracking.lookup>>;
+    try {
+      result = await deps.tracking.lookup(carrier, awb, record.mode);
+    } catch (err) {
+      // An unexpected failure answers 500, which consumes nothing either: give the lookup back.
+      await deps.access.refund(consumed.ticket);
+      throw err;
+    }
     deps.metrics.lookups.inc({ outcome: result.kind === 'found' ? (result.record.stale ? 'stale' : result.record.cached ? 'cached' : 'live') : result.kind, carrier });
     if (result.kind === 'upstream_error') {
       // A 502 consumes nothing (decisions.md): give the lookup back.

@@ -136,10 +136,10 @@ describe('bluedart parser: broken answers', () => {
 });
 
 describe('bluedart fetch', () => {
-  it('asks GET /servlet/RoutingServlet with loginid and lickey in the query', async () => {
+  it('asks GET …/RoutingServlet with loginid and lickey in the query', async () => {
     const sent: HttpRequest[] = [];
     const send: HttpSend = async (request) => { sent.push(request); return xml('<ShipmentData/>'); };
-    await adapter.fetch(AWB, { baseUrl: 'https://api.bluedart.example', credentials: { loginid: 'BOM001', lickey: 'abc&123' } }, send);
+    await adapter.fetch(AWB, { baseUrl: 'https://api.bluedart.example/servlet', credentials: { loginid: 'BOM001', lickey: 'abc&123' } }, send);
     expect(sent).toHaveLength(1);
     expect(sent[0]!.method).toBe('GET');
     const url = new URL(sent[0]!.url);
@@ -324,7 +324,7 @@ describe('bluedart round trip through the sandbox renderer', () => {
 describe('bluedart sandbox route', () => {
   const route = renderer.routes[0]!;
   const query = (extra: Record<string, string>) => ({ handler: 'tnt', action: 'custawbquery', awb: 'awb', numbers: AWB, format: 'xml', verno: '1.3', scan: '1', ...extra });
-  const request = (q: Record<string, string>) => ({ method: 'GET', path: '/servlet/RoutingServlet', query: q, headers: {}, body: '' });
+  const request = (q: Record<string, string>) => ({ method: 'GET', path: '/RoutingServlet', query: q, headers: {}, body: '' });
   const shipment = shipmentOf([step('booked', 0)]);
 
   it('answers 403 without or with wrong credentials', () => {

@@ -1,9 +1,10 @@
 /**
- * Blue Dart: `GET /servlet/RoutingServlet?handler=tnt&action=custawbquery&loginid=…&awb=awb&numbers=<awb>
+ * Blue Dart: `GET …/RoutingServlet?handler=tnt&action=custawbquery&loginid=…&awb=awb&numbers=<awb>
  * &format=xml&lickey=…&verno=1.3&scan=1`, answering XML `<ShipmentData><Shipment WaybillNo=…>` with
  * `<Scans><ScanDetail>` newest first (carrier-formats.md).
  *
- * Credentials: `loginid` and `lickey` (licence key), both sent as query parameters.
+ * Credentials: `loginid` and `lickey` (licence key), both sent as query parameters. The base URL carries
+ * the servlet prefix (`https://api.bluedart.com/servlet`, lib/carriers/endpoints.ts).
  *
  * Quirks handled: dates as "01 June 2012" (header) and "07-Jun-2012" (scans) with "13:05" times, all
  * IST; a return gets a second `<Shipment>` with a new waybill number (its scans are kept, after the
@@ -200,7 +201,7 @@ export const adapter: CarrierAdapter = {
       verno: '1.3',
       scan: '1',
     });
-    return send({ method: 'GET', url: `${endpoint.baseUrl}/servlet/RoutingServlet?${query}`, headers: { Accept: 'application/xml' } });
+    return send({ method: 'GET', url: `${endpoint.baseUrl}/RoutingServlet?${query}`, headers: { Accept: 'application/xml' } });
   },
 
   parse(awb, response) {

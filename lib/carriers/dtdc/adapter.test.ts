@@ -143,12 +143,12 @@ describe('dtdc fetch: authenticate, then track with X-Access-Token', () => {
 
   it('logs in with username/password, then POSTs the tracking body as an idempotent read', async () => {
     const { sent, send } = recorder({ auth: [ok('tok-1')], track: [ok(REAL_BODY)] });
-    const response = await adapter.fetch(AWB, { baseUrl: 'https://dtdc.example/login-flow', credentials }, send);
+    const response = await adapter.fetch(AWB, { baseUrl: 'https://dtdc.example/dtdc-api', credentials }, send);
     expect(response.status).toBe(200);
-    expect(sent[0]).toEqual({ method: 'GET', url: 'https://dtdc.example/login-flow/dtdc-api/api/dtdc/authenticate?username=shop&password=s3cret%26x' });
+    expect(sent[0]).toEqual({ method: 'GET', url: 'https://dtdc.example/dtdc-api/api/dtdc/authenticate?username=shop&password=s3cret%26x' });
     expect(sent[1]).toEqual({
       method: 'POST',
-      url: 'https://dtdc.example/login-flow/dtdc-api/rest/JSONCnTrk/getTrackDetails',
+      url: 'https://dtdc.example/dtdc-api/rest/JSONCnTrk/getTrackDetails',
       headers: { 'X-Access-Token': 'tok-1', 'Content-Type': 'application/json', Accept: 'application/json' },
       body: JSON.stringify({ trkType: 'cnno', strcnno: AWB, addtnlDtl: 'Y' }),
       idempotent: true,

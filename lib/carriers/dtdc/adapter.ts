@@ -1,10 +1,11 @@
 /**
- * DTDC: a token from `GET /dtdc-api/api/dtdc/authenticate?username=…&password=…` (plain-text answer),
- * then `POST /dtdc-api/rest/JSONCnTrk/getTrackDetails` with header `X-Access-Token` and body
+ * DTDC: a token from `GET …/api/dtdc/authenticate?username=…&password=…` (plain-text answer), then
+ * `POST …/rest/JSONCnTrk/getTrackDetails` with header `X-Access-Token` and body
  * `{"trkType":"cnno","strcnno":"<cn>","addtnlDtl":"Y"}`, answering JSON `trackHeader` + `trackDetails[]`
  * oldest first (carrier-formats.md; DTDC tracking API 2.2).
  *
- * Credentials: `username` and `password` (for the authenticate call).
+ * Credentials: `username` and `password` (for the authenticate call). The base URL carries the API
+ * prefix (`https://blktracksvc.dtdc.com/dtdc-api`, lib/carriers/endpoints.ts).
  *
  * Quirks handled: dates as DDMMYYYY with HHMM action times and "15:30:25" booking times (IST); the
  * scan remark key spelled `sTrRemarks`; weights as "0.1000" with a separate unit; "no data" as
@@ -15,8 +16,8 @@ import type { Location, PollShipment, RawScan } from '../../schemas/index.ts';
 import type { CarrierAdapter, CarrierEndpoint, HttpSend, NativeResponse, ParsedPoll } from '../types.ts';
 
 const SLUG = 'dtdc';
-export const AUTH_PATH = '/dtdc-api/api/dtdc/authenticate';
-export const TRACK_PATH = '/dtdc-api/rest/JSONCnTrk/getTrackDetails';
+export const AUTH_PATH = '/api/dtdc/authenticate';
+export const TRACK_PATH = '/rest/JSONCnTrk/getTrackDetails';
 
 /**
  * Pincodes: DTDC's documented header names offices only (`strOrigin`, `strDestination`), so these

@@ -1,9 +1,10 @@
 /**
- * Shiprocket (aggregator): `GET /v1/external/courier/track/awb/{awb}` with `Authorization: Bearer <token>`,
- * answering JSON `tracking_data{track_status, shipment_track[], shipment_track_activities[], etd}` with
- * activities newest first (carrier-formats.md).
+ * Shiprocket (aggregator): a token from `POST /v1/external/auth/login` (`{"email","password"}` → JSON
+ * `token`), then `GET /v1/external/courier/track/awb/{awb}` with `Authorization: Bearer <token>`, answering
+ * JSON `tracking_data{track_status, shipment_track[], shipment_track_activities[], etd}` with activities
+ * newest first (carrier-formats.md).
  *
- * Credentials: `token` (the API user's bearer token).
+ * Credentials: `email` and `password` of the API user (for the login call), or a ready `token`.
  *
  * Quirks handled: `sr-status` as a string, a number or "NA" (→ raw_code null, so the text rules
  * decide); "2022-07-19 11:37:00" IST times; weights as kg strings; answers keyed by the AWB
@@ -11,9 +12,11 @@
  */
 import { z } from 'zod';
 import type { Location, PollShipment, RawScan } from '../../schemas/index.ts';
-import type { CarrierAdapter, CarrierEndpoint, NativeResponse, ParsedPoll } from '../types.ts';
+import type { CarrierAdapter, CarrierEndpoint, HttpSend, NativeResponse, ParsedPoll } from '../types.ts';
 
 const SLUG = 'shiprocket';
+export const LOGIN_PATH = '/v1/external/auth/login';
+export const TRACK_PATH = '/v1/external/courier/track/awb';
 
 /**
  * Pincodes: Shiprocket's documented `shipment_track` names cities only (`origin`, `destination`), so
@@ -163,12 +166,54 @@ function credential(endpoint: CarrierEndpoint, name: string): string {
   return value;
 }
 
+/** Tokens by base URL and user: one login serves many lookups until Shiprocket rejects the token. */
+const tokens = new Map<string, string>();
+
+/** The token, or the login call's failing answer (a non-2xx, so parse reports it as an error). */
+async function login(endpoint: CarrierEndpoint, send: HttpSend): Promise<string | NativeResponse> {
+  const response = await send({
+    method: 'POST',
+    url: `${endpoint.baseUrl}${LOGIN_PATH}`,
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+    body: JSON.stringify({ email: credential(endpoint, 'email'), password: credential(endpoint, 'password') }),
+    // Logging in again only issues another token.
+    idempotent: true,
+  });
+  if (response.status < 200 || response.status > 299) return response;
+  let token: unknown;
+  try {
+    token = (JSON.parse(response.body) as { token?: unknown } | null)?.token;
+  } catch {
+    token = undefined;
+  }
+  if (typeof token !== 'string' || token.trim() === '') return { status: 502, headers: response.headers, body: 'Shiprocket login returned no token' };
+  return token.trim();
+}
+
 export const adapter: CarrierAdapter = {
   slug: SLUG,
 
   async fetch(awb, endpoint, send) {
-    const url = `${endpoint.baseUrl}/v1/external/courier/track/awb/${encodeURIComponent(awb)}`;
-    return send({ method: 'GET', url, headers: { Authorization: `Bearer ${credential(endpoint, 'token')}`, Accept: 'application/json' } });
+    const track = (token: string) => send({
+      method: 'GET',
+      url: `${endpoint.baseUrl}${TRACK_PATH}/${encodeURIComponent(awb)}`,
+      headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' },
+    });
+    const configured = endpoint.credentials.token;
+    if (configured) return track(configured);
+
+    const cacheKey = `${endpoint.baseUrl}|${credential(endpoint, 'email')}`;
+    const cached = tokens.get(cacheKey);
+    if (cached !== undefined) {
+      const response = await track(cached);
+      if (response.status !== 401) return response;
+      // The token expired (Shiprocket's last ten days): log in again once.
+      tokens.delete(cacheKey);
+    }
+    const token = await login(endpoint, send);
+    if (typeof token !== 'string') return token;
+    tokens.set(cacheKey, token);
+    return track(token);
   },
 
   parse(awb, response) {

@@ -1,5 +1,5 @@
 /**
- * Sandbox Blue Dart: `GET /servlet/RoutingServlet?handler=tnt&action=custawbquery&…` with `loginid` and
+ * Sandbox Blue Dart: `GET /RoutingServlet?handler=tnt&action=custawbquery&…` with `loginid` and
  * `lickey` in the query, answering XML `<ShipmentData>` newest first. A return gets a second
  * `<Shipment>` under a new waybill number; scan texts are the ones config/mappings/bluedart.yaml maps.
  */
@@ -143,7 +143,7 @@ const xmlReply = (status: number, body: string): SandboxReply => ({ status, cont
 
 const trackRoute: SandboxRoute = {
   method: 'GET',
-  path: '/servlet/RoutingServlet',
+  path: '/RoutingServlet',
   handle(req, _params, lookup) {
     const q = req.query;
     if (q.loginid !== SANDBOX_CREDENTIAL || q.lickey !== SANDBOX_CREDENTIAL) {

@@ -1,6 +1,6 @@
 /**
- * Sandbox DTDC: `GET /dtdc-api/api/dtdc/authenticate?username=…&password=…` hands out a token;
- * `POST /dtdc-api/rest/JSONCnTrk/getTrackDetails` with `X-Access-Token` answers JSON `trackHeader` +
+ * Sandbox DTDC: `GET /api/dtdc/authenticate?username=…&password=…` hands out a token;
+ * `POST /rest/JSONCnTrk/getTrackDetails` with `X-Access-Token` answers JSON `trackHeader` +
  * `trackDetails[]` oldest first, in the strCode / strAction vocabulary config/mappings/dtdc.yaml maps.
  */
 import { AUTH_PATH, PINCODE_KEYS, TRACK_PATH } from '../../carriers/dtdc/adapter.ts';

@@ -1,0 +1,265 @@
+/**
+ * Test support for the API: the real runtime (embedded store under a temp DATA_DIR, or Redis under a
+ * namespace of its own), an in-process sandbox carrier network, and one clock shared by the sandbox,
+ * the runtime and the access store, so every time rule is tested by moving the clock, never by waiting.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { Redis } from 'ioredis';
+import { expect } from 'vitest';
+import { deleteUnder, testRedisUrl } from '../../lib/access/testing.ts';
+import { DEFAULT_CONFIG_DIR, loadEnv, type Env } from '../../lib/config/index.ts';
+import { startSandbox, type FaultsInput, type RunningSandbox } from '../../lib/sandbox/server.ts';
+import {
+  ErrorBodySchema, TrackingRecordSchema, UsageRecordSchema,
+  type ErrorBody, type ErrorCode, type TrackingRecord, type UsageRecord,
+} from '../../lib/schemas/index.ts';
+import { buildApp } from './app.ts';
+import type { ApiDeps } from './deps.ts';
+import { createApiRuntime, type ApiRuntime } from './runtime.ts';
+
+export type StoreKind = 'embedded' | 'redis';
+export const STORE_KINDS: readonly StoreKind[] = ['embedded', 'redis'];
+
+/** A Thursday mid-morning UTC: far from midnight, so a test's day never rolls over by accident. */
+export const DEFAULT_START = '2026-11-19T06:30:00.000Z';
+export const HOUR_MS = 3_600_000;
+export const MINUTE_MS = 60_000;
+export const DAY_MS = 86_400_000;
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
+
+/** A clock that only moves when told to: the sandbox, the tracking service and the limits all read it. */
+export class TestClock {
+  private ms: number;
+
+  constructor(start: string | number = DEFAULT_START) {
+    this.ms = typeof start === 'number' ? start : Date.parse(start);
+  }
+
+  readonly now = (): number => this.ms;
+
+  advance(ms: number): void {
+    this.ms += ms;
+  }
+
+  set(at: string | number): void {
+    this.ms = typeof at === 'number' ? at : Date.parse(at);
+  }
+
+  iso(offsetMs = 0): string {
+    return new Date(this.ms + offsetMs).toISOString();
+  }
+}
+
+/** `POST /admin/keys` body (contracts.md). */
+export interface CreateKeyBody {
+  plan: 'trial' | 'starter' | 'growth' | 'business';
+  mode: 'live' | 'test';
+  email: string;
+  period_start?: string;
+  period_end?: string;
+  lookups_limit?: number;
+  daily_quota?: number;
+  burst_per_second?: number;
+}
+
+/** What `POST /admin/keys` answers with. */
+export interface CreatedKeyView {
+  key: string;
+  key_prefix: string;
+  plan: string;
+  status: string;
+  email: string;
+  mode: string;
+  period: UsageRecord['period'];
+  rate_limits: UsageRecord['rate_limits'];
+}
+
+export interface HarnessOptions {
+  /** Which access store (and cache) the runtime uses; default embedded. */
+  store?: StoreKind;
+  /** Start instant of the shared clock; default DEFAULT_START. */
+  start?: string | number;
+  logLevel?: Env['LOG_LEVEL'];
+  /** Changes the runtime's dependencies before the app is built (a log stream, a broken dependency, ...). */
+  deps?: (deps: ApiDeps) => ApiDeps;
+}
+
+export interface ApiHarness {
+  app: FastifyInstance;
+  runtime: ApiRuntime;
+  /** The dependencies the app was built with. */
+  deps: ApiDeps;
+  sandbox: RunningSandbox;
+  clock: TestClock;
+  store: StoreKind;
+  dataDir: string;
+  /** An admin API call with the right bearer token. */
+  admin(method: 'GET' | 'POST', url: string, body?: unknown): Promise<LightMyRequestResponse>;
+  /** Creates a key through the admin API (asserting 201); defaults: starter, test mode. */
+  createKey(overrides?: Partial<CreateKeyBody>): Promise<CreatedKeyView>;
+  /** `GET /v1/track/:carrier/:awb` with the key (none when null). The AWB is sent as given. */
+  track(key: string | null, carrier: string, awb: string): Promise<LightMyRequestResponse>;
+  /** `GET /v1/usage`, asserting 200 and the usage record schema. */
+  usage(key: string): Promise<UsageRecord>;
+  /** Replaces a sandbox carrier's faults (`{}` clears them). */
+  faults(slug: string, faults: FaultsInput): Promise<void>;
+  /** `/metrics` sample sum for one metric name, over the series whose labels include `labels`. */
+  metric(name: string, labels?: Record<string, string>): Promise<number>;
+  /** Carrier polls the app made (the poll latency histogram's count), optionally of one carrier. */
+  carrierPolls(carrier?: string): Promise<number>;
+  /** Listens on a free loopback port; returns the base URL. */
+  listen(): Promise<string>;
+  /** Stops the sandbox early (readiness tests); close() copes with it. */
+  closeSandbox(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Starts the sandbox, the runtime and the app, all on one TestClock. */
+export async function startApiHarness(options: HarnessOptions = {}): Promise<ApiHarness> {
+  const store = options.store ?? 'embedded';
+  const clock = new TestClock(options.start);
+  const dataDir = await mkdtemp(join(tmpdir(), 'api-test-'));
+  const redisUrl = store === 'redis' ? await testRedisUrl() : undefined;
+  const namespace = `test:${randomBytes(6).toString('hex')}:api:`;
+  const sandbox = await startSandbox({ port: 0, host: '127.0.0.1', clock: clock.now });
+  let sandboxOpen = true;
+  const closeSandbox = async () => {
+    if (!sandboxOpen) return;
+    sandboxOpen = false;
+    await sandbox.close();
+  };
+
+  const env = loadEnv({
+    DATA_DIR: dataDir,
+    ADMIN_TOKEN,
+    LOG_LEVEL: options.logLevel ?? 'silent',
+    CONFIG_DIR: DEFAULT_CONFIG_DIR,
+    ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
+  });
+  const runtime = await createApiRuntime(env, { sandboxUrl: sandbox.url, liveTarget: 'sandbox', clock: clock.now, redisNamespace: namespace });
+  const deps = options.deps ? options.deps(runtime.deps) : runtime.deps;
+  const app = await buildApp(deps);
+
+  const admin = (method: 'GET' | 'POST', url: string, body?: unknown) => app.inject({
+    method, url,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    ...(body === undefined ? {} : { payload: body as object }),
+  });
+
+  const metricsText = async () => {
+    const res = await app.inject({ method: 'GET', url: '/metrics' });
+    expect(res.statusCode).toBe(200);
+    return res.body;
+  };
+
+  const metric = async (name: string, labels: Record<string, string> = {}) => {
+    let sum = 0;
+    for (const line of (await metricsText()).split('\n')) {
+      const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+      if (!match || match[1] !== name) continue;
+      const seriesLabels = Object.fromEntries([...(match[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+      if (Object.entries(labels).every(([k, v]) => seriesLabels[k] === v)) sum += Number(match[3]);
+    }
+    return sum;
+  };
+
+  return {
+    app, runtime, deps, sandbox, clock, store, dataDir, admin, metric,
+    async createKey(overrides = {}) {
+      const body: CreateKeyBody = { plan: 'starter', mode: 'test', email: `dev-${randomBytes(4).toString('hex')}@example.com`, ...overrides };
+      const res = await admin('POST', '/admin/keys', body);
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json() as CreatedKeyView;
+    },
+    track(key, carrier, awb) {
+      return app.inject({
+        method: 'GET',
+        url: `/v1/track/${encodeURIComponent(carrier)}/${encodeURIComponent(awb)}`,
+        headers: key === null ? {} : { 'x-api-key': key },
+      });
+    },
+    async usage(key) {
+      const res = await app.inject({ method: 'GET', url: '/v1/usage', headers: { 'x-api-key': key } });
+      expect(res.statusCode, res.body).toBe(200);
+      return expectUsage(res.json());
+    },
+    async faults(slug, faults) {
+      const res = await fetch(`${sandbox.url}/_faults/${slug}`, {
+        method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(faults),
+      });
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+    },
+    carrierPolls: (carrier) => metric('tracking_carrier_poll_seconds_count', carrier ? { carrier } : {}),
+    async listen() {
+      return app.listen({ port: 0, host: '127.0.0.1' });
+    },
+    closeSandbox,
+    async close() {
+      await app.close();
+      await runtime.close();
+      await closeSandbox();
+      if (redisUrl) {
+        const redis = new Redis(redisUrl);
+        try {
+          await deleteUnder(redis, namespace);
+        } finally {
+          await redis.quit();
+        }
+      }
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Asserts a tracking record answer: 200, the response schema, and returns the record. */
+export function expectRecord(res: LightMyRequestResponse): TrackingRecord {
+  expect(res.statusCode, res.body).toBe(200);
+  const parsed = TrackingRecordSchema.safeParse(res.json());
+  expect(parsed.success ? [] : parsed.error.issues).toEqual([]);
+  return parsed.data!;
+}
+
+export function expectUsage(value: unknown): UsageRecord {
+  const parsed = UsageRecordSchema.safeParse(value);
+  expect(parsed.success ? [] : parsed.error.issues).toEqual([]);
+  return parsed.data!;
+}
+
+/**
+ * Asserts an error answer: the status, the standard body `{error:{code,message,request_id}}` and an
+ * `X-Request-Id` header equal to the body's request_id.
+ */
+export function expectError(res: LightMyRequestResponse, status: number, code: ErrorCode): ErrorBody['error'] {
+  expect({ status: res.statusCode, body: res.body }).toMatchObject({ status });
+  expect(res.headers['content-type']).toMatch(/^application\/json/);
+  const parsed = ErrorBodySchema.safeParse(res.json());
+  expect(parsed.success ? [] : parsed.error.issues).toEqual([]);
+  const error = parsed.data!.error;
+  expect(error.code).toBe(code);
+  expect(error.message.length).toBeGreaterThan(0);
+  expect(error.request_id).toMatch(/^req_[0-9a-f]{32}$/);
+  expect(res.headers['x-request-id']).toBe(error.request_id);
+  expect(Object.keys(parsed.data!)).toEqual(['error']);
+  return error;
+}
+
+/** A sandbox consignment number of `carrier` with scenario `scenario` (sandbox.md: the last two digits). */
+export function awbFor(carrier: 'delhivery' | 'bluedart' | 'dtdc' | 'professionalcouriers' | 'xpressbees' | 'ekart' | 'shadowfax', scenario: number, lane = 1): string {
+  const ss = String(scenario).padStart(2, '0');
+  const ll = String(lane).padStart(2, '0');
+  switch (carrier) {
+    case 'delhivery': return `123456789${ll}${ss}`;
+    case 'bluedart': return `1234567${ll}${ss}`;
+    case 'dtdc': return `V0119${ll}${ss}`;
+    case 'professionalcouriers': return `PON833${ll}${ss}`;
+    case 'xpressbees': return `1234567890${ll}${ss}`;
+    case 'ekart': return `FMPC027965${ll}${ss}`;
+    case 'shadowfax': return `SF12345${ll}${ss}`;
+  }
+}

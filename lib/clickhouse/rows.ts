@@ -1,0 +1,248 @@
+/**
+ * Pure converters: one carrier poll and its normalization → the rows of carrier_polls, events and
+ * shipments (migrations/ holds the column types). No I/O, no clock: the writer stamps ingested_at.
+ */
+import { hash } from 'node:crypto';
+import { cleanText, parseCarrierTime, type NormalizeResult, type NormalizedShipment } from '../normalize/index.ts';
+import { DAY_MS } from '../normalize/time.ts';
+import type { CarrierPoll, Location, RawScan } from '../schemas/index.ts';
+import { toClickHouseDateTime, toClickHouseDateTimeOrNull } from './datetime.ts';
+
+/** A row of `carrier_polls`, as JSONEachRow sends it (DateTime columns as 'YYYY-MM-DD hh:mm:ss' UTC). */
+export interface CarrierPollRow {
+  poll_id: string;
+  carrier: string;
+  /** Trimmed and uppercased, like every table's awb (decisions.md). */
+  awb: string;
+  polled_at: string;
+  /** Milliseconds of polled_at (0-999): DateTime has whole seconds only. */
+  polled_at_ms: number;
+  source: string;
+  outcome: string;
+  origin_office: string | null;
+  origin_city: string | null;
+  origin_state: string | null;
+  origin_pincode: string | null;
+  destination_office: string | null;
+  destination_city: string | null;
+  destination_state: string | null;
+  destination_pincode: string | null;
+  service_type: string | null;
+  weight_grams: number | null;
+  booked_at: string | null;
+  estimated_delivery_at: string | null;
+  /** The poll's scans verbatim (JSON array of carrier_poll.v1 scans). */
+  scans_json: string;
+  scan_count: number;
+  /** Rules that normalized this poll. */
+  mapping_version: string;
+  /** The carrier's error (outcome `error`). */
+  error: string | null;
+  /** Why normalization failed for an `ok` poll (e.g. an unreadable scan time), else null. */
+  normalize_error: string | null;
+}
+
+export interface EventRow {
+  event_id: string;
+  carrier: string;
+  awb: string;
+  occurred_at: string;
+  status: string;
+  code: string;
+  status_text: string;
+  description: string;
+  facility: string;
+  location: string;
+  reason_code: string | null;
+  /** The carrier's status text of the scan this event came from, as in the poll. */
+  raw_status: string;
+  raw_code: string | null;
+  mapping_version: string;
+  /** The poll that produced this row. */
+  poll_id: string;
+}
+
+export interface ShipmentRow {
+  carrier: string;
+  awb: string;
+  status: string;
+  stage: string;
+  is_rto: 0 | 1;
+  origin_pincode: string | null;
+  destination_pincode: string | null;
+  lane: string | null;
+  first_scan_at: string;
+  first_physical_scan_at: string | null;
+  last_scan_at: string;
+  delivered_at: string | null;
+  estimated_delivery_at: string | null;
+  /** First physical scan to delivery, in days, not rounded (the embedded LaneBook uses the same value). */
+  transit_days: number | null;
+  attempts: number;
+  hub_count: number;
+  unmapped_scans: number;
+  /** When this state was observed: the poll's polled_at. */
+  updated_at: string;
+  /** ReplacingMergeTree version: polled_at in epoch ms, so the newest poll's state wins. */
+  version: number;
+  poll_id: string;
+  mapping_version: string;
+}
+
+export interface PollRows {
+  poll: CarrierPollRow;
+  events: EventRow[];
+  shipment: ShipmentRow | null;
+}
+
+/** Raised when a poll cannot become rows (the pipeline sends it to the DLQ with this message). */
+export class RowConversionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RowConversionError';
+  }
+}
+
+const UINT32_MAX = 0xffffffff;
+const UINT16_MAX = 0xffff;
+
+function timeOrNull(iso: string | null | undefined): number | null {
+  if (!iso) return null;
+  const ms = parseCarrierTime(iso);
+  return Number.isNaN(ms) ? null : ms;
+}
+
+function required(ms: number, what: string): string {
+  try {
+    return toClickHouseDateTime(ms);
+  } catch (err) {
+    throw new RowConversionError(`${what}: ${(err as Error).message}`);
+  }
+}
+
+function uint16(n: number): number {
+  return Math.min(Math.max(0, Math.trunc(n)), UINT16_MAX);
+}
+
+function locationColumns(prefix: 'origin' | 'destination', location: Location | null | undefined) {
+  return {
+    [`${prefix}_office`]: location?.office ?? null,
+    [`${prefix}_city`]: location?.city ?? null,
+    [`${prefix}_state`]: location?.state ?? null,
+    [`${prefix}_pincode`]: location?.pincode ?? null,
+  } as Record<`${typeof prefix}_${'office' | 'city' | 'state' | 'pincode'}`, string | null>;
+}
+
+export function pollRow(poll: CarrierPoll, result: NormalizeResult, mappingVersion: string): CarrierPollRow {
+  const polledMs = Date.parse(poll.polled_at);
+  if (Number.isNaN(polledMs)) throw new RowConversionError(`polled_at is not a date-time: ${JSON.stringify(poll.polled_at)}`);
+  const header = poll.shipment;
+  const weight = header?.weight_grams ?? null;
+  return {
+    poll_id: poll.poll_id,
+    carrier: poll.carrier,
+    awb: poll.awb.trim().toUpperCase(),
+    polled_at: required(polledMs, 'polled_at'),
+    polled_at_ms: ((polledMs % 1000) + 1000) % 1000,
+    source: poll.source,
+    outcome: poll.outcome,
+    ...locationColumns('origin', header?.origin),
+    ...locationColumns('destination', header?.destination),
+    service_type: header?.service_type ?? null,
+    weight_grams: weight !== null && weight >= 0 && weight <= UINT32_MAX ? weight : null,
+    booked_at: toClickHouseDateTimeOrNull(timeOrNull(header?.booked_at)),
+    estimated_delivery_at: toClickHouseDateTimeOrNull(timeOrNull(header?.estimated_delivery_at)),
+    scans_json: JSON.stringify(poll.scans),
+    scan_count: poll.scans.length,
+    mapping_version: mappingVersion,
+    error: poll.error,
+    normalize_error: result.kind === 'error' && poll.outcome !== 'error' ? result.error : null,
+  };
+}
+
+/**
+ * The id normalizePoll gives the event of a scan (normalize.ts `eventId`: carrier | uppercased AWB |
+ * epoch ms | cleaned raw status, sha1, 24 hex). Recomputed here to find each event's raw scan;
+ * rows.test.ts checks every event of every carrier's journey is found, so a change there fails loudly.
+ */
+export function scanEventId(carrier: string, awb: string, scan: RawScan): string {
+  return hash('sha1', `${carrier}|${awb}|${parseCarrierTime(scan.occurred_at)}|${cleanText(scan.raw_status)}`).slice(0, 24);
+}
+
+export function eventRows(poll: CarrierPoll, shipment: NormalizedShipment): EventRow[] {
+  const { record } = shipment;
+  const scansById = new Map<string, RawScan>();
+  for (const scan of poll.scans) {
+    const id = scanEventId(poll.carrier, record.awb, scan);
+    if (!scansById.has(id)) scansById.set(id, scan);
+  }
+  const rows: EventRow[] = [];
+  const seen = new Set<string>();
+  for (const event of record.events) {
+    // Two scans at the same instant with the same raw status but different locations get one id
+    // (the id is carrier + AWB + time + raw status by contract): they are one event, stored once.
+    if (seen.has(event.event_id)) continue;
+    seen.add(event.event_id);
+    const scan = scansById.get(event.event_id);
+    if (!scan) throw new RowConversionError(`event ${event.event_id} of ${record.carrier} ${record.awb} matches no scan of poll ${poll.poll_id}`);
+    rows.push({
+      event_id: event.event_id,
+      carrier: record.carrier,
+      awb: record.awb,
+      occurred_at: required(Date.parse(event.timestamp), `event ${event.event_id} occurred_at`),
+      status: event.status,
+      code: event.code,
+      status_text: event.status_text,
+      description: event.description,
+      facility: event.facility,
+      location: event.location,
+      reason_code: event.reason_code,
+      raw_status: scan.raw_status,
+      raw_code: scan.raw_code,
+      mapping_version: event.mapping_version,
+      poll_id: poll.poll_id,
+    });
+  }
+  return rows;
+}
+
+export function shipmentRow(poll: CarrierPoll, shipment: NormalizedShipment): ShipmentRow {
+  const { record, facts } = shipment;
+  const polledMs = Date.parse(poll.polled_at);
+  if (Number.isNaN(polledMs)) throw new RowConversionError(`polled_at is not a date-time: ${JSON.stringify(poll.polled_at)}`);
+  const delivered = facts.stage === 'delivered' && facts.first_physical_scan_ms !== null && facts.terminal_at_ms !== null;
+  return {
+    carrier: record.carrier,
+    awb: record.awb,
+    status: record.status,
+    stage: facts.stage,
+    is_rto: record.is_rto ? 1 : 0,
+    origin_pincode: record.origin?.pincode ?? null,
+    destination_pincode: record.destination?.pincode ?? null,
+    lane: facts.lane,
+    first_scan_at: required(Date.parse(record.first_scan_at ?? record.last_updated_at), 'first_scan_at'),
+    first_physical_scan_at: toClickHouseDateTimeOrNull(facts.first_physical_scan_ms),
+    last_scan_at: required(facts.last_scan_ms ?? Date.parse(record.last_updated_at), 'last_scan_at'),
+    delivered_at: toClickHouseDateTimeOrNull(timeOrNull(record.delivered_at)),
+    estimated_delivery_at: toClickHouseDateTimeOrNull(timeOrNull(record.estimated_delivery_at)),
+    transit_days: delivered ? (facts.terminal_at_ms! - facts.first_physical_scan_ms!) / DAY_MS : null,
+    attempts: uint16(record.delivery_attempts.count),
+    hub_count: uint16(facts.hub_count),
+    unmapped_scans: uint16(facts.unmapped_scans),
+    updated_at: required(polledMs, 'polled_at'),
+    version: polledMs,
+    poll_id: poll.poll_id,
+    mapping_version: record.mapping_version,
+  };
+}
+
+/**
+ * All rows one poll contributes: always its carrier_polls row; for a found shipment its events
+ * (newest first, one per event_id) and its shipments row. Throws RowConversionError for data
+ * ClickHouse cannot hold (a time outside 1970-2106).
+ */
+export function toRows(poll: CarrierPoll, result: NormalizeResult, mappingVersion: string): PollRows {
+  const poll_ = pollRow(poll, result, mappingVersion);
+  if (result.kind !== 'found') return { poll: poll_, events: [], shipment: null };
+  return { poll: poll_, events: eventRows(poll, result.shipment), shipment: shipmentRow(poll, result.shipment) };
+}
