@@ -23,6 +23,7 @@ const {
   GPS_LABELLED_SINGLE,
   ID_LABELLED,
   MOBILE,
+  MOBILE_CUT_AT_END,
   OTP_LABELLED,
   OTP_TRAILING,
   PAN,
@@ -272,6 +273,7 @@ export function redactText(text: string): string {
       out = sub(out, PHONE_LABELLED, labelledPhone);
     }
     if (digits >= 10) out = redactMobiles(out);
+    if (MOBILE_CUT_AT_END.test(out)) out = out.replace(MOBILE_CUT_AT_END, REDACTED);
   }
 
   if (labelSep) {

@@ -61,6 +61,11 @@ export const PHONE_LABELLED =
  */
 export const MOBILE =
   /(?:(?:\(\s*\+?\s*91\s*\)|\+\s*91|00\s*91|91|0)[ \t]*-?[ \t]*)?[6-9](?:\d{9}|\d{4}[ -]\d{5}|\d{2}[ -]\d{3}[ -]\d{4}|\d{3}[ -]\d{3}[ -]\d{3})(?!\d)/g;
+/**
+ * A +91 number cut short at the end of a text: carriers truncate remarks (Blue Dart at 40
+ * characters), so "…(+91 98765 432" must still go. "+91" is never anything but a phone prefix.
+ */
+export const MOBILE_CUT_AT_END = /(?:\(\s*\+\s*91\s*\)|\+\s*91)[ \t-]*\d[\d \t-]*$/;
 /** A consignment/reference label right before a bare digit run: then the digits are not a phone. */
 export const REFERENCE_LABEL_BEFORE =
   /(?:awb|waybill|way\s*bill|docket|cn|c\/n|cnno|consignment|tracking|track|order|ref|reference|invoice|shipment|lr|manifest|bag|seal|article|trip|runsheet|drs)\s*(?:no|num|number|id|#)?\.?\s*[:#=-]?\s*$/i;

@@ -12,6 +12,15 @@ function check(cases: readonly Case[]): void {
   });
 }
 
+describe('numbers cut short by the carrier', () => {
+  check([
+    // Blue Dart cuts remarks at 40 characters, mid-number.
+    ['Delivered to Priya Sharma (+91 98765 432', `Delivered to ${R} (${R}`],
+    ['Call +91-9876', `Call ${R}`],
+    ['Rate +91 is not a phone', 'Rate +91 is not a phone'],
+  ]);
+});
+
 describe('names after trigger phrases', () => {
   check([
     ['Delivered to Ramesh Kumar (Self)', `Delivered to ${R} (Self)`],

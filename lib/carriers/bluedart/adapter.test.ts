@@ -233,8 +233,7 @@ describe('bluedart round trip through the sandbox renderer', () => {
   const expected: Record<StepKind, EventCode | EventCode[]> = {
     // Blue Dart's manifest is a pre-pickup "bagged" (data received) scan in bluedart.yaml.
     booked: 'bagged', picked_up: 'picked_up', hub_in: 'received', bagged: 'dispatched', hub_out: 'dispatched',
-    // Mapping gaps: bluedart.yaml has no hold and no cancel rule, so these read as unmapped until it gets them.
-    hold: ['exception', 'unknown'], cancelled: ['exception', 'unknown'],
+    hold: 'exception', cancelled: 'exception',
     unmapped: 'unknown', out_for_delivery: 'out_for_delivery', attempt_failed: 'delivery_attempted',
     lost: 'exception', delivered: 'delivered',
     rto_initiated: 'rto_initiated', rto_in_transit: 'dispatched', rto_delivered: 'rto_delivered',

@@ -245,8 +245,7 @@ describe('delhivery round trip through the sandbox renderer', () => {
   ];
   const expected: Record<StepKind, EventCode | EventCode[]> = {
     booked: 'booked', picked_up: 'picked_up', hub_in: 'received', bagged: 'bagged', hub_out: 'dispatched',
-    // Mapping gap: delhivery.yaml has no hold rule, so a hold reads as a plain "In Transit" scan until one is added.
-    hold: ['exception', 'dispatched'],
+    hold: 'exception',
     unmapped: 'unknown', out_for_delivery: 'out_for_delivery', attempt_failed: 'delivery_attempted',
     lost: 'exception', cancelled: 'exception', delivered: 'delivered',
     rto_initiated: 'rto_initiated', rto_in_transit: 'dispatched', rto_delivered: 'rto_delivered',

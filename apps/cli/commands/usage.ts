@@ -1,0 +1,27 @@
+/** The CLI's usage text and the error that makes it print it (exit code 2). */
+
+export const USAGE = `Usage: npm run cli -- <command> [options]
+
+Commands (all call the admin HTTP API):
+  keys create --plan <trial|starter|growth|business> --mode <live|test> --email <address>
+              [--lookups-limit N] [--daily-quota N] [--burst N]
+              [--period-start ISO] [--period-end ISO]
+  keys show <key_prefix>
+  keys suspend <key_prefix>
+  keys resume <key_prefix>
+  keys revoke <key_prefix>            (final)
+  keys renew <key_prefix> [--plan <plan>]
+
+Options:
+  --url <base>     admin API base URL (default http://127.0.0.1:\${PORT:-3000})
+  --token <token>  admin token (default: the ADMIN_TOKEN environment variable)
+  -h, --help       show this text
+
+Prints the API's JSON answer on success. Exit codes: 0 success, 1 the API refused or could not
+be reached (its message on stderr), 2 usage error.
+`;
+
+/** A mistake in the command line itself: reported with the usage text, exit code 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}

@@ -1,0 +1,335 @@
+/**
+ * Batched, idempotent ClickHouse writer for the normalizer (Langfuse-style): rows are queued per
+ * table and inserted with JSONEachRow when a table reaches `maxBatchRows` or `flushIntervalMs`
+ * after the first queued row, whichever comes first. Tiny inserts make too many parts.
+ *
+ * Durability contract: `flush()` resolves once every row queued before the call is inserted (the
+ * normalizer commits Kafka offsets only then); it rejects if any of them could not be, and those
+ * rows stay queued for the next flush. `close()` flushes.
+ *
+ * Idempotence (re-delivered Kafka messages, a crash between insert and offset commit, a retried
+ * insert whose first attempt actually landed): before inserting a table's batch the writer asks
+ * ClickHouse which of its keys are already stored — poll_id (carrier_polls, shipments) or event_id
+ * (events), each with its mapping_version — and drops those rows. The check is per (carrier, awb),
+ * so it uses the primary key, and runs inside each retry attempt. One writer owns an AWB at a time
+ * (same-key Kafka messages share a partition), so no other writer races the check. A row whose key
+ * is stored under another mapping_version (a replay with new rules) is inserted, and the tables'
+ * ReplacingMergeTree keeps the newest on merge. Background merges remain the safety net.
+ */
+import { ExponentialBackoff, handleWhen, retry, type RetryPolicy } from 'cockatiel';
+import type { ClickHouseClient } from './client.ts';
+import { clickHouseErrorInfo, isRetryableClickHouseError, pingClickHouse } from './client.ts';
+import { toClickHouseDateTime } from './datetime.ts';
+import type { CarrierPollRow, EventRow, PollRows, ShipmentRow } from './rows.ts';
+import { sqlPairList, sqlStringList } from './sql.ts';
+
+export const WRITER_TABLES = ['carrier_polls', 'events', 'shipments'] as const;
+export type WriterTable = (typeof WRITER_TABLES)[number];
+export type FlushReason = 'size' | 'timer' | 'manual' | 'close';
+type TableCounts = Record<WriterTable, number>;
+
+interface RowOf {
+  carrier_polls: CarrierPollRow;
+  events: EventRow;
+  shipments: ShipmentRow;
+}
+type AnyRow = CarrierPollRow | EventRow | ShipmentRow;
+
+/** The column identifying a row of each table for the "already stored" check. */
+const KEY_COLUMN: Record<WriterTable, 'poll_id' | 'event_id'> = {
+  carrier_polls: 'poll_id',
+  events: 'event_id',
+  shipments: 'poll_id',
+};
+
+function keyOf(table: WriterTable, row: AnyRow): string {
+  return table === 'events' ? (row as EventRow).event_id : (row as CarrierPollRow | ShipmentRow).poll_id;
+}
+
+/** Stored identity: the key and the rules that produced the row. */
+function identity(key: string, mappingVersion: string): string {
+  return `${key}\u0000${mappingVersion}`;
+}
+
+export interface FlushReport {
+  reason: FlushReason;
+  /** Rows taken from the queues by this flush. */
+  rows: TableCounts;
+  /** Rows inserted (rows minus duplicates). */
+  inserted: TableCounts;
+  /** Rows dropped because the same key and mapping_version was already stored or queued twice. */
+  duplicates: TableCounts;
+  /** Retries after transient failures, summed over tables. */
+  retries: number;
+  durationMs: number;
+  /** Set when the flush failed; its rows (from the failed table on) are queued again. */
+  error?: Error;
+}
+
+export interface WriterLogger {
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface ClickHouseWriterOptions {
+  /** Flush when any table has this many queued rows. Default 5,000. */
+  maxBatchRows?: number;
+  /** Flush this long after a row is queued into empty queues. Default 1,000 ms. */
+  flushIntervalMs?: number;
+  /** Largest single INSERT; bigger batches are split. Default 100,000 rows. */
+  maxInsertRows?: number;
+  /** Retries of a transient failure (network, timeout, too many parts...). Default 5. */
+  maxRetries?: number;
+  /** First backoff delay, doubled each retry with jitter. Default 100 ms. */
+  initialRetryDelayMs?: number;
+  /** Longest backoff delay. Default 5,000 ms. */
+  maxRetryDelayMs?: number;
+  /** Skip rows already stored (the idempotence check). Default true. */
+  dedupe?: boolean;
+  logger?: WriterLogger;
+  /** Called after every flush that had rows, failed or not (metrics, tests). */
+  onFlush?: (report: FlushReport) => void;
+}
+
+export interface WriterStats {
+  queued: TableCounts;
+  inserted: TableCounts;
+  duplicates: TableCounts;
+  retries: number;
+  failedFlushes: number;
+}
+
+const zero = (): TableCounts => ({ carrier_polls: 0, events: 0, shipments: 0 });
+
+/** Budget of IN-list text per "already stored" query (ClickHouse's max_query_size is 256 KiB). */
+const CHECK_QUERY_BUDGET = 100_000;
+
+export class WriterClosedError extends Error {
+  constructor() {
+    super('the ClickHouse writer is closed');
+    this.name = 'WriterClosedError';
+  }
+}
+
+export class ClickHouseWriter {
+  private readonly queues: { [T in WriterTable]: RowOf[T][] } = { carrier_polls: [], events: [], shipments: [] };
+  private readonly maxBatchRows: number;
+  private readonly flushIntervalMs: number;
+  private readonly maxInsertRows: number;
+  private readonly dedupe: boolean;
+  private readonly policy: RetryPolicy;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private pending: Promise<void> | null = null;
+  private pendingReason: FlushReason = 'manual';
+  private closed = false;
+  private lastIngestVersion = 0;
+  private readonly totals = { inserted: zero(), duplicates: zero(), retries: 0, failedFlushes: 0 };
+
+  constructor(
+    private readonly client: ClickHouseClient,
+    private readonly options: ClickHouseWriterOptions = {},
+  ) {
+    this.maxBatchRows = options.maxBatchRows ?? 5_000;
+    this.flushIntervalMs = options.flushIntervalMs ?? 1_000;
+    this.maxInsertRows = Math.max(options.maxInsertRows ?? 100_000, 1);
+    this.dedupe = options.dedupe ?? true;
+    this.policy = retry(handleWhen(isRetryableClickHouseError), {
+      maxAttempts: options.maxRetries ?? 5,
+      backoff: new ExponentialBackoff({ initialDelay: options.initialRetryDelayMs ?? 100, maxDelay: options.maxRetryDelayMs ?? 5_000 }),
+    });
+  }
+
+  /** Queues the rows of one or more polls (see rows.ts `toRows`). Never waits. */
+  write(rows: PollRows | readonly PollRows[]): void {
+    if (this.closed) throw new WriterClosedError();
+    for (const one of Array.isArray(rows) ? (rows as readonly PollRows[]) : [rows as PollRows]) {
+      this.queues.carrier_polls.push(one.poll);
+      for (const event of one.events) this.queues.events.push(event);
+      if (one.shipment) this.queues.shipments.push(one.shipment);
+    }
+    if (WRITER_TABLES.some((t) => this.queues[t].length >= this.maxBatchRows)) {
+      this.background('size');
+    } else {
+      this.armTimer();
+    }
+  }
+
+  /** Rows waiting for a flush (not counting a flush in progress). */
+  get queuedRows(): number {
+    return WRITER_TABLES.reduce((n, t) => n + this.queues[t].length, 0);
+  }
+
+  stats(): WriterStats {
+    const queued = zero();
+    for (const t of WRITER_TABLES) queued[t] = this.queues[t].length;
+    return { queued, inserted: { ...this.totals.inserted }, duplicates: { ...this.totals.duplicates }, retries: this.totals.retries, failedFlushes: this.totals.failedFlushes };
+  }
+
+  /** Resolves when every row queued before this call is stored; rejects with the insert's error otherwise. */
+  flush(): Promise<void> {
+    return this.schedule('manual');
+  }
+
+  /** Stops taking rows and flushes what is queued. Does not close the client (its owner does). */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.clearTimer();
+    await this.schedule('close');
+  }
+
+  /** Health: true when ClickHouse answers. */
+  ping(): Promise<boolean> {
+    return pingClickHouse(this.client);
+  }
+
+  private armTimer(): void {
+    if (this.timer || this.closed || this.queuedRows === 0) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.background('timer');
+    }, this.flushIntervalMs);
+    // Shutdown calls close(); a timer alone must not keep a finished process alive.
+    this.timer.unref();
+  }
+
+  private clearTimer(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  private background(reason: FlushReason): void {
+    // The failure is reported by onFlush/logger and its rows stay queued: the next flush retries them.
+    this.schedule(reason).catch(() => undefined);
+  }
+
+  /**
+   * Flushes run one at a time. A flush asked for while one runs waits for it and then drains the
+   * queues as they are then: that includes rows a failed flush put back, so a resolved flush()
+   * always means "everything queued before me is stored". Concurrent requests share one flush.
+   */
+  private schedule(reason: FlushReason): Promise<void> {
+    if (reason === 'manual' || reason === 'close') this.pendingReason = reason;
+    if (this.pending) return this.pending;
+    if (reason === 'size' || reason === 'timer') this.pendingReason = reason;
+    const previous = this.running;
+    const job: Promise<void> = (async () => {
+      await (previous ?? Promise.resolve()).catch(() => undefined);
+      this.pending = null;
+      this.running = job;
+      const why = this.pendingReason;
+      try {
+        await this.runFlush(why);
+      } finally {
+        if (this.running === job) this.running = null;
+        this.armTimer();
+      }
+    })();
+    this.pending = job;
+    return job;
+  }
+
+  private nextIngestVersion(): number {
+    this.lastIngestVersion = Math.max(Date.now(), this.lastIngestVersion + 1);
+    return this.lastIngestVersion;
+  }
+
+  private async runFlush(reason: FlushReason): Promise<void> {
+    this.clearTimer();
+    const batch = { carrier_polls: this.queues.carrier_polls.splice(0), events: this.queues.events.splice(0), shipments: this.queues.shipments.splice(0) };
+    const report: FlushReport = { reason, rows: zero(), inserted: zero(), duplicates: zero(), retries: 0, durationMs: 0 };
+    for (const t of WRITER_TABLES) report.rows[t] = batch[t].length;
+    if (WRITER_TABLES.every((t) => batch[t].length === 0)) return;
+
+    const started = performance.now();
+    const version = this.nextIngestVersion();
+    const stamp = { ingested_at: toClickHouseDateTime(version), ingest_version: version };
+    // Polls first, shipments last: a shipments row never exists without its poll and events.
+    for (const [index, table] of WRITER_TABLES.entries()) {
+      const rows = batch[table] as AnyRow[];
+      if (rows.length === 0) continue;
+      try {
+        const outcome = await this.policy.execute(async ({ attempt }) => {
+          if (attempt > 0) report.retries++;
+          return this.insertTable(table, rows, stamp);
+        });
+        report.inserted[table] = outcome.inserted;
+        report.duplicates[table] = outcome.duplicates;
+      } catch (err) {
+        // Put back this table's rows and those of the tables not reached yet, ahead of newer rows.
+        for (const later of WRITER_TABLES.slice(index)) (this.queues[later] as AnyRow[]).unshift(...(batch[later] as AnyRow[]));
+        const { code, message } = clickHouseErrorInfo(err);
+        report.error = new Error(`inserting ${rows.length} rows into ${table} failed: ${message}${code !== null ? ` (ClickHouse code ${code})` : ''}`, { cause: err });
+        report.durationMs = performance.now() - started;
+        this.totals.failedFlushes++;
+        this.totals.retries += report.retries;
+        this.options.logger?.error({ table, rows: rows.length, reason, err: report.error.message }, 'clickhouse flush failed; rows stay queued');
+        this.options.onFlush?.(report);
+        throw report.error;
+      }
+    }
+    report.durationMs = performance.now() - started;
+    for (const t of WRITER_TABLES) {
+      this.totals.inserted[t] += report.inserted[t];
+      this.totals.duplicates[t] += report.duplicates[t];
+    }
+    this.totals.retries += report.retries;
+    if (report.retries > 0) this.options.logger?.warn({ retries: report.retries, reason }, 'clickhouse flush needed retries');
+    this.options.onFlush?.(report);
+  }
+
+  /** One attempt: drop rows already stored (or queued twice), insert the rest. */
+  private async insertTable(table: WriterTable, rows: AnyRow[], stamp: { ingested_at: string; ingest_version: number }): Promise<{ inserted: number; duplicates: number }> {
+    const seen = new Set<string>();
+    let fresh: AnyRow[] = [];
+    for (const row of rows) {
+      const id = identity(keyOf(table, row), row.mapping_version);
+      if (seen.has(id)) continue;
+      seen.add(id);
+      fresh.push(row);
+    }
+    if (this.dedupe) {
+      const stored = await this.storedIdentities(table, fresh);
+      if (stored.size > 0) fresh = fresh.filter((row) => !stored.has(identity(keyOf(table, row), row.mapping_version)));
+    }
+    for (let i = 0; i < fresh.length; i += this.maxInsertRows) {
+      const chunk = fresh.slice(i, i + this.maxInsertRows);
+      await this.client.insert({ table, values: chunk.map((row) => ({ ...row, ...stamp })), format: 'JSONEachRow' });
+    }
+    return { inserted: fresh.length, duplicates: rows.length - fresh.length };
+  }
+
+  /** Identities (key + mapping_version) of `rows` already in `table`, asked per (carrier, awb). */
+  private async storedIdentities(table: WriterTable, rows: AnyRow[]): Promise<Set<string>> {
+    const byShipment = new Map<string, { pair: [string, string]; keys: Set<string> }>();
+    for (const row of rows) {
+      const shipmentKey = `${row.carrier}\u0000${row.awb}`;
+      let entry = byShipment.get(shipmentKey);
+      if (!entry) byShipment.set(shipmentKey, (entry = { pair: [row.carrier, row.awb], keys: new Set() }));
+      entry.keys.add(keyOf(table, row));
+    }
+    const stored = new Set<string>();
+    const column = KEY_COLUMN[table];
+    let pairs: [string, string][] = [];
+    let keys: string[] = [];
+    let budget = 0;
+    const ask = async () => {
+      if (pairs.length === 0) return;
+      const query = `SELECT ${column} AS k, mapping_version AS v FROM ${table} WHERE (carrier, awb) IN ${sqlPairList(pairs)} AND ${column} IN ${sqlStringList(keys)}`;
+      const result = await this.client.query({ query, format: 'JSONEachRow' });
+      for (const { k, v } of await result.json<{ k: string; v: string }>()) stored.add(identity(k, v));
+      pairs = [];
+      keys = [];
+      budget = 0;
+    };
+    for (const { pair, keys: shipmentKeys } of byShipment.values()) {
+      const cost = pair[0].length + pair[1].length + 10 + [...shipmentKeys].reduce((n, k) => n + k.length + 4, 0);
+      if (budget + cost > CHECK_QUERY_BUDGET) await ask();
+      pairs.push(pair);
+      for (const k of shipmentKeys) keys.push(k);
+      budget += cost;
+    }
+    await ask();
+    return stored;
+  }
+}
