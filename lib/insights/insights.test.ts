@@ -63,7 +63,9 @@ describe('terminal states', () => {
   it('RTO in transit is active (may get stuck); RTO delivered is terminal', () => {
     const rto = makePoll({ scans: [at('2026-11-18T06:00:00', 'Picked Up'), at('2026-11-19T00:00:00', 'Return to Origin')] });
     expect(insightsAt(rto, lastScan + 100 * HOUR)).toMatchObject({ current_stage: 'rto_in_transit', is_stuck: true });
-    const back = makePoll({ carrier: 'indiapost', awb: 'RK123456789IN', scans: [at('2026-11-18T06:00:00', 'Item Booked'), at('2026-11-19T00:00:00', 'Item Returned to Sender')] });
+    const back = makePoll({ carrier: 'indiapost', awb: 'RK123456789IN', scans: [
+      at('2026-11-17T06:00:00', 'Item Booked'), at('2026-11-18T06:00:00', 'Item Bagged'), at('2026-11-19T00:00:00', 'Item Returned to Sender'),
+    ] });
     expect(insightsAt(back, lastScan + 100 * HOUR)).toMatchObject({ current_stage: 'rto_delivered', is_stuck: false, hours_since_last_scan: null, transit_days_elapsed: 0.8 });
   });
 });
@@ -71,6 +73,13 @@ describe('terminal states', () => {
 describe('transit days and hubs', () => {
   it('counts from the first physical scan, excluding the booking/manifest', () => {
     expect(insightsAt(inTransit, Date.parse('2026-11-20T06:00:00Z')).transit_days_elapsed).toBe(2);
+  });
+
+  it('does not count a counter booking (postal, DTDC) as transit, though it is the pickup', () => {
+    const postal = makePoll({ carrier: 'indiapost', awb: 'RK123456789IN', scans: [at('2026-11-17T06:00:00', 'Item Booked'), at('2026-11-18T06:00:00', 'Item Bagged')] });
+    const { record } = normalized(postal);
+    expect(record.milestones.picked_up_at).toBe('2026-11-17T06:00:00.000Z');
+    expect(insightsAt(postal, Date.parse('2026-11-20T06:00:00Z')).transit_days_elapsed).toBe(2);
   });
 
   it('counts distinct in-transit facilities, excluding pickup and delivery locations', () => {

@@ -163,16 +163,25 @@ function firstIso(mapped: MappedScan[], test: (m: MappedScan) => boolean): strin
   return first(mapped, test)?.iso ?? null;
 }
 
-/** A physical scan: the parcel is in the carrier's hands (pickup or later), not a booking or manifest. */
+/**
+ * A physical scan: the parcel moves in the carrier's hands (pickup or later). Booking and manifest
+ * scans never count (decisions.md "transit_days_elapsed"), not even a counter booking (postal,
+ * DTDC), which already means the carrier holds the parcel: transit starts at its first movement.
+ */
 function isPhysical(m: MappedScan): boolean {
-  return m.code !== 'unknown' && !PRE_PICKUP.has(m.status) && m.status !== 'cancelled';
+  return m.code !== 'unknown' && m.code !== 'booked' && !PRE_PICKUP.has(m.status) && m.status !== 'cancelled';
+}
+
+/** Picked up: a physical scan, or a counter booking (status picked_up: the carrier took the parcel). */
+function isPickedUp(m: MappedScan): boolean {
+  return isPhysical(m) || (m.code === 'booked' && m.status === 'picked_up');
 }
 
 function milestonesOf(mapped: MappedScan[], bookedAtMs: number | null): Milestones {
   const forward = (m: MappedScan) => !m.returnLeg;
   return {
     booked_at: firstIso(mapped, (m) => m.code === 'booked') ?? toUtcIsoOrNull(bookedAtMs),
-    picked_up_at: firstIso(mapped, (m) => forward(m) && isPhysical(m)),
+    picked_up_at: firstIso(mapped, (m) => forward(m) && isPickedUp(m)),
     in_transit_at: firstIso(mapped, (m) => forward(m) && m.status === 'in_transit'),
     out_for_delivery_at: firstIso(mapped, (m) => forward(m) && m.status === 'out_for_delivery'),
     first_attempt_at: firstIso(mapped, (m) => forward(m) && (m.code === 'delivery_attempted' || m.code === 'delivered')),
@@ -202,7 +211,7 @@ function attemptsOf(mapped: MappedScan[]): Attempt[] {
 
 /** Distinct in-transit facilities, not counting where the parcel was picked up or delivered. */
 function hubCountOf(mapped: MappedScan[]): number {
-  const pickup = first(mapped, isPhysical)?.scan.location;
+  const pickup = first(mapped, isPickedUp)?.scan.location;
   const delivery = mapped.find((m) => m.code === 'delivered')?.scan.location;
   const excluded = new Set([pickup, delivery].filter((l): l is string => !!l).map(matchKey));
   const hubs = new Set<string>();
