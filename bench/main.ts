@@ -1,12 +1,14 @@
 /**
  * npm run bench [-- <section>...] — prints every figure the issues ask for, measured side by side
- * in one run on this machine. Sections: normalize.
+ * in one run on this machine. Sections: normalize, api.
  */
+import { benchApi } from './api.ts';
 import { benchNormalize } from './normalize.ts';
 import { printResults, type BenchResult } from './report.ts';
 
 const SECTIONS: Record<string, { title: string; run: () => Promise<BenchResult[]> }> = {
   normalize: { title: 'Normalization (npm run bench -- normalize)', run: benchNormalize },
+  api: { title: 'API throughput and memory (npm run bench -- api)', run: benchApi },
 };
 
 async function main(): Promise<void> {

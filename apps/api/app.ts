@@ -12,10 +12,16 @@ import { registerTrackRoutes } from './routes/track.ts';
 import { registerTrialRoutes } from './routes/trial.ts';
 import { registerUsageRoutes } from './routes/usage.ts';
 
-/** Logs name a key only by its prefix; the key header and admin token never reach a log line. */
+/** A key-shaped string: its first 16 characters (the prefix) may be logged, the rest never. */
+const KEY_IN_TEXT = /(trk_(?:live|test)_[A-Za-z0-9]{7})[A-Za-z0-9]+/g;
+
+/**
+ * Logs name a key only by its prefix; the key header and admin token never reach a log line, and
+ * a key a client or operator put in a URL (a query string, a full key for an admin prefix) is cut.
+ */
 const requestSerializer = (request: { method: string; url: string; id: string; keyPrefix?: string }) => ({
   method: request.method,
-  url: request.url,
+  url: request.url.replace(KEY_IN_TEXT, '$1…'),
   id: request.id,
   key_prefix: request.keyPrefix,
 });

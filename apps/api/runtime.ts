@@ -3,6 +3,9 @@ import { resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import { RedisAccessStore, openAccessStore } from '../../lib/access/index.ts';
 import { createInProcessBus, type PollBus } from '../../lib/bus/index.ts';
+import { ClickHouseLaneSource, createClickHouseClient, resolveTarget } from '../../lib/clickhouse/index.ts';
+import { createKafka } from '../../lib/kafka/client.ts';
+import { KafkaBus } from '../../lib/kafka/kafka-bus.ts';
 import { createMemoryCache, createRedisCache, type TrackingCache } from '../../lib/cache/index.ts';
 import { createCarrierPoller } from '../../lib/carriers/poll.ts';
 import type { Env } from '../../lib/config/index.ts';
@@ -56,25 +59,41 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
   const cache: TrackingCache = redis ? createRedisCache(redis, `${ns}cache:`) : createMemoryCache();
   const carriers = createCarrierPoller({ sandboxUrl: options.sandboxUrl, liveTarget: options.liveTarget, clock });
 
-  // The embedded pipeline: every poll is logged under DATA_DIR and normalized in process.
-  const bus = createInProcessBus((err) => console.error('normalizer failed on a poll:', err));
-  const lanes = new LaneBook();
-  const shipments = new ShipmentIndex(product.rules, lanes);
-  const log = new PollLog(dataDir);
-  for await (const { poll, mode } of log.read((line) => console.error(`skipped damaged line ${line} of ${dataDir}/polls.ndjson`))) {
-    shipments.handle(poll, mode);
+  // Distributed: polls go to Kafka and lane benchmarks come from ClickHouse. Otherwise the
+  // embedded pipeline: every poll is logged under DATA_DIR and normalized in process.
+  let bus: PollBus;
+  let shipments: ShipmentIndex | null = null;
+  let log: PollLog | null = null;
+  const embeddedLanes = new LaneBook();
+  if (env.KAFKA_BROKERS) {
+    const kafka = createKafka({ brokers: env.KAFKA_BROKERS, clientId: 'tracking-api' });
+    bus = new KafkaBus({ kafka, dataDir, onError: (err) => console.error(`raw-poll log unavailable, spooling to ${dataDir}/spool:`, (err as Error).message) });
+  } else {
+    const inProcess = createInProcessBus((err) => console.error('normalizer failed on a poll:', err));
+    const index = new ShipmentIndex(product.rules, embeddedLanes);
+    const pollLog = new PollLog(dataDir);
+    for await (const { poll, mode } of pollLog.read((line) => console.error(`skipped damaged line ${line} of ${dataDir}/polls.ndjson`))) {
+      index.handle(poll, mode);
+    }
+    inProcess.subscribe((poll, mode) => {
+      pollLog.append({ poll, mode });
+      index.handle(poll, mode);
+    });
+    bus = inProcess;
+    shipments = index;
+    log = pollLog;
   }
-  bus.subscribe((poll, mode) => {
-    log.append({ poll, mode });
-    shipments.handle(poll, mode);
-  });
-  const laneSource: LaneStatsSource = lanes;
+  const clickhouse = env.CLICKHOUSE_URL ? createClickHouseClient(resolveTarget(env.CLICKHOUSE_URL)) : null;
+  const laneSource: LaneStatsSource = clickhouse
+    ? new ClickHouseLaneSource(clickhouse, { ttlMs: env.LANE_CACHE_TTL_MS })
+    : embeddedLanes;
 
   const tracking = new TrackingService({ cache, carriers, bus, rules: product.rules, lanes: laneSource, metrics, clock });
   const readiness: ReadinessCheck[] = [
     { name: 'access', check: async () => { await access.getByPrefix('trk_test_0000000'); } },
   ];
   if (redis) readiness.push({ name: 'redis', check: async () => { await redis.ping(); } });
+  if (clickhouse) readiness.push({ name: 'clickhouse', check: async () => { await clickhouse.ping(); } });
   if (options.sandboxUrl) {
     const url = options.sandboxUrl;
     readiness.push({ name: 'carrier-sandbox', check: async () => { const res = await fetch(`${url}/healthz`); if (!res.ok) throw new Error(`HTTP ${res.status}`); } });
@@ -88,7 +107,8 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
     adminTokenGenerated: env.ADMIN_TOKEN === undefined,
     async close() {
       await bus.close();
-      await log.flush();
+      await log?.flush();
+      await clickhouse?.close();
       await carriers.close();
       await cache.close();
       await access.close();

@@ -97,7 +97,9 @@ export function createCarrierPoller(deps: CarrierPollerDeps = {}): CarrierPoller
   const clock = deps.clock ?? Date.now;
   const newId = deps.newId ?? randomUUID;
   // One keep-alive pool for every carrier; each carrier gets its own limit, retries and breaker.
-  const dispatcher = new Agent({ keepAliveTimeout: 10_000, connections: deps.http?.maxConcurrent ?? 16 });
+  // The pool itself sets no connection cap: carriers can share a host (the sandbox does), and a
+  // request queued inside the pool would spend its timeout waiting; the per-carrier limit suffices.
+  const dispatcher = new Agent({ keepAliveTimeout: 10_000 });
   const transports = new Map<string, ClosableHttpSend>();
 
   function endpointFor(slug: string, mode: PollMode): CarrierEndpoint | string {

@@ -81,7 +81,11 @@ beforeAll(async () => {
     http: { retries: 2, retryBaseDelayMs: 10, retryMaxDelayMs: 50, breakerThreshold: false },
   });
   const started = performance.now();
-  await Promise.all(CARRIERS.flatMap((carrier) => SCENARIOS.map((ss) => pollOnce(carrier, ss, results))));
+  // The down (17) and slow (18) carriers go in a batch of their own, so their timings measure the
+  // transport rather than the queue of 250 other polls on a busy machine.
+  const timed = new Set([17, 18]);
+  await Promise.all(CARRIERS.flatMap((carrier) => SCENARIOS.filter((ss) => !timed.has(ss)).map((ss) => pollOnce(carrier, ss, results))));
+  await Promise.all(CARRIERS.flatMap((carrier) => [...timed].map((ss) => pollOnce(carrier, ss, results))));
   now = T0 + MINUTE;
   await Promise.all(CARRIERS.map((carrier) => pollOnce(carrier, 22, secondPolls)));
   batchMs = performance.now() - started;

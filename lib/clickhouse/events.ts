@@ -5,7 +5,7 @@
  */
 import type { ClickHouseClient } from './client.ts';
 import { clickHouseDateTimeToIso } from './datetime.ts';
-import { sqlInt, sqlPairList, sqlString, sqlStringList } from './sql.ts';
+import { sqlInt, sqlPairList, sqlStringList } from './sql.ts';
 
 export interface StoredEvent {
   event_id: string;
@@ -89,25 +89,29 @@ function epochMs(value: string | number, what: string): number {
   return Math.floor(ms);
 }
 
+/** carrier_polls conditions of a window; null when it selects nothing (an empty carrier list). */
+function windowConditions(window: PollWindow): string[] | null {
+  const since = epochMs(window.since, 'since');
+  const until = window.until === undefined ? null : epochMs(window.until, 'until');
+  const polled = 'toUInt64(toUnixTimestamp(polled_at)) * 1000 + polled_at_ms';
+  // Whole-second bounds on polled_at let ClickHouse skip partitions; the ms bounds make them exact.
+  const conditions = [`polled_at >= toDateTime(${sqlInt(Math.floor(since / 1000))}, 'UTC')`, `${polled} >= ${sqlInt(since)}`];
+  if (until !== null) conditions.push(`polled_at <= toDateTime(${sqlInt(Math.floor(until / 1000))}, 'UTC')`, `${polled} < ${sqlInt(until)}`);
+  if (window.carriers) {
+    if (window.carriers.length === 0) return null;
+    conditions.push(`carrier IN ${sqlStringList(window.carriers)}`);
+  }
+  return conditions;
+}
+
 /**
  * Stored events of every shipment polled in [since, until) (carrier_polls.polled_at, to the
  * millisecond), streamed in batches of up to `batchSize`, ordered by carrier, AWB, newest first.
  */
 export async function* storedEventsForPollWindow(client: ClickHouseClient, window: PollWindow, options: { batchSize?: number } = {}): AsyncGenerator<StoredEvent[]> {
   const batchSize = options.batchSize ?? 10_000;
-  const since = epochMs(window.since, 'since');
-  const until = window.until === undefined ? null : epochMs(window.until, 'until');
-  const polled = 'toUInt64(toUnixTimestamp(polled_at)) * 1000 + polled_at_ms';
-  const conditions = [
-    // Whole-second bounds first: they let ClickHouse skip partitions and parts.
-    `polled_at >= toDateTime(${sqlInt(Math.floor(since / 1000))}, 'UTC')`,
-    `${polled} >= ${sqlInt(since)}`,
-  ];
-  if (until !== null) conditions.push(`polled_at <= toDateTime(${sqlInt(Math.floor(until / 1000))}, 'UTC')`, `${polled} < ${sqlInt(until)}`);
-  if (window.carriers) {
-    if (window.carriers.length === 0) return;
-    conditions.push(`carrier IN ${sqlStringList(window.carriers)}`);
-  }
+  const conditions = windowConditions(window);
+  if (!conditions) return;
   const carrierFilter = window.carriers ? ` AND carrier IN ${sqlStringList(window.carriers)}` : '';
   const where = `(carrier, awb) IN (SELECT carrier, awb FROM carrier_polls WHERE ${conditions.join(' AND ')})${carrierFilter}`;
   const result = await client.query({ query: latestEventsQuery(where), format: 'JSONEachRow' });
@@ -124,24 +128,13 @@ export async function* storedEventsForPollWindow(client: ClickHouseClient, windo
   if (batch.length > 0) yield batch;
 }
 
-/** Keys of the shipments polled in a window (replay's other half: which polls to re-normalize). */
+/** The shipments polled in [since, until): which polls a replay of the window covers. */
 export async function shipmentsPolledBetween(client: ClickHouseClient, window: PollWindow): Promise<ShipmentKey[]> {
-  const batches: ShipmentKey[] = [];
-  const since = epochMs(window.since, 'since');
-  const until = window.until === undefined ? null : epochMs(window.until, 'until');
-  const polled = 'toUInt64(toUnixTimestamp(polled_at)) * 1000 + polled_at_ms';
-  const conditions = [`polled_at >= toDateTime(${sqlInt(Math.floor(since / 1000))}, 'UTC')`, `${polled} >= ${sqlInt(since)}`];
-  if (until !== null) conditions.push(`polled_at <= toDateTime(${sqlInt(Math.floor(until / 1000))}, 'UTC')`, `${polled} < ${sqlInt(until)}`);
-  if (window.carriers) {
-    if (window.carriers.length === 0) return [];
-    conditions.push(`carrier IN ${sqlStringList(window.carriers)}`);
-  }
+  const conditions = windowConditions(window);
+  if (!conditions) return [];
   const result = await client.query({
     query: `SELECT DISTINCT carrier, awb FROM carrier_polls WHERE ${conditions.join(' AND ')} ORDER BY carrier, awb`,
     format: 'JSONEachRow',
   });
-  for (const row of await result.json<ShipmentKey>()) batches.push(row);
-  return batches;
+  return result.json<ShipmentKey>();
 }
-
-export { sqlString as _sqlStringForTests };

@@ -5,6 +5,7 @@
 import { hash } from 'node:crypto';
 import { cleanText, parseCarrierTime, type NormalizeResult, type NormalizedShipment } from '../normalize/index.ts';
 import { DAY_MS } from '../normalize/time.ts';
+import { redactNullable, redactText } from '../redact/index.ts';
 import type { CarrierPoll, Location, RawScan } from '../schemas/index.ts';
 import { toClickHouseDateTime, toClickHouseDateTimeOrNull } from './datetime.ts';
 
@@ -126,9 +127,9 @@ function uint16(n: number): number {
 
 function locationColumns(prefix: 'origin' | 'destination', location: Location | null | undefined) {
   return {
-    [`${prefix}_office`]: location?.office ?? null,
-    [`${prefix}_city`]: location?.city ?? null,
-    [`${prefix}_state`]: location?.state ?? null,
+    [`${prefix}_office`]: redactNullable(location?.office ?? null),
+    [`${prefix}_city`]: redactNullable(location?.city ?? null),
+    [`${prefix}_state`]: redactNullable(location?.state ?? null),
     [`${prefix}_pincode`]: location?.pincode ?? null,
   } as Record<`${typeof prefix}_${'office' | 'city' | 'state' | 'pincode'}`, string | null>;
 }
@@ -152,11 +153,26 @@ export function pollRow(poll: CarrierPoll, result: NormalizeResult, mappingVersi
     weight_grams: weight !== null && weight >= 0 && weight <= UINT32_MAX ? weight : null,
     booked_at: toClickHouseDateTimeOrNull(timeOrNull(header?.booked_at)),
     estimated_delivery_at: toClickHouseDateTimeOrNull(timeOrNull(header?.estimated_delivery_at)),
-    scans_json: JSON.stringify(poll.scans),
+    scans_json: JSON.stringify(poll.scans.map(redactScan)),
     scan_count: poll.scans.length,
     mapping_version: mappingVersion,
-    error: poll.error,
+    error: redactNullable(poll.error),
     normalize_error: result.kind === 'error' && poll.outcome !== 'error' ? result.error : null,
+  };
+}
+
+/**
+ * Polls arrive already redacted (the carrier client removes personal data before publishing); the
+ * raw texts stored here go through the same redaction again, as a second guard: personal data never
+ * reaches ClickHouse (decisions.md). Redaction is idempotent, so redacted text is unchanged.
+ */
+function redactScan(scan: RawScan): RawScan {
+  return {
+    occurred_at: scan.occurred_at,
+    raw_status: redactText(scan.raw_status),
+    raw_code: scan.raw_code,
+    remarks: redactNullable(scan.remarks),
+    location: redactNullable(scan.location),
   };
 }
 
@@ -197,7 +213,7 @@ export function eventRows(poll: CarrierPoll, shipment: NormalizedShipment): Even
       facility: event.facility,
       location: event.location,
       reason_code: event.reason_code,
-      raw_status: scan.raw_status,
+      raw_status: redactText(scan.raw_status),
       raw_code: scan.raw_code,
       mapping_version: event.mapping_version,
       poll_id: poll.poll_id,

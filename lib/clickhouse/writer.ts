@@ -213,18 +213,16 @@ export class ClickHouseWriter {
     if (this.pending) return this.pending;
     if (reason === 'size' || reason === 'timer') this.pendingReason = reason;
     const previous = this.running;
-    const job: Promise<void> = (async () => {
-      await (previous ?? Promise.resolve()).catch(() => undefined);
+    const job: Promise<void> = (previous ?? Promise.resolve()).catch(() => undefined).then(async () => {
       this.pending = null;
       this.running = job;
-      const why = this.pendingReason;
       try {
-        await this.runFlush(why);
+        await this.runFlush(this.pendingReason);
       } finally {
         if (this.running === job) this.running = null;
         this.armTimer();
       }
-    })();
+    });
     this.pending = job;
     return job;
   }

@@ -1,11 +1,10 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import {
   CarrierMappingFileSchema, CarriersFileSchema, CommonMappingFileSchema, EnvSchema, NdrFileSchema,
-  PlansFileSchema, type CarrierConfig, type CarrierMapping, type Env, type MappingRule, type NdrRules,
+  DEFAULT_CONFIG_DIR, PlansFileSchema, type CarrierConfig, type CarrierMapping, type Env, type MappingRule, type NdrRules,
   type Plans,
 } from './schemas.ts';
 
@@ -96,9 +95,6 @@ export function loadMappings(configDir: string, carrierSlugs: readonly string[])
   if (files.size) throw new ConfigError(`Mapping files for unknown carriers in ${dir}: ${[...files].join(', ')}`);
   return { common, ndr, carriers };
 }
-
-/** The repository's `config/`, wherever the process was started from. */
-export const DEFAULT_CONFIG_DIR = fileURLToPath(new URL('../../config/', import.meta.url));
 
 export interface ProductConfig {
   plans: Plans;

@@ -1,5 +1,9 @@
 import { z } from 'zod';
+import { fileURLToPath } from 'node:url';
 import { EVENT_CODES, NDR_REASONS, STATUSES } from '../schemas/index.ts';
+
+/** The repository's `config/`, wherever the process was started from. */
+export const DEFAULT_CONFIG_DIR = fileURLToPath(new URL('../../config/', import.meta.url));
 
 export const PLAN_NAMES = ['trial', 'starter', 'growth', 'business'] as const;
 export type PlanName = (typeof PLAN_NAMES)[number];
@@ -74,6 +78,8 @@ export const EnvSchema = z.object({
   CLICKHOUSE_URL: z.string().url().optional(),
   SMTP_URL: z.string().url().optional(),
   SANDBOX_URL: z.string().url().optional(),
-  CONFIG_DIR: z.string().default('./config'),
+  CONFIG_DIR: z.string().default(DEFAULT_CONFIG_DIR),
+  /** How long the API keeps a lane benchmark read from ClickHouse (default 60 s). */
+  LANE_CACHE_TTL_MS: z.coerce.number().int().min(0).default(60_000),
 });
 export type Env = z.infer<typeof EnvSchema>;

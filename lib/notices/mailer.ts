@@ -4,7 +4,7 @@
  * (or forward) what would have been sent.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import nodemailer from 'nodemailer';
 import type { NoticeMessage } from './compose.ts';
@@ -79,6 +79,7 @@ function outboxMailer(dir: string, from: string): Mailer {
     target: dir,
     async verify() {
       mkdirSync(dir, { recursive: true });
+      accessSync(dir, constants.W_OK);
     },
     async send(message) {
       const info = await transport.sendMail(message);

@@ -18,7 +18,14 @@ export const SLOW_DELAY_MS = 3_000;
 export const DEFAULT_SCENARIO = 2;
 export const SCENARIO_COUNT = 25;
 const EDD_AFTER_BOOKING = 5 * DAY;
-const MIN_TRANSIT = 1.5 * DAY;
+/**
+ * The first movement comes this soon after the pickup. Counter carriers (postal, DTDC...) book at
+ * pickup and count transit from the first movement, so it must follow closely for every carrier's
+ * transit time to tell the same story.
+ */
+const FIRST_MOVE_AFTER_PICKUP = HOUR;
+/** Delivered transit times run from pickup; the first movement leaves them within 1.5-7 days too. */
+const MIN_TRANSIT = 1.5 * DAY + FIRST_MOVE_AFTER_PICKUP;
 const MAX_TRANSIT = 7 * DAY;
 
 export interface Lane {
@@ -162,15 +169,14 @@ class Story {
   }
 
   /**
-   * Pickup at the origin city, then three hub scans at three distinct hubs: dispatched from the
-   * origin-side hub, received at the middle hub, received at the destination-side hub (`arrivedAt`).
+   * Pickup at the origin city, then three hub scans at three distinct hubs: received at the
+   * origin-side hub soon after pickup, at the middle hub, and at the destination-side hub (`arrivedAt`).
    */
   forwardLeg(pickedUpAt: number, arrivedAt: number): this {
-    const span = arrivedAt - pickedUpAt;
     const [first, middle, last] = this.lane.hubs;
     return this.add('picked_up', pickedUpAt, this.lane.origin.city)
-      .add('hub_out', pickedUpAt + span * 0.25, first)
-      .add('hub_in', pickedUpAt + span * 0.6, middle)
+      .add('hub_in', pickedUpAt + FIRST_MOVE_AFTER_PICKUP, first)
+      .add('hub_in', pickedUpAt + (arrivedAt - pickedUpAt) * 0.55, middle)
       .add('hub_in', arrivedAt, last);
   }
 
@@ -315,7 +321,7 @@ function plotOf(scenario: number, lane: Lane, awb: string, now: number): Plot {
       const bookedAt = now - 13 * HOUR;
       story.booked(bookedAt)
         .add('picked_up', now - 11 * HOUR, lane.origin.city)
-        .add('hub_out', now - 9 * HOUR, hubs[0])
+        .add('hub_out', now - 11 * HOUR + FIRST_MOVE_AFTER_PICKUP, hubs[0])
         .add('hub_in', now - 6 * HOUR, hubs[1])
         .add('hub_out', now - 4 * HOUR, hubs[1])
         .add('hub_in', now - 1 * HOUR, hubs[2]);
@@ -335,7 +341,7 @@ function plotOf(scenario: number, lane: Lane, awb: string, now: number): Plot {
       const pickedUpAt = now - 50 * HOUR;
       story.booked(pickedUpAt - DAY)
         .add('picked_up', pickedUpAt, lane.origin.city)
-        .add('hub_out', now - 44 * HOUR, hubs[0])
+        .add('hub_out', pickedUpAt + FIRST_MOVE_AFTER_PICKUP, hubs[0])
         .add('hub_in', now - 36 * HOUR, hubs[1])
         .add('hold', now - 30 * HOUR, hubs[1], pick(HOLD_REMARKS, awb, 'hold'), 'other')
         .add('hub_out', now - 12 * HOUR, hubs[1])

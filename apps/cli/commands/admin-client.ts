@@ -50,11 +50,11 @@ export function createAdminClient(baseUrl: string, token: string): AdminClient {
       throw new AdminApiError(`Cannot reach the admin API at ${base}: ${e.code ?? e.message ?? String(err)}.`, null, null);
     }
     const text = await response.body.text();
-    let payload: unknown = null;
+    let payload: unknown;
     try {
       payload = text ? JSON.parse(text) : null;
     } catch {
-      payload = null;
+      payload = null; // not JSON (a proxy's error page, say): reported by status below
     }
     if (response.statusCode >= 400) throw errorMessage(response.statusCode, payload);
     if (payload === null) throw new AdminApiError(`The admin API answered HTTP ${response.statusCode} without a JSON body.`, response.statusCode, null);

@@ -1,0 +1,370 @@
+/**
+ * API throughput and memory (npm run bench -- api [--profile]).
+ *
+ * Three servers, each in a child process of its own (so autocannon, here in the parent, never shares
+ * a server's event loop), measured side by side in one run with the same load (50 connections, a
+ * warm-up, then 10 s measured in slices taken in turn):
+ *   - bare Fastify answering the very tracking record the API answered (the reference);
+ *   - the real API in Redis mode (REDIS_URL), a key with huge limits, one cached AWB;
+ *   - the real API in embedded mode (no REDIS_URL, temp DATA_DIR), the same.
+ * Then 1,000,000 lookups against a fresh embedded API: cached lookups over a bounded hot set plus one
+ * never-seen AWB in ten (100,000 distinct in all, twice the in-process cache's 50,000 entries), with
+ * the server's memory read (after a full GC) at the start, after 250k, 500k and 1M.
+ *
+ * --profile runs the API servers under `node --cpu-prof` and prints where their CPU time went.
+ */
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { TrackingRecordSchema } from '../lib/schemas/index.ts';
+import type { BenchResult } from './report.ts';
+import type { ChildMessage, MemoryMessage, ReadyMessage } from './servers/protocol.ts';
+
+export const TARGET_REDIS_RATIO = 0.4;
+export const TARGET_EMBEDDED_RATIO = 0.6;
+export const TARGET_P99_MS = 10;
+
+const CONNECTIONS = 50;
+const WARMUP_SECONDS = 3;
+const MEASURE_SECONDS = 10;
+const MEASURE_ROUNDS = 5;
+const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
+/** The AWB of the curl line `npm start` prints: delhivery, lane 01, scenario 02 (in transit). */
+const HOT_AWB = '1234567890102';
+const TRACK_PATH = `/v1/track/delhivery/${HOT_AWB}`;
+
+const MEMORY_LOOKUPS = 1_000_000;
+const MEMORY_CHECKPOINTS = [MEMORY_LOOKUPS / 4, MEMORY_LOOKUPS / 2, MEMORY_LOOKUPS];
+const HOT_SET = 1_000;
+/** One lookup in this many is of an AWB never seen before. */
+const DISTINCT_EVERY = 10;
+/** The embedded cache's bound (lib/cache/memory.ts createMemoryCache default). */
+const CACHE_ENTRIES = 50_000;
+/** Sandbox scenarios that answer 200 at once (sandbox.md): not 00 not-found, 17 down, 18 slow, 19 malformed. */
+const FOUND_SCENARIOS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 20, 21, 22, 23, 24];
+
+const SERVERS_DIR = fileURLToPath(new URL('./servers/', import.meta.url));
+const TSX_LOADER = import.meta.resolve('tsx');
+const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
+
+interface Server {
+  name: string;
+  child: ChildProcess;
+  url: string;
+  adminToken?: string;
+  memory(): Promise<MemoryMessage>;
+  stop(): Promise<number | null>;
+}
+
+function nextMessage<T extends ChildMessage['type']>(child: ChildProcess, type: T): Promise<Extract<ChildMessage, { type: T }>> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (message: ChildMessage) => {
+      if (message.type !== type) return;
+      cleanup();
+      resolve(message as Extract<ChildMessage, { type: T }>);
+    };
+    const onExit = (code: number | null) => { cleanup(); reject(new Error(`server child exited (${code}) before sending "${type}"`)); };
+    const cleanup = () => { child.off('message', onMessage); child.off('exit', onExit); };
+    child.on('message', onMessage);
+    child.once('exit', onExit);
+  });
+}
+
+/** Forks a server script of bench/servers/ (run by tsx) and waits for its URL. */
+async function startServer(name: string, script: string, env: NodeJS.ProcessEnv, profileDir: string | null): Promise<Server> {
+  const child = fork(join(SERVERS_DIR, script), [], {
+    cwd: REPO_ROOT,
+    env,
+    execArgv: ['--import', TSX_LOADER, '--expose-gc', ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])],
+    // Logs (the API's default level writes two lines per request) go where a deployment's would not
+    // be read back by this process: /dev/null. Errors still show.
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const ready: ReadyMessage = await nextMessage(child, 'ready');
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    name, child, url: ready.url, ...(ready.adminToken ? { adminToken: ready.adminToken } : {}),
+    async memory() {
+      const answer = nextMessage(child, 'memory');
+      child.send({ type: 'memory' });
+      return answer;
+    },
+    async stop() {
+      if (child.exitCode === null) child.send({ type: 'stop' });
+      const timeout = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      try {
+        return await exited;
+      } finally {
+        clearTimeout(timeout);
+      }
+    },
+  };
+}
+
+/** REDIS_URL, else what `scripts/services/services.sh env` reports for our own Redis. */
+function redisUrl(): string {
+  if (process.env.REDIS_URL) return process.env.REDIS_URL;
+  const out = execFileSync('bash', [join(REPO_ROOT, 'scripts/services/services.sh'), 'env'], { encoding: 'utf8' });
+  const url = /^REDIS_URL=(\S+)$/m.exec(out)?.[1];
+  if (!url) throw new Error('No REDIS_URL: set it or run `npm run services -- up`.');
+  return url;
+}
+
+function serverEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ADMIN_TOKEN, ...extra };
+  if (!('REDIS_URL' in extra)) delete env.REDIS_URL;
+  for (const name of ['KAFKA_BROKERS', 'CLICKHOUSE_URL', 'PORT', 'HOST']) delete env[name];
+  return env;
+}
+
+/** A key with limits no benchmark reaches, created through the admin API. */
+async function createBenchKey(server: Server): Promise<string> {
+  const res = await fetch(`${server.url}/admin/keys`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      plan: 'business', mode: 'test', email: `bench-${server.name}@example.com`,
+      lookups_limit: 1_000_000_000, daily_quota: 1_000_000_000, burst_per_second: 1_000_000_000,
+    }),
+  });
+  const text = await res.text();
+  if (res.status !== 201) throw new Error(`${server.name}: POST /admin/keys → ${res.status} ${text}`);
+  return (JSON.parse(text) as { key: string }).key;
+}
+
+/** GET a tracking record, asserting 200 and the response schema. */
+async function track(server: Server, key: string, path = TRACK_PATH): Promise<{ text: string; cached: boolean }> {
+  const res = await fetch(`${server.url}${path}`, { headers: { 'x-api-key': key } });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`${server.name}: GET ${path} → ${res.status} ${text}`);
+  const parsed = TrackingRecordSchema.safeParse(JSON.parse(text));
+  if (!parsed.success) throw new Error(`${server.name}: GET ${path} is no tracking record: ${parsed.error.message}`);
+  return { text, cached: parsed.data.cached };
+}
+
+interface LoadFigures {
+  requestsPerSecond: number;
+  /** Latencies of every answered request, in ms, as autocannon timed them. */
+  latencies: number[];
+  total: number;
+}
+
+async function load(url: string, options: Partial<autocannon.Options>, what: string): Promise<LoadFigures> {
+  const latencies: number[] = [];
+  const instance = autocannon({ url, connections: CONNECTIONS, ...options });
+  instance.on('response', (_client: unknown, _status: number, _bytes: number, ms: number) => { latencies.push(ms); });
+  const result = await instance;
+  const total = result.requests.total;
+  if (result.errors > 0 || result.timeouts > 0 || result.non2xx > 0) {
+    throw new Error(`${what}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx answers of ${total}`);
+  }
+  return { requestsPerSecond: total / result.duration, latencies, total };
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+}
+
+/**
+ * Each server is warmed up, then measured in MEASURE_ROUNDS slices taken in turn (bare, Redis,
+ * embedded, bare, ...), so a change in what else this shared machine runs falls on all three alike.
+ */
+async function measureSideBySide(targets: { server: Server; key: string | null }[]): Promise<Map<Server, { requestsPerSecond: number; p50: number; p99: number }>> {
+  const run = (t: { server: Server; key: string | null }, seconds: number, what: string) =>
+    load(`${t.server.url}${TRACK_PATH}`, { duration: seconds, headers: t.key ? { 'x-api-key': t.key } : {} }, what);
+  for (const t of targets) await run(t, WARMUP_SECONDS, `${t.server.name} warm-up`);
+  const slices = new Map<Server, LoadFigures[]>(targets.map((t) => [t.server, []]));
+  for (let r = 0; r < MEASURE_ROUNDS; r++) {
+    for (const t of targets) slices.get(t.server)!.push(await run(t, MEASURE_SECONDS / MEASURE_ROUNDS, t.server.name));
+  }
+  return new Map([...slices].map(([server, runs]) => {
+    const latencies = runs.flatMap((r) => r.latencies).sort((a, b) => a - b);
+    const requestsPerSecond = runs.reduce((sum, r) => sum + r.requestsPerSecond, 0) / runs.length;
+    return [server, { requestsPerSecond, p50: percentile(latencies, 50), p99: percentile(latencies, 99) }];
+  }));
+}
+
+const round = (n: number, digits = 0) => Math.round(n * 10 ** digits) / 10 ** digits;
+const mib = (bytes: number) => round(bytes / 2 ** 20, 1);
+
+/**
+ * A delhivery number (12-14 digits) of the memory run; the sandbox reads the lane and the scenario
+ * from its last four digits. Serials below HOT_SET are the hot set.
+ */
+function memoryPath(serial: number): string {
+  const scenario = FOUND_SCENARIOS[serial % FOUND_SCENARIOS.length]!;
+  const awb = `9${String(serial).padStart(8, '0')}${String(serial % 100).padStart(2, '0')}${String(scenario).padStart(2, '0')}`;
+  return `/v1/track/delhivery/${awb}`;
+}
+
+/** The lookups of the memory run: the hot set, and one never-seen AWB in DISTINCT_EVERY lookups. */
+function lookupPaths(): () => string {
+  let i = 0;
+  let distinct = 0;
+  return () => {
+    i += 1;
+    if (i % DISTINCT_EVERY === 0) return memoryPath(HOT_SET + distinct++);
+    return memoryPath((i * 7919) % HOT_SET);
+  };
+}
+
+async function memoryRun(server: Server, key: string): Promise<BenchResult[]> {
+  const results: BenchResult[] = [];
+  const row = (label: string, m: MemoryMessage) => {
+    results.push({ name: `embedded RSS ${label}`, value: mib(m.rss), unit: 'MiB', target: null, pass: null });
+    results.push({ name: `embedded JS heap used ${label}`, value: mib(m.heapUsed), unit: 'MiB', target: null, pass: null });
+    results.push({ name: `embedded shipments known ${label}`, value: m.shipments ?? 0, unit: 'shipments', target: null, pass: null });
+  };
+  const nextPath = lookupPaths();
+  // The hot set is in the cache before the start figure, so the run adds only what it should.
+  for (let hot = 0; hot < HOT_SET; hot++) await track(server, key, memoryPath(hot));
+  const atStart = await server.memory();
+  row('at start (hot set cached)', atStart);
+
+  const checkpoints = new Map<number, MemoryMessage>();
+  let done = 0;
+  let seconds = 0;
+  for (const checkpoint of MEMORY_CHECKPOINTS) {
+    const amount = checkpoint - done;
+    const started = process.hrtime.bigint();
+    await load(server.url, {
+      amount,
+      headers: { 'x-api-key': key },
+      requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: nextPath() }) }],
+    }, `embedded memory run to ${checkpoint}`);
+    seconds += Number(process.hrtime.bigint() - started) / 1e9;
+    done = checkpoint;
+    const m = await server.memory();
+    checkpoints.set(checkpoint, m);
+    row(`after ${checkpoint.toLocaleString('en-US')} lookups`, m);
+  }
+  const distinct = Math.floor(MEMORY_LOOKUPS / DISTINCT_EVERY);
+  results.push({ name: 'memory run: distinct AWBs looked up (cache holds 50,000)', value: distinct + HOT_SET, unit: 'AWBs', target: null, pass: null });
+  results.push({ name: 'memory run: lookups per second', value: round(MEMORY_LOOKUPS / seconds), unit: 'req/s', target: null, pass: null });
+
+  // From the checkpoint where the cache is full on, RSS may grow only by what is not a cache: the
+  // normalizer's index of every shipment (the embedded store; kept on disk in polls.ndjson too).
+  const full = checkpoints.get(MEMORY_LOOKUPS / 2)!;
+  const last = checkpoints.get(MEMORY_LOOKUPS)!;
+  const newShipments = (last.shipments ?? 0) - (full.shipments ?? 0);
+  const growth = last.rss - full.rss;
+  results.push({ name: 'RSS growth 500k → 1M lookups (cache full, 50k new AWBs)', value: mib(growth), unit: 'MiB', target: null, pass: null });
+  results.push({ name: 'JS heap growth 500k → 1M per new shipment known', value: round((last.heapUsed - full.heapUsed) / Math.max(1, newShipments)), unit: 'bytes', target: null, pass: null });
+  return results;
+}
+
+/** Where a server's CPU time went (self time by function and by package), from its .cpuprofile. */
+async function printProfile(name: string, dir: string): Promise<void> {
+  const files = (await readdir(dir)).filter((f) => f.endsWith('.cpuprofile'));
+  if (files.length === 0) {
+    console.log(`(no CPU profile written for ${name})`);
+    return;
+  }
+  interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number; children?: number[] }
+  const profile = JSON.parse(await readFile(join(dir, files[0]!), 'utf8')) as { nodes: ProfileNode[]; samples: number[] };
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const area = (url: string, fn: string) => {
+    if (!url) return fn.startsWith('(') ? fn : '(native)';
+    const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+    if (pkg) return pkg[1]!;
+    if (url.startsWith('node:')) return 'node internals';
+    return url.replace(/^file:\/\//, '').replace(REPO_ROOT, '');
+  };
+  const frame = (n: ProfileNode) => `${n.callFrame.functionName || '(anonymous)'} ${area(n.callFrame.url, n.callFrame.functionName)}:${n.callFrame.lineNumber + 1}`;
+  const self = new Map<string, number>();
+  const selfByArea = new Map<string, number>();
+  const inclusive = new Map<string, number>();
+  let total = 0;
+  for (const id of profile.samples) {
+    const node = byId.get(id)!;
+    if (node.callFrame.functionName === '(idle)') continue;
+    total += 1;
+    self.set(frame(node), (self.get(frame(node)) ?? 0) + 1);
+    const a = area(node.callFrame.url, node.callFrame.functionName);
+    selfByArea.set(a, (selfByArea.get(a) ?? 0) + 1);
+    const seen = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const f = frame(byId.get(at)!);
+      if (!seen.has(f)) { seen.add(f); inclusive.set(f, (inclusive.get(f) ?? 0) + 1); }
+    }
+  }
+  const top = (m: Map<string, number>, n: number, filter: (k: string) => boolean = () => true) => [...m]
+    .filter(([k]) => filter(k)).sort((a, b) => b[1] - a[1]).slice(0, n)
+    .map(([k, v]) => `  ${(100 * v / total).toFixed(1).padStart(5)}%  ${k}`).join('\n');
+  console.log(`\n### CPU profile of ${name} (${total} busy samples; ${join(dir, files[0]!)})`);
+  console.log(`self time by package / file:\n${top(selfByArea, 15)}`);
+  console.log(`self time by function:\n${top(self, 20)}`);
+  console.log(`inclusive time, project code and logging:\n${top(inclusive, 25, (k) => /apps\/|lib\/|pino|sonic-boom|fastify \S*reply|onSend/.test(k))}`);
+}
+
+export async function benchApi(): Promise<BenchResult[]> {
+  const profiling = process.argv.includes('--profile');
+  const tmp = await mkdtemp(join(tmpdir(), 'bench-api-'));
+  const servers: Server[] = [];
+  const started = async (s: Promise<Server>) => { const server = await s; servers.push(server); return server; };
+  try {
+    const results: BenchResult[] = [];
+    const [load1] = loadavg();
+    results.push({ name: 'machine load average (1 min) before the run', value: round(load1!, 2), unit: 'runnable', target: null, pass: null });
+
+    const profileDir = (name: string) => (profiling ? join(tmp, `profile-${name}`) : null);
+    const redis = await started(startServer('redis', 'api.ts', serverEnv({ REDIS_URL: redisUrl(), DATA_DIR: join(tmp, 'data-redis') }), profileDir('redis')));
+    const embedded = await started(startServer('embedded', 'api.ts', serverEnv({ DATA_DIR: join(tmp, 'data-embedded') }), profileDir('embedded')));
+    const keys = new Map<Server, string>();
+    for (const server of [redis, embedded]) {
+      const key = await createBenchKey(server);
+      keys.set(server, key);
+      if ((await track(server, key)).cached) throw new Error(`${server.name}: the first lookup came from a cache`);
+      if (!(await track(server, key)).cached) throw new Error(`${server.name}: the second lookup missed the cache`);
+    }
+    // The reference answers exactly what the API answered for a cached lookup.
+    const body = (await track(embedded, keys.get(embedded)!)).text;
+    const bodyFile = join(tmp, 'record.json');
+    await writeFile(bodyFile, body);
+    const bare = await started(startServer('bare', 'bare.ts', serverEnv({ BENCH_BODY_FILE: bodyFile }), null));
+    const bareBody = await (await fetch(`${bare.url}${TRACK_PATH}`)).text();
+    if (bareBody !== body) throw new Error('bare Fastify does not answer the same body as the API');
+    results.push({ name: 'response body (one cached tracking record)', value: Buffer.byteLength(body), unit: 'bytes', target: null, pass: null });
+
+    const figures = await measureSideBySide([bare, redis, embedded].map((server) => ({ server, key: keys.get(server) ?? null })));
+    const f = (s: Server) => figures.get(s)!;
+
+    for (const s of [bare, redis, embedded]) {
+      const label = s === bare ? 'bare Fastify, same JSON body' : `API ${s.name} mode, cached lookup`;
+      results.push({ name: `${label}: requests/s`, value: round(f(s).requestsPerSecond), unit: 'req/s', target: null, pass: null });
+    }
+    const redisRatio = f(redis).requestsPerSecond / f(bare).requestsPerSecond;
+    const embeddedRatio = f(embedded).requestsPerSecond / f(bare).requestsPerSecond;
+    results.push({ name: 'ratio API Redis mode / bare', value: round(redisRatio, 2), unit: '', target: `>= ${TARGET_REDIS_RATIO}`, pass: redisRatio >= TARGET_REDIS_RATIO });
+    results.push({ name: 'ratio API embedded mode / bare', value: round(embeddedRatio, 2), unit: '', target: `>= ${TARGET_EMBEDDED_RATIO}`, pass: embeddedRatio >= TARGET_EMBEDDED_RATIO });
+    for (const s of [bare, redis, embedded]) {
+      const label = s === bare ? 'bare Fastify' : `API ${s.name} mode`;
+      const target = s === bare ? null : `<= ${TARGET_P99_MS}`;
+      results.push({ name: `${label}: latency p50 (${CONNECTIONS} connections)`, value: round(f(s).p50, 2), unit: 'ms', target: null, pass: null });
+      results.push({ name: `${label}: latency p99 (${CONNECTIONS} connections)`, value: round(f(s).p99, 2), unit: 'ms', target, pass: target ? f(s).p99 <= TARGET_P99_MS : null });
+    }
+
+    // Stop everything before the memory run: it has both cores to itself, with a fresh server.
+    for (const s of servers.splice(0)) {
+      const code = await s.stop();
+      if (code !== 0) throw new Error(`${s.name} server exited with ${code}`);
+    }
+    if (profiling) {
+      await printProfile('API Redis mode', profileDir('redis')!);
+      await printProfile('API embedded mode', profileDir('embedded')!);
+    }
+
+    const fresh = await started(startServer('embedded-memory', 'api.ts', serverEnv({ DATA_DIR: join(tmp, 'data-memory') }), null));
+    results.push(...await memoryRun(fresh, await createBenchKey(fresh)));
+    results.push({ name: 'in-process cache bound', value: CACHE_ENTRIES, unit: 'entries', target: null, pass: null });
+    return results;
+  } finally {
+    for (const s of servers) await s.stop();
+    if (!profiling) await rm(tmp, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * The real API for `npm run bench -- api`, wired as the apps wire it: with REDIS_URL set, as
+ * `apps/api/server.ts` does (Redis keys, limits and cache; under a namespace of its own, deleted at
+ * stop); without it, as `npm start` (apps/embedded/main.ts) does: embedded store under DATA_DIR,
+ * in-process cache, normalizer and refresh scheduler. Both get an in-process sandbox carrier network
+ * for trk_test_ keys. Forked by bench/api.ts; reports its URL and admin token over IPC.
+ */
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { buildApp } from '../../apps/api/app.ts';
+import { createApiRuntime } from '../../apps/api/runtime.ts';
+import { startRefreshScheduler, type Scheduler } from '../../apps/api/scheduler.ts';
+import { deleteUnder } from '../../lib/access/testing.ts';
+import { loadEnv } from '../../lib/config/index.ts';
+import { startSandbox } from '../../lib/sandbox/server.ts';
+import { serveParent } from './protocol.ts';
+
+const env = loadEnv();
+const namespace = `bench:${randomBytes(6).toString('hex')}:`;
+const sandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
+const runtime = await createApiRuntime(env, { sandboxUrl: sandbox.url, liveTarget: 'sandbox', redisNamespace: namespace });
+const app = await buildApp(runtime.deps);
+const scheduler: Scheduler | null = env.REDIS_URL
+  ? null
+  : startRefreshScheduler(runtime.shipments!, runtime.deps.tracking, runtime.deps.clock, (m) => app.log.info(m));
+const url = await app.listen({ port: 0, host: '127.0.0.1' });
+
+serveParent(async () => {
+  // The order of apps/embedded/main.ts: stop taking requests → poller → stores → carriers.
+  await app.close();
+  await scheduler?.stop();
+  await runtime.close();
+  await sandbox.close();
+  if (env.REDIS_URL) {
+    const redis = new Redis(env.REDIS_URL);
+    try {
+      await deleteUnder(redis, namespace);
+    } finally {
+      await redis.quit();
+    }
+  }
+}, () => (runtime.shipments ? { shipments: runtime.shipments.size } : {}));
+process.send?.({ type: 'ready', url, adminToken: runtime.deps.adminToken });

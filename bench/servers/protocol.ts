@@ -1,0 +1,48 @@
+/** Messages between the bench (parent) and a server child it forked (over the IPC channel). */
+
+/** Child → parent, once listening. */
+export interface ReadyMessage {
+  type: 'ready';
+  url: string;
+  /** The admin token (API servers only). */
+  adminToken?: string;
+}
+
+/** Child → parent, the answer to a `memory` request (after a full GC when the child has --expose-gc). */
+export interface MemoryMessage {
+  type: 'memory';
+  rss: number;
+  heapUsed: number;
+  heapTotal: number;
+  external: number;
+  arrayBuffers: number;
+  /** Shipments the embedded normalizer knows (embedded API only). */
+  shipments?: number;
+}
+
+export type ChildMessage = ReadyMessage | MemoryMessage;
+export type ParentMessage = { type: 'memory' } | { type: 'stop' };
+
+/** Replies to `memory` requests and stops on `stop` (or when the parent goes away). */
+export function serveParent(stop: () => Promise<void>, extra: () => Partial<MemoryMessage> = () => ({})): void {
+  const send = (message: ChildMessage) => process.send?.(message);
+  let stopping = false;
+  const shutdown = () => {
+    if (stopping) return;
+    stopping = true;
+    stop().then(
+      () => process.exit(0),
+      (err: unknown) => { console.error(err); process.exit(1); },
+    );
+  };
+  process.on('message', (message: ParentMessage) => {
+    if (message.type === 'stop') shutdown();
+    else if (message.type === 'memory') {
+      (globalThis as { gc?: () => void }).gc?.();
+      const m = process.memoryUsage();
+      send({ type: 'memory', rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers, ...extra() });
+    }
+  });
+  process.on('disconnect', shutdown);
+  process.on('SIGTERM', shutdown);
+}

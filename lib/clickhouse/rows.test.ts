@@ -1,0 +1,209 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { normalizePoll, parseCarrierTime } from '../normalize/index.ts';
+import type { CarrierPoll } from '../schemas/index.ts';
+import { JOURNEYS, journeyPoll, makePoll, scan } from '../testing/polls.ts';
+import { product } from '../testing/product.ts';
+import { RowConversionError, toRows, type PollRows } from './rows.ts';
+import { createTestDatabase, rowsOf, type TestDatabase } from './testing.ts';
+import { ClickHouseWriter } from './writer.ts';
+
+const { rules } = product;
+const CARRIERS = Object.keys(JOURNEYS);
+
+function rowsFor(poll: CarrierPoll): PollRows {
+  return toRows(poll, normalizePoll(poll, rules), rules.mappingVersion);
+}
+
+describe('toRows (pure)', () => {
+  it('gives every event the raw status and code of the scan it came from, for every carrier', () => {
+    expect(CARRIERS).toHaveLength(11);
+    for (const carrier of CARRIERS) {
+      for (const index of [0, 1]) {
+        const poll = journeyPoll(carrier, index);
+        const result = normalizePoll(poll, rules);
+        if (result.kind !== 'found') throw new Error(`${carrier}: ${result.kind}`);
+        const { events } = toRows(poll, result, rules.mappingVersion);
+        expect(events.map((e) => e.event_id), carrier).toEqual(result.shipment.record.events.map((e) => e.event_id));
+        for (const event of events) {
+          // Journey scans have distinct times, so the time identifies the scan.
+          const source = poll.scans.filter((s) => Math.floor(parseCarrierTime(s.occurred_at) / 1000) * 1000 === Date.parse(`${event.occurred_at.replace(' ', 'T')}Z`));
+          expect(source, `${carrier} ${event.occurred_at}`).toHaveLength(1);
+          expect(event.raw_status).toBe(source[0]!.raw_status);
+          expect(event.raw_code).toBe(source[0]!.raw_code);
+          expect(event.poll_id).toBe(poll.poll_id);
+          expect(event.mapping_version).toBe(rules.mappingVersion);
+        }
+      }
+    }
+  });
+
+  it('converts a delivered journey with UTC times, lane and transit days', () => {
+    const poll = journeyPoll('delhivery', 0);
+    const { poll: row, events, shipment } = rowsFor(poll);
+    // Scans are IST without offset, 7 h apart from 2026-11-10 04:30 UTC; polled 80 h after the start.
+    expect(row).toMatchObject({
+      poll_id: poll.poll_id,
+      carrier: 'delhivery',
+      awb: '10000000000004',
+      polled_at: '2026-11-13 12:30:00',
+      polled_at_ms: 0,
+      source: 'lookup',
+      outcome: 'ok',
+      origin_city: 'New Delhi',
+      origin_pincode: '110001',
+      destination_state: 'Karnataka',
+      destination_pincode: '560001',
+      service_type: 'surface',
+      weight_grams: 500,
+      booked_at: null,
+      scan_count: 10,
+      mapping_version: rules.mappingVersion,
+      error: null,
+      normalize_error: null,
+    });
+    expect(events).toHaveLength(10);
+    expect(events[0]).toMatchObject({ occurred_at: '2026-11-12 19:30:00', status: 'delivered', code: 'delivered', raw_status: 'Delivered', raw_code: 'DL' });
+    expect(events[9]).toMatchObject({ occurred_at: '2026-11-10 04:30:00', raw_status: 'Manifested' });
+    expect(events.find((e) => e.code === 'delivery_attempted')).toMatchObject({ status: 'exception', reason_code: 'customer_unavailable', raw_status: 'Undelivered' });
+    expect(shipment).toMatchObject({
+      carrier: 'delhivery',
+      awb: '10000000000004',
+      status: 'delivered',
+      stage: 'delivered',
+      is_rto: 0,
+      origin_pincode: '110001',
+      destination_pincode: '560001',
+      lane: 'delhivery:110:560',
+      first_scan_at: '2026-11-10 04:30:00',
+      first_physical_scan_at: '2026-11-10 11:30:00',
+      last_scan_at: '2026-11-12 19:30:00',
+      delivered_at: '2026-11-12 19:30:00',
+      updated_at: '2026-11-13 12:30:00',
+      version: Date.parse(poll.polled_at),
+      poll_id: poll.poll_id,
+    });
+    // Pickup (2nd scan) to delivery (10th): 8 steps of 7 hours.
+    expect(shipment!.transit_days).toBeCloseTo(56 / 24, 12);
+    // One failed attempt, then the delivery (the record's delivery_attempts.count).
+    expect(shipment!.attempts).toBe(2);
+  });
+
+  it('keeps milliseconds of polled_at apart and the header as columns', () => {
+    const poll = makePoll({
+      polled_at: '2026-11-20T03:45:12.345Z',
+      shipment: {
+        origin: { office: 'Connaught Place SO', city: 'New Delhi', state: 'Delhi', pincode: '110001' },
+        destination: null,
+        service_type: null,
+        weight_grams: null,
+        booked_at: '2026-11-18T10:00:00', // IST, no offset
+        estimated_delivery_at: '2026-11-25T00:00:00+05:30',
+      },
+      scans: [scan({ occurred_at: '2026-11-19T09:15:00', raw_status: 'Manifested' })],
+    });
+    const { poll: row, shipment } = rowsFor(poll);
+    expect(row).toMatchObject({
+      polled_at: '2026-11-20 03:45:12',
+      polled_at_ms: 345,
+      origin_office: 'Connaught Place SO',
+      destination_city: null,
+      destination_pincode: null,
+      booked_at: '2026-11-18 04:30:00',
+      estimated_delivery_at: '2026-11-24 18:30:00',
+    });
+    expect(shipment).toMatchObject({ lane: null, destination_pincode: null, transit_days: null, delivered_at: null, stage: 'awaiting_pickup' });
+  });
+
+  it('stores only the poll row for not-found, carrier-error and unreadable polls', () => {
+    const notFound = rowsFor(makePoll({ outcome: 'not_found', scans: [] }));
+    expect(notFound.events).toEqual([]);
+    expect(notFound.shipment).toBeNull();
+    expect(notFound.poll).toMatchObject({ outcome: 'not_found', scan_count: 0, scans_json: '[]', normalize_error: null });
+
+    const carrierError = rowsFor(makePoll({ outcome: 'error', error: 'HTTP 503 from carrier', scans: [] }));
+    expect(carrierError.shipment).toBeNull();
+    expect(carrierError.poll).toMatchObject({ outcome: 'error', error: 'HTTP 503 from carrier', normalize_error: null });
+
+    const unreadable = rowsFor(makePoll({ scans: [scan({ occurred_at: '2026-02-31T25:61:00', raw_status: 'Delivered' })] }));
+    expect(unreadable.shipment).toBeNull();
+    expect(unreadable.poll.normalize_error).toMatch(/invalid occurred_at/);
+  });
+
+  it('refuses times ClickHouse DateTime cannot hold', () => {
+    const poll = makePoll({ scans: [scan({ occurred_at: '1965-01-01T10:00:00', raw_status: 'Manifested' })] });
+    expect(() => rowsFor(poll)).toThrow(RowConversionError);
+  });
+
+  it('stores no personal data even if a poll still carries some', () => {
+    const texts = [rowsFor(journeyPoll('delhivery', 0)), rowsFor(journeyPoll('bluedart', 0)), rowsFor(journeyPoll('xpressbees', 0))]
+      .map((r) => JSON.stringify(r));
+    for (const text of texts) {
+      for (const secret of ['Ramesh', '4821', '9876543210', '98765 43210', 'SHARMA']) expect(text).not.toContain(secret);
+    }
+    expect(texts[0]).toContain('[redacted]');
+  });
+});
+
+describe('rows in the real ClickHouse', () => {
+  let db: TestDatabase;
+  const polls = CARRIERS.map((carrier, i) => journeyPoll(carrier, i));
+  const expected = polls.map(rowsFor);
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    const writer = new ClickHouseWriter(db.client);
+    writer.write(expected);
+    await writer.close();
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  it('lands every poll, event and shipment with the converted values', async () => {
+    const pollRows = await rowsOf<Record<string, unknown>>(db.client, 'SELECT * FROM carrier_polls ORDER BY carrier');
+    expect(pollRows).toHaveLength(polls.length);
+    for (const stored of pollRows) {
+      const want = expected.find((r) => r.poll.poll_id === stored.poll_id)!.poll;
+      const { ingested_at, ingest_version, ...rest } = stored;
+      expect(rest).toEqual(want);
+      expect(typeof ingested_at).toBe('string');
+      expect(Number(ingest_version)).toBeGreaterThan(0);
+    }
+
+    const eventRows = await rowsOf<Record<string, unknown>>(db.client, 'SELECT * FROM events ORDER BY carrier, occurred_at DESC');
+    expect(eventRows).toHaveLength(expected.reduce((n, r) => n + r.events.length, 0));
+    for (const stored of eventRows) {
+      const want = expected.flatMap((r) => r.events).find((e) => e.event_id === stored.event_id);
+      const { ingested_at: _a, ingest_version: _v, ...rest } = stored;
+      expect(rest).toEqual(want);
+    }
+
+    const shipmentRows = await rowsOf<Record<string, unknown>>(db.client, 'SELECT * FROM shipments ORDER BY carrier');
+    expect(shipmentRows).toHaveLength(polls.length);
+    for (const stored of shipmentRows) {
+      const want = expected.find((r) => r.shipment?.poll_id === stored.poll_id)!.shipment!;
+      const { ingested_at: _a, ingest_version: _v, version, ...rest } = stored;
+      const { version: wantVersion, ...wantRest } = want;
+      expect(rest).toEqual(wantRest);
+      expect(Number(version)).toBe(wantVersion); // UInt64 comes back as a string
+    }
+  });
+
+  it('stores UTC instants: epoch seconds match the API timestamps', async () => {
+    const poll = polls[0]!;
+    const result = normalizePoll(poll, rules);
+    if (result.kind !== 'found') throw new Error('expected a shipment');
+    const stored = await rowsOf<{ event_id: string; t: string }>(db.client, `SELECT event_id, toUnixTimestamp(occurred_at) AS t FROM events WHERE carrier = 'delhivery'`);
+    for (const event of result.shipment.record.events) {
+      expect(Number(stored.find((s) => s.event_id === event.event_id)?.t)).toBe(Date.parse(event.timestamp) / 1000);
+    }
+    const [shipment] = await rowsOf<{ lane: string; d: number; first: string; delivered: string }>(
+      db.client,
+      `SELECT lane, transit_days AS d, toUnixTimestamp(first_physical_scan_at) AS first, toUnixTimestamp(delivered_at) AS delivered FROM shipments WHERE carrier = 'delhivery'`,
+    );
+    expect(shipment).toMatchObject({ lane: 'delhivery:110:560' });
+    expect(Number(shipment!.first)).toBe(result.shipment.facts.first_physical_scan_ms! / 1000);
+    expect(Number(shipment!.delivered)).toBe(Date.parse(result.shipment.record.delivered_at!) / 1000);
+    expect(shipment!.d).toBeCloseTo(56 / 24, 12);
+  });
+});
