@@ -14,14 +14,14 @@
  * --profile runs the API servers under `node --cpu-prof` and prints where their CPU time went.
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { TrackingRecordSchema } from '../lib/schemas/index.ts';
 import type { BenchResult } from './report.ts';
-import type { ChildMessage, MemoryMessage, ReadyMessage } from './servers/protocol.ts';
+import type { ChildMessage, CpuMessage, MemoryMessage, ReadyMessage } from './servers/protocol.ts';
 
 export const TARGET_REDIS_RATIO = 0.4;
 export const TARGET_EMBEDDED_RATIO = 0.6;
@@ -56,6 +56,8 @@ interface Server {
   url: string;
   adminToken?: string;
   memory(): Promise<MemoryMessage>;
+  /** CPU time the server process used so far (user + system), in microseconds. */
+  cpu(): Promise<number>;
   stop(): Promise<number | null>;
 }
 
@@ -91,6 +93,12 @@ async function startServer(name: string, script: string, env: NodeJS.ProcessEnv,
       const answer = nextMessage(child, 'memory');
       child.send({ type: 'memory' });
       return answer;
+    },
+    async cpu() {
+      const answer = nextMessage(child, 'cpu');
+      child.send({ type: 'cpu' });
+      const { user, system }: CpuMessage = await answer;
+      return user + system;
     },
     async stop() {
       if (child.exitCode === null) child.send({ type: 'stop' });
@@ -145,6 +153,14 @@ async function track(server: Server, key: string, path = TRACK_PATH): Promise<{ 
   return { text, cached: parsed.data.cached };
 }
 
+interface SideBySide {
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  /** The server process's CPU time (user + system) per request answered, in microseconds. */
+  cpuMicrosPerRequest: number;
+}
+
 interface LoadFigures {
   requestsPerSecond: number;
   /** Latencies of every answered request, in ms, as autocannon timed them. */
@@ -154,9 +170,10 @@ interface LoadFigures {
 
 async function load(url: string, options: Partial<autocannon.Options>, what: string): Promise<LoadFigures> {
   const latencies: number[] = [];
-  const instance = autocannon({ url, connections: CONNECTIONS, ...options });
-  instance.on('response', (_client: unknown, _status: number, _bytes: number, ms: number) => { latencies.push(ms); });
-  const result = await instance;
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon({ url, connections: CONNECTIONS, ...options }, (err: unknown, res) => (err ? reject(err) : resolve(res)));
+    instance.on('response', (_client, _status, _bytes, ms) => { latencies.push(ms); });
+  });
   const total = result.requests.total;
   if (result.errors > 0 || result.timeouts > 0 || result.non2xx > 0) {
     throw new Error(`${what}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx answers of ${total}`);
@@ -172,18 +189,24 @@ function percentile(sorted: readonly number[], p: number): number {
  * Each server is warmed up, then measured in MEASURE_ROUNDS slices taken in turn (bare, Redis,
  * embedded, bare, ...), so a change in what else this shared machine runs falls on all three alike.
  */
-async function measureSideBySide(targets: { server: Server; key: string | null }[]): Promise<Map<Server, { requestsPerSecond: number; p50: number; p99: number }>> {
+async function measureSideBySide(targets: { server: Server; key: string | null }[]): Promise<Map<Server, SideBySide>> {
   const run = (t: { server: Server; key: string | null }, seconds: number, what: string) =>
     load(`${t.server.url}${TRACK_PATH}`, { duration: seconds, headers: t.key ? { 'x-api-key': t.key } : {} }, what);
   for (const t of targets) await run(t, WARMUP_SECONDS, `${t.server.name} warm-up`);
-  const slices = new Map<Server, LoadFigures[]>(targets.map((t) => [t.server, []]));
+  const slices = new Map<Server, { figures: LoadFigures; cpuMicros: number }[]>(targets.map((t) => [t.server, []]));
   for (let r = 0; r < MEASURE_ROUNDS; r++) {
-    for (const t of targets) slices.get(t.server)!.push(await run(t, MEASURE_SECONDS / MEASURE_ROUNDS, t.server.name));
+    for (const t of targets) {
+      const cpuBefore = await t.server.cpu();
+      const figures = await run(t, MEASURE_SECONDS / MEASURE_ROUNDS, t.server.name);
+      slices.get(t.server)!.push({ figures, cpuMicros: (await t.server.cpu()) - cpuBefore });
+    }
   }
   return new Map([...slices].map(([server, runs]) => {
-    const latencies = runs.flatMap((r) => r.latencies).sort((a, b) => a - b);
-    const requestsPerSecond = runs.reduce((sum, r) => sum + r.requestsPerSecond, 0) / runs.length;
-    return [server, { requestsPerSecond, p50: percentile(latencies, 50), p99: percentile(latencies, 99) }];
+    const latencies = runs.flatMap((r) => r.figures.latencies).sort((a, b) => a - b);
+    const requestsPerSecond = runs.reduce((sum, r) => sum + r.figures.requestsPerSecond, 0) / runs.length;
+    const requests = runs.reduce((sum, r) => sum + r.figures.total, 0);
+    const cpuMicrosPerRequest = runs.reduce((sum, r) => sum + r.cpuMicros, 0) / requests;
+    return [server, { requestsPerSecond, p50: percentile(latencies, 50), p99: percentile(latencies, 99), cpuMicrosPerRequest }];
   }));
 }
 
@@ -256,9 +279,15 @@ async function memoryRun(server: Server, key: string): Promise<BenchResult[]> {
   return results;
 }
 
+async function sortBySize(dir: string, names: string[]): Promise<string[]> {
+  const sizes = await Promise.all(names.map(async (n) => ({ n, size: (await stat(join(dir, n))).size })));
+  return sizes.sort((a, b) => b.size - a.size).map((s) => s.n);
+}
+
 /** Where a server's CPU time went (self time by function and by package), from its .cpuprofile. */
 async function printProfile(name: string, dir: string): Promise<void> {
-  const files = (await readdir(dir)).filter((f) => f.endsWith('.cpuprofile'));
+  // One profile per thread (tsx runs its loader in a worker): the main thread's is the biggest.
+  const files = await sortBySize(dir, (await readdir(dir)).filter((f) => f.endsWith('.cpuprofile')));
   if (files.length === 0) {
     console.log(`(no CPU profile written for ${name})`);
     return;
@@ -338,6 +367,14 @@ export async function benchApi(): Promise<BenchResult[]> {
       const label = s === bare ? 'bare Fastify, same JSON body' : `API ${s.name} mode, cached lookup`;
       results.push({ name: `${label}: requests/s`, value: round(f(s).requestsPerSecond), unit: 'req/s', target: null, pass: null });
     }
+    for (const s of [bare, redis, embedded]) {
+      const label = s === bare ? 'bare Fastify' : `API ${s.name} mode`;
+      results.push({ name: `${label}: server CPU per request`, value: round(f(s).cpuMicrosPerRequest, 1), unit: 'µs', target: null, pass: null });
+    }
+    // What the throughput ratios would be with a core of its own for each server: this shared
+    // machine's other load changes requests/s, much less the CPU each request costs.
+    results.push({ name: 'CPU per request bare / API Redis mode (Redis server not counted)', value: round(f(bare).cpuMicrosPerRequest / f(redis).cpuMicrosPerRequest, 2), unit: '', target: null, pass: null });
+    results.push({ name: 'CPU per request bare / API embedded mode', value: round(f(bare).cpuMicrosPerRequest / f(embedded).cpuMicrosPerRequest, 2), unit: '', target: null, pass: null });
     const redisRatio = f(redis).requestsPerSecond / f(bare).requestsPerSecond;
     const embeddedRatio = f(embedded).requestsPerSecond / f(bare).requestsPerSecond;
     results.push({ name: 'ratio API Redis mode / bare', value: round(redisRatio, 2), unit: '', target: `>= ${TARGET_REDIS_RATIO}`, pass: redisRatio >= TARGET_REDIS_RATIO });

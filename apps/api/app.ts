@@ -31,7 +31,8 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger: { level: deps.logLevel ?? 'info', serializers: { req: requestSerializer }, ...(deps.logStream ? { stream: deps.logStream } : {}) },
     genReqId: () => `req_${randomUUID().replaceAll('-', '')}`,
-    trustProxy: true,
+    // Only behind a known proxy may X-Forwarded-For decide the client address (trial-page limits).
+    trustProxy: deps.trustProxy ?? false,
     bodyLimit: 64 * 1024,
   });
   app.addHook('onRequest', async (request, reply) => {

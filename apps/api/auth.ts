@@ -17,6 +17,8 @@ export async function authenticate(request: FastifyRequest, access: AccessStore,
   if (status === 'suspended') throw new ApiError('invalid_api_key', 'The API key is suspended. Contact support.');
   if (status === 'revoked') throw new ApiError('invalid_api_key', 'The API key has been revoked.');
   request.keyPrefix = record.prefix;
+  // Every later log line of this request names the key, by its prefix only.
+  request.log = request.log.child({ key_prefix: record.prefix });
   return record;
 }
 

@@ -23,6 +23,8 @@ export interface ApiDeps {
   logLevel?: string;
   /** Where log lines go; default stdout. Tests pass a stream to check what the logs contain. */
   logStream?: DestinationStream;
+  /** Fastify's trustProxy: false (default), true, or the proxies' addresses. */
+  trustProxy?: boolean | string;
   /** Trial keys issued per client address per hour on the self-serve page. */
   trialsPerAddressPerHour?: number;
 }

@@ -1,6 +1,6 @@
 /**
  * Exact metering under concurrency (decisions.md: N parallel requests against R remaining serve
- * exactly min(N, R)), over real HTTP with 500 requests in flight at once, on both access stores:
+ * exactly min(N, R)), over real HTTP with 500 requests fired at once (over 100 sockets), on both access stores:
  * the embedded one and the real Redis (REDIS_URL). The clock is frozen, so all 500 fall in one
  * burst window and one UTC day; the consignments are cached before, so no carrier is involved.
  */

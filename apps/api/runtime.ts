@@ -17,6 +17,12 @@ import { PollLog } from '../../lib/store/poll-log.ts';
 import { TrackingService } from '../../lib/tracking/index.ts';
 import type { ApiDeps, ReadinessCheck } from './deps.ts';
 
+/** TRUST_PROXY: "true" or a comma-separated list of proxy addresses/ranges; unset trusts none. */
+function trustProxyOf(value: string | undefined): boolean | string {
+  if (value === undefined || value === '' || value === 'false') return false;
+  return value === 'true' ? true : value;
+}
+
 export interface RuntimeOptions {
   /** Base URL of the sandbox carrier network (trk_test_ keys; every key in the embedded default). */
   sandboxUrl: string | null;
@@ -101,7 +107,7 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
 
   const adminToken = env.ADMIN_TOKEN ?? randomBytes(24).toString('base64url');
   return {
-    deps: { product, access, tracking, metrics, adminToken, clock, readiness, logLevel: env.LOG_LEVEL },
+    deps: { product, access, tracking, metrics, adminToken, clock, readiness, logLevel: env.LOG_LEVEL, trustProxy: trustProxyOf(env.TRUST_PROXY) },
     shipments,
     bus,
     adminTokenGenerated: env.ADMIN_TOKEN === undefined,

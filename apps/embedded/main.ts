@@ -7,6 +7,7 @@ import { buildApp } from '../api/app.ts';
 import { createApiRuntime } from '../api/runtime.ts';
 import { startRefreshScheduler } from '../api/scheduler.ts';
 import { ConfigError, loadEnv } from '../../lib/config/index.ts';
+import { createMailer, noticeSettingsFromEnv, scheduleNotices } from '../../lib/notices/index.ts';
 import { startSandbox } from '../../lib/sandbox/server.ts';
 
 async function main(): Promise<void> {
@@ -15,6 +16,17 @@ async function main(): Promise<void> {
   const runtime = await createApiRuntime(env, { sandboxUrl: sandbox.url, liveTarget: 'sandbox' });
   const app = await buildApp(runtime.deps);
   const scheduler = startRefreshScheduler(runtime.shipments!, runtime.deps.tracking, runtime.deps.clock, (m) => app.log.info(m));
+  // Plan-expiry notices: SMTP_URL when set, else .eml files under DATA_DIR/outbox/.
+  const notices = noticeSettingsFromEnv(process.env);
+  const mailer = createMailer(env, { from: notices.from });
+  const stopNotices = scheduleNotices({
+    access: runtime.deps.access,
+    mailer,
+    log: { info: (m) => app.log.info(m), warn: (m) => app.log.warn(m), error: (m) => app.log.error(m) },
+    content: { paymentBaseUrl: notices.paymentBaseUrl, plans: runtime.deps.product.config.plans },
+    clock: runtime.deps.clock,
+    cron: notices.cron,
+  });
   await app.listen({ port: env.PORT, host: env.HOST });
 
   const { key } = await runtime.deps.access.createKey({ plan: 'trial', mode: 'test', email: 'quickstart@example.com' }, new Date());
@@ -38,9 +50,11 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     app.log.info(`${signal}: shutting down`);
-    // Fixed order: stop taking requests → stop the poller → flush and close stores → carriers.
+    // Fixed order: stop taking requests → stop the poller and notices → flush and close stores.
     await app.close();
     await scheduler.stop();
+    await stopNotices();
+    mailer.close();
     await runtime.close();
     await sandbox.close();
     process.exit(0);

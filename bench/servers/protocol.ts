@@ -20,10 +20,17 @@ export interface MemoryMessage {
   shipments?: number;
 }
 
-export type ChildMessage = ReadyMessage | MemoryMessage;
-export type ParentMessage = { type: 'memory' } | { type: 'stop' };
+/** Child → parent, the answer to a `cpu` request: process.cpuUsage() so far, in microseconds. */
+export interface CpuMessage {
+  type: 'cpu';
+  user: number;
+  system: number;
+}
 
-/** Replies to `memory` requests and stops on `stop` (or when the parent goes away). */
+export type ChildMessage = ReadyMessage | MemoryMessage | CpuMessage;
+export type ParentMessage = { type: 'memory' } | { type: 'cpu' } | { type: 'stop' };
+
+/** Replies to `memory` and `cpu` requests and stops on `stop` (or when the parent goes away). */
 export function serveParent(stop: () => Promise<void>, extra: () => Partial<MemoryMessage> = () => ({})): void {
   const send = (message: ChildMessage) => process.send?.(message);
   let stopping = false;
@@ -37,6 +44,7 @@ export function serveParent(stop: () => Promise<void>, extra: () => Partial<Memo
   };
   process.on('message', (message: ParentMessage) => {
     if (message.type === 'stop') shutdown();
+    else if (message.type === 'cpu') send({ type: 'cpu', ...process.cpuUsage() });
     else if (message.type === 'memory') {
       (globalThis as { gc?: () => void }).gc?.();
       const m = process.memoryUsage();

@@ -114,10 +114,13 @@ export function renewedRecord(record: KeyRecord, plans: Plans, plan: PlanName | 
     ? { plan, lookups_limit: plans[plan].lookups, daily_quota: plans[plan].daily_quota, burst_per_second: plans[plan].burst_per_second }
     : {};
   const next = { ...record, ...limits };
+  // Counters are keyed by the period start, so a new period must start later than the old one,
+  // even when renewed within the same millisecond.
+  const startMs = Math.max(nowMs, Date.parse(record.period_start) + 1);
   return {
     ...next,
-    period_start: toIso(nowMs),
-    period_end: toIso(periodEnd(nowMs, next.plan, plans)),
+    period_start: toIso(startMs),
+    period_end: toIso(periodEnd(startMs, next.plan, plans)),
     renewed_at: toIso(nowMs),
     notices_sent: {},
   };

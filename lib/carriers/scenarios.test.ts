@@ -55,16 +55,17 @@ interface Polled {
 
 let sandbox: RunningSandbox;
 let poller: CarrierPoller;
+let bulkPoller: CarrierPoller;
 const results = new Map<string, Polled>();
 const secondPolls = new Map<string, Polled>();
 const key = (carrier: string, ss: number) => `${carrier}:${ss}`;
 let batchMs = 0;
 
-async function pollOnce(carrier: string, ss: number, into: Map<string, Polled>): Promise<void> {
+async function pollOnce(from: CarrierPoller, carrier: string, ss: number, into: Map<string, Polled>): Promise<void> {
   const awb = awbFor(carrier, CARRIERS.indexOf(carrier), ss);
   const started = performance.now();
   try {
-    const poll = await poller.poll(carrier, awb.toLowerCase(), { mode: 'test', source: 'lookup' });
+    const poll = await from.poll(carrier, awb.toLowerCase(), { mode: 'test', source: 'lookup' });
     into.set(key(carrier, ss), { awb, poll, ms: performance.now() - started });
   } catch (failure) {
     into.set(key(carrier, ss), { awb, failure, ms: performance.now() - started });
@@ -74,25 +75,25 @@ async function pollOnce(carrier: string, ss: number, into: Map<string, Polled>):
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, clock });
   // Breakers are tested in http.test.ts; here the down carrier (17) must not fail its neighbours.
-  poller = createCarrierPoller({
-    sandboxUrl: sandbox.url,
-    clock,
-    env: {},
-    http: { retries: 2, retryBaseDelayMs: 10, retryMaxDelayMs: 50, breakerThreshold: false },
-  });
+  const http = { retries: 2, retryBaseDelayMs: 10, retryMaxDelayMs: 50, breakerThreshold: false } as const;
+  // The bulk of the polls run on a patient transport: sandbox and poller share this process, and on
+  // a busy machine 250 concurrent polls can queue longer than a carrier timeout.
+  bulkPoller = createCarrierPoller({ sandboxUrl: sandbox.url, clock, env: {}, http: { ...http, timeoutMs: 30_000, maxConcurrent: 4 } });
+  // The down (17) and slow (18) carriers go in a batch of their own, with the default 5 s timeout,
+  // so their timings measure the transport rather than a queue of other polls.
+  poller = createCarrierPoller({ sandboxUrl: sandbox.url, clock, env: {}, http });
   const started = performance.now();
-  // The down (17) and slow (18) carriers go in a batch of their own, so their timings measure the
-  // transport rather than the queue of 250 other polls on a busy machine.
   const timed = new Set([17, 18]);
-  await Promise.all(CARRIERS.flatMap((carrier) => SCENARIOS.filter((ss) => !timed.has(ss)).map((ss) => pollOnce(carrier, ss, results))));
-  await Promise.all(CARRIERS.flatMap((carrier) => [...timed].map((ss) => pollOnce(carrier, ss, results))));
+  await Promise.all(CARRIERS.flatMap((carrier) =>
+    SCENARIOS.filter((ss) => !timed.has(ss)).map((ss) => pollOnce(bulkPoller, carrier, ss, results))));
+  await Promise.all(CARRIERS.flatMap((carrier) => [...timed].map((ss) => pollOnce(poller, carrier, ss, results))));
   now = T0 + MINUTE;
-  await Promise.all(CARRIERS.map((carrier) => pollOnce(carrier, 22, secondPolls)));
+  await Promise.all(CARRIERS.map((carrier) => pollOnce(bulkPoller, carrier, 22, secondPolls)));
   batchMs = performance.now() - started;
 }, 60_000);
 
 afterAll(async () => {
-  await poller?.close();
+  await Promise.all([poller?.close(), bulkPoller?.close()]);
   await sandbox?.close();
 });
 
@@ -131,6 +132,17 @@ const BOOKED_AT_COUNTER = new Set(['dtdc', 'indiapost', 'speedpost', 'shreemarut
 /** Carriers whose answer has no delivery estimate (carrier-formats.md: the plain-text branch feed). */
 const WITHOUT_CARRIER_EDD = new Set(['professionalcouriers']);
 const PERSONAL_DATA = ['9876543210', '98765', '43210', '482913', 'Priya', 'Sharma', 'Ravi', 'Kumar', 'priya.sharma', 'example.com'];
+
+/**
+ * The engine's transit time for the number, to one decimal: from the pickup, or from the first
+ * movement an hour later where the carrier's pickup is a counter booking, which never counts
+ * (decisions.md "transit_days_elapsed").
+ */
+function expectTransitOf(awb: string, days: number): void {
+  const fromPickup = deliveredTransitDays(awb);
+  const offBy = Math.min(Math.abs(days - fromPickup), Math.abs(days - (fromPickup - 1 / 24)));
+  expect(offBy, `${days} days for a transit of ${fromPickup.toFixed(3)} from pickup`).toBeLessThanOrEqual(0.05 + 1e-9);
+}
 
 function expectInTransitNotStuck(r: TrackingRecord): void {
   expect(r.insights.current_stage).toBe('in_transit');
@@ -192,7 +204,7 @@ const CHECKS: Record<number, [string, (carrier: string) => void]> = {
     const days = r.insights.transit_days_elapsed!;
     expect(days).toBeGreaterThanOrEqual(1.5);
     expect(days).toBeLessThanOrEqual(7);
-    expect(Math.abs(days - deliveredTransitDays(awb))).toBeLessThanOrEqual(0.06);
+    expectTransitOf(awb, days);
   }],
   5: ['failed attempt: customer unavailable', (c) => expectFailedAttempt(recordOf(polled(c, 5).poll), 'customer_unavailable')],
   6: ['failed attempt: address issue', (c) => expectFailedAttempt(recordOf(polled(c, 6).poll), 'address_issue')],
@@ -207,7 +219,7 @@ const CHECKS: Record<number, [string, (carrier: string) => void]> = {
     expect(r.delivery_attempts.count).toBe(2);
     expect(r.delivery_attempts.attempts.map((a) => a.outcome)).toEqual(['failed', 'delivered']);
     expect(r.delivery_attempts.attempts[0]!.reason_code).toBe('customer_unavailable');
-    expect(Math.abs(r.insights.transit_days_elapsed! - deliveredTransitDays(awb))).toBeLessThanOrEqual(0.06);
+    expectTransitOf(awb, r.insights.transit_days_elapsed!);
   }],
   11: ['stuck', (c) => {
     const r = recordOf(polled(c, 11).poll);
@@ -264,7 +276,8 @@ const CHECKS: Record<number, [string, (carrier: string) => void]> = {
     const { poll, ms } = polled(c, 17);
     expect(poll.outcome).toBe('error');
     expect(poll.error).toMatch(/\S/);
-    expect(ms).toBeLessThan(2_500);
+    // Answered 503 at once: the poll must not have waited for a carrier timeout (5 s).
+    expect(ms).toBeLessThan(4_000);
   }],
   18: ['slow carrier still answers', (c) => {
     const { poll, ms } = polled(c, 18);
@@ -433,9 +446,9 @@ describe('poll() contract', () => {
     expect(slow).toMatchObject({ outcome: 'error' });
     expect(slow.error).toMatch(/timeout/);
 
-    const started = performance.now();
     const down = await p.poll('shadowfax', awbFor('shadowfax', 1, 2), { mode: 'test' });
     expect(down.outcome).toBe('error');
+    const started = performance.now();
     const broken = await p.poll('shadowfax', awbFor('shadowfax', 1, 4), { mode: 'test' });
     expect(broken.error).toMatch(/circuit_open/);
     expect(performance.now() - started).toBeLessThan(1_000);

@@ -39,10 +39,12 @@ export async function refreshLaneBenchmarks(client: ClickHouseClient, options: {
         toUInt64(${sqlInt(nowMs)}) AS version
       FROM
       (
-        SELECT assumeNotNull(lane) AS lane, arraySort(groupArray(assumeNotNull(days))) AS sorted, toUInt32(length(sorted)) AS n
+        -- Distinct inner names: a SELECT alias is visible in WHERE, so "assumeNotNull(lane) AS lane"
+        -- would turn "isNotNull(lane)" into a test of the alias, always true.
+        SELECT assumeNotNull(latest_lane) AS lane, arraySort(groupArray(assumeNotNull(latest_days))) AS sorted, toUInt32(length(sorted)) AS n
         FROM
         (
-          SELECT tupleElement(latest, 1) AS lane, tupleElement(latest, 2) AS stage, tupleElement(latest, 3) AS days
+          SELECT tupleElement(latest, 1) AS latest_lane, tupleElement(latest, 2) AS latest_stage, tupleElement(latest, 3) AS latest_days
           FROM
           (
             -- One tuple, not one argMax per column: argMax skips NULL arguments, which would take a
@@ -52,8 +54,8 @@ export async function refreshLaneBenchmarks(client: ClickHouseClient, options: {
             GROUP BY carrier, awb
           )
         )
-        WHERE stage = 'delivered' AND isNotNull(lane) AND isNotNull(days)
-        GROUP BY lane
+        WHERE latest_stage = 'delivered' AND isNotNull(latest_lane) AND isNotNull(latest_days)
+        GROUP BY latest_lane
       )`,
   });
   const result = await client.query({

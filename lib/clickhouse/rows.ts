@@ -4,8 +4,9 @@
  */
 import { hash } from 'node:crypto';
 import { cleanText, parseCarrierTime, type NormalizeResult, type NormalizedShipment } from '../normalize/index.ts';
+import { memoizeText } from '../normalize/memo.ts';
 import { DAY_MS } from '../normalize/time.ts';
-import { redactNullable, redactText } from '../redact/index.ts';
+import { redactText as redactUncached } from '../redact/index.ts';
 import type { CarrierPoll, Location, RawScan } from '../schemas/index.ts';
 import { toClickHouseDateTime, toClickHouseDateTimeOrNull } from './datetime.ts';
 
@@ -166,6 +167,12 @@ export function pollRow(poll: CarrierPoll, result: NormalizeResult, mappingVersi
  * raw texts stored here go through the same redaction again, as a second guard: personal data never
  * reaches ClickHouse (decisions.md). Redaction is idempotent, so redacted text is unchanged.
  */
+// Carrier texts repeat (a few dozen statuses, locations and remarks per carrier): redact each once.
+const redactText = memoizeText(redactUncached);
+function redactNullable(text: string | null): string | null {
+  return text === null ? null : redactText(text);
+}
+
 function redactScan(scan: RawScan): RawScan {
   return {
     occurred_at: scan.occurred_at,

@@ -79,6 +79,8 @@ export const EnvSchema = z.object({
   SMTP_URL: z.string().url().optional(),
   SANDBOX_URL: z.string().url().optional(),
   CONFIG_DIR: z.string().default(DEFAULT_CONFIG_DIR),
+  /** Which proxies may set the client address via X-Forwarded-For: unset (none), "true" or addresses. */
+  TRUST_PROXY: z.string().optional(),
   /** How long the API keeps a lane benchmark read from ClickHouse (default 60 s). */
   LANE_CACHE_TTL_MS: z.coerce.number().int().min(0).default(60_000),
 });

@@ -241,7 +241,7 @@ describe('scheduleNotices', () => {
       access: store, mailer: mailerFor({ SMTP_URL: smtp.url }), content, log,
       clock: () => clock, cron: '* * * * * *', runAtStart: false, onRound: (c) => rounds.push(c.sent),
     });
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + 20_000;
     while (smtp.received.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(smtp.received.map((m) => m.to)).toEqual([['cron@example.com']]);
     clock = NOW + 40 * H; // the next ticks find the last-day notice due
