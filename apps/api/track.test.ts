@@ -619,10 +619,11 @@ describe('usage, renew, suspend, resume, revoke', () => {
 
   it('renew with a plan moves the key to that plan\'s limits', async () => {
     const k = await h.createKey({ plan: 'trial' });
+    h.clock.advance(60_000);
     await h.admin('POST', `/admin/keys/${k.key_prefix}/renew`, { plan: 'business' });
     expect(await h.usage(k.key)).toMatchObject({
       plan: 'business',
-      period: { lookups_limit: 12_000, end: h.clock.iso(30 * DAY_MS) },
+      period: { start: h.clock.iso(), lookups_limit: 12_000, end: h.clock.iso(30 * DAY_MS) },
       rate_limits: { burst_per_second: 20, daily_quota: 2400 },
     });
   });

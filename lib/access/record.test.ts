@@ -70,6 +70,12 @@ describe('key records', () => {
     expect(() => renewedRecord(revoked, plans, undefined, now)).toThrow(expect.objectContaining({ reason: 'key_revoked' }));
   });
 
+  it('a renewal in the same millisecond still starts a new period (its counters start at zero)', () => {
+    const renewed = renewedRecord(record(), plans, undefined, now);
+    expect(renewed.period_start).toBe('2026-11-21T10:00:00.001Z');
+    expect(renewed.period_end).toBe('2026-12-21T10:00:00.001Z');
+  });
+
   it('renew from now; a plan switches limits, no plan keeps a custom deal', () => {
     const custom = withNotice(record({ lookups_limit: 9000 }), 'three_day', now)!;
     const later = new Date('2027-01-05T08:00:00.000Z');
