@@ -4,6 +4,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Headless Chromium for the page tests (docs and trial pages), from Debian's packages.
+if ! command -v chromium >/dev/null 2>&1; then
+  echo "installing chromium (Debian) for the browser tests..."
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >/dev/null
+  apt-get install -y -qq chromium >/dev/null
+fi
+
 if [ -f scripts/services/services.sh ]; then
   bash scripts/services/services.sh up
   # shellcheck disable=SC2046

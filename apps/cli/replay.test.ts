@@ -48,6 +48,6 @@ describe('npm run replay', () => {
   it('explains usage errors', () => {
     const run = runReplay([]);
     expect(run.status).toBe(2);
-    expect(run.stderr).toMatch(/--input is required/);
+    expect(run.stderr).toMatch(/--input \(or --from-kafka\) is required/);
   });
 });

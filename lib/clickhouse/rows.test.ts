@@ -37,6 +37,32 @@ describe('toRows (pure)', () => {
     }
   });
 
+  it('tells apart scans at the same instant by their event id', () => {
+    const at = '2026-11-12T10:00:00';
+    const poll = makePoll({
+      scans: [
+        scan({ occurred_at: '2026-11-11T09:00:00', raw_status: 'Manifested', raw_code: 'UD' }),
+        scan({ occurred_at: at, raw_status: 'Dispatched', raw_code: 'UD', remarks: 'Out for delivery', location: 'Hub A' }),
+        scan({ occurred_at: at, raw_status: 'Delivered', raw_code: 'DL', location: 'Hub A' }),
+        scan({ occurred_at: at, raw_status: 'In Transit', raw_code: 'XX', remarks: 'Shipment forwarded', location: 'Hub A' }),
+        // Same instant and raw status as the previous scan, another place: the same event id by contract.
+        scan({ occurred_at: at, raw_status: 'In  Transit', raw_code: 'YY', remarks: 'Shipment forwarded', location: 'Hub B' }),
+      ],
+    });
+    const result = normalizePoll(poll, rules);
+    if (result.kind !== 'found') throw new Error('expected a shipment');
+    const { events } = toRows(poll, result, rules.mappingVersion);
+    const ids = result.shipment.record.events.map((e) => e.event_id);
+    expect(events.map((e) => e.event_id)).toEqual([...new Set(ids)]);
+    expect(events).toHaveLength(4);
+    const byRaw = Object.fromEntries(events.map((e) => [e.raw_status, e.raw_code]));
+    expect(byRaw).toEqual({ Manifested: 'UD', Dispatched: 'UD', Delivered: 'DL', 'In Transit': 'XX' });
+    for (const e of events) {
+      const source = result.shipment.record.events.find((r) => r.event_id === e.event_id)!;
+      expect(e.status_text).toBe(source.status_text);
+    }
+  });
+
   it('converts a delivered journey with UTC times, lane and transit days', () => {
     const poll = journeyPoll('delhivery', 0);
     const { poll: row, events, shipment } = rowsFor(poll);

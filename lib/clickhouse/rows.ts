@@ -122,6 +122,13 @@ function required(ms: number, what: string): string {
   }
 }
 
+/** The API's 'YYYY-MM-DDThh:mm:ss.sssZ' → 'YYYY-MM-DD hh:mm:ss' without a Date round trip (hot path). */
+function isoToClickHouse(iso: string, what: string): string {
+  const year = Number(iso.slice(0, 4));
+  if (iso.length === 24 && iso[10] === 'T' && iso[23] === 'Z' && year >= 1970 && year <= 2105) return `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
+  return required(Date.parse(iso), what);
+}
+
 function uint16(n: number): number {
   return Math.min(Math.max(0, Math.trunc(n)), UINT16_MAX);
 }
@@ -185,8 +192,8 @@ function redactScan(scan: RawScan): RawScan {
 
 /**
  * The id normalizePoll gives the event of a scan (normalize.ts `eventId`: carrier | uppercased AWB |
- * epoch ms | cleaned raw status, sha1, 24 hex). Recomputed here to find each event's raw scan;
- * rows.test.ts checks every event of every carrier's journey is found, so a change there fails loudly.
+ * epoch ms | cleaned raw status, sha1, 24 hex). Recomputed here to find the raw scan of an event
+ * when several scans share its instant; rows.test.ts covers that case, so a change there fails loudly.
  */
 export function scanEventId(carrier: string, awb: string, scan: RawScan): string {
   return hash('sha1', `${carrier}|${awb}|${parseCarrierTime(scan.occurred_at)}|${cleanText(scan.raw_status)}`).slice(0, 24);
@@ -194,11 +201,21 @@ export function scanEventId(carrier: string, awb: string, scan: RawScan): string
 
 export function eventRows(poll: CarrierPoll, shipment: NormalizedShipment): EventRow[] {
   const { record } = shipment;
-  const scansById = new Map<string, RawScan>();
+  // Scans by instant: an event's timestamp is its scan's instant, so a lone scan at that instant is
+  // its source; only scans sharing an instant need the id (a hash) to tell them apart.
+  const scansAt = new Map<number, RawScan[]>();
   for (const scan of poll.scans) {
-    const id = scanEventId(poll.carrier, record.awb, scan);
-    if (!scansById.has(id)) scansById.set(id, scan);
+    const ms = parseCarrierTime(scan.occurred_at);
+    const list = scansAt.get(ms);
+    if (list) list.push(scan);
+    else scansAt.set(ms, [scan]);
   }
+  const sourceOf = (eventId: string, ms: number): RawScan | undefined => {
+    const candidates = scansAt.get(ms);
+    if (!candidates) return undefined;
+    if (candidates.length === 1) return candidates[0];
+    return candidates.find((scan) => scanEventId(poll.carrier, record.awb, scan) === eventId);
+  };
   const rows: EventRow[] = [];
   const seen = new Set<string>();
   for (const event of record.events) {
@@ -206,13 +223,13 @@ export function eventRows(poll: CarrierPoll, shipment: NormalizedShipment): Even
     // (the id is carrier + AWB + time + raw status by contract): they are one event, stored once.
     if (seen.has(event.event_id)) continue;
     seen.add(event.event_id);
-    const scan = scansById.get(event.event_id);
+    const scan = sourceOf(event.event_id, Date.parse(event.timestamp));
     if (!scan) throw new RowConversionError(`event ${event.event_id} of ${record.carrier} ${record.awb} matches no scan of poll ${poll.poll_id}`);
     rows.push({
       event_id: event.event_id,
       carrier: record.carrier,
       awb: record.awb,
-      occurred_at: required(Date.parse(event.timestamp), `event ${event.event_id} occurred_at`),
+      occurred_at: isoToClickHouse(event.timestamp, `event ${event.event_id} occurred_at`),
       status: event.status,
       code: event.code,
       status_text: event.status_text,

@@ -21,7 +21,7 @@ import type { ClickHouseClient } from './client.ts';
 import { clickHouseErrorInfo, isRetryableClickHouseError, pingClickHouse } from './client.ts';
 import { toClickHouseDateTime } from './datetime.ts';
 import type { CarrierPollRow, EventRow, PollRows, ShipmentRow } from './rows.ts';
-import { sqlPairList, sqlStringList } from './sql.ts';
+import { sqlInt, sqlPairList, sqlString } from './sql.ts';
 
 export const WRITER_TABLES = ['carrier_polls', 'events', 'shipments'] as const;
 export type WriterTable = (typeof WRITER_TABLES)[number];
@@ -35,12 +35,22 @@ interface RowOf {
 }
 type AnyRow = CarrierPollRow | EventRow | ShipmentRow;
 
-/** The column identifying a row of each table for the "already stored" check. */
-const KEY_COLUMN: Record<WriterTable, 'poll_id' | 'event_id'> = {
-  carrier_polls: 'poll_id',
-  events: 'event_id',
-  shipments: 'poll_id',
+/**
+ * Per table: the column identifying a row for the "already stored?" check, and the time column that
+ * narrows it (a duplicate has the same value there as its original).
+ */
+const CHECK_COLUMNS: Record<WriterTable, { key: 'poll_id' | 'event_id'; time: 'polled_at' | 'occurred_at' | 'version' }> = {
+  carrier_polls: { key: 'poll_id', time: 'polled_at' },
+  events: { key: 'event_id', time: 'occurred_at' },
+  shipments: { key: 'poll_id', time: 'version' },
 };
+
+/** The check's time value of a row: DateTime text ('YYYY-MM-DD hh:mm:ss' sorts as time) or the version. */
+function timeOf(table: WriterTable, row: AnyRow): string | number {
+  if (table === 'events') return (row as EventRow).occurred_at;
+  if (table === 'shipments') return (row as ShipmentRow).version;
+  return (row as CarrierPollRow).polled_at;
+}
 
 function keyOf(table: WriterTable, row: AnyRow): string {
   return table === 'events' ? (row as EventRow).event_id : (row as CarrierPollRow | ShipmentRow).poll_id;
@@ -297,34 +307,53 @@ export class ClickHouseWriter {
     return { inserted: fresh.length, duplicates: rows.length - fresh.length };
   }
 
-  /** Identities (key + mapping_version) of `rows` already in `table`, asked per (carrier, awb). */
+  /**
+   * Identities (key + mapping_version) already in `table` among those of `rows`. Asked per chunk of
+   * (carrier, awb) pairs, which is the sort key's prefix, narrowed to the batch's time span (a
+   * duplicate has the same time as its original): the answer is every stored row of those
+   * shipments in that span, a few dozen per shipment, and the query text stays small (18.16 parses
+   * long IN lists slowly, and max_query_size is 256 KiB).
+   */
   private async storedIdentities(table: WriterTable, rows: AnyRow[]): Promise<Set<string>> {
-    const byShipment = new Map<string, { pair: [string, string]; keys: Set<string> }>();
+    const byShipment = new Map<string, { pair: [string, string]; low: string | number; high: string | number }>();
     for (const row of rows) {
+      const at = timeOf(table, row);
       const shipmentKey = `${row.carrier}\u0000${row.awb}`;
-      let entry = byShipment.get(shipmentKey);
-      if (!entry) byShipment.set(shipmentKey, (entry = { pair: [row.carrier, row.awb], keys: new Set() }));
-      entry.keys.add(keyOf(table, row));
+      const entry = byShipment.get(shipmentKey);
+      if (!entry) byShipment.set(shipmentKey, { pair: [row.carrier, row.awb], low: at, high: at });
+      else {
+        if (at < entry.low) entry.low = at;
+        if (at > entry.high) entry.high = at;
+      }
     }
+    const wanted = new Set(rows.map((row) => identity(keyOf(table, row), row.mapping_version)));
     const stored = new Set<string>();
-    const column = KEY_COLUMN[table];
-    let pairs: [string, string][] = [];
-    let keys: string[] = [];
+    const { key, time } = CHECK_COLUMNS[table];
+    let chunk: { pair: [string, string]; low: string | number; high: string | number }[] = [];
     let budget = 0;
     const ask = async () => {
-      if (pairs.length === 0) return;
-      const query = `SELECT ${column} AS k, mapping_version AS v FROM ${table} WHERE (carrier, awb) IN ${sqlPairList(pairs)} AND ${column} IN ${sqlStringList(keys)}`;
+      if (chunk.length === 0) return;
+      let low = chunk[0]!.low;
+      let high = chunk[0]!.high;
+      for (const entry of chunk) {
+        if (entry.low < low) low = entry.low;
+        if (entry.high > high) high = entry.high;
+      }
+      const literal = (v: string | number) => (typeof v === 'number' ? sqlInt(v) : `toDateTime(${sqlString(v)}, 'UTC')`);
+      const query = `SELECT ${key} AS k, mapping_version AS v FROM ${table}
+        WHERE (carrier, awb) IN ${sqlPairList(chunk.map((e) => e.pair))} AND ${time} >= ${literal(low)} AND ${time} <= ${literal(high)}`;
       const result = await this.client.query({ query, format: 'JSONEachRow' });
-      for (const { k, v } of await result.json<{ k: string; v: string }>()) stored.add(identity(k, v));
-      pairs = [];
-      keys = [];
+      for (const { k, v } of await result.json<{ k: string; v: string }>()) {
+        const id = identity(k, v);
+        if (wanted.has(id)) stored.add(id);
+      }
+      chunk = [];
       budget = 0;
     };
-    for (const { pair, keys: shipmentKeys } of byShipment.values()) {
-      const cost = pair[0].length + pair[1].length + 10 + [...shipmentKeys].reduce((n, k) => n + k.length + 4, 0);
+    for (const entry of byShipment.values()) {
+      const cost = entry.pair[0].length + entry.pair[1].length + 12;
       if (budget + cost > CHECK_QUERY_BUDGET) await ask();
-      pairs.push(pair);
-      for (const k of shipmentKeys) keys.push(k);
+      chunk.push(entry);
       budget += cost;
     }
     await ask();

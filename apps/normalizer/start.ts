@@ -1,0 +1,78 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import cron from 'node-cron';
+import { ClickHouseWriter, createClickHouseClient, migrate, refreshLaneBenchmarks, resolveTarget, type ClickHouseClient } from '../../lib/clickhouse/index.ts';
+import type { Env } from '../../lib/config/index.ts';
+import { createKafka } from '../../lib/kafka/client.ts';
+import { NormalizerConsumer } from '../../lib/pipeline/normalizer.ts';
+import { loadProduct } from '../../lib/product/index.ts';
+
+export interface NormalizerApp {
+  consumer: NormalizerConsumer;
+  writer: ClickHouseWriter;
+  clickhouse: ClickHouseClient;
+  health: FastifyInstance;
+  /** Recomputes lane_benchmarks now (the cron job does it every minute). */
+  refreshLanes(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface NormalizerStartOptions {
+  /** ClickHouse database (default `tracking`; tests use their own). */
+  database?: string;
+  /** Kafka consumer group (default tracking-normalizer). */
+  groupId?: string;
+  /** Health server port; 0 = a free port, null = none. */
+  healthPort?: number | null;
+  /** Cron of the lane benchmark refresh (default every minute). */
+  laneRefreshCron?: string;
+}
+
+/**
+ * The normalizer app: migrations, the batched ClickHouse writer, the Kafka consumer group, the
+ * lane benchmark refresh and a health server. Stops in order: health → consumer → cron → writer.
+ */
+export async function startNormalizer(env: Env, options: NormalizerStartOptions = {}): Promise<NormalizerApp> {
+  if (!env.KAFKA_BROKERS || !env.CLICKHOUSE_URL) throw new Error('the normalizer needs KAFKA_BROKERS and CLICKHOUSE_URL');
+  const product = loadProduct(env.CONFIG_DIR);
+  const target = resolveTarget(env.CLICKHOUSE_URL, options.database);
+  const health = Fastify({ logger: { level: env.LOG_LEVEL } });
+  const log = health.log;
+  await migrate(target, { log: (line) => log.info(`migrate: ${line}`) });
+
+  const clickhouse = createClickHouseClient(target);
+  const writer = new ClickHouseWriter(clickhouse, { logger: log });
+  const kafka = createKafka({ brokers: env.KAFKA_BROKERS, clientId: 'tracking-normalizer', log: (level, message) => log[level](message) });
+  const consumer = new NormalizerConsumer({
+    kafka, sink: writer, rules: product.rules, groupId: options.groupId,
+    resolveCarrier: (name) => product.registry.resolve(name),
+    log: (level, message, details) => log[level](details ?? {}, message),
+  });
+  await consumer.start();
+
+  const refreshLanes = async () => {
+    try {
+      await refreshLaneBenchmarks(clickhouse);
+    } catch (err) {
+      log.warn({ err }, 'lane benchmark refresh failed; the next run retries');
+    }
+  };
+  const laneJob = cron.schedule(options.laneRefreshCron ?? '* * * * *', () => { void refreshLanes(); });
+
+  health.get('/healthz', async () => ({ status: 'ok' }));
+  health.get('/readyz', async (_request, reply) => {
+    const ready = consumer.isHealthy() && (await writer.ping());
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready' });
+  });
+  if (options.healthPort !== null) await health.listen({ port: options.healthPort ?? env.PORT, host: env.HOST });
+
+  return {
+    consumer, writer, clickhouse, health, refreshLanes,
+    async stop() {
+      await health.close();
+      await consumer.stop();
+      await laneJob.stop();
+      await writer.close();
+      await clickhouse.close();
+    },
+  };
+}
