@@ -33,19 +33,20 @@ interface StoredEventRow extends Omit<StoredEvent, 'occurred_at'> {
 /** Latest row per event_id; `where` filters `events` (it must restrict carrier/awb to use the primary key). */
 function latestEventsQuery(where: string): string {
   return `
-    SELECT event_id, carrier, awb, occurred_at,
+    SELECT event_id, carrier, awb, occurred AS occurred_at,
       tupleElement(latest, 1) AS status, tupleElement(latest, 2) AS code, tupleElement(latest, 3) AS reason_code,
       tupleElement(latest, 4) AS raw_status, tupleElement(latest, 5) AS raw_code, tupleElement(latest, 6) AS mapping_version
     FROM
     (
       -- One tuple: argMax of a Nullable column alone would skip NULLs and mix rows.
-      SELECT carrier, awb, event_id, any(occurred_at) AS occurred_at,
+      -- Aliases differ from column names: an alias named like the column it aggregates is ambiguous.
+      SELECT carrier, awb, event_id, any(occurred_at) AS occurred,
         argMax(tuple(status, code, reason_code, raw_status, raw_code, mapping_version), ingest_version) AS latest
       FROM events
       WHERE ${where}
       GROUP BY carrier, awb, event_id
     )
-    ORDER BY carrier, awb, occurred_at DESC, event_id`;
+    ORDER BY carrier, awb, occurred DESC, event_id`;
 }
 
 function toStoredEvent(row: StoredEventRow): StoredEvent {

@@ -4,5 +4,6 @@ export * from './events.ts';
 export * from './lanes.ts';
 export * from './migrate.ts';
 export * from './rows.ts';
+export * from './shipments.ts';
 export * from './sql.ts';
 export * from './writer.ts';

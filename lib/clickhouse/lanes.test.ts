@@ -60,11 +60,11 @@ describe('lane benchmarks (real ClickHouse)', () => {
   const book = new LaneBook();
   const written: CarrierPoll[] = [];
 
-  async function store(polls: CarrierPoll[]): Promise<void> {
+  async function store(polls: CarrierPoll[], mode: 'live' | 'test' = 'live'): Promise<void> {
     for (const poll of polls) {
       const result = normalizePoll(poll, rules);
-      writer.write(toRows(poll, result, rules.mappingVersion));
-      if (result.kind === 'found') {
+      writer.write(toRows(poll, result, rules.mappingVersion, mode));
+      if (result.kind === 'found' && mode === 'live') {
         const sample = laneSampleOf(result.shipment);
         // The embedded book keeps the newest poll's state per shipment, as ClickHouse's argMax does.
         const newer = written.filter((p) => p.awb === poll.awb && Date.parse(p.polled_at) > Date.parse(poll.polled_at));
@@ -92,6 +92,9 @@ describe('lane benchmarks (real ClickHouse)', () => {
     for (const [i, hours] of [50, 20, 35].entries()) polls.push(journey({ awb: `SMALL${i}`, transitHours: hours, origin: '400099', destination: '700001' }));
     polls.push(journey({ awb: 'NOLANE1', transitHours: 10, destination: null }));
     await store(polls);
+    // Sandbox (test-mode) deliveries on the same lane, one with a live twin's AWB: a lane of their
+    // own (`test:` + lane), never mixed into the live benchmark.
+    await store([journey({ awb: 'SANDBOX1', transitHours: 1 }), journey({ awb: 'SANDBOX2', transitHours: 2 }), journey({ awb: 'LANE000000', transitHours: 3 })], 'test');
   });
   afterAll(async () => {
     await writer?.close();
@@ -100,7 +103,7 @@ describe('lane benchmarks (real ClickHouse)', () => {
 
   it('computes the exact median and sample size per lane from the latest state of delivered shipments', async () => {
     const result = await refreshLaneBenchmarks(db.client, { nowMs: Date.UTC(2026, 10, 21, 9, 0) });
-    expect(result.lanes).toBe(2);
+    expect(result.lanes).toBe(3);
 
     const expected = await book.get(MAIN_LANE);
     expect(expected?.sample_size).toBe(36);
@@ -108,7 +111,11 @@ describe('lane benchmarks (real ClickHouse)', () => {
     const byHand = median([...Array.from({ length: 34 }, (_, i) => transitHoursOf(i)), 40, 100].map((h) => h / 24));
     expect(expected?.median_transit_days).toBeCloseTo(byHand, 12);
 
-    const rows = await rowsOf<Record<string, unknown>>(db.client, 'SELECT * FROM lane_benchmarks ORDER BY lane');
+    const all = await rowsOf<Record<string, unknown>>(db.client, 'SELECT * FROM lane_benchmarks ORDER BY lane');
+    const sandbox = all.filter((r) => String(r.lane).startsWith('test:'));
+    expect(sandbox).toEqual([expect.objectContaining({ lane: `test:${MAIN_LANE}`, carrier: 'delhivery', origin_prefix: '110', destination_prefix: '560', sample_size: 3 })]);
+    expect(sandbox[0]!.median_transit_days as number).toBeCloseTo(2 / 24, 12);
+    const rows = all.filter((r) => !String(r.lane).startsWith('test:'));
     expect(rows).toHaveLength(2);
     expect(rows[0]).toMatchObject({
       lane: MAIN_LANE,

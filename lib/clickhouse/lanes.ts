@@ -18,7 +18,9 @@ export interface RefreshResult {
 /**
  * Recomputes every lane's median transit days and sample size from the latest row per carrier+AWB
  * (argMax by version: no FINAL, so it is exact before merges too) of delivered shipments with a
- * lane. The median is exact and matches the embedded LaneBook: the middle value, or the mean of
+ * lane. Sandbox (test-mode) shipments never mix with real ones: their lanes are keyed `test:<lane>`
+ * (see `laneKey` in lib/lanes), so trk_test_ lookups see sandbox benchmarks and live lookups real
+ * ones. The median is exact and matches the embedded LaneBook: the middle value, or the mean of
  * the middle two (ClickHouse's median() samples above 8,192 values and never averages). Lanes under
  * 30 samples are written too. One INSERT ... SELECT: readers see the old or the new row per lane.
  */
@@ -29,10 +31,10 @@ export async function refreshLaneBenchmarks(client: ClickHouseClient, options: {
     query: `
       INSERT INTO lane_benchmarks (lane, carrier, origin_prefix, destination_prefix, median_transit_days, sample_size, updated_at, version)
       SELECT
-        lane,
-        splitByChar(':', lane)[1] AS carrier,
-        splitByChar(':', lane)[2] AS origin_prefix,
-        splitByChar(':', lane)[3] AS destination_prefix,
+        if(lane_mode = 'test', concat('test:', plain_lane), plain_lane) AS lane,
+        splitByChar(':', plain_lane)[1] AS carrier,
+        splitByChar(':', plain_lane)[2] AS origin_prefix,
+        splitByChar(':', plain_lane)[3] AS destination_prefix,
         (sorted[intDiv(n + 1, 2)] + sorted[intDiv(n, 2) + 1]) / 2 AS median_transit_days,
         n AS sample_size,
         toDateTime(${updatedAt}, 'UTC') AS updated_at,
@@ -41,21 +43,22 @@ export async function refreshLaneBenchmarks(client: ClickHouseClient, options: {
       (
         -- Distinct inner names: a SELECT alias is visible in WHERE, so "assumeNotNull(lane) AS lane"
         -- would turn "isNotNull(lane)" into a test of the alias, always true.
-        SELECT assumeNotNull(latest_lane) AS lane, arraySort(groupArray(assumeNotNull(latest_days))) AS sorted, toUInt32(length(sorted)) AS n
+        SELECT shipment_mode AS lane_mode, assumeNotNull(latest_lane) AS plain_lane,
+          arraySort(groupArray(assumeNotNull(latest_days))) AS sorted, toUInt32(length(sorted)) AS n
         FROM
         (
-          SELECT tupleElement(latest, 1) AS latest_lane, tupleElement(latest, 2) AS latest_stage, tupleElement(latest, 3) AS latest_days
+          SELECT shipment_mode, tupleElement(latest, 1) AS latest_lane, tupleElement(latest, 2) AS latest_stage, tupleElement(latest, 3) AS latest_days
           FROM
           (
             -- One tuple, not one argMax per column: argMax skips NULL arguments, which would take a
             -- lane or transit_days from an older row of the shipment.
-            SELECT argMax(tuple(lane, stage, transit_days), tuple(version, ingest_version)) AS latest
+            SELECT mode AS shipment_mode, argMax(tuple(lane, stage, transit_days), tuple(version, ingest_version)) AS latest
             FROM shipments
-            GROUP BY carrier, awb
+            GROUP BY carrier, awb, mode
           )
         )
         WHERE latest_stage = 'delivered' AND isNotNull(latest_lane) AND isNotNull(latest_days)
-        GROUP BY latest_lane
+        GROUP BY shipment_mode, latest_lane
       )`,
   });
   const result = await client.query({

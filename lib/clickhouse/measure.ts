@@ -1,6 +1,7 @@
 /**
  * Quick measurements of the ClickHouse side (not a test; numbers for the benchmark write-up):
  *   npx tsx lib/clickhouse/measure.ts [--polls 20000] [--shipments 1000000] [--keep]
+ * (run it on a quiet machine: the figures are CPU-bound on both sides)
  * 1. writer: journey polls → rows → ClickHouseWriter (default batching) into a fresh database;
  *    events rows/s for a first write and for a full re-delivery (every row a duplicate).
  * 2. scale: `shipments` (1 row per shipment, 80 % delivered) and `events` (10 per shipment) generated
@@ -16,6 +17,7 @@ import { JOURNEYS, journeyPoll } from '../testing/polls.ts';
 import { createClickHouseClient, resolveTarget } from './client.ts';
 import { ClickHouseLaneSource, readLaneBenchmark, refreshLaneBenchmarks } from './lanes.ts';
 import { migrate } from './migrate.ts';
+import { activeShipments } from './shipments.ts';
 import { toRows, type PollRows } from './rows.ts';
 import { ClickHouseWriter } from './writer.ts';
 
@@ -78,8 +80,8 @@ try {
   // 11 carriers x 20 origin x 20 destination prefixes = 4,400 lanes; transit 1-8 days; 80 % delivered.
   const [, shipMs] = await timed(() =>
     client.command({
-      query: `INSERT INTO shipments (carrier, awb, status, stage, is_rto, origin_pincode, destination_pincode, lane, first_scan_at, first_physical_scan_at, last_scan_at, delivered_at, estimated_delivery_at, transit_days, attempts, hub_count, unmapped_scans, updated_at, version, poll_id, mapping_version, ingested_at, ingest_version)
-        SELECT carrier, awb, if(delivered, 'delivered', 'in_transit'), if(delivered, 'delivered', 'in_transit'), 0, origin, destination,
+      query: `INSERT INTO shipments (carrier, awb, mode, status, stage, is_rto, origin_pincode, destination_pincode, lane, first_scan_at, first_physical_scan_at, last_scan_at, delivered_at, estimated_delivery_at, transit_days, attempts, hub_count, unmapped_scans, updated_at, version, poll_id, mapping_version, ingested_at, ingest_version)
+        SELECT carrier, awb, 'live', if(delivered, 'delivered', 'in_transit'), if(delivered, 'delivered', 'in_transit'), 0, origin, destination,
           concat(carrier, ':', substring(origin, 1, 3), ':', substring(destination, 1, 3)),
           first, first, toDateTime(toUInt32(first) + toUInt32(days * 86400)), if(delivered, toDateTime(toUInt32(first) + toUInt32(days * 86400)), NULL), NULL,
           if(delivered, days, NULL), 1, 3, 0, now(), toUInt64(number), toString(number), 'measure', now(), toUInt64(number)
@@ -110,6 +112,8 @@ try {
   log(`refreshLaneBenchmarks over ${counts[0]?.shipments} shipments: ${refresh.lanes} lanes in ${seconds(refreshMs)}`);
   const [again2, refresh2Ms] = await timed(() => refreshLaneBenchmarks(client));
   log(`refreshLaneBenchmarks again (lane_benchmarks now holds 2 versions): ${again2.lanes} lanes in ${seconds(refresh2Ms)}`);
+  const [active, activeMs] = await timed(() => activeShipments(client, 0));
+  log(`activeShipments over ${counts[0]?.shipments} shipments: ${active.length} active in ${seconds(activeMs)}`);
   const lane = 'delhivery:110:400';
   const reads: number[] = [];
   for (let i = 0; i < 20; i++) reads.push((await timed(() => readLaneBenchmark(client, lane)))[1]);
@@ -122,12 +126,12 @@ try {
   });
   log(`ClickHouseLaneSource.get (cached): ${((cachedMs * 1000) / 100_000).toFixed(2)} µs per lookup (100,000 lookups, ${source.reads} ClickHouse read)`);
 
-  // The writer's "already stored?" check against 10M events: a 5,000-event batch of 500 new AWBs.
-  const fresh = Array.from({ length: 500 }, (_, i) => journeyPoll(carriers[i % carriers.length]!, 50_000_000 + i)).map((p) => toRows(p, normalizePoll(p, rules), rules.mappingVersion));
+  // The writer against the big tables (its "already stored?" check reads their primary key).
+  const fresh = Array.from({ length: 5_000 }, (_, i) => journeyPoll(carriers[i % carriers.length]!, 50_000_000 + i)).map((p) => toRows(p, normalizePoll(p, rules), rules.mappingVersion));
   const [big, bigMs] = await timed(() => writeAll(fresh));
   log(`writer into the ${counts[0]?.events}-event table: ${big.inserted.events} events in ${seconds(bigMs)} → ${rate(big.inserted.events, bigMs)} events`);
   const [bigAgain, bigAgainMs] = await timed(() => writeAll(fresh));
-  log(`  and its re-delivery: ${bigAgain.duplicates.events} duplicates skipped in ${seconds(bigAgainMs)}`);
+  log(`  and its re-delivery: ${bigAgain.duplicates.events} duplicates skipped in ${seconds(bigAgainMs)} → ${rate(bigAgain.duplicates.events, bigAgainMs)} events`);
 } finally {
   if (!values.keep) await client.command({ query: `DROP DATABASE IF EXISTS ${target.database}` });
   await client.close();

@@ -151,11 +151,11 @@ export interface MigrateResult {
 async function appliedMigrations(client: ClickHouseClient): Promise<Map<number, AppliedMigration>> {
   const result = await client.query({
     // Re-running after a concurrent run may have recorded a version twice: argMax keeps one.
-    query: 'SELECT version, argMax(file, applied_at) AS file, argMax(checksum, applied_at) AS checksum FROM schema_migrations GROUP BY version ORDER BY version',
+    query: 'SELECT version AS v, argMax(file, applied_at) AS f, argMax(checksum, applied_at) AS c FROM schema_migrations GROUP BY version ORDER BY version',
     format: 'JSONEachRow',
   });
-  const rows = await result.json<{ version: number | string; file: string; checksum: string }>();
-  return new Map(rows.map((r) => [Number(r.version), { version: Number(r.version), file: r.file, checksum: r.checksum }]));
+  const rows = await result.json<{ v: number | string; f: string; c: string }>();
+  return new Map(rows.map((r) => [Number(r.v), { version: Number(r.v), file: r.f, checksum: r.c }]));
 }
 
 function fail(file: string | null, action: string, err: unknown): never {

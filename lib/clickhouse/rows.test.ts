@@ -155,6 +155,14 @@ describe('toRows (pure)', () => {
     expect(unreadable.poll.normalize_error).toMatch(/invalid occurred_at/);
   });
 
+  it('records the mode the poll was made for (live by default)', () => {
+    const poll = journeyPoll('ekart', 0);
+    const result = normalizePoll(poll, rules);
+    expect(toRows(poll, result, rules.mappingVersion)).toMatchObject({ poll: { mode: 'live' }, shipment: { mode: 'live' } });
+    expect(toRows(poll, result, rules.mappingVersion, 'test')).toMatchObject({ poll: { mode: 'test' }, shipment: { mode: 'test' } });
+    expect(() => toRows(poll, result, rules.mappingVersion, 'prod' as 'live')).toThrow(RowConversionError);
+  });
+
   it('refuses times ClickHouse DateTime cannot hold', () => {
     const poll = makePoll({ scans: [scan({ occurred_at: '1965-01-01T10:00:00', raw_status: 'Manifested' })] });
     expect(() => rowsFor(poll)).toThrow(RowConversionError);

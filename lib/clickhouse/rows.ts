@@ -3,6 +3,7 @@
  * shipments (migrations/ holds the column types). No I/O, no clock: the writer stamps ingested_at.
  */
 import { hash } from 'node:crypto';
+import type { PollMode } from '../bus/index.ts';
 import { cleanText, parseCarrierTime, type NormalizeResult, type NormalizedShipment } from '../normalize/index.ts';
 import { memoizeText } from '../normalize/memo.ts';
 import { DAY_MS } from '../normalize/time.ts';
@@ -21,6 +22,8 @@ export interface CarrierPollRow {
   polled_at_ms: number;
   source: string;
   outcome: string;
+  /** 'live' (configured carriers) or 'test' (the sandbox network): the Kafka message's `mode` header. */
+  mode: PollMode;
   origin_office: string | null;
   origin_city: string | null;
   origin_state: string | null;
@@ -67,6 +70,8 @@ export interface EventRow {
 export interface ShipmentRow {
   carrier: string;
   awb: string;
+  /** Test-mode (sandbox) shipments are kept apart from live ones and out of lane benchmarks. */
+  mode: PollMode;
   status: string;
   stage: string;
   is_rto: 0 | 1;
@@ -142,7 +147,14 @@ function locationColumns(prefix: 'origin' | 'destination', location: Location | 
   } as Record<`${typeof prefix}_${'office' | 'city' | 'state' | 'pincode'}`, string | null>;
 }
 
-export function pollRow(poll: CarrierPoll, result: NormalizeResult, mappingVersion: string): CarrierPollRow {
+const MODES: ReadonlySet<string> = new Set<PollMode>(['live', 'test']);
+
+function checkedMode(mode: PollMode): PollMode {
+  if (!MODES.has(mode)) throw new RowConversionError(`mode must be 'live' or 'test', got ${JSON.stringify(mode)}`);
+  return mode;
+}
+
+export function pollRow(poll: CarrierPoll, result: NormalizeResult, mappingVersion: string, mode: PollMode = 'live'): CarrierPollRow {
   const polledMs = Date.parse(poll.polled_at);
   if (Number.isNaN(polledMs)) throw new RowConversionError(`polled_at is not a date-time: ${JSON.stringify(poll.polled_at)}`);
   const header = poll.shipment;
@@ -155,6 +167,7 @@ export function pollRow(poll: CarrierPoll, result: NormalizeResult, mappingVersi
     polled_at_ms: ((polledMs % 1000) + 1000) % 1000,
     source: poll.source,
     outcome: poll.outcome,
+    mode: checkedMode(mode),
     ...locationColumns('origin', header?.origin),
     ...locationColumns('destination', header?.destination),
     service_type: header?.service_type ?? null,
@@ -246,7 +259,7 @@ export function eventRows(poll: CarrierPoll, shipment: NormalizedShipment): Even
   return rows;
 }
 
-export function shipmentRow(poll: CarrierPoll, shipment: NormalizedShipment): ShipmentRow {
+export function shipmentRow(poll: CarrierPoll, shipment: NormalizedShipment, mode: PollMode = 'live'): ShipmentRow {
   const { record, facts } = shipment;
   const polledMs = Date.parse(poll.polled_at);
   if (Number.isNaN(polledMs)) throw new RowConversionError(`polled_at is not a date-time: ${JSON.stringify(poll.polled_at)}`);
@@ -254,6 +267,7 @@ export function shipmentRow(poll: CarrierPoll, shipment: NormalizedShipment): Sh
   return {
     carrier: record.carrier,
     awb: record.awb,
+    mode: checkedMode(mode),
     status: record.status,
     stage: facts.stage,
     is_rto: record.is_rto ? 1 : 0,
@@ -278,11 +292,12 @@ export function shipmentRow(poll: CarrierPoll, shipment: NormalizedShipment): Sh
 
 /**
  * All rows one poll contributes: always its carrier_polls row; for a found shipment its events
- * (newest first, one per event_id) and its shipments row. Throws RowConversionError for data
- * ClickHouse cannot hold (a time outside 1970-2106).
+ * (newest first, one per event_id) and its shipments row. `mode` is the Kafka message's `mode`
+ * header (default 'live'). Throws RowConversionError for data ClickHouse cannot hold (a time
+ * outside 1970-2106, an unknown mode).
  */
-export function toRows(poll: CarrierPoll, result: NormalizeResult, mappingVersion: string): PollRows {
-  const poll_ = pollRow(poll, result, mappingVersion);
+export function toRows(poll: CarrierPoll, result: NormalizeResult, mappingVersion: string, mode: PollMode = 'live'): PollRows {
+  const poll_ = pollRow(poll, result, mappingVersion, mode);
   if (result.kind !== 'found') return { poll: poll_, events: [], shipment: null };
-  return { poll: poll_, events: eventRows(poll, result.shipment), shipment: shipmentRow(poll, result.shipment) };
+  return { poll: poll_, events: eventRows(poll, result.shipment), shipment: shipmentRow(poll, result.shipment, mode) };
 }

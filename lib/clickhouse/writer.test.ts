@@ -11,7 +11,7 @@ import { product } from '../testing/product.ts';
 import { createClickHouseClient } from './client.ts';
 import { toRows, type PollRows } from './rows.ts';
 import { sqlString } from './sql.ts';
-import { countOf, createTestDatabase, startFaultyProxy, type FaultyProxy, type TestDatabase } from './testing.ts';
+import { countOf, createTestDatabase, rowsOf, startFaultyProxy, type FaultyProxy, type TestDatabase } from './testing.ts';
 import { ClickHouseWriter, WriterClosedError, type ClickHouseWriterOptions, type FlushReport } from './writer.ts';
 
 const { rules } = product;
@@ -97,6 +97,29 @@ describe('ClickHouseWriter (real ClickHouse)', () => {
     const second = await nextReport((r) => r.rows.events === 60);
     expect(second.inserted).toEqual({ carrier_polls: 0, events: 0, shipments: 0 });
     expect(second.duplicates).toEqual({ carrier_polls: 6, events: 60, shipments: 6 });
+    await writer.close();
+  });
+
+  it('a re-poll of a shipment adds only its new events (each poll lists every scan)', async () => {
+    const full = freshPolls(1)[0]!;
+    const ordered = [...full.scans].sort((a, b) => a.occurred_at.localeCompare(b.occurred_at));
+    const earlier: CarrierPoll = { ...full, poll_id: '00000000-0000-4000-8000-000000000001', polled_at: '2026-11-11T00:00:00.000Z', scans: ordered.slice(0, 6) };
+    const later: CarrierPoll = { ...full, poll_id: '00000000-0000-4000-8000-000000000002', scans: ordered };
+    const { writer, nextReport } = observedWriter(db);
+    writer.write(rowsFor(earlier));
+    await writer.flush();
+    writer.write(rowsFor(later));
+    await writer.flush();
+    const second = await nextReport((r) => r.rows.events === 10);
+    expect(second.inserted.events).toBe(4);
+    expect(second.duplicates.events).toBe(6);
+    expect(await countsFor(db, [full])).toEqual({ polls: 2, events: 10, distinctEvents: 10, shipments: 2 });
+    // Two shipments rows until they merge: the latest state is the newer poll's.
+    const awb = sqlString(full.awb);
+    const [latest] = await rowsOf<{ stage: string; poll_id: string }>(db.client,
+      `SELECT argMax(stage, version) AS stage, argMax(poll_id, version) AS poll_id FROM shipments WHERE awb = ${awb} GROUP BY carrier, awb`);
+    expect(latest).toEqual({ stage: 'delivered', poll_id: later.poll_id });
+    expect(await countOf(db.client, `SELECT count() AS c FROM shipments FINAL WHERE awb = ${awb}`)).toBe(1);
     await writer.close();
   });
 

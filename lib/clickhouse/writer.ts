@@ -7,14 +7,16 @@
  * normalizer commits Kafka offsets only then); it rejects if any of them could not be, and those
  * rows stay queued for the next flush. `close()` flushes.
  *
- * Idempotence (re-delivered Kafka messages, a crash between insert and offset commit, a retried
- * insert whose first attempt actually landed): before inserting a table's batch the writer asks
- * ClickHouse which of its keys are already stored — poll_id (carrier_polls, shipments) or event_id
- * (events), each with its mapping_version — and drops those rows. The check is per (carrier, awb),
- * so it uses the primary key, and runs inside each retry attempt. One writer owns an AWB at a time
- * (same-key Kafka messages share a partition), so no other writer races the check. A row whose key
- * is stored under another mapping_version (a replay with new rules) is inserted, and the tables'
- * ReplacingMergeTree keeps the newest on merge. Background merges remain the safety net.
+ * Idempotence. Every poll of a shipment lists all its scans, so most events of a re-poll are already
+ * stored; Kafka may also re-deliver a batch (a crash between insert and offset commit) and a
+ * retried insert may have landed the first time. So before inserting a table's batch the writer
+ * asks ClickHouse which rows are already stored — key poll_id (carrier_polls, shipments) or
+ * event_id (events), with its mapping_version — and drops them. The question is asked per
+ * (carrier, awb), the tables' sort-key prefix, within the batch's time span, and again inside each
+ * retry attempt. One writer owns an AWB at a time (same-key Kafka messages share a partition), so
+ * no other writer races the check. A row whose key is stored under another mapping_version (a
+ * replay with new rules) is inserted; ReplacingMergeTree keeps the newest on merge, and readers
+ * that must be exact before the merge use argMax by ingest_version (events.ts) or FINAL.
  */
 import { ExponentialBackoff, handleWhen, retry, type RetryPolicy } from 'cockatiel';
 import type { ClickHouseClient } from './client.ts';
@@ -265,14 +267,15 @@ export class ClickHouseWriter {
         report.duplicates[table] = outcome.duplicates;
       } catch (err) {
         // Put back this table's rows and those of the tables not reached yet, ahead of newer rows.
-        for (const later of WRITER_TABLES.slice(index)) (this.queues[later] as AnyRow[]).unshift(...(batch[later] as AnyRow[]));
+        // (concat, not unshift(...rows): spreading a large batch overflows the call stack)
+        for (const later of WRITER_TABLES.slice(index)) this.requeue(later, batch[later] as AnyRow[]);
         const { code, message } = clickHouseErrorInfo(err);
         report.error = new Error(`inserting ${rows.length} rows into ${table} failed: ${message}${code !== null ? ` (ClickHouse code ${code})` : ''}`, { cause: err });
         report.durationMs = performance.now() - started;
         this.totals.failedFlushes++;
         this.totals.retries += report.retries;
         this.options.logger?.error({ table, rows: rows.length, reason, err: report.error.message }, 'clickhouse flush failed; rows stay queued');
-        this.options.onFlush?.(report);
+        this.notify(report);
         throw report.error;
       }
     }
@@ -283,7 +286,20 @@ export class ClickHouseWriter {
     }
     this.totals.retries += report.retries;
     if (report.retries > 0) this.options.logger?.warn({ retries: report.retries, reason }, 'clickhouse flush needed retries');
-    this.options.onFlush?.(report);
+    this.notify(report);
+  }
+
+  private requeue(table: WriterTable, rows: AnyRow[]): void {
+    (this.queues as Record<WriterTable, AnyRow[]>)[table] = rows.concat(this.queues[table]);
+  }
+
+  /** A failing listener must not turn a stored batch into a failed flush. */
+  private notify(report: FlushReport): void {
+    try {
+      this.options.onFlush?.(report);
+    } catch (err) {
+      this.options.logger?.error({ err: (err as Error).message }, 'clickhouse writer onFlush listener threw');
+    }
   }
 
   /** One attempt: drop rows already stored (or queued twice), insert the rest. */

@@ -6,3 +6,11 @@ export interface LaneStatsSource {
 }
 
 export type { LaneStats };
+
+/**
+ * The benchmark key of a lane for a key mode: sandbox (trk_test_) shipments form lanes of their own
+ * (`test:<lane>`), so sandbox traffic never skews the benchmarks of real shipments.
+ */
+export function laneKey(lane: string, mode: 'test' | 'live'): string {
+  return mode === 'test' ? `test:${lane}` : lane;
+}

@@ -74,13 +74,14 @@ export class NormalizerConsumer {
   }
 
   /** Normalizes and durably writes one batch; invalid messages go to the DLQ. Public for tests. */
-  async handleBatch(messages: readonly Pick<KafkaMessage, 'key' | 'value' | 'offset'>[]): Promise<BatchResult> {
+  async handleBatch(messages: readonly Pick<KafkaMessage, 'key' | 'value' | 'offset' | 'headers'>[]): Promise<BatchResult> {
     const rows: PollRows[] = [];
     const dead: { key: Buffer | null; value: string }[] = [];
     let unmapped = 0;
     for (const message of messages) {
       const value = message.value?.toString('utf8') ?? null;
-      const outcome = processPollMessage(value, this.options.rules, this.options.resolveCarrier);
+      const mode = message.headers?.mode?.toString() === 'test' ? 'test' : 'live';
+      const outcome = processPollMessage(value, this.options.rules, this.options.resolveCarrier, mode);
       if (outcome.kind === 'rows') {
         rows.push(outcome.rows);
         unmapped += outcome.unmapped;

@@ -8,15 +8,16 @@ export type StepOutcome = { kind: 'rows'; rows: PollRows; unmapped: number } | {
 /**
  * Pure: message value → rows for carrier_polls / events / shipments (PostHog-style `ok | dlq`).
  * A value that is not a valid carrier_poll.v1, or names an unknown carrier, goes to the DLQ.
+ * `mode` is the message's `mode` header: sandbox and live shipments are stored apart.
  */
-export function processPollMessage(value: string | null, rules: RuleSet, resolveCarrier: (name: string) => string | null): StepOutcome {
+export function processPollMessage(value: string | null, rules: RuleSet, resolveCarrier: (name: string) => string | null, mode: 'live' | 'test' = 'live'): StepOutcome {
   if (value === null || value === '') return { kind: 'dlq', reason: 'empty message value' };
   const poll = parsePollLine(value, resolveCarrier);
   if (typeof poll === 'string') return { kind: 'dlq', reason: poll };
   const result = normalizePoll(poll, rules);
   try {
     const unmapped = result.kind === 'found' ? result.shipment.facts.unmapped_scans : 0;
-    return { kind: 'rows', rows: toRows(poll, result, rules.mappingVersion), unmapped };
+    return { kind: 'rows', rows: toRows(poll, result, rules.mappingVersion, mode), unmapped };
   } catch (err) {
     return { kind: 'dlq', reason: `cannot store poll: ${(err as Error).message}` };
   }

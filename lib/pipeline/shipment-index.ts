@@ -1,5 +1,5 @@
 import { isTerminal } from '../cache/index.ts';
-import { laneSampleOf, type LaneBook } from '../lanes/index.ts';
+import { laneKey, laneSampleOf, type LaneBook } from '../lanes/index.ts';
 import { normalizePoll, type RuleSet } from '../normalize/index.ts';
 import type { CarrierPoll } from '../schemas/index.ts';
 import type { TrackingMode } from '../tracking/index.ts';
@@ -32,7 +32,7 @@ export class ShipmentIndex {
     if (known && known.lastPolledMs > polledMs) return;
     this.shipments.set(key, { carrier: poll.carrier, awb: result.shipment.record.awb, mode, terminal: isTerminal(result.shipment), lastPolledMs: polledMs });
     const sample = laneSampleOf(result.shipment);
-    if (sample) this.lanes.add(sample);
+    if (sample) this.lanes.add({ ...sample, lane: laneKey(sample.lane, mode) });
   }
 
   /** Non-terminal shipments polled since `sinceMs`: the poller's work list. */

@@ -1,7 +1,7 @@
 import type { PollBus } from '../bus/index.ts';
 import { cacheKey, isFresh, retentionMs, type CachedLookup, type TrackingCache } from '../cache/index.ts';
 import { toTrackingRecord } from '../insights/index.ts';
-import type { LaneStatsSource } from '../lanes/index.ts';
+import { laneKey, type LaneStatsSource } from '../lanes/index.ts';
 import type { Metrics } from '../metrics/index.ts';
 import { normalizePoll, type NormalizedShipment, type RuleSet } from '../normalize/index.ts';
 import type { CarrierPoll, PollSource, TrackingRecord } from '../schemas/index.ts';
@@ -46,16 +46,16 @@ export class TrackingService {
     const cached = await cache.get(key);
     if (cached && isFresh(cached, clock())) {
       metrics.cacheHits.inc({ carrier, kind: cached.shipment ? 'fresh' : 'not_found' });
-      return cached.shipment ? this.answer(cached.shipment, { cached: true, stale: false }) : { kind: 'not_found' };
+      return cached.shipment ? this.answer(cached.shipment, mode, { cached: true, stale: false }) : { kind: 'not_found' };
     }
 
     const polled = await this.pollOnce(key, carrier, awb, mode, 'lookup');
-    if (polled.kind === 'found') return this.answer(polled.shipment, { cached: false, stale: false });
+    if (polled.kind === 'found') return this.answer(polled.shipment, mode, { cached: false, stale: false });
     if (polled.kind === 'not_found') return { kind: 'not_found' };
     // Carrier unreachable: the last known record, marked stale, beats an error (interface spec).
     if (cached?.shipment) {
       metrics.cacheHits.inc({ carrier, kind: 'stale' });
-      return this.answer(cached.shipment, { cached: true, stale: true });
+      return this.answer(cached.shipment, mode, { cached: true, stale: true });
     }
     return { kind: 'upstream_error', reason: polled.reason };
   }
@@ -98,8 +98,8 @@ export class TrackingService {
     return result.kind === 'found' ? { kind: 'found', shipment: result.shipment } : { kind: 'not_found' };
   }
 
-  private async answer(shipment: NormalizedShipment, flags: { cached: boolean; stale: boolean }): Promise<LookupResult> {
-    const lane = shipment.facts.lane ? await this.deps.lanes.get(shipment.facts.lane) : null;
+  private async answer(shipment: NormalizedShipment, mode: TrackingMode, flags: { cached: boolean; stale: boolean }): Promise<LookupResult> {
+    const lane = shipment.facts.lane ? await this.deps.lanes.get(laneKey(shipment.facts.lane, mode)) : null;
     return { kind: 'found', record: toTrackingRecord(shipment.record, shipment.facts, { nowMs: this.deps.clock(), lane, ...flags }) };
   }
 }

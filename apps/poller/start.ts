@@ -1,0 +1,104 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import cron from 'node-cron';
+import { Redis } from 'ioredis';
+import { openAccessStore, type AccessStore } from '../../lib/access/index.ts';
+import { createRedisCache } from '../../lib/cache/index.ts';
+import { createCarrierPoller } from '../../lib/carriers/poll.ts';
+import { ClickHouseLaneSource, activeShipments, createClickHouseClient, resolveTarget } from '../../lib/clickhouse/index.ts';
+import type { Env } from '../../lib/config/index.ts';
+import { createKafka } from '../../lib/kafka/client.ts';
+import { KafkaBus } from '../../lib/kafka/kafka-bus.ts';
+import { createMetrics } from '../../lib/metrics/index.ts';
+import { createMailer, noticeSettingsFromEnv, scheduleNotices } from '../../lib/notices/index.ts';
+import { DEFAULT_REFRESH_POLICY, refreshShipments, shipmentsDue, type RefreshPolicy, type RefreshTotals } from '../../lib/poller/index.ts';
+import { loadProduct } from '../../lib/product/index.ts';
+import { TrackingService } from '../../lib/tracking/index.ts';
+
+export interface PollerApp {
+  /** One refresh round now (what each tick runs). */
+  tick(): Promise<RefreshTotals>;
+  tracking: TrackingService;
+  access: AccessStore;
+  health: FastifyInstance;
+  stop(): Promise<void>;
+}
+
+export interface PollerStartOptions {
+  database?: string;
+  policy?: RefreshPolicy;
+  healthPort?: number | null;
+  /** Also run the plan-expiry notice job (default true). */
+  notices?: boolean;
+  sandboxUrl?: string | null;
+}
+
+/**
+ * The poller app: every tick re-polls its share of the non-terminal shipments seen in the last
+ * 30 days (from ClickHouse `shipments`), within per-carrier limits, publishing `source: poller`
+ * polls to Kafka and refreshing the Redis cache; customers' lookups are never consumed. It also
+ * runs the plan-expiry notices.
+ */
+export async function startPoller(env: Env, options: PollerStartOptions = {}): Promise<PollerApp> {
+  if (!env.KAFKA_BROKERS || !env.CLICKHOUSE_URL || !env.REDIS_URL) throw new Error('the poller needs KAFKA_BROKERS, CLICKHOUSE_URL and REDIS_URL');
+  const policy = options.policy ?? DEFAULT_REFRESH_POLICY;
+  const product = loadProduct(env.CONFIG_DIR);
+  const health = Fastify({ logger: { level: env.LOG_LEVEL } });
+  const log = health.log;
+  const clickhouse = createClickHouseClient(resolveTarget(env.CLICKHOUSE_URL, options.database));
+  const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 2 });
+  const kafka = createKafka({ brokers: env.KAFKA_BROKERS, clientId: 'tracking-poller', log: (level, message) => log[level](message) });
+  const bus = new KafkaBus({ kafka, dataDir: env.DATA_DIR, onError: (err) => log.warn({ err }, 'raw-poll log unavailable; spooling') });
+  const carriers = createCarrierPoller({ sandboxUrl: options.sandboxUrl ?? env.SANDBOX_URL ?? null, liveTarget: 'carriers' });
+  const tracking = new TrackingService({
+    cache: createRedisCache(redis), carriers, bus, rules: product.rules,
+    lanes: new ClickHouseLaneSource(clickhouse), metrics: createMetrics(false), clock: Date.now,
+  });
+
+  let running: Promise<RefreshTotals> | null = null;
+  const tick = () => {
+    running ??= (async () => {
+      const now = Date.now();
+      const candidates = await activeShipments(clickhouse, now - policy.lookbackMs);
+      const due = shipmentsDue(candidates, now, policy);
+      const totals = await refreshShipments(due, (s) => tracking.refresh(s.carrier, s.awb, s.mode));
+      if (totals.polled) log.info(totals, 'poller: refreshed shipments');
+      return totals;
+    })().finally(() => { running = null; });
+    return running;
+  };
+  const minutes = Math.max(1, Math.round(policy.tickMs / 60_000));
+  const task = cron.schedule(`*/${minutes} * * * *`, () => { tick().catch((err: unknown) => log.error({ err }, 'poller tick failed')); });
+
+  const access = openAccessStore({ plans: product.config.plans, redisUrl: env.REDIS_URL, dataDir: env.DATA_DIR });
+  let stopNotices = async () => {};
+  let closeMailer = () => {};
+  if (options.notices !== false) {
+    const settings = noticeSettingsFromEnv(process.env);
+    const mailer = createMailer(env, { from: settings.from });
+    closeMailer = () => mailer.close();
+    stopNotices = scheduleNotices({
+      access, mailer, clock: Date.now, cron: settings.cron,
+      log: { info: (m) => log.info(m), warn: (m) => log.warn(m), error: (m) => log.error(m) },
+      content: { paymentBaseUrl: settings.paymentBaseUrl, plans: product.config.plans },
+    });
+  }
+
+  health.get('/healthz', async () => ({ status: 'ok' }));
+  if (options.healthPort !== null) await health.listen({ port: options.healthPort ?? env.PORT, host: env.HOST });
+
+  return {
+    tick, tracking, access, health,
+    async stop() {
+      await health.close();
+      await task.stop();
+      await running;
+      await stopNotices();
+      closeMailer();
+      await bus.close();
+      await carriers.close();
+      await access.close();
+      redis.disconnect();
+      await clickhouse.close();
+    },
+  };
+}
