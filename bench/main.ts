@@ -1,13 +1,15 @@
 /**
  * npm run bench [-- <section>...] — prints every figure the issues ask for, measured side by side
- * in one run on this machine. Sections: normalize, api.
+ * in one run on this machine. Sections: normalize, carriers, api, pipeline.
  */
 import { benchApi } from './api.ts';
+import { benchCarriers } from './carriers.ts';
 import { benchNormalize } from './normalize.ts';
 import { printResults, type BenchResult } from './report.ts';
 
 const SECTIONS: Record<string, { title: string; run: () => Promise<BenchResult[]> }> = {
   normalize: { title: 'Normalization (npm run bench -- normalize)', run: benchNormalize },
+  carriers: { title: 'Carrier clients against the sandbox (npm run bench -- carriers)', run: benchCarriers },
   api: { title: 'API throughput and memory (npm run bench -- api)', run: benchApi },
 };
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The one test command (npm test): starts the real services the tests need (installing them on a
-# fresh machine), then runs every test and ends with the runner's own "N passed, N failed" line.
+# The one test command (npm test): installs and starts the real services the tests need (Debian
+# packages, the Kafka broker), then runs every test and ends with the runner's own
+# "N passed, N failed" line. Extra arguments go to vitest (e.g. npm test -- lib/normalize).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,25 +13,34 @@ if ! command -v chromium >/dev/null 2>&1; then
   apt-get install -y -qq chromium >/dev/null
 fi
 
-if [ -f scripts/services/services.sh ]; then
-  bash scripts/services/services.sh up
-  # shellcheck disable=SC2046
-  export $(bash scripts/services/services.sh env | xargs)
-fi
+bash scripts/services/services.sh up
+# shellcheck disable=SC2046
+export $(bash scripts/services/services.sh env | xargs)
 
-results=.test-results.json
-rm -f "$results"
+rm -f .test-results.json .test-results-outage.json
 status=0
-npx vitest run --reporter=default --reporter=json --outputFile.json="$results" "$@" || status=$?
+# Pass 1: everything except the outage tests, files in parallel.
+npx vitest run --exclude '**/*.outage.test.ts' --exclude '**/node_modules/**' \
+  --reporter=default --reporter=json --outputFile.json=.test-results.json "$@" || status=$?
 
-if [ -f "$results" ]; then
-  node -e '
-    const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
-    const skipped = r.numPendingTests + r.numTodoTests;
-    console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed` + (skipped ? `, ${skipped} skipped` : ""));
-  ' "$results"
-else
-  echo "0 passed, 1 failed"
-  [ "$status" -ne 0 ] || status=1
+# Pass 2: tests that stop shared services (Kafka, ClickHouse) must run alone, after the rest.
+if [ $# -eq 0 ] && ls test/*.outage.test.ts >/dev/null 2>&1; then
+  npx vitest run test/*.outage.test.ts --no-file-parallelism \
+    --reporter=default --reporter=json --outputFile.json=.test-results-outage.json || status=$?
 fi
+
+node -e '
+  const fs = require("fs");
+  let passed = 0, failed = 0, skipped = 0, reports = 0;
+  for (const file of process.argv.slice(1)) {
+    if (!fs.existsSync(file)) continue;
+    const r = JSON.parse(fs.readFileSync(file, "utf8"));
+    reports++;
+    passed += r.numPassedTests;
+    failed += r.numFailedTests + (r.success || r.numFailedTests ? 0 : 1);
+    skipped += r.numPendingTests + r.numTodoTests;
+  }
+  if (reports === 0) failed = 1;
+  console.log(`${passed} passed, ${failed} failed` + (skipped ? `, ${skipped} skipped` : ""));
+' .test-results.json .test-results-outage.json
 exit "$status"

@@ -34,6 +34,11 @@ export interface RuntimeOptions {
    * `trk:`. Tests set their own so runs sharing one Redis never see (or delete) each other's keys.
    */
   redisNamespace?: string;
+  /**
+   * ClickHouse database of the lane benchmarks when CLICKHOUSE_URL is set; default: a path in the
+   * URL, else `tracking` (see resolveTarget). Tests point the API at a database of their own.
+   */
+  clickhouseDatabase?: string;
 }
 
 /** The API's dependencies plus what owns them: the pieces an app starts, and closes in order. */
@@ -89,7 +94,7 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
     shipments = index;
     log = pollLog;
   }
-  const clickhouse = env.CLICKHOUSE_URL ? createClickHouseClient(resolveTarget(env.CLICKHOUSE_URL)) : null;
+  const clickhouse = env.CLICKHOUSE_URL ? createClickHouseClient(resolveTarget(env.CLICKHOUSE_URL, options.clickhouseDatabase)) : null;
   const laneSource: LaneStatsSource = clickhouse
     ? new ClickHouseLaneSource(clickhouse, { ttlMs: env.LANE_CACHE_TTL_MS })
     : embeddedLanes;

@@ -87,6 +87,13 @@ export interface HarnessOptions {
   logLevel?: Env['LOG_LEVEL'];
   /** Changes the runtime's dependencies before the app is built (a log stream, a broken dependency, ...). */
   deps?: (deps: ApiDeps) => ApiDeps;
+  /**
+   * More environment for the runtime, e.g. KAFKA_BROKERS and CLICKHOUSE_URL for the distributed
+   * pipeline, or LANE_CACHE_TTL_MS. Applied after the harness's own (DATA_DIR, ADMIN_TOKEN, ...).
+   */
+  env?: Record<string, string>;
+  /** ClickHouse database the runtime reads lane benchmarks from (with CLICKHOUSE_URL in `env`). */
+  clickhouseDatabase?: string;
 }
 
 export interface ApiHarness {
@@ -140,8 +147,12 @@ export async function startApiHarness(options: HarnessOptions = {}): Promise<Api
     LOG_LEVEL: options.logLevel ?? 'silent',
     CONFIG_DIR: DEFAULT_CONFIG_DIR,
     ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
+    ...options.env,
   });
-  const runtime = await createApiRuntime(env, { sandboxUrl: sandbox.url, liveTarget: 'sandbox', clock: clock.now, redisNamespace: namespace });
+  const runtime = await createApiRuntime(env, {
+    sandboxUrl: sandbox.url, liveTarget: 'sandbox', clock: clock.now, redisNamespace: namespace,
+    ...(options.clickhouseDatabase ? { clickhouseDatabase: options.clickhouseDatabase } : {}),
+  });
   const deps = options.deps ? options.deps(runtime.deps) : runtime.deps;
   const app = await buildApp(deps);
 

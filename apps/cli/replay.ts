@@ -119,7 +119,8 @@ async function main(): Promise<void> {
   if (!args['from-kafka'] && !args.input) fail('--input (or --from-kafka) is required');
   if (args['from-kafka'] && args.input) fail('use either --input or --from-kafka, not both');
 
-  const product = loadProduct();
+  // CONFIG_DIR (as every app): replay --diff is how a changed copy of the mapping rules is tried out.
+  const product = loadProduct(process.env.CONFIG_DIR || undefined);
   const ctx: ReplayContext = { rules: product.rules, resolveCarrier: (n) => product.registry.resolve(n) };
   let sourceError: unknown = null;
   const source = openSource(args, (err) => { if (err) sourceError = err; });

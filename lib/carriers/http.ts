@@ -141,7 +141,9 @@ export function createHttpSend(options: HttpSendOptions = {}): ClosableHttpSend 
   const send = async (req: HttpRequest): Promise<NativeResponse> => {
     const policy = isSafe(req) ? safePolicy : unsafePolicy;
     try {
-      return await policy.execute(({ signal }) => attempt(req, signal));
+      // A signal per request: cockatiel's shared default signal would collect one abort listener
+      // per request in flight (Node warns past 10).
+      return await policy.execute(({ signal }) => attempt(req, signal), new AbortController().signal);
     } catch (error) {
       if (error instanceof RetryableStatus) return error.response;
       if (error instanceof TaskCancelledError) {
