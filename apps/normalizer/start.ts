@@ -40,7 +40,7 @@ export async function startNormalizer(env: Env, options: NormalizerStartOptions 
   await migrate(target, { log: (line) => log.info(`migrate: ${line}`) });
 
   const clickhouse = createClickHouseClient(target);
-  const writer = new ClickHouseWriter(clickhouse, { logger: log, dedupe: false });
+  const writer = new ClickHouseWriter(clickhouse, { logger: log });
   const kafka = createKafka({ brokers: env.KAFKA_BROKERS, clientId: 'tracking-normalizer', log: (level, message) => log[level](message) });
   const consumer = new NormalizerConsumer({
     kafka, sink: writer, rules: product.rules, groupId: options.groupId,
