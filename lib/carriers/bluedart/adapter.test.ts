@@ -1,23 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { NDR_REASONS, RawScanSchema, PollShipmentSchema, type EventCode, type NdrReason } from '../../schemas/index.ts';
 import { renderer } from '../../sandbox/carriers/bluedart.ts';
 import { istParts, istToMs } from '../../sandbox/ist.ts';
-import type { SandboxShipment, SandboxStep, ScenarioAnswer, StepKind } from '../../sandbox/types.ts';
+import type { SandboxShipment, SandboxStep, StepKind } from '../../sandbox/types.ts';
+import { NDR_REASONS, type EventCode, type NdrReason } from '../../schemas/index.ts';
 import { makePoll } from '../../testing/polls.ts';
 import { answer } from '../../testing/product.ts';
 import { fuzzParser } from '../testing/fuzz.ts';
-import type { HttpRequest, HttpSend, NativeResponse, ParsedPoll } from '../types.ts';
+import { recordingSend } from '../testing/recording-send.ts';
+import { expectOk, fetchAndNormalize, scanInstants } from '../testing/round-trip.ts';
+import { expectStepEvents } from '../testing/step-events.ts';
+import { everyKindStory, HOUR, MUMBAI_TO_KOLKATA, shipmentBuilder, storyStep } from '../testing/story.ts';
+import type { NativeResponse } from '../types.ts';
 import { adapter } from './adapter.ts';
 
 const AWB = '12345670104';
 const xml = (body: string, status = 200): NativeResponse => ({ status, headers: { 'content-type': 'text/xml' }, body });
-
-function expectOk(parsed: ParsedPoll) {
-  if (parsed.outcome !== 'ok') throw new Error(`expected ok, got ${JSON.stringify(parsed)}`);
-  for (const scan of parsed.scans) expect(RawScanSchema.safeParse(scan).success).toBe(true);
-  if (parsed.shipment) expect(PollShipmentSchema.safeParse(parsed.shipment).success).toBe(true);
-  return parsed;
-}
 
 /**
  * Hand-written in Blue Dart's shape (carrier-formats.md): newest first, "01 June 2012" header dates,
@@ -137,8 +134,7 @@ describe('bluedart parser: broken answers', () => {
 
 describe('bluedart fetch', () => {
   it('asks GET …/RoutingServlet with loginid and lickey in the query', async () => {
-    const sent: HttpRequest[] = [];
-    const send: HttpSend = async (request) => { sent.push(request); return xml('<ShipmentData/>'); };
+    const { sent, send } = recordingSend(() => xml('<ShipmentData/>'));
     await adapter.fetch(AWB, { baseUrl: 'https://api.bluedart.example/servlet', credentials: { loginid: 'BOM001', lickey: 'abc&123' } }, send);
     expect(sent).toHaveLength(1);
     expect(sent[0]!.method).toBe('GET');
@@ -156,80 +152,22 @@ describe('bluedart fetch', () => {
 
 // ---- Round trip: sandbox renderer → HTTP shape → adapter → product normalization ----
 
-const BASE_URL = 'http://sandbox.test/bluedart';
-const HOUR = 3_600_000;
 const T0 = Date.UTC(2026, 10, 10, 3, 30); // 09:00 IST
 
-function matchPath(pattern: string, path: string): Record<string, string> | null {
-  const want = pattern.split('/');
-  const got = path.split('/');
-  if (want.length !== got.length) return null;
-  const params: Record<string, string> = {};
-  for (const [i, part] of want.entries()) {
-    if (part.startsWith(':')) params[part.slice(1)] = decodeURIComponent(got[i]!);
-    else if (part !== got[i]) return null;
-  }
-  return params;
-}
+const step = (kind: StepKind, hour: number, extra: Partial<SandboxStep> = {}) => storyStep(kind, T0 + hour * HOUR, 'Nagpur Central Hub', extra);
 
-/** The sandbox's routing, in process: what the sandbox server does for `/bluedart/...`. */
-function sandboxSend(lookup: (awb: string) => ScenarioAnswer): HttpSend {
-  return async (request): Promise<NativeResponse> => {
-    const url = new URL(request.url);
-    const path = url.pathname.slice(new URL(BASE_URL).pathname.length);
-    const headers = Object.fromEntries(Object.entries(request.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
-    for (const route of renderer.routes) {
-      const params = route.method === request.method ? matchPath(route.path, path) : null;
-      if (!params) continue;
-      const reply = route.handle({ method: request.method, path, query: Object.fromEntries(url.searchParams), headers, body: request.body ?? '' }, params, lookup);
-      return { status: reply.status, headers: { 'content-type': reply.contentType }, body: reply.body };
-    }
-    return { status: 404, headers: {}, body: 'no such route' };
-  };
-}
+const shipmentOf = shipmentBuilder({
+  carrier: 'bluedart', awb: AWB, scenario: 4, lane: 1, ...MUMBAI_TO_KOLKATA,
+  bookedAt: T0 - 5 * HOUR, edd: T0 + 72 * HOUR, weightGrams: 1375, serviceType: 'express',
+});
 
-const step = (kind: StepKind, hour: number, extra: Partial<SandboxStep> = {}): SandboxStep =>
-  ({ kind, at: T0 + hour * HOUR, location: 'Nagpur Central Hub', remark: null, ndr: null, ...extra });
-
-function shipmentOf(steps: SandboxStep[], extra: Partial<SandboxShipment> = {}): SandboxShipment {
-  return {
-    carrier: 'bluedart', awb: AWB, scenario: 4, lane: 1,
-    origin: { city: 'Mumbai', state: 'Maharashtra', pincode: '400001' },
-    destination: { city: 'Kolkata', state: 'West Bengal', pincode: '700001' },
-    bookedAt: T0 - 5 * HOUR, edd: T0 + 72 * HOUR, weightGrams: 1375, serviceType: 'express',
-    steps, shuffled: false, ...extra,
-  };
-}
-
-async function roundTrip(shipment: SandboxShipment) {
-  const endpoint = { baseUrl: BASE_URL, credentials: { loginid: 'sandbox', lickey: 'sandbox' } };
-  const response = await adapter.fetch(shipment.awb, endpoint, sandboxSend(() => ({ kind: 'shipment', shipment })));
-  const parsed = expectOk(adapter.parse(shipment.awb, response));
-  const poll = makePoll({ carrier: 'bluedart', awb: shipment.awb, scans: parsed.scans, shipment: parsed.shipment, polled_at: new Date(T0 + 40 * HOUR).toISOString() });
-  return { response, parsed, record: answer(poll) };
-}
+const SANDBOX_ENDPOINT = { baseUrl: 'http://sandbox.test/bluedart', credentials: { loginid: 'sandbox', lickey: 'sandbox' } };
+const roundTrip = (shipment: SandboxShipment) => fetchAndNormalize(adapter, renderer, SANDBOX_ENDPOINT, shipment, T0 + 40 * HOUR);
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const istMs = (occurredAt: string) => Date.parse(`${occurredAt}+05:30`);
 
 describe('bluedart round trip through the sandbox renderer', () => {
-  const everyKind = [
-    step('booked', 0, { location: 'Mumbai' }),
-    step('picked_up', 2, { location: 'Mumbai' }),
-    step('hub_in', 4, { location: 'Mumbai Bhiwandi Hub' }),
-    step('bagged', 6, { location: 'Mumbai Bhiwandi Hub' }),
-    step('hub_out', 8, { location: 'Mumbai Bhiwandi Hub' }),
-    step('hold', 10, { remark: 'Held at hub due to heavy rain', ndr: 'other' }),
-    step('unmapped', 12),
-    step('out_for_delivery', 14, { location: 'Kolkata' }),
-    step('attempt_failed', 16, { location: 'Kolkata', remark: 'Shipment attempted - Customer refused to accept', ndr: 'refused' }),
-    step('lost', 18, { remark: 'Shipment declared lost in transit' }),
-    step('cancelled', 20),
-    step('delivered', 22, { location: 'Kolkata' }),
-    step('rto_initiated', 24, { location: 'Kolkata' }),
-    step('rto_in_transit', 26, { location: 'Raipur Urla Hub' }),
-    step('rto_delivered', 28, { location: 'Mumbai' }),
-  ];
+  const everyKind = everyKindStory(step, { personalRemarks: false });
   const expected: Record<StepKind, EventCode | EventCode[]> = {
     // Blue Dart's manifest is a pre-pickup "bagged" (data received) scan in bluedart.yaml.
     booked: 'bagged', picked_up: 'picked_up', hub_in: 'received', bagged: 'dispatched', hub_out: 'dispatched',
@@ -242,11 +180,7 @@ describe('bluedart round trip through the sandbox renderer', () => {
   it('gives every step kind its event code at the right UTC instant', async () => {
     const { record } = await roundTrip(shipmentOf(everyKind));
     expect(record.events).toHaveLength(everyKind.length);
-    for (const s of everyKind) {
-      const event = record.events.find((e) => e.timestamp === iso(s.at));
-      expect(event, s.kind).toBeDefined();
-      expect([expected[s.kind]].flat(), s.kind).toContain(event!.code);
-    }
+    expectStepEvents(record, everyKind.map((s) => [s, { code: expected[s.kind] }] as const));
     expect(record.events.find((e) => e.code === 'delivery_attempted')?.reason_code).toBe('refused');
   });
 
@@ -254,7 +188,7 @@ describe('bluedart round trip through the sandbox renderer', () => {
     const { parsed, record, response } = await roundTrip(shipmentOf(everyKind));
     const isReturn = (s: SandboxStep) => s.kind === 'rto_in_transit' || s.kind === 'rto_delivered';
     const newestFirst = (steps: SandboxStep[]) => steps.map((s) => s.at).sort((a, b) => b - a);
-    expect(parsed.scans.map((s) => istMs(s.occurred_at))).toEqual([
+    expect(scanInstants(parsed.scans)).toEqual([
       ...newestFirst(everyKind.filter((s) => !isReturn(s))), ...newestFirst(everyKind.filter(isReturn)),
     ]);
     expect(response.body.match(/<Shipment /g)).toHaveLength(2);
@@ -277,7 +211,7 @@ describe('bluedart round trip through the sandbox renderer', () => {
   it('emits a shuffled story exactly in the given order', async () => {
     const shuffled = [step('hub_in', 6), step('booked', 0), step('hub_out', 9), step('picked_up', 2)];
     const { parsed, record } = await roundTrip(shipmentOf(shuffled, { shuffled: true }));
-    expect(parsed.scans.map((s) => istMs(s.occurred_at))).toEqual(shuffled.map((s) => s.at));
+    expect(scanInstants(parsed.scans)).toEqual(shuffled.map((s) => s.at));
     expect(record.events.map((e) => e.code)).toEqual(['dispatched', 'received', 'picked_up', 'bagged']);
   });
 

@@ -13,7 +13,13 @@
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { z } from 'zod';
-import type { Location, PollShipment, RawScan } from '../../schemas/index.ts';
+import type { PollShipment, RawScan } from '../../schemas/index.ts';
+import { requireCredential } from '../shared/credentials.ts';
+import { cityPlace, pincodeOf } from '../shared/places.ts';
+import { neverThrows } from '../shared/safe-parse.ts';
+import { looseText as text, unexpectedShape } from '../shared/schema-fields.ts';
+import { endOfDay, wallTime } from '../shared/wall-time.ts';
+import { kilogramsToGrams } from '../shared/weights.ts';
 import type { CarrierAdapter, CarrierEndpoint, NativeResponse, ParsedPoll } from '../types.ts';
 
 const SLUG = 'bluedart';
@@ -23,10 +29,6 @@ const SLUG = 'bluedart';
  * *unconfirmed* (the sandbox writes it so lanes work). Real answers without it give no origin pincode.
  */
 export const ORIGIN_PINCODE_ELEMENT = 'OriginPincode';
-
-/** Element text as the XML parser gives it; blank → null. */
-const text = z.union([z.string(), z.number()]).nullish()
-  .transform((v) => (v === null || v === undefined || String(v).trim() === '' ? null : String(v).trim()));
 
 const ScanDetailSchema = z.object({
   Scan: z.string(),
@@ -78,8 +80,6 @@ const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', '
 const DATE = /^(\d{1,2})[\s-]+([A-Za-z]{3,9})[\s-]+(\d{4})$/;
 const CLOCK = /^(\d{1,2}):?(\d{2})(?::(\d{2}))?$/;
 
-const pad = (n: number) => String(n).padStart(2, '0');
-
 /** "01 June 2012" / "07-Jun-2012" plus "13:05" / "1305" (IST) → offset-less ISO; null when not a real time. */
 function bluedartTime(date: string | null, clock: string | null): string | null {
   const d = date === null ? null : DATE.exec(date);
@@ -90,35 +90,18 @@ function bluedartTime(date: string | null, clock: string | null): string | null 
   const year = Number(d[3]);
   const c = clock === null ? ['', '0', '00', '00'] : CLOCK.exec(clock);
   if (month === 0 || !c) return null;
-  const [hour, minute, second] = [Number(c[1]), Number(c[2]), Number(c[3] ?? 0)];
-  const check = new Date(Date.UTC(year, month - 1, day));
-  if (check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day || hour > 23 || minute > 59 || second > 59) return null;
-  return `${year}-${pad(month)}-${pad(day)}T${pad(hour)}:${pad(minute)}:${pad(second)}`;
-}
-
-function pincode(value: string | null): string | null {
-  return value !== null && /^\d{6}$/.test(value) ? value : null;
-}
-
-function place(city: string | null, pin: string | null): Location | null {
-  return city === null && pin === null ? null : { city, state: null, pincode: pin };
-}
-
-function grams(kg: string | null): number | null {
-  const n = kg === null ? NaN : Number.parseFloat(kg);
-  return Number.isFinite(n) && n > 0 ? Math.round(n * 1000) : null;
+  return wallTime(year, month, day, Number(c[1]), Number(c[2]), Number(c[3] ?? 0));
 }
 
 function headerOf(s: BluedartShipment): PollShipment {
   const eddDay = bluedartTime(s.ExpectedDeliveryDate, null);
   return {
-    origin: place(s.Origin, pincode(s[ORIGIN_PINCODE_ELEMENT])),
-    destination: place(s.Destination, pincode(s.ConsigneePincode)),
+    origin: cityPlace(s.Origin, pincodeOf(s[ORIGIN_PINCODE_ELEMENT])),
+    destination: cityPlace(s.Destination, pincodeOf(s.ConsigneePincode)),
     service_type: s.Service === null ? null : /surface/i.test(s.Service) ? 'surface' : 'express',
-    weight_grams: grams(s.Weight),
+    weight_grams: kilogramsToGrams(s.Weight),
     booked_at: bluedartTime(s.PickUpDate, s.PickUpTime),
-    // A date without a time: the carrier promises the whole day.
-    estimated_delivery_at: eddDay === null ? null : `${eddDay.slice(0, 10)}T23:59:59`,
+    estimated_delivery_at: eddDay === null ? null : endOfDay(eddDay),
   };
 }
 
@@ -162,7 +145,7 @@ function readBody(awb: string, response: NativeResponse): ParsedPoll {
   if (body === '') return { outcome: 'error', error: 'empty body' };
   if (XMLValidator.validate(body) !== true) return { outcome: 'error', error: 'broken XML' };
   const parsed = BodySchema.safeParse(xml.parse(body));
-  if (!parsed.success) return { outcome: 'error', error: `unexpected XML at ${parsed.error.issues[0]?.path.join('.') ?? '?'}` };
+  if (!parsed.success) return unexpectedShape('XML', parsed.error);
   const data = parsed.data.ShipmentData;
   if (data === '') return { outcome: 'error', error: 'empty ShipmentData' };
   if (data.Error !== null) return { outcome: 'error', error: `carrier error: ${data.Error.slice(0, 100)}` };
@@ -180,11 +163,7 @@ function readBody(awb: string, response: NativeResponse): ParsedPoll {
   return { outcome: 'ok', shipment: headerOf(main), scans };
 }
 
-function credential(endpoint: CarrierEndpoint, name: string): string {
-  const value = endpoint.credentials[name];
-  if (!value) throw new Error(`${SLUG}: credential "${name}" is not configured`);
-  return value;
-}
+const credential = (endpoint: CarrierEndpoint, name: string) => requireCredential(SLUG, endpoint, name);
 
 export const adapter: CarrierAdapter = {
   slug: SLUG,
@@ -204,11 +183,5 @@ export const adapter: CarrierAdapter = {
     return send({ method: 'GET', url: `${endpoint.baseUrl}/RoutingServlet?${query}`, headers: { Accept: 'application/xml' } });
   },
 
-  parse(awb, response) {
-    try {
-      return readBody(awb, response);
-    } catch (err) {
-      return { outcome: 'error', error: `unreadable answer: ${(err as Error).message}`.slice(0, 200) };
-    }
-  },
+  parse: neverThrows(readBody),
 };

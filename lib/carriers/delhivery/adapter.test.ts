@@ -1,24 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { NDR_REASONS, RawScanSchema, PollShipmentSchema, type EventCode, type NdrReason } from '../../schemas/index.ts';
 import { renderer } from '../../sandbox/carriers/delhivery.ts';
-import type { SandboxShipment, SandboxStep, ScenarioAnswer, StepKind } from '../../sandbox/types.ts';
+import type { SandboxShipment, SandboxStep, StepKind } from '../../sandbox/types.ts';
+import { NDR_REASONS, type EventCode, type NdrReason } from '../../schemas/index.ts';
 import { makePoll } from '../../testing/polls.ts';
 import { answer } from '../../testing/product.ts';
 import { fuzzParser } from '../testing/fuzz.ts';
-import type { HttpRequest, HttpSend, NativeResponse, ParsedPoll } from '../types.ts';
+import { recordingSend } from '../testing/recording-send.ts';
+import { expectOk, fetchAndNormalize, scanInstants } from '../testing/round-trip.ts';
+import { expectStepEvents } from '../testing/step-events.ts';
+import { everyKindStory, HOUR, MUMBAI_TO_KOLKATA, shipmentBuilder, storyStep } from '../testing/story.ts';
+import type { NativeResponse } from '../types.ts';
 import { adapter } from './adapter.ts';
 
 const AWB = '1234567890104';
 const ok = (body: unknown, status = 200): NativeResponse => ({
   status, headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body),
 });
-
-function expectOk(parsed: ParsedPoll) {
-  if (parsed.outcome !== 'ok') throw new Error(`expected ok, got ${JSON.stringify(parsed)}`);
-  for (const scan of parsed.scans) expect(RawScanSchema.safeParse(scan).success).toBe(true);
-  if (parsed.shipment) expect(PollShipmentSchema.safeParse(parsed.shipment).success).toBe(true);
-  return parsed;
-}
 
 /** A hand-written answer in Delhivery's real shape (as public client code shows it), not the sandbox's. */
 const REAL_BODY = {
@@ -150,8 +147,7 @@ describe('delhivery parser: no data and broken answers', () => {
 
 describe('delhivery fetch', () => {
   it('asks GET /api/v1/packages/json/?waybill= with a Token header', async () => {
-    const sent: HttpRequest[] = [];
-    const send: HttpSend = async (request) => { sent.push(request); return ok({ ShipmentData: [] }); };
+    const { sent, send } = recordingSend(() => ok({ ShipmentData: [] }));
     const response = await adapter.fetch(AWB, { baseUrl: 'http://127.0.0.1:4010/delhivery', credentials: { token: 'k3y' } }, send);
     expect(response.status).toBe(200);
     expect(sent).toEqual([{
@@ -168,81 +164,22 @@ describe('delhivery fetch', () => {
 
 // ---- Round trip: sandbox renderer → HTTP shape → adapter → product normalization ----
 
-const BASE_URL = 'http://sandbox.test/delhivery';
-const HOUR = 3_600_000;
 const T0 = Date.UTC(2026, 10, 10, 3, 30); // 09:00 IST
 
-function matchPath(pattern: string, path: string): Record<string, string> | null {
-  const want = pattern.split('/');
-  const got = path.split('/');
-  if (want.length !== got.length) return null;
-  const params: Record<string, string> = {};
-  for (const [i, part] of want.entries()) {
-    if (part.startsWith(':')) params[part.slice(1)] = decodeURIComponent(got[i]!);
-    else if (part !== got[i]) return null;
-  }
-  return params;
-}
+const step = (kind: StepKind, hour: number, extra: Partial<SandboxStep> = {}) => storyStep(kind, T0 + hour * HOUR, 'Nagpur Central Hub', extra);
 
-/** The sandbox's routing, in process: what the sandbox server does for `/delhivery/...`. */
-function sandboxSend(lookup: (awb: string) => ScenarioAnswer): HttpSend {
-  return async (request): Promise<NativeResponse> => {
-    const url = new URL(request.url);
-    const path = url.pathname.slice(new URL(BASE_URL).pathname.length);
-    const headers = Object.fromEntries(Object.entries(request.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
-    for (const route of renderer.routes) {
-      const params = route.method === request.method ? matchPath(route.path, path) : null;
-      if (!params) continue;
-      const reply = route.handle({ method: request.method, path, query: Object.fromEntries(url.searchParams), headers, body: request.body ?? '' }, params, lookup);
-      return { status: reply.status, headers: { 'content-type': reply.contentType }, body: reply.body };
-    }
-    return { status: 404, headers: {}, body: 'no such route' };
-  };
-}
+const shipmentOf = shipmentBuilder({
+  carrier: 'delhivery', awb: AWB, scenario: 4, lane: 1, ...MUMBAI_TO_KOLKATA,
+  bookedAt: T0 - 5 * HOUR, edd: T0 + 72 * HOUR, weightGrams: 1375, serviceType: 'surface',
+});
 
-const step = (kind: StepKind, hour: number, extra: Partial<SandboxStep> = {}): SandboxStep =>
-  ({ kind, at: T0 + hour * HOUR, location: 'Nagpur Central Hub', remark: null, ndr: null, ...extra });
-
-function shipmentOf(steps: SandboxStep[], extra: Partial<SandboxShipment> = {}): SandboxShipment {
-  return {
-    carrier: 'delhivery', awb: AWB, scenario: 4, lane: 1,
-    origin: { city: 'Mumbai', state: 'Maharashtra', pincode: '400001' },
-    destination: { city: 'Kolkata', state: 'West Bengal', pincode: '700001' },
-    bookedAt: T0 - 5 * HOUR, edd: T0 + 72 * HOUR, weightGrams: 1375, serviceType: 'surface',
-    steps, shuffled: false, ...extra,
-  };
-}
-
-async function roundTrip(shipment: SandboxShipment) {
-  const endpoint = { baseUrl: BASE_URL, credentials: { token: 'sandbox' } };
-  const response = await adapter.fetch(shipment.awb, endpoint, sandboxSend(() => ({ kind: 'shipment', shipment })));
-  const parsed = expectOk(adapter.parse(shipment.awb, response));
-  const poll = makePoll({ carrier: 'delhivery', awb: shipment.awb, scans: parsed.scans, shipment: parsed.shipment, polled_at: new Date(T0 + 40 * HOUR).toISOString() });
-  return { response, parsed, record: answer(poll) };
-}
+const SANDBOX_ENDPOINT = { baseUrl: 'http://sandbox.test/delhivery', credentials: { token: 'sandbox' } };
+const roundTrip = (shipment: SandboxShipment) => fetchAndNormalize(adapter, renderer, SANDBOX_ENDPOINT, shipment, T0 + 40 * HOUR);
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
 describe('delhivery round trip through the sandbox renderer', () => {
-  const AGENT = 'Agent Ravi Kumar 9876543210 will deliver, share OTP 482913';
-  const RECEIVER = 'Delivered to Priya Sharma (+91 98765 43210) priya.sharma@example.com';
-  const everyKind = [
-    step('booked', 0, { location: 'Mumbai' }),
-    step('picked_up', 2, { location: 'Mumbai' }),
-    step('hub_in', 4, { location: 'Mumbai Bhiwandi Hub' }),
-    step('bagged', 6, { location: 'Mumbai Bhiwandi Hub' }),
-    step('hub_out', 8, { location: 'Mumbai Bhiwandi Hub' }),
-    step('hold', 10, { remark: 'Held at hub due to heavy rain', ndr: 'other' }),
-    step('unmapped', 12),
-    step('out_for_delivery', 14, { location: 'Kolkata', remark: AGENT }),
-    step('attempt_failed', 16, { location: 'Kolkata', remark: 'Shipment attempted - Customer refused to accept', ndr: 'refused' }),
-    step('lost', 18, { remark: 'Shipment declared lost in transit' }),
-    step('cancelled', 20),
-    step('delivered', 22, { location: 'Kolkata', remark: RECEIVER }),
-    step('rto_initiated', 24, { location: 'Kolkata' }),
-    step('rto_in_transit', 26, { location: 'Raipur Urla Hub' }),
-    step('rto_delivered', 28, { location: 'Mumbai' }),
-  ];
+  const everyKind = everyKindStory(step);
   const expected: Record<StepKind, EventCode | EventCode[]> = {
     booked: 'booked', picked_up: 'picked_up', hub_in: 'received', bagged: 'bagged', hub_out: 'dispatched',
     hold: 'exception',
@@ -254,18 +191,14 @@ describe('delhivery round trip through the sandbox renderer', () => {
   it('gives every step kind its event code at the right UTC instant', async () => {
     const { record } = await roundTrip(shipmentOf(everyKind));
     expect(record.events).toHaveLength(everyKind.length);
-    for (const s of everyKind) {
-      const event = record.events.find((e) => e.timestamp === iso(s.at));
-      expect(event, s.kind).toBeDefined();
-      expect([expected[s.kind]].flat(), s.kind).toContain(event!.code);
-    }
+    expectStepEvents(record, everyKind.map((s) => [s, { code: expected[s.kind] }] as const));
     const attempt = record.events.find((e) => e.code === 'delivery_attempted');
     expect(attempt?.reason_code).toBe('refused');
   });
 
   it('keeps the carrier order (oldest first) and the header', async () => {
     const { parsed, record } = await roundTrip(shipmentOf(everyKind));
-    expect(parsed.scans.map((s) => Date.parse(`${s.occurred_at}+05:30`))).toEqual(everyKind.map((s) => s.at));
+    expect(scanInstants(parsed.scans)).toEqual(everyKind.map((s) => s.at));
     expect(record.origin?.pincode).toBe('400001');
     expect(record.destination?.pincode).toBe('700001');
     expect(record.destination?.city).toBe('Kolkata');
@@ -283,7 +216,7 @@ describe('delhivery round trip through the sandbox renderer', () => {
   it('emits a shuffled story exactly in the given order', async () => {
     const shuffled = [step('hub_in', 6), step('booked', 0), step('hub_out', 9), step('picked_up', 2)];
     const { parsed, record } = await roundTrip(shipmentOf(shuffled, { shuffled: true }));
-    expect(parsed.scans.map((s) => Date.parse(`${s.occurred_at}+05:30`))).toEqual(shuffled.map((s) => s.at));
+    expect(scanInstants(parsed.scans)).toEqual(shuffled.map((s) => s.at));
     expect(record.events.map((e) => e.code)).toEqual(['dispatched', 'received', 'picked_up', 'booked']);
   });
 

@@ -11,7 +11,13 @@
  */
 import { z } from 'zod';
 import type { Location, PollShipment, RawScan } from '../../schemas/index.ts';
-import type { CarrierAdapter, CarrierEndpoint, NativeResponse, ParsedPoll } from '../types.ts';
+import { requireCredential } from '../shared/credentials.ts';
+import { readJsonAnswer } from '../shared/json-body.ts';
+import { pincodeOf } from '../shared/places.ts';
+import { neverThrows } from '../shared/safe-parse.ts';
+import { unexpectedShape } from '../shared/schema-fields.ts';
+import { isRealDateTime } from '../shared/wall-time.ts';
+import type { CarrierAdapter, NativeResponse, ParsedPoll } from '../types.ts';
 
 const SLUG = 'delhivery';
 
@@ -56,24 +62,14 @@ type DelhiveryShipment = z.infer<typeof ShipmentSchema>;
 
 const TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?$/;
 
-function isWallTime(y: number, mo: number, d: number, h: number, mi: number, s: number): boolean {
-  const date = new Date(Date.UTC(y, mo - 1, d));
-  return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d && h < 24 && mi < 60 && s < 60;
-}
-
 /** `2024-09-21T14:31:48.752` (IST, kept offset-less) → ISO; null when not a real time. */
 function delhiveryTime(value: string | null): string | null {
   const m = value === null ? null : TIME.exec(value.trim());
   if (!m) return null;
   const [, y, mo, d, h, mi, s = '00', fraction = '', offset = ''] = m as unknown as string[];
-  if (!isWallTime(Number(y), Number(mo), Number(d), Number(h), Number(mi), Number(s))) return null;
+  if (!isRealDateTime(Number(y), Number(mo), Number(d), Number(h), Number(mi), Number(s))) return null;
   const zone = offset === '' || offset === 'Z' ? offset : `${offset.slice(0, 3)}:${offset.slice(-2)}`;
   return `${y}-${mo}-${d}T${h}:${mi}:${s}${fraction}${zone}`;
-}
-
-function pincode(value: string | null): string | null {
-  const digits = value?.trim() ?? '';
-  return /^\d{6}$/.test(digits) ? digits : null;
 }
 
 /** `Amritsar_VerkaBypss_I (Punjab)` → office, city `Amritsar`, state `Punjab`; `Dehradun (Uttarakhand)` → city. */
@@ -94,9 +90,9 @@ function grams(value: string | null): number | null {
 function headerOf(s: DelhiveryShipment): PollShipment {
   const consignee = s.Consignee;
   const destinationCity = consignee?.City ?? s.Destination;
-  const destinationPin = pincode(consignee?.PinCode ?? null);
+  const destinationPin = pincodeOf(consignee?.PinCode ?? null);
   return {
-    origin: facilityPlace(s.Origin, pincode(s[ORIGIN_PINCODE_KEY])),
+    origin: facilityPlace(s.Origin, pincodeOf(s[ORIGIN_PINCODE_KEY])),
     destination: destinationCity === null && destinationPin === null
       ? null
       : { city: destinationCity, state: consignee?.State ?? null, pincode: destinationPin },
@@ -120,18 +116,10 @@ function scansOf(s: DelhiveryShipment): RawScan[] | string {
 }
 
 function readBody(awb: string, response: NativeResponse): ParsedPoll {
-  const body = response.body.trim();
-  if (response.status === 404 && !body.startsWith('<')) return { outcome: 'not_found' };
-  if (response.status < 200 || response.status > 299) return { outcome: 'error', error: `HTTP ${response.status}` };
-  if (body === '') return { outcome: 'error', error: 'empty body' };
-  let json: unknown;
-  try {
-    json = JSON.parse(body);
-  } catch {
-    return { outcome: 'error', error: body.startsWith('<') ? 'HTML instead of JSON' : 'invalid JSON' };
-  }
-  const parsed = BodySchema.safeParse(json);
-  if (!parsed.success) return { outcome: 'error', error: `unexpected JSON at ${parsed.error.issues[0]?.path.join('.') ?? '?'}` };
+  const read = readJsonAnswer(response);
+  if (!('json' in read)) return read;
+  const parsed = BodySchema.safeParse(read.json);
+  if (!parsed.success) return unexpectedShape('JSON', parsed.error);
   const { ShipmentData: data, Error: carrierError } = parsed.data;
   if (!data) return { outcome: 'error', error: carrierError ? `carrier error: ${carrierError.slice(0, 100)}` : 'no ShipmentData' };
   if (data.length === 0) return { outcome: 'not_found' };
@@ -142,25 +130,13 @@ function readBody(awb: string, response: NativeResponse): ParsedPoll {
   return { outcome: 'ok', shipment: headerOf(shipment), scans };
 }
 
-function credential(endpoint: CarrierEndpoint, name: string): string {
-  const value = endpoint.credentials[name];
-  if (!value) throw new Error(`${SLUG}: credential "${name}" is not configured`);
-  return value;
-}
-
 export const adapter: CarrierAdapter = {
   slug: SLUG,
 
   async fetch(awb, endpoint, send) {
     const url = `${endpoint.baseUrl}/api/v1/packages/json/?waybill=${encodeURIComponent(awb)}`;
-    return send({ method: 'GET', url, headers: { Authorization: `Token ${credential(endpoint, 'token')}`, Accept: 'application/json' } });
+    return send({ method: 'GET', url, headers: { Authorization: `Token ${requireCredential(SLUG, endpoint, 'token')}`, Accept: 'application/json' } });
   },
 
-  parse(awb, response) {
-    try {
-      return readBody(awb, response);
-    } catch (err) {
-      return { outcome: 'error', error: `unreadable answer: ${(err as Error).message}`.slice(0, 200) };
-    }
-  },
+  parse: neverThrows(readBody),
 };

@@ -1,25 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { NDR_REASONS, RawScanSchema, PollShipmentSchema, type EventCode, type NdrReason } from '../../schemas/index.ts';
 import { renderer } from '../../sandbox/carriers/dtdc.ts';
 import { istParts, istToMs } from '../../sandbox/ist.ts';
 import type { SandboxShipment, SandboxStep, ScenarioAnswer, StepKind } from '../../sandbox/types.ts';
+import { NDR_REASONS, type EventCode, type NdrReason } from '../../schemas/index.ts';
 import { makePoll } from '../../testing/polls.ts';
 import { answer } from '../../testing/product.ts';
 import { fuzzParser } from '../testing/fuzz.ts';
-import type { HttpRequest, HttpSend, NativeResponse, ParsedPoll } from '../types.ts';
+import { queuedSend } from '../testing/recording-send.ts';
+import { expectOk, fetchAndNormalize, scanInstants } from '../testing/round-trip.ts';
+import { expectStepEvents } from '../testing/step-events.ts';
+import { AGENT_REMARK, everyKindStory, HOUR, MUMBAI_TO_KOLKATA, RECEIVER_REMARK, shipmentBuilder, storyStep } from '../testing/story.ts';
+import type { NativeResponse } from '../types.ts';
 import { adapter } from './adapter.ts';
 
 const AWB = 'V01230104';
 const ok = (body: unknown, status = 200): NativeResponse => ({
   status, headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body),
 });
-
-function expectOk(parsed: ParsedPoll) {
-  if (parsed.outcome !== 'ok') throw new Error(`expected ok, got ${JSON.stringify(parsed)}`);
-  for (const scan of parsed.scans) expect(RawScanSchema.safeParse(scan).success).toBe(true);
-  if (parsed.shipment) expect(PollShipmentSchema.safeParse(parsed.shipment).success).toBe(true);
-  return parsed;
-}
 
 /** Hand-written after the JSON sample of DTDC's tracking API document (2.2), not the sandbox's output. */
 const REAL_BODY = {
@@ -128,17 +125,8 @@ describe('dtdc parser: broken answers', () => {
 });
 
 describe('dtdc fetch: authenticate, then track with X-Access-Token', () => {
-  function recorder(answers: Record<string, NativeResponse[]>) {
-    const sent: HttpRequest[] = [];
-    const send: HttpSend = async (request) => {
-      sent.push(request);
-      const key = request.url.includes('/authenticate') ? 'auth' : 'track';
-      const next = answers[key]!.shift();
-      if (!next) throw new Error(`unexpected ${key} call`);
-      return next;
-    };
-    return { sent, send };
-  }
+  const recorder = (answers: Record<'auth' | 'track', NativeResponse[]>) =>
+    queuedSend((request) => answers[request.url.includes('/authenticate') ? 'auth' : 'track']);
   const credentials = { username: 'shop', password: 's3cret&x' };
 
   it('logs in with username/password, then POSTs the tracking body as an idempotent read', async () => {
@@ -189,82 +177,22 @@ describe('dtdc fetch: authenticate, then track with X-Access-Token', () => {
 
 // ---- Round trip: sandbox renderer → HTTP shape → adapter → product normalization ----
 
-const BASE_URL = 'http://sandbox.test/dtdc';
-const HOUR = 3_600_000;
 const T0 = Date.UTC(2026, 10, 10, 3, 30); // 09:00 IST
 
-function matchPath(pattern: string, path: string): Record<string, string> | null {
-  const want = pattern.split('/');
-  const got = path.split('/');
-  if (want.length !== got.length) return null;
-  const params: Record<string, string> = {};
-  for (const [i, part] of want.entries()) {
-    if (part.startsWith(':')) params[part.slice(1)] = decodeURIComponent(got[i]!);
-    else if (part !== got[i]) return null;
-  }
-  return params;
-}
+const step = (kind: StepKind, hour: number, extra: Partial<SandboxStep> = {}) => storyStep(kind, T0 + hour * HOUR, 'Nagpur Central Hub', extra);
 
-/** The sandbox's routing, in process: what the sandbox server does for `/dtdc/...`. */
-function sandboxSend(lookup: (awb: string) => ScenarioAnswer): HttpSend {
-  return async (request): Promise<NativeResponse> => {
-    const url = new URL(request.url);
-    const path = url.pathname.slice(new URL(BASE_URL).pathname.length);
-    const headers = Object.fromEntries(Object.entries(request.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
-    for (const route of renderer.routes) {
-      const params = route.method === request.method ? matchPath(route.path, path) : null;
-      if (!params) continue;
-      const reply = route.handle({ method: request.method, path, query: Object.fromEntries(url.searchParams), headers, body: request.body ?? '' }, params, lookup);
-      return { status: reply.status, headers: { 'content-type': reply.contentType }, body: reply.body };
-    }
-    return { status: 404, headers: {}, body: 'no such route' };
-  };
-}
+const shipmentOf = shipmentBuilder({
+  carrier: 'dtdc', awb: AWB, scenario: 4, lane: 1, ...MUMBAI_TO_KOLKATA,
+  bookedAt: T0 - 5 * HOUR, edd: T0 + 72 * HOUR, weightGrams: 1375, serviceType: 'surface',
+});
 
-const step = (kind: StepKind, hour: number, extra: Partial<SandboxStep> = {}): SandboxStep =>
-  ({ kind, at: T0 + hour * HOUR, location: 'Nagpur Central Hub', remark: null, ndr: null, ...extra });
-
-function shipmentOf(steps: SandboxStep[], extra: Partial<SandboxShipment> = {}): SandboxShipment {
-  return {
-    carrier: 'dtdc', awb: AWB, scenario: 4, lane: 1,
-    origin: { city: 'Mumbai', state: 'Maharashtra', pincode: '400001' },
-    destination: { city: 'Kolkata', state: 'West Bengal', pincode: '700001' },
-    bookedAt: T0 - 5 * HOUR, edd: T0 + 72 * HOUR, weightGrams: 1375, serviceType: 'surface',
-    steps, shuffled: false, ...extra,
-  };
-}
-
-async function roundTrip(shipment: SandboxShipment) {
-  const endpoint = { baseUrl: BASE_URL, credentials: { username: 'sandbox', password: 'sandbox' } };
-  const response = await adapter.fetch(shipment.awb, endpoint, sandboxSend(() => ({ kind: 'shipment', shipment })));
-  const parsed = expectOk(adapter.parse(shipment.awb, response));
-  const poll = makePoll({ carrier: 'dtdc', awb: shipment.awb, scans: parsed.scans, shipment: parsed.shipment, polled_at: new Date(T0 + 40 * HOUR).toISOString() });
-  return { response, parsed, record: answer(poll) };
-}
+const SANDBOX_ENDPOINT = { baseUrl: 'http://sandbox.test/dtdc', credentials: { username: 'sandbox', password: 'sandbox' } };
+const roundTrip = (shipment: SandboxShipment) => fetchAndNormalize(adapter, renderer, SANDBOX_ENDPOINT, shipment, T0 + 40 * HOUR);
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const istMs = (occurredAt: string) => Date.parse(`${occurredAt}+05:30`);
 
 describe('dtdc round trip through the sandbox renderer', () => {
-  const AGENT = 'Agent Ravi Kumar 9876543210 will deliver, share OTP 482913';
-  const RECEIVER = 'Delivered to Priya Sharma (+91 98765 43210) priya.sharma@example.com';
-  const everyKind = [
-    step('booked', 0, { location: 'Mumbai' }),
-    step('picked_up', 2, { location: 'Mumbai' }),
-    step('hub_in', 4, { location: 'Mumbai Bhiwandi Hub' }),
-    step('bagged', 6, { location: 'Mumbai Bhiwandi Hub' }),
-    step('hub_out', 8, { location: 'Mumbai Bhiwandi Hub' }),
-    step('hold', 10, { remark: 'Held at hub due to heavy rain', ndr: 'other' }),
-    step('unmapped', 12),
-    step('out_for_delivery', 14, { location: 'Kolkata', remark: AGENT }),
-    step('attempt_failed', 16, { location: 'Kolkata', remark: 'Shipment attempted - Customer refused to accept', ndr: 'refused' }),
-    step('lost', 18, { remark: 'Shipment declared lost in transit' }),
-    step('cancelled', 20),
-    step('delivered', 22, { location: 'Kolkata', remark: RECEIVER }),
-    step('rto_initiated', 24, { location: 'Kolkata' }),
-    step('rto_in_transit', 26, { location: 'Raipur Urla Hub' }),
-    step('rto_delivered', 28, { location: 'Mumbai' }),
-  ];
+  const everyKind = everyKindStory(step);
   const expected: Record<StepKind, EventCode> = {
     // DTDC books at its own counter, so booking and pickup texts both map to `booked` (dtdc.yaml).
     booked: 'booked', picked_up: 'booked', hub_in: 'received', bagged: 'dispatched', hub_out: 'dispatched',
@@ -276,17 +204,14 @@ describe('dtdc round trip through the sandbox renderer', () => {
   it('gives every step kind its event code at the right UTC instant', async () => {
     const { record } = await roundTrip(shipmentOf(everyKind));
     expect(record.events).toHaveLength(everyKind.length);
-    for (const s of everyKind) {
-      const event = record.events.find((e) => e.timestamp === iso(s.at));
-      expect(event?.code, s.kind).toBe(expected[s.kind]);
-    }
+    expectStepEvents(record, everyKind.map((s) => [s, { code: expected[s.kind] }] as const));
     expect(record.events.find((e) => e.code === 'delivery_attempted')?.reason_code).toBe('refused');
     expect(record.events.find((e) => e.timestamp === iso(T0 + 10 * HOUR))?.reason_code).toBe('other');
   });
 
   it('keeps the carrier order (oldest first) and the header', async () => {
     const { parsed, record } = await roundTrip(shipmentOf(everyKind));
-    expect(parsed.scans.map((s) => istMs(s.occurred_at))).toEqual(everyKind.map((s) => s.at));
+    expect(scanInstants(parsed.scans)).toEqual(everyKind.map((s) => s.at));
     expect(record.origin?.pincode).toBe('400001');
     expect(record.destination?.pincode).toBe('700001');
     const edd = istParts(T0 + 72 * HOUR);
@@ -298,14 +223,14 @@ describe('dtdc round trip through the sandbox renderer', () => {
 
   it('puts remarks (personal data included) into the native body for the shared redaction step', async () => {
     const { response } = await roundTrip(shipmentOf(everyKind));
-    expect(response.body).toContain(AGENT);
-    expect(response.body).toContain(RECEIVER);
+    expect(response.body).toContain(AGENT_REMARK);
+    expect(response.body).toContain(RECEIVER_REMARK);
   });
 
   it('emits a shuffled story exactly in the given order', async () => {
     const shuffled = [step('hub_in', 6), step('booked', 0), step('hub_out', 9), step('picked_up', 2)];
     const { parsed, record } = await roundTrip(shipmentOf(shuffled, { shuffled: true }));
-    expect(parsed.scans.map((s) => istMs(s.occurred_at))).toEqual(shuffled.map((s) => s.at));
+    expect(scanInstants(parsed.scans)).toEqual(shuffled.map((s) => s.at));
     expect(record.events.map((e) => e.code)).toEqual(['dispatched', 'received', 'booked', 'booked']);
   });
 

@@ -12,7 +12,14 @@
  * `statusFlag:false` with `strError` "NO DATA FOUND FOR THIS CNNO NUMBER" inside `errorDetails`.
  */
 import { z } from 'zod';
-import type { Location, PollShipment, RawScan } from '../../schemas/index.ts';
+import type { PollShipment, RawScan } from '../../schemas/index.ts';
+import { requireCredential } from '../shared/credentials.ts';
+import { readJsonAnswer } from '../shared/json-body.ts';
+import { cityPlace, pincodeOf } from '../shared/places.ts';
+import { neverThrows } from '../shared/safe-parse.ts';
+import { looseText as loose, unexpectedShape } from '../shared/schema-fields.ts';
+import { TokenCache, type LoginResult } from '../shared/token-cache.ts';
+import { endOfDay, wallTime } from '../shared/wall-time.ts';
 import type { CarrierAdapter, CarrierEndpoint, HttpSend, NativeResponse, ParsedPoll } from '../types.ts';
 
 const SLUG = 'dtdc';
@@ -24,9 +31,6 @@ export const TRACK_PATH = '/rest/JSONCnTrk/getTrackDetails';
  * keys are *unconfirmed* (the sandbox writes them so lanes work); without them pincodes are null.
  */
 export const PINCODE_KEYS = { origin: 'strOriginPincode', destination: 'strDestinationPincode' } as const;
-
-const loose = z.union([z.string(), z.number()]).nullish()
-  .transform((v) => (v === null || v === undefined || String(v).trim() === '' ? null : String(v).trim()));
 
 const DetailSchema = z.object({
   strCode: loose,
@@ -63,25 +67,13 @@ const BodySchema = z.object({
 
 type Header = z.infer<typeof HeaderSchema>;
 
-const pad = (n: number) => String(n).padStart(2, '0');
-
 /** DDMMYYYY (also DD/MM/YYYY) plus HHMM / HH:MM / HH:MM:SS, IST → offset-less ISO; null when not a real time. */
 function dtdcTime(date: string | null, clock: string | null): string | null {
   const d = date === null ? null : /^(\d{2})[/-]?(\d{2})[/-]?(\d{4})$/.exec(date);
   const c = clock === null ? ['', '0', '00', '00'] : /^(\d{1,2}):?(\d{2})(?::?(\d{2}))?$/.exec(clock);
   if (!d || !c) return null;
   const [day, month, year] = [Number(d[1]), Number(d[2]), Number(d[3])];
-  const [hour, minute, second] = [Number(c[1]), Number(c[2]), Number(c[3] ?? 0)];
-  const check = new Date(Date.UTC(year, month - 1, day));
-  if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day) return null;
-  if (hour > 23 || minute > 59 || second > 59) return null;
-  return `${year}-${pad(month)}-${pad(day)}T${pad(hour)}:${pad(minute)}:${pad(second)}`;
-}
-
-const pincode = (value: string | null) => (value !== null && /^\d{6}$/.test(value) ? value : null);
-
-function place(office: string | null, pin: string | null): Location | null {
-  return office === null && pin === null ? null : { city: office, state: null, pincode: pin };
+  return wallTime(year, month, day, Number(c[1]), Number(c[2]), Number(c[3] ?? 0));
 }
 
 /** "0.1000" with unit KG, or "0.020 Kg", or grams. */
@@ -102,13 +94,12 @@ function serviceOf(h: Header): string | null {
 function headerOf(h: Header): PollShipment {
   const eddDay = dtdcTime(h.strExpectedDeliveryDate, null);
   return {
-    origin: place(h.strOrigin, pincode(h[PINCODE_KEYS.origin])),
-    destination: place(h.strDestination, pincode(h[PINCODE_KEYS.destination])),
+    origin: cityPlace(h.strOrigin, pincodeOf(h[PINCODE_KEYS.origin])),
+    destination: cityPlace(h.strDestination, pincodeOf(h[PINCODE_KEYS.destination])),
     service_type: serviceOf(h),
     weight_grams: grams(h.strWeight, h.strWeightUnit),
     booked_at: dtdcTime(h.strBookedDate, h.strBookedTime),
-    // A date without a time: the carrier promises the whole day.
-    estimated_delivery_at: eddDay === null ? null : `${eddDay.slice(0, 10)}T23:59:59`,
+    estimated_delivery_at: eddDay === null ? null : endOfDay(eddDay),
   };
 }
 
@@ -118,18 +109,10 @@ function remarkOf(value: string | number | null | undefined): string | null {
 }
 
 function readBody(response: NativeResponse): ParsedPoll {
-  const body = response.body.trim();
-  if (response.status === 404 && !body.startsWith('<')) return { outcome: 'not_found' };
-  if (response.status < 200 || response.status > 299) return { outcome: 'error', error: `HTTP ${response.status}` };
-  if (body === '') return { outcome: 'error', error: 'empty body' };
-  let json: unknown;
-  try {
-    json = JSON.parse(body);
-  } catch {
-    return { outcome: 'error', error: body.startsWith('<') ? 'HTML instead of JSON' : 'invalid JSON' };
-  }
-  const parsed = BodySchema.safeParse(json);
-  if (!parsed.success) return { outcome: 'error', error: `unexpected JSON at ${parsed.error.issues[0]?.path.join('.') ?? '?'}` };
+  const read = readJsonAnswer(response);
+  if (!('json' in read)) return read;
+  const parsed = BodySchema.safeParse(read.json);
+  if (!parsed.success) return unexpectedShape('JSON', parsed.error);
   const data = parsed.data;
   const carrierError = data.errorDetails?.find((e) => e.name === 'strError')?.value ?? null;
   if (carrierError !== null && /no data found/i.test(carrierError)) return { outcome: 'not_found' };
@@ -153,24 +136,20 @@ function readBody(response: NativeResponse): ParsedPoll {
   return { outcome: 'ok', shipment: headerOf(data.trackHeader), scans };
 }
 
-function credential(endpoint: CarrierEndpoint, name: string): string {
-  const value = endpoint.credentials[name];
-  if (!value) throw new Error(`${SLUG}: credential "${name}" is not configured`);
-  return value;
-}
+const credential = (endpoint: CarrierEndpoint, name: string) => requireCredential(SLUG, endpoint, name);
 
 /** Tokens by base URL and user: one authenticate call serves many lookups until DTDC rejects it. */
-const tokens = new Map<string, string>();
+const tokens = new TokenCache();
 
 /** The token, or the authenticate call's failing answer (a non-2xx, so parse reports it as an error). */
-async function login(endpoint: CarrierEndpoint, send: HttpSend): Promise<string | NativeResponse> {
+async function login(endpoint: CarrierEndpoint, send: HttpSend): Promise<LoginResult> {
   const query = new URLSearchParams({ username: credential(endpoint, 'username'), password: credential(endpoint, 'password') });
   const response = await send({ method: 'GET', url: `${endpoint.baseUrl}${AUTH_PATH}?${query}` });
   // The token arrives as plain text; some gateways quote it like a JSON string.
   const token = response.body.trim().replace(/^"(.*)"$/, '$1');
-  if (response.status < 200 || response.status > 299) return response;
-  if (token === '' || /\s|[<{]/.test(token)) return { status: 502, headers: response.headers, body: 'DTDC authenticate returned no token' };
-  return token;
+  if (response.status < 200 || response.status > 299) return { failed: response };
+  if (token === '' || /\s|[<{]/.test(token)) return { failed: { status: 502, headers: response.headers, body: 'DTDC authenticate returned no token' } };
+  return { token };
 }
 
 export const adapter: CarrierAdapter = {
@@ -185,24 +164,8 @@ export const adapter: CarrierAdapter = {
       body: JSON.stringify({ trkType: 'cnno', strcnno: awb, addtnlDtl: 'Y' }),
       idempotent: true,
     });
-    const cached = tokens.get(cacheKey);
-    if (cached !== undefined) {
-      const response = await track(cached);
-      if (response.status !== 401) return response;
-      // The token expired: log in again once.
-      tokens.delete(cacheKey);
-    }
-    const token = await login(endpoint, send);
-    if (typeof token !== 'string') return token;
-    tokens.set(cacheKey, token);
-    return track(token);
+    return tokens.send(cacheKey, () => login(endpoint, send), track);
   },
 
-  parse(_awb, response) {
-    try {
-      return readBody(response);
-    } catch (err) {
-      return { outcome: 'error', error: `unreadable answer: ${(err as Error).message}`.slice(0, 200) };
-    }
-  },
+  parse: neverThrows((_awb, response) => readBody(response)),
 };

@@ -1,24 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { renderer } from '../../sandbox/carriers/ekart.ts';
 import type { ScenarioAnswer, SandboxShipment, SandboxStep, StepKind } from '../../sandbox/types.ts';
-import type { EventCode, NdrReason, Status, TrackingRecord } from '../../schemas/index.ts';
 import { makePoll } from '../../testing/polls.ts';
 import { answer } from '../../testing/product.ts';
 import { fuzzParser } from '../testing/fuzz.ts';
-import type { HttpRequest, NativeResponse, ParsedPoll } from '../types.ts';
+import { recordingSend } from '../testing/recording-send.ts';
+import { expectOk, normalizeAnswer } from '../testing/round-trip.ts';
+import { asNativeResponse } from '../testing/sandbox-transport.ts';
+import { expectStepEvents, type StepEvent } from '../testing/step-events.ts';
+import { HOUR, MUMBAI_TO_KOLKATA, shipmentBuilder, storyStep } from '../testing/story.ts';
+import type { NativeResponse } from '../types.ts';
 import { adapter } from './adapter.ts';
 
 const AWB = 'FMPC0279658213';
-const HOUR = 3_600_000;
 const NOW = Date.UTC(2026, 10, 20, 6, 30); // 12:00 IST
 
 function ok(body: string, status = 200): NativeResponse {
   return { status, headers: { 'content-type': 'application/json' }, body };
-}
-
-function expectOk(parsed: ParsedPoll): Extract<ParsedPoll, { outcome: 'ok' }> {
-  if (parsed.outcome !== 'ok') throw new Error(`expected ok, got ${JSON.stringify(parsed)}`);
-  return parsed;
 }
 
 /** A hand-written answer in Ekart's shape: keyed by tracking id, history newest first. */
@@ -45,11 +43,8 @@ const REAL_BODY = JSON.stringify({
 
 describe('ekart fetch', () => {
   it('POSTs the tracking ids as an idempotent read with bearer token and merchant code', async () => {
-    const sent: HttpRequest[] = [];
-    await adapter.fetch(AWB, { baseUrl: 'http://127.0.0.1:4010/ekart', credentials: { token: 'tok', merchant_code: 'MYN' } }, async (request) => {
-      sent.push(request);
-      return ok('{}');
-    });
+    const { sent, send } = recordingSend(() => ok('{}'));
+    await adapter.fetch(AWB, { baseUrl: 'http://127.0.0.1:4010/ekart', credentials: { token: 'tok', merchant_code: 'MYN' } }, send);
     expect(sent).toHaveLength(1);
     const [request] = sent;
     expect(request).toMatchObject({ method: 'POST', url: 'http://127.0.0.1:4010/ekart/v2/shipments/track', idempotent: true });
@@ -127,38 +122,23 @@ describe('ekart parse', () => {
 // ---------------------------------------------------------------------------------------------
 // Round trip: sandbox renderer → adapter → normalization.
 
-function step(kind: StepKind, hoursAgo: number, extra: Partial<SandboxStep> = {}): SandboxStep {
-  return { kind, at: NOW - hoursAgo * HOUR, location: `Hub_${hoursAgo}`, remark: null, ndr: null, ...extra };
-}
+const step = (kind: StepKind, hoursAgo: number, extra: Partial<SandboxStep> = {}) => storyStep(kind, NOW - hoursAgo * HOUR, `Hub_${hoursAgo}`, extra);
 
-function shipmentOf(steps: SandboxStep[], overrides: Partial<SandboxShipment> = {}): SandboxShipment {
-  return {
-    carrier: 'ekart', awb: AWB, scenario: 2, lane: 1,
-    origin: { city: 'Mumbai', state: 'Maharashtra', pincode: '400001' },
-    destination: { city: 'Kolkata', state: 'West Bengal', pincode: '700001' },
-    bookedAt: steps[0]!.at, edd: NOW + 30 * HOUR, weightGrams: 1250, serviceType: 'surface',
-    steps, shuffled: false, ...overrides,
-  };
-}
+const shipmentOf = shipmentBuilder({
+  carrier: 'ekart', awb: AWB, scenario: 2, lane: 1, ...MUMBAI_TO_KOLKATA, edd: NOW + 30 * HOUR, weightGrams: 1250, serviceType: 'surface',
+});
 
 const route = renderer.routes[0]!;
 const SANDBOX_HEADERS = { authorization: 'Bearer sandbox', http_x_merchant_code: 'sandbox', 'content-type': 'application/json' };
 
 function render(scenario: ScenarioAnswer, headers: Record<string, string> = SANDBOX_HEADERS, body = JSON.stringify({ tracking_ids: [AWB] })): NativeResponse {
-  const reply = route.handle({ method: 'POST', path: '/v2/shipments/track', query: {}, headers, body }, {}, () => scenario);
-  return { status: reply.status, headers: { 'content-type': reply.contentType }, body: reply.body };
+  return asNativeResponse(route.handle({ method: 'POST', path: '/v2/shipments/track', query: {}, headers, body }, {}, () => scenario));
 }
 
-function roundTrip(shipment: SandboxShipment): { parsed: Extract<ParsedPoll, { outcome: 'ok' }>; record: TrackingRecord } {
-  const parsed = expectOk(adapter.parse(AWB, render({ kind: 'shipment', shipment })));
-  const poll = makePoll({ carrier: 'ekart', awb: AWB, polled_at: new Date(NOW).toISOString(), shipment: parsed.shipment, scans: parsed.scans });
-  return { parsed, record: answer(poll) };
-}
-
-interface Expected { code: EventCode; status?: Status; reason?: NdrReason | null }
+const roundTrip = (shipment: SandboxShipment) => normalizeAnswer(adapter, AWB, render({ kind: 'shipment', shipment }), NOW);
 
 /** Every step kind, each an hour apart, with what the ekart rules make of it. */
-const EVERY_KIND: [SandboxStep, Expected][] = [
+const EVERY_KIND: [SandboxStep, StepEvent][] = [
   [step('booked', 40), { code: 'booked', status: 'awaiting_pickup' }],
   [step('picked_up', 39), { code: 'picked_up', status: 'picked_up' }],
   [step('hub_in', 38), { code: 'received' }],
@@ -185,13 +165,7 @@ describe('ekart round trip through the sandbox renderer', () => {
   it('maps every step kind to the expected event at the right instant', () => {
     const { record } = roundTrip(shipmentOf(EVERY_KIND.map(([s]) => s)));
     expect(record.events).toHaveLength(EVERY_KIND.length);
-    for (const [s, expected] of EVERY_KIND) {
-      const event = record.events.find((e) => e.timestamp === new Date(s.at).toISOString());
-      expect(event, `${s.kind} at ${new Date(s.at).toISOString()}`).toBeDefined();
-      expect({ kind: s.kind, code: event!.code }).toEqual({ kind: s.kind, code: expected.code });
-      if (expected.status) expect({ kind: s.kind, status: event!.status }).toEqual({ kind: s.kind, status: expected.status });
-      if (expected.reason !== undefined) expect({ kind: s.kind, reason: event!.reason_code }).toEqual({ kind: s.kind, reason: expected.reason });
-    }
+    expectStepEvents(record, EVERY_KIND);
   });
 
   it('keeps the header and lists history newest first', () => {

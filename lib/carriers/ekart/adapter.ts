@@ -12,7 +12,13 @@
  * fields `source` / `destination` {city, state, pincode} and `shipment_weight` (kg).
  */
 import { z } from 'zod';
-import { PollShipmentSchema, RawScanSchema, type Location, type PollShipment, type RawScan } from '../../schemas/index.ts';
+import { PollShipmentSchema, RawScanSchema, type PollShipment, type RawScan } from '../../schemas/index.ts';
+import { readJsonBody } from '../shared/json-body.ts';
+import { nonEmpty } from '../shared/json-fields.ts';
+import { PlaceSchema, locationOf } from '../shared/places.ts';
+import { neverThrows } from '../shared/safe-parse.ts';
+import { optionalText } from '../shared/schema-fields.ts';
+import { isPlausibleYear, wallTime } from '../shared/wall-time.ts';
 import type { CarrierAdapter, CarrierEndpoint, HttpSend, NativeResponse, ParsedPoll } from '../types.ts';
 
 const SLUG = 'ekart';
@@ -22,12 +28,6 @@ const SLUG = 'ekart';
  * format is unconfirmed; this is the one place to change it (seconds and a T separator tolerated).
  */
 const EKART_TIME = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2})(?::(\d{2}))?$/;
-
-const optionalText = z.string().nullish().catch(null);
-const PlaceSchema = z
-  .object({ city: optionalText, state: optionalText, pincode: z.union([z.string(), z.number()]).nullish().catch(null) })
-  .nullish()
-  .catch(null);
 
 const HistoryEntrySchema = z.object({
   status: z.string().min(1),
@@ -46,36 +46,12 @@ const TrackingEntrySchema = z.object({
   history: z.array(HistoryEntrySchema),
 });
 
-type Place = z.infer<typeof PlaceSchema>;
-
-function isRealWallTime(year: number, month: number, day: number, hour: number, minute: number, second: number): boolean {
-  if (year < 1970 || year > 2999 || hour > 23 || minute > 59 || second > 59) return false;
-  const date = new Date(Date.UTC(year, month - 1, day));
-  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
-}
-
 /** An Ekart IST wall time as offset-less ISO 8601, null when it is not one. */
 function isoTime(text: string): string | null {
   const m = EKART_TIME.exec(text.trim());
   if (!m) return null;
-  const [, year, month, day, hour, minute, second = '00'] = m;
-  if (!isRealWallTime(Number(year), Number(month), Number(day), Number(hour), Number(minute), Number(second))) return null;
-  return `${year}-${month}-${day}T${hour}:${minute}:${second}`;
-}
-
-function nonEmpty(text: string | null | undefined): string | null {
-  const trimmed = text?.trim();
-  return trimmed ? trimmed : null;
-}
-
-function locationOf(place: Place): Location | null {
-  if (!place) return null;
-  const location = {
-    city: nonEmpty(place.city),
-    state: nonEmpty(place.state),
-    pincode: place.pincode === null || place.pincode === undefined ? null : nonEmpty(String(place.pincode)),
-  };
-  return location.city || location.state || location.pincode ? location : null;
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map((v) => Number(v ?? 0)) as [number, number, number, number, number, number];
+  return isPlausibleYear(year) ? wallTime(year, month, day, hour, minute, second) : null;
 }
 
 /** The answer's entry for `awb`: keyed by the id, else the entry whose external_tracking_id is it. */
@@ -128,14 +104,9 @@ function parseBody(awb: string, response: NativeResponse): ParsedPoll {
   const text = response.body.trim();
   if (response.status === 401 || response.status === 403) return { outcome: 'error', error: `HTTP ${response.status}: authentication failed` };
   if (response.status < 200 || response.status > 299) return { outcome: 'error', error: `HTTP ${response.status}` };
-  if (text === '') return { outcome: 'error', error: 'empty body' };
-  if (text.startsWith('<')) return { outcome: 'error', error: 'HTML instead of JSON' };
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return { outcome: 'error', error: 'invalid JSON' };
-  }
+  const read = readJsonBody(text);
+  if ('outcome' in read) return read;
+  const { json } = read;
   if (typeof json !== 'object' || json === null || Array.isArray(json)) return { outcome: 'error', error: 'unexpected JSON shape' };
   const raw = entryFor(awb, json as Record<string, unknown>);
   if (raw === undefined) return { outcome: 'error', error: 'no entry for the tracking id' };
@@ -163,11 +134,5 @@ async function fetchTracking(awb: string, endpoint: CarrierEndpoint, send: HttpS
 export const adapter: CarrierAdapter = {
   slug: SLUG,
   fetch: fetchTracking,
-  parse(awb, response) {
-    try {
-      return parseBody(awb, response);
-    } catch (err) {
-      return { outcome: 'error', error: `unreadable answer: ${(err as Error).message}`.slice(0, 200) };
-    }
-  },
+  parse: neverThrows(parseBody),
 };

@@ -1,26 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import { renderer } from '../../sandbox/carriers/indiapost.ts';
-import type { SandboxRequest, SandboxShipment, SandboxStep, StepKind } from '../../sandbox/types.ts';
-import type { EventCode, NdrReason, RawScan, TrackingRecord } from '../../schemas/index.ts';
+import type { SandboxRequest, SandboxShipment, SandboxStep, ScenarioAnswer, StepKind } from '../../sandbox/types.ts';
 import { makePoll } from '../../testing/polls.ts';
 import { answer } from '../../testing/product.ts';
 import { fuzzParser } from '../testing/fuzz.ts';
-import type { HttpRequest, HttpSend, NativeResponse, ParsedPoll } from '../types.ts';
+import { queuedSend } from '../testing/recording-send.ts';
+import { expectOk, normalizeAnswer, scanInstants } from '../testing/round-trip.ts';
+import { asNativeResponse, sandboxSend } from '../testing/sandbox-transport.ts';
+import { eventAt, expectStepEvents, type StepEvent } from '../testing/step-events.ts';
+import { AHMEDABAD_TO_PUNE, FAILED_ATTEMPT_CASES, HOUR, shipmentBuilder, storyStep } from '../testing/story.ts';
+import type { NativeResponse } from '../types.ts';
 import { adapter } from './adapter.ts';
 import { createPostalAdapter, splitPostalEvent } from './postal.ts';
 
 const AWB = 'RK123450304IN';
-const HOUR = 3_600_000;
 /** 2026-11-16 09:00 IST. */
 const START = Date.UTC(2026, 10, 16, 3, 30);
 const BASE_URL = 'http://127.0.0.1:4010/indiapost';
 
 const response = (body: string, status = 200): NativeResponse => ({ status, headers: { 'content-type': 'application/json' }, body });
-
-function okScans(parsed: ParsedPoll): RawScan[] {
-  if (parsed.outcome !== 'ok') throw new Error(`expected ok, got ${JSON.stringify(parsed)}`);
-  return parsed.scans;
-}
 
 // ---------------------------------------------------------------- hand-written native bodies
 
@@ -70,7 +68,7 @@ describe('postal event labels', () => {
 
 describe('indiapost parser on native bodies', () => {
   it('combines the date dressed as UTC midnight with the IST time, keeping the carrier order', () => {
-    const scans = okScans(adapter.parse(AWB, response(REAL_BODY)));
+    const scans = expectOk(adapter.parse(AWB, response(REAL_BODY))).scans;
     expect(scans.map((s) => s.occurred_at)).toEqual([
       '2026-11-19T13:05:11', '2026-11-19T08:41:09', '2026-11-18T16:02:37', '2026-11-18T08:30:00',
       '2026-11-18T05:15:52', '2026-11-17T21:48:03', '2026-11-17T15:31:52', '2026-11-16T10:12:45',
@@ -78,7 +76,7 @@ describe('indiapost parser on native bodies', () => {
   });
 
   it('trims trailing spaces of labels and keeps the office as location', () => {
-    const scans = okScans(adapter.parse(AWB, response(REAL_BODY)));
+    const scans = expectOk(adapter.parse(AWB, response(REAL_BODY))).scans;
     expect(scans[7]).toEqual({ occurred_at: '2026-11-16T10:12:45', raw_status: 'Item Booked', raw_code: null, remarks: null, location: 'Dhule Jaihind Colony S.O' });
     expect(scans[6]!.raw_status).toBe('Item Bagged');
   });
@@ -112,7 +110,7 @@ describe('indiapost parser on native bodies', () => {
     const other = structuredClone(bulk.data[0]!);
     other.booking_details.article_number = 'RK999999999IN';
     bulk.data.unshift(other);
-    expect(okScans(adapter.parse(AWB, response(JSON.stringify(bulk))))).toHaveLength(8);
+    expect(expectOk(adapter.parse(AWB, response(JSON.stringify(bulk)))).scans).toHaveLength(8);
   });
 
   it('answers not_found for a 404, a "no record" failure and an empty data list', () => {
@@ -146,18 +144,8 @@ describe('indiapost parser on native bodies', () => {
 const LOGIN_OK = response('{"status_code":200,"success":true,"data":{"access_token":"tok-1","token_type":"Bearer","expires_in":3600}}');
 
 /** A recording transport answering logins with `logins` in turn and tracking calls with `tracking`. */
-function recorder(logins: NativeResponse[], tracking: NativeResponse[]): { sent: HttpRequest[]; send: HttpSend } {
-  const sent: HttpRequest[] = [];
-  return {
-    sent,
-    send: async (request) => {
-      sent.push(request);
-      const next = (request.url.endsWith('/v1/access/login') ? logins : tracking).shift();
-      if (!next) throw new Error(`unexpected request ${request.url}`);
-      return next;
-    },
-  };
-}
+const recorder = (logins: NativeResponse[], tracking: NativeResponse[]) =>
+  queuedSend((request) => (request.url.endsWith('/v1/access/login') ? logins : tracking));
 
 const endpoint = { baseUrl: BASE_URL, credentials: { username: 'shop-42', password: 'secret' } };
 
@@ -211,21 +199,12 @@ describe('indiapost fetch', () => {
 
 // ---------------------------------------------------------------- sandbox round trip
 
-const LANE = {
-  origin: { city: 'Ahmedabad', state: 'Gujarat', pincode: '380001' },
-  destination: { city: 'Pune', state: 'Maharashtra', pincode: '411001' },
-};
+const step = (kind: StepKind, hour: number, location: string, extra: Partial<SandboxStep> = {}) => storyStep(kind, START + hour * HOUR, location, extra);
 
-function step(kind: StepKind, hour: number, location: string, extra: Partial<SandboxStep> = {}): SandboxStep {
-  return { kind, at: START + hour * HOUR, location, remark: null, ndr: null, ...extra };
-}
-
-function shipmentOf(steps: SandboxStep[], extra: Partial<SandboxShipment> = {}): SandboxShipment {
-  return {
-    carrier: 'indiapost', awb: AWB, scenario: 4, lane: 3, ...LANE,
-    bookedAt: START, edd: START + 96 * HOUR, weightGrams: 500, serviceType: 'surface', steps, shuffled: false, ...extra,
-  };
-}
+const shipmentOf = shipmentBuilder({
+  carrier: 'indiapost', awb: AWB, scenario: 4, lane: 3, ...AHMEDABAD_TO_PUNE,
+  bookedAt: START, edd: START + 96 * HOUR, weightGrams: 500, serviceType: 'surface',
+});
 
 const [loginRoute, trackingRoute] = renderer.routes as [typeof renderer.routes[0], typeof renderer.routes[0]];
 
@@ -234,15 +213,7 @@ const trackingRequest = (token: string | null): SandboxRequest => ({
 });
 
 /** A transport that serves the adapter's requests from the sandbox routes. */
-function viaSandbox(lookup: () => ReturnType<Parameters<typeof trackingRoute.handle>[2]>): HttpSend {
-  return async (req) => {
-    const path = req.url.slice(BASE_URL.length);
-    const route = renderer.routes.find((r) => r.method === req.method && new RegExp(`^${r.path.replace(/:[a-z]+/g, '[^/]+')}$`).test(path));
-    if (!route) throw new Error(`no sandbox route for ${req.method} ${path}`);
-    const reply = route.handle({ method: req.method, path, query: {}, headers: req.headers ?? {}, body: req.body ?? '' }, { article: path.split('/').pop()! }, lookup);
-    return { status: reply.status, headers: { 'content-type': reply.contentType }, body: reply.body };
-  };
-}
+const viaSandbox = (lookup: () => ScenarioAnswer) => sandboxSend(renderer, BASE_URL, lookup);
 
 async function track(shipment: SandboxShipment): Promise<NativeResponse> {
   return createPostalAdapter('indiapost').fetch(AWB, { baseUrl: BASE_URL, credentials: { username: 'sandbox', password: 'sandbox' } },
@@ -250,22 +221,10 @@ async function track(shipment: SandboxShipment): Promise<NativeResponse> {
 }
 
 function render(shipment: SandboxShipment): NativeResponse {
-  const reply = trackingRoute.handle(trackingRequest(SANDBOX_TOKEN), { article: AWB }, () => ({ kind: 'shipment', shipment }));
-  return { status: reply.status, headers: { 'content-type': reply.contentType }, body: reply.body };
+  return asNativeResponse(trackingRoute.handle(trackingRequest(SANDBOX_TOKEN), { article: AWB }, () => ({ kind: 'shipment', shipment })));
 }
 
-function roundTrip(shipment: SandboxShipment): { scans: RawScan[]; record: TrackingRecord } {
-  const parsed = adapter.parse(AWB, render(shipment));
-  if (parsed.outcome !== 'ok') throw new Error(`expected ok, got ${JSON.stringify(parsed)}`);
-  const poll = makePoll({ carrier: 'indiapost', awb: AWB, scans: parsed.scans, shipment: parsed.shipment, polled_at: new Date(START + 200 * HOUR).toISOString() });
-  return { scans: parsed.scans, record: answer(poll) };
-}
-
-function eventOf(record: TrackingRecord, s: SandboxStep) {
-  const event = record.events.find((e) => e.timestamp === new Date(s.at).toISOString());
-  if (!event) throw new Error(`no event at ${new Date(s.at).toISOString()} for ${s.kind}`);
-  return event;
-}
+const roundTrip = (shipment: SandboxShipment) => normalizeAnswer(adapter, AWB, render(shipment), START + 200 * HOUR);
 
 /** The token the sandbox login issues (read from the login route, not assumed). */
 const SANDBOX_TOKEN = (JSON.parse(loginRoute.handle(
@@ -274,31 +233,28 @@ const SANDBOX_TOKEN = (JSON.parse(loginRoute.handle(
 
 // Postal bookings are the acceptance scan (a pickup is written as one too). A hold is an
 // "Item Received" scan whose detail tells of the delay.
-const FORWARD: [SandboxStep, EventCode, NdrReason | null][] = [
-  [step('booked', 0, 'Ahmedabad'), 'booked', null],
-  [step('picked_up', 5, 'Ahmedabad'), 'booked', null],
-  [step('hub_in', 8, 'Ahmedabad'), 'received', null],
-  [step('bagged', 9, 'Ahmedabad'), 'bagged', null],
-  [step('hub_out', 10, 'Ahmedabad'), 'dispatched', null],
-  [step('hold', 16, 'Vadodara', { remark: 'Held due to heavy rain', ndr: 'other' }), 'exception', 'other'],
-  [step('hub_in', 30, 'Pune'), 'received', null],
-  [step('out_for_delivery', 33, 'Pune'), 'out_for_delivery', null],
-  [step('attempt_failed', 38, 'Pune', { ndr: 'customer_unavailable' }), 'delivery_attempted', 'customer_unavailable'],
-  [step('unmapped', 45, 'Pune'), 'unknown', null],
-  [step('out_for_delivery', 57, 'Pune'), 'out_for_delivery', null],
-  [step('delivered', 61, 'Pune', { remark: 'Delivered to Ramesh Kumar, 9876543210' }), 'delivered', null],
+const FORWARD: [SandboxStep, StepEvent][] = [
+  [step('booked', 0, 'Ahmedabad'), { code: 'booked', reason: null }],
+  [step('picked_up', 5, 'Ahmedabad'), { code: 'booked', reason: null }],
+  [step('hub_in', 8, 'Ahmedabad'), { code: 'received', reason: null }],
+  [step('bagged', 9, 'Ahmedabad'), { code: 'bagged', reason: null }],
+  [step('hub_out', 10, 'Ahmedabad'), { code: 'dispatched', reason: null }],
+  [step('hold', 16, 'Vadodara', { remark: 'Held due to heavy rain', ndr: 'other' }), { code: 'exception', reason: 'other' }],
+  [step('hub_in', 30, 'Pune'), { code: 'received', reason: null }],
+  [step('out_for_delivery', 33, 'Pune'), { code: 'out_for_delivery', reason: null }],
+  [step('attempt_failed', 38, 'Pune', { ndr: 'customer_unavailable' }), { code: 'delivery_attempted', reason: 'customer_unavailable' }],
+  [step('unmapped', 45, 'Pune'), { code: 'unknown', reason: null }],
+  [step('out_for_delivery', 57, 'Pune'), { code: 'out_for_delivery', reason: null }],
+  [step('delivered', 61, 'Pune', { remark: 'Delivered to Ramesh Kumar, 9876543210' }), { code: 'delivered', reason: null }],
 ];
 
 describe('indiapost sandbox round trip', () => {
   it('maps every forward step to its event code at the right UTC instant', () => {
     const { record } = roundTrip(shipmentOf(FORWARD.map(([s]) => s)));
-    for (const [s, code, reason] of FORWARD) {
-      const event = eventOf(record, s);
-      expect([s.kind, event.code, event.reason_code]).toEqual([s.kind, code, reason]);
-    }
+    expectStepEvents(record, FORWARD);
     expect(record.status).toBe('delivered');
     expect(record.delivery_attempts.count).toBe(2);
-    expect(eventOf(record, FORWARD[5]![0]).status).toBe('in_transit');
+    expect(eventAt(record, FORWARD[5]![0]).status).toBe('in_transit');
   });
 
   it('writes labels with trailing spaces and dates dressed as UTC midnight', () => {
@@ -310,8 +266,8 @@ describe('indiapost sandbox round trip', () => {
 
   it('keeps the newest-first order, the header and the EDD', () => {
     const shipment = shipmentOf(FORWARD.map(([s]) => s));
-    const { scans, record } = roundTrip(shipment);
-    expect(scans.map((s) => Date.parse(`${s.occurred_at}+05:30`))).toEqual([...shipment.steps].reverse().map((s) => s.at));
+    const { parsed: { scans }, record } = roundTrip(shipment);
+    expect(scanInstants(scans)).toEqual([...shipment.steps].reverse().map((s) => s.at));
     expect(record.origin?.pincode).toBe('380001');
     expect(record.destination?.pincode).toBe('411001');
     expect(record.estimated_delivery_at).toBe(new Date(shipment.edd!).toISOString());
@@ -321,18 +277,10 @@ describe('indiapost sandbox round trip', () => {
   it('keeps remarks with personal data in the native body and the parsed scan', () => {
     const shipment = shipmentOf(FORWARD.map(([s]) => s));
     expect(render(shipment).body).toContain('Item Delivered - Delivered to Ramesh Kumar, 9876543210');
-    expect(roundTrip(shipment).scans[0]).toMatchObject({ raw_status: 'Item Delivered', remarks: 'Delivered to Ramesh Kumar, 9876543210' });
+    expect(roundTrip(shipment).parsed.scans[0]).toMatchObject({ raw_status: 'Item Delivered', remarks: 'Delivered to Ramesh Kumar, 9876543210' });
   });
 
-  it.each<[NdrReason, string | null]>([
-    ['customer_unavailable', null],
-    ['address_issue', null],
-    ['refused', null],
-    ['premises_closed', null],
-    ['cod_not_ready', null],
-    ['other', null],
-    ['refused', 'Customer Refused to accept/Order Cancelled'],
-  ])('a failed attempt for %s (remark %s) gives that NDR reason', (ndr, remark) => {
+  it.each(FAILED_ATTEMPT_CASES)('a failed attempt for %s (remark %s) gives that NDR reason', (ndr, remark) => {
     const { record } = roundTrip(shipmentOf([
       step('picked_up', 0, 'Ahmedabad'), step('out_for_delivery', 30, 'Pune'), step('attempt_failed', 34, 'Pune', { ndr, remark }),
     ]));
@@ -349,35 +297,35 @@ describe('indiapost sandbox round trip', () => {
     ];
     const inTransit = roundTrip(shipmentOf(steps.slice(0, 5))).record;
     expect([inTransit.status, inTransit.is_rto, inTransit.insights.current_stage]).toEqual(['returned', true, 'rto_in_transit']);
-    expect(eventOf(inTransit, steps[3]!).code).toBe('rto_initiated');
+    expect(eventAt(inTransit, steps[3]!).code).toBe('rto_initiated');
     // The return leg's movement is a plain dispatch, on the return journey.
-    expect([eventOf(inTransit, steps[4]!).code, eventOf(inTransit, steps[4]!).status]).toEqual(['dispatched', 'returned']);
+    expect([eventAt(inTransit, steps[4]!).code, eventAt(inTransit, steps[4]!).status]).toEqual(['dispatched', 'returned']);
     const done = roundTrip(shipmentOf(steps)).record;
-    expect(eventOf(done, steps[5]!).code).toBe('rto_delivered');
+    expect(eventAt(done, steps[5]!).code).toBe('rto_delivered');
     expect([done.status, done.insights.current_stage]).toEqual(['returned', 'rto_delivered']);
   });
 
   it('maps a cancellation and a lost article', () => {
     const cancelled = [step('booked', 0, 'Ahmedabad'), step('cancelled', 20, 'Ahmedabad')];
     const c = roundTrip(shipmentOf(cancelled)).record;
-    expect(eventOf(c, cancelled[1]!).code).toBe('exception');
+    expect(eventAt(c, cancelled[1]!).code).toBe('exception');
     expect([c.status, c.insights.current_stage]).toEqual(['cancelled', 'cancelled']);
     const lost = [step('picked_up', 0, 'Ahmedabad'), step('hub_in', 8, 'Vadodara'), step('lost', 90, 'Vadodara')];
     const l = roundTrip(shipmentOf(lost)).record;
-    expect(eventOf(l, lost[2]!).code).toBe('exception');
+    expect(eventAt(l, lost[2]!).code).toBe('exception');
     expect([l.status, l.insights.current_stage]).toEqual(['exception', 'exception']);
   });
 
   it('emits shuffled same-day scans exactly in the given order', () => {
     const given = [step('hub_out', 10, 'Ahmedabad'), step('bagged', 5, 'Ahmedabad'), step('hub_in', 8, 'Ahmedabad'), step('booked', 0, 'Ahmedabad')];
-    const { scans, record } = roundTrip(shipmentOf(given, { shuffled: true }));
-    expect(scans.map((s) => Date.parse(`${s.occurred_at}+05:30`))).toEqual(given.map((s) => s.at));
+    const { parsed: { scans }, record } = roundTrip(shipmentOf(given, { shuffled: true }));
+    expect(scanInstants(scans)).toEqual(given.map((s) => s.at));
     expect(record.events.map((e) => e.code)).toEqual(['dispatched', 'received', 'bagged', 'booked']);
   });
 
   it('logs in and tracks through the sandbox routes with the sandbox credentials', async () => {
     const parsed = adapter.parse(AWB, await track(shipmentOf(FORWARD.map(([s]) => s))));
-    expect(okScans(parsed)).toHaveLength(FORWARD.length);
+    expect(expectOk(parsed).scans).toHaveLength(FORWARD.length);
   });
 
   it('answers wrong credentials and a missing token with the carrier\'s 401', async () => {
@@ -389,10 +337,7 @@ describe('indiapost sandbox round trip', () => {
   });
 
   it('answers the failure scenarios the carrier\'s way', () => {
-    const reply = (kind: 'not_found' | 'down' | 'malformed') => {
-      const r = trackingRoute.handle(trackingRequest(SANDBOX_TOKEN), { article: AWB }, () => ({ kind }));
-      return adapter.parse(AWB, { status: r.status, headers: {}, body: r.body });
-    };
+    const reply = (kind: 'not_found' | 'down' | 'malformed') => adapter.parse(AWB, asNativeResponse(trackingRoute.handle(trackingRequest(SANDBOX_TOKEN), { article: AWB }, () => ({ kind }))));
     expect(reply('not_found')).toEqual({ outcome: 'not_found' });
     expect(reply('down')).toEqual({ outcome: 'error', error: 'HTTP 503' });
     expect(reply('malformed')).toEqual({ outcome: 'error', error: 'invalid JSON' });

@@ -15,7 +15,15 @@
  *   ("Item Not Delivered - Addressee Absent"): the label becomes `raw_status`, the detail `remarks`.
  */
 import type { Location, PollShipment, RawScan } from '../../schemas/index.ts';
-import type { CarrierAdapter, CarrierEndpoint, HttpRequest, HttpSend, NativeResponse, ParsedPoll } from '../types.ts';
+import { splitDetail } from '../shared/detail.ts';
+import { parseJsonOrUndefined } from '../shared/json-body.ts';
+import { isRecord, textField } from '../shared/json-fields.ts';
+import { pincodeOf } from '../shared/places.ts';
+import { neverThrows } from '../shared/safe-parse.ts';
+import { TokenCache, type LoginResult } from '../shared/token-cache.ts';
+import { wallTime } from '../shared/wall-time.ts';
+import { gramsOf } from '../shared/weights.ts';
+import type { CarrierAdapter, CarrierEndpoint, HttpRequest, NativeResponse, ParsedPoll } from '../types.ts';
 
 export const POSTAL_LOGIN_PATH = '/v1/access/login';
 export const POSTAL_TRACKING_PATH = '/v1/tracking/';
@@ -28,13 +36,6 @@ const DEFAULT_TOKEN_LIFETIME_MS = 3_600_000;
 const NOT_FOUND_MESSAGE = /not\s*found|no\s+(?:record|data|details)|invalid\s+article|does\s+not\s+exist/i;
 
 // ---------------------------------------------------------------- request side
-
-interface CachedToken {
-  token: string;
-  expiresAtMs: number;
-}
-
-type LoginResult = { token: string; expiresAtMs: number } | { failed: NativeResponse };
 
 function loginRequest(endpoint: CarrierEndpoint): HttpRequest {
   return {
@@ -57,7 +58,7 @@ function trackingRequest(endpoint: CarrierEndpoint, article: string, token: stri
 
 function readLogin(response: NativeResponse, nowMs: number): LoginResult {
   if (response.status < 200 || response.status >= 300) return { failed: response };
-  const json = parseJson(response.body);
+  const json = parseJsonOrUndefined(response.body);
   const data = isRecord(json) ? json.data : undefined;
   const token = isRecord(data) ? data.access_token : undefined;
   if (typeof token !== 'string' || token === '') return { failed: response };
@@ -68,37 +69,6 @@ function readLogin(response: NativeResponse, nowMs: number): LoginResult {
 }
 
 // ---------------------------------------------------------------- parsing helpers
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function parseJson(body: string): unknown {
-  try {
-    return JSON.parse(body);
-  } catch {
-    return undefined;
-  }
-}
-
-/** A trimmed, space-collapsed string field, or null when absent or not text. */
-function textField(record: Record<string, unknown>, name: string): string | null {
-  const value = record[name];
-  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  if (typeof value !== 'string') return null;
-  const clean = value.replace(/\s+/g, ' ').trim();
-  return clean === '' ? null : clean;
-}
-
-const pad2 = (n: number) => String(n).padStart(2, '0');
-
-/** `YYYY-MM-DDTHH:MM:SS` when the fields form a real calendar date and clock time, else null. */
-function wallTime(year: number, month: number, day: number, hour: number, minute: number, second: number): string | null {
-  const date = new Date(Date.UTC(year, month - 1, day));
-  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return null;
-  if (hour > 23 || minute > 59 || second > 59) return null;
-  return `${String(year).padStart(4, '0')}-${pad2(month)}-${pad2(day)}T${pad2(hour)}:${pad2(minute)}:${pad2(second)}`;
-}
 
 // The date part: "2025-08-13T00:00:00Z" (a date dressed as UTC midnight) or a bare "2025-08-13".
 const POSTAL_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ]00:00(?::00(?:\.0{1,9})?)?(?:Z|[+-]00:?00)?)?$/;
@@ -117,27 +87,13 @@ export function postalWallTime(date: string | null, time: string | null, fallbac
 
 // "Item BookItem Book At Dhule ..." : a label whose last letter runs straight into "Item".
 const GLUED_LABEL = /^(Item [A-Za-z ]*?[a-z])(Item\b.*)$/;
-// " - " before a detail; a dangling dash at the end separates nothing.
-const DETAIL_SEPARATOR = /\s-(?:\s|$)/;
 
 /** An event text split into its label (what rules map) and the detail the feed attached to it. */
 export function splitPostalEvent(event: string): { label: string; detail: string | null } {
   const clean = event.replace(/\s+/g, ' ').trim();
   const glued = GLUED_LABEL.exec(clean);
   if (glued) return { label: glued[1]!.trim(), detail: glued[2]!.trim() };
-  const separator = DETAIL_SEPARATOR.exec(clean);
-  if (separator && separator.index > 0) {
-    const detail = clean.slice(separator.index + separator[0].length).trim();
-    return { label: clean.slice(0, separator.index).trim(), detail: detail === '' ? null : detail };
-  }
-  return { label: clean, detail: null };
-}
-
-const PINCODE = /^\d{6}$/;
-
-function pincodeField(record: Record<string, unknown>, name: string): string | null {
-  const value = textField(record, name);
-  return value !== null && PINCODE.test(value) ? value : null;
+  return splitDetail(clean) ?? { label: clean, detail: null };
 }
 
 function place(office: string | null, pincode: string | null): Location | null {
@@ -154,22 +110,13 @@ function serviceType(articleType: string | null): string | null {
   return null;
 }
 
-const MAX_WEIGHT_GRAMS = 1_000_000_000;
-
-/** Article weight in grams ("500", "500.00" or a number). */
-function weightGrams(record: Record<string, unknown>): number | null {
-  const value = textField(record, 'weight');
-  if (value === null || !/^\d+(?:\.\d+)?$/.test(value)) return null;
-  const grams = Math.round(Number(value));
-  return Number.isFinite(grams) && grams <= MAX_WEIGHT_GRAMS ? grams : null;
-}
-
 function postalShipment(booking: Record<string, unknown>): PollShipment {
   return {
-    origin: place(textField(booking, 'booked_at'), pincodeField(booking, 'origin_pincode')),
-    destination: place(textField(booking, 'delivery_location'), pincodeField(booking, 'destination_pincode')),
+    origin: place(textField(booking, 'booked_at'), pincodeOf(textField(booking, 'origin_pincode'))),
+    destination: place(textField(booking, 'delivery_location'), pincodeOf(textField(booking, 'destination_pincode'))),
     service_type: serviceType(textField(booking, 'article_type')),
-    weight_grams: weightGrams(booking),
+    // Article weight in grams ("500", "500.00" or a number).
+    weight_grams: gramsOf(textField(booking, 'weight')),
     booked_at: postalWallTime(textField(booking, 'booked_on'), textField(booking, 'booking_time'), '00:00:00'),
     // A date-only promise means "by the end of that day".
     estimated_delivery_at: postalWallTime(textField(booking, 'edd'), textField(booking, 'edd_time'), '23:59:59'),
@@ -206,7 +153,7 @@ function parseUnsafe(awb: string, response: NativeResponse): ParsedPoll {
   if (response.status === 404) return { outcome: 'not_found' };
   if (response.status < 200 || response.status >= 300) return fail(`HTTP ${response.status}`);
   if (response.body.trim() === '') return fail('empty body');
-  const json = parseJson(response.body);
+  const json = parseJsonOrUndefined(response.body);
   if (json === undefined) return fail('invalid JSON');
   if (!isRecord(json)) return fail('unexpected body');
   if (json.success === false) {
@@ -231,42 +178,20 @@ function parseUnsafe(awb: string, response: NativeResponse): ParsedPoll {
 }
 
 /** Native postal answer → ParsedPoll. Never throws. */
-export function parsePostal(awb: string, response: NativeResponse): ParsedPoll {
-  try {
-    return parseUnsafe(awb, response);
-  } catch (err) {
-    return fail(`unreadable body: ${err instanceof Error ? err.message : 'unexpected value'}`);
-  }
-}
+export const parsePostal = neverThrows(parseUnsafe, 'body');
 
 /**
  * The postal adapter for `slug`. Each adapter keeps its own tokens, per base URL and user, and logs
  * in again once when the carrier rejects a cached token.
  */
 export function createPostalAdapter(slug: string, now: () => number = Date.now): CarrierAdapter {
-  const tokens = new Map<string, CachedToken>();
-
-  async function login(endpoint: CarrierEndpoint, send: HttpSend, key: string): Promise<LoginResult> {
-    const result = readLogin(await send(loginRequest(endpoint)), now());
-    if ('token' in result) tokens.set(key, result);
-    return result;
-  }
-
+  const tokens = new TokenCache(now);
   return {
     slug,
-    async fetch(awb, endpoint, send) {
+    fetch(awb, endpoint, send) {
       const key = `${endpoint.baseUrl}|${endpoint.credentials.username ?? ''}`;
-      const cached = tokens.get(key);
-      const fresh = cached !== undefined && cached.expiresAtMs > now();
-      const first = fresh ? cached : await login(endpoint, send, key);
-      if ('failed' in first) return first.failed;
-      const response = await send(trackingRequest(endpoint, awb, first.token));
-      if (response.status !== 401 || !fresh) return response;
-      // The carrier dropped a token we still held: log in again, once.
-      tokens.delete(key);
-      const again = await login(endpoint, send, key);
-      if ('failed' in again) return again.failed;
-      return send(trackingRequest(endpoint, awb, again.token));
+      const login = async () => readLogin(await send(loginRequest(endpoint)), now());
+      return tokens.send(key, login, (token) => send(trackingRequest(endpoint, awb, token)));
     },
     parse: parsePostal,
   };

@@ -1,24 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { renderer } from '../../sandbox/carriers/professionalcouriers.ts';
 import type { ScenarioAnswer, SandboxShipment, SandboxStep, StepKind } from '../../sandbox/types.ts';
-import type { EventCode, NdrReason, Status, TrackingRecord } from '../../schemas/index.ts';
 import { makePoll } from '../../testing/polls.ts';
 import { answer } from '../../testing/product.ts';
 import { fuzzParser } from '../testing/fuzz.ts';
-import type { HttpRequest, NativeResponse, ParsedPoll } from '../types.ts';
+import { recordingSend } from '../testing/recording-send.ts';
+import { expectOk, normalizeAnswer } from '../testing/round-trip.ts';
+import { asNativeResponse } from '../testing/sandbox-transport.ts';
+import { expectStepEvents, type StepEvent } from '../testing/step-events.ts';
+import { HOUR, shipmentBuilder, storyStep } from '../testing/story.ts';
+import type { NativeResponse } from '../types.ts';
 import { adapter } from './adapter.ts';
 
 const AWB = 'ITMI1505876';
-const HOUR = 3_600_000;
 const NOW = Date.UTC(2026, 10, 20, 6, 30); // 12:00 IST
 
 function ok(body: string, status = 200): NativeResponse {
   return { status, headers: { 'content-type': 'text/plain' }, body };
-}
-
-function expectOk(parsed: ParsedPoll): Extract<ParsedPoll, { outcome: 'ok' }> {
-  if (parsed.outcome !== 'ok') throw new Error(`expected ok, got ${JSON.stringify(parsed)}`);
-  return parsed;
 }
 
 /** A hand-written answer as the branch handler writes it: CRLF, newest first, one block per scan. */
@@ -69,11 +67,8 @@ const REAL_TEXT = [
 
 describe('professionalcouriers fetch', () => {
   it('GETs the mobile handler with the number as podno and no credentials', async () => {
-    const sent: HttpRequest[] = [];
-    await adapter.fetch(AWB, { baseUrl: 'http://127.0.0.1:4010/professionalcouriers', credentials: {} }, async (request) => {
-      sent.push(request);
-      return ok('Forwarding Details :');
-    });
+    const { sent, send } = recordingSend(() => ok('Forwarding Details :'));
+    await adapter.fetch(AWB, { baseUrl: 'http://127.0.0.1:4010/professionalcouriers', credentials: {} }, send);
     expect(sent).toEqual([{
       method: 'GET',
       url: `http://127.0.0.1:4010/professionalcouriers/TrackMobDe.ashx?podno=${AWB}`,
@@ -151,37 +146,25 @@ describe('professionalcouriers parse', () => {
 // ---------------------------------------------------------------------------------------------
 // Round trip: sandbox renderer → adapter → normalization.
 
-function step(kind: StepKind, hoursAgo: number, extra: Partial<SandboxStep> = {}): SandboxStep {
-  return { kind, at: NOW - hoursAgo * HOUR, location: `Branch ${hoursAgo}`, remark: null, ndr: null, ...extra };
-}
+const step = (kind: StepKind, hoursAgo: number, extra: Partial<SandboxStep> = {}) => storyStep(kind, NOW - hoursAgo * HOUR, `Branch ${hoursAgo}`, extra);
 
-function shipmentOf(steps: SandboxStep[], overrides: Partial<SandboxShipment> = {}): SandboxShipment {
-  return {
-    carrier: 'professionalcouriers', awb: AWB, scenario: 2, lane: 2,
-    origin: { city: 'Chennai', state: 'Tamil Nadu', pincode: '600001' },
-    destination: { city: 'Hyderabad', state: 'Telangana', pincode: '500001' },
-    bookedAt: steps[0]!.at, edd: null, weightGrams: 250, serviceType: 'express',
-    steps, shuffled: false, ...overrides,
-  };
-}
+const shipmentOf = shipmentBuilder({
+  carrier: 'professionalcouriers', awb: AWB, scenario: 2, lane: 2,
+  origin: { city: 'Chennai', state: 'Tamil Nadu', pincode: '600001' },
+  destination: { city: 'Hyderabad', state: 'Telangana', pincode: '500001' },
+  edd: null, weightGrams: 250, serviceType: 'express',
+});
 
 const route = renderer.routes[0]!;
 
 function render(scenario: ScenarioAnswer, query: Record<string, string> = { podno: AWB }): NativeResponse {
-  const reply = route.handle({ method: 'GET', path: '/TrackMobDe.ashx', query, headers: {}, body: '' }, {}, () => scenario);
-  return { status: reply.status, headers: { 'content-type': reply.contentType }, body: reply.body };
+  return asNativeResponse(route.handle({ method: 'GET', path: '/TrackMobDe.ashx', query, headers: {}, body: '' }, {}, () => scenario));
 }
 
-function roundTrip(shipment: SandboxShipment): { parsed: Extract<ParsedPoll, { outcome: 'ok' }>; record: TrackingRecord } {
-  const parsed = expectOk(adapter.parse(AWB, render({ kind: 'shipment', shipment })));
-  const poll = makePoll({ carrier: 'professionalcouriers', awb: AWB, polled_at: new Date(NOW).toISOString(), shipment: parsed.shipment, scans: parsed.scans });
-  return { parsed, record: answer(poll) };
-}
-
-interface Expected { code: EventCode; status?: Status; reason?: NdrReason | null }
+const roundTrip = (shipment: SandboxShipment) => normalizeAnswer(adapter, AWB, render({ kind: 'shipment', shipment }), NOW);
 
 /** Every step kind, each an hour apart, with what the branch rules make of it. */
-const EVERY_KIND: [SandboxStep, Expected][] = [
+const EVERY_KIND: [SandboxStep, StepEvent][] = [
   [step('booked', 40), { code: 'booked' }],
   // Branch booking / pickup texts both map to booked.
   [step('picked_up', 39), { code: 'booked', status: 'picked_up' }],
@@ -210,13 +193,7 @@ describe('professionalcouriers round trip through the sandbox renderer', () => {
   it('maps every step kind to the expected event at the right instant', () => {
     const { record } = roundTrip(shipmentOf(EVERY_KIND.map(([s]) => s)));
     expect(record.events).toHaveLength(EVERY_KIND.length);
-    for (const [s, expected] of EVERY_KIND) {
-      const event = record.events.find((e) => e.timestamp === new Date(s.at).toISOString());
-      expect(event, `${s.kind} at ${new Date(s.at).toISOString()}`).toBeDefined();
-      expect({ kind: s.kind, code: event!.code }).toEqual({ kind: s.kind, code: expected.code });
-      if (expected.status) expect({ kind: s.kind, status: event!.status }).toEqual({ kind: s.kind, status: expected.status });
-      if (expected.reason !== undefined) expect({ kind: s.kind, reason: event!.reason_code }).toEqual({ kind: s.kind, reason: expected.reason });
-    }
+    expectStepEvents(record, EVERY_KIND);
   });
 
   it('writes CRLF blocks newest first with the weight, and despatches name the next place', () => {

@@ -15,6 +15,8 @@
  * of the Activity text); Weight is in kg.
  */
 import { PollShipmentSchema, RawScanSchema, type PollShipment, type RawScan } from '../../schemas/index.ts';
+import { neverThrows } from '../shared/safe-parse.ts';
+import { isPlausibleYear, wallTime } from '../shared/wall-time.ts';
 import type { CarrierAdapter, CarrierEndpoint, HttpSend, NativeResponse, ParsedPoll } from '../types.ts';
 
 const SLUG = 'professionalcouriers';
@@ -36,19 +38,10 @@ interface Block {
   weightKg: number | null;
 }
 
-const pad = (n: number) => String(n).padStart(2, '0');
-
-function isRealWallTime(year: number, month: number, day: number, hour: number, minute: number, second: number): boolean {
-  if (year < 1970 || year > 2999 || hour > 23 || minute > 59 || second > 59) return false;
-  const date = new Date(Date.UTC(year, month - 1, day));
-  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
-}
-
 /** A date line as offset-less ISO 8601 (IST), null when the date is not a real one. */
 function isoOfDateLine(match: RegExpExecArray): string | null {
   const [day, month, year, hour, minute, second] = match.slice(1, 7).map((v) => Number(v ?? 0)) as [number, number, number, number, number, number];
-  if (!isRealWallTime(year, month, day, hour, minute, second)) return null;
-  return `${year}-${pad(month)}-${pad(day)}T${pad(hour)}:${pad(minute)}:${pad(second)}`;
+  return isPlausibleYear(year) ? wallTime(year, month, day, hour, minute, second) : null;
 }
 
 /** Reads the blocks, or the reason the text is not a Professional Couriers answer. */
@@ -131,11 +124,5 @@ async function fetchTracking(awb: string, endpoint: CarrierEndpoint, send: HttpS
 export const adapter: CarrierAdapter = {
   slug: SLUG,
   fetch: fetchTracking,
-  parse(_awb, response) {
-    try {
-      return parseText(response);
-    } catch (err) {
-      return { outcome: 'error', error: `unreadable answer: ${(err as Error).message}`.slice(0, 200) };
-    }
-  },
+  parse: neverThrows((_awb, response) => parseText(response)),
 };

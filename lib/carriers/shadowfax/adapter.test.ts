@@ -2,24 +2,22 @@ import { describe, expect, it } from 'vitest';
 import { renderer } from '../../sandbox/carriers/shadowfax.ts';
 import { istIsoLocal } from '../../sandbox/ist.ts';
 import type { ScenarioAnswer, SandboxShipment, SandboxStep, StepKind } from '../../sandbox/types.ts';
-import type { EventCode, NdrReason, Status, TrackingRecord } from '../../schemas/index.ts';
 import { makePoll } from '../../testing/polls.ts';
 import { answer } from '../../testing/product.ts';
 import { fuzzParser } from '../testing/fuzz.ts';
-import type { HttpRequest, NativeResponse, ParsedPoll } from '../types.ts';
+import { recordingSend } from '../testing/recording-send.ts';
+import { expectOk, normalizeAnswer } from '../testing/round-trip.ts';
+import { asNativeResponse } from '../testing/sandbox-transport.ts';
+import { expectStepEvents, type StepEvent } from '../testing/step-events.ts';
+import { HOUR, shipmentBuilder, storyStep } from '../testing/story.ts';
+import type { NativeResponse } from '../types.ts';
 import { adapter } from './adapter.ts';
 
 const AWB = 'SF1234567890X';
-const HOUR = 3_600_000;
 const NOW = Date.UTC(2026, 10, 20, 6, 30); // 12:00 IST
 
 function ok(body: string, status = 200): NativeResponse {
   return { status, headers: { 'content-type': 'application/json' }, body };
-}
-
-function expectOk(parsed: ParsedPoll): Extract<ParsedPoll, { outcome: 'ok' }> {
-  if (parsed.outcome !== 'ok') throw new Error(`expected ok, got ${JSON.stringify(parsed)}`);
-  return parsed;
 }
 
 /** A hand-written answer in Shadowfax's shape (oldest first, empty remarks, microsecond times). */
@@ -50,11 +48,8 @@ const REAL_BODY = JSON.stringify({
 
 describe('shadowfax fetch', () => {
   it('GETs the v4 track path with a DRF token header', async () => {
-    const sent: HttpRequest[] = [];
-    const response = await adapter.fetch(AWB, { baseUrl: 'http://127.0.0.1:4010/shadowfax', credentials: { token: 'k3y' } }, async (request) => {
-      sent.push(request);
-      return ok('{}');
-    });
+    const { sent, send } = recordingSend(() => ok('{}'));
+    const response = await adapter.fetch(AWB, { baseUrl: 'http://127.0.0.1:4010/shadowfax', credentials: { token: 'k3y' } }, send);
     expect(response.body).toBe('{}');
     expect(sent).toEqual([{
       method: 'GET',
@@ -128,19 +123,14 @@ describe('shadowfax parse', () => {
 // ---------------------------------------------------------------------------------------------
 // Round trip: sandbox renderer → adapter → normalization.
 
-function step(kind: StepKind, hoursAgo: number, extra: Partial<SandboxStep> = {}): SandboxStep {
-  return { kind, at: NOW - hoursAgo * HOUR, location: `Hub_${hoursAgo}`, remark: null, ndr: null, ...extra };
-}
+const step = (kind: StepKind, hoursAgo: number, extra: Partial<SandboxStep> = {}) => storyStep(kind, NOW - hoursAgo * HOUR, `Hub_${hoursAgo}`, extra);
 
-function shipmentOf(steps: SandboxStep[], overrides: Partial<SandboxShipment> = {}): SandboxShipment {
-  return {
-    carrier: 'shadowfax', awb: AWB, scenario: 2, lane: 0,
-    origin: { city: 'New Delhi', state: 'Delhi', pincode: '110001' },
-    destination: { city: 'Bengaluru', state: 'Karnataka', pincode: '560001' },
-    bookedAt: steps[0]!.at, edd: NOW + 30 * HOUR, weightGrams: 750, serviceType: 'surface',
-    steps, shuffled: false, ...overrides,
-  };
-}
+const shipmentOf = shipmentBuilder({
+  carrier: 'shadowfax', awb: AWB, scenario: 2, lane: 0,
+  origin: { city: 'New Delhi', state: 'Delhi', pincode: '110001' },
+  destination: { city: 'Bengaluru', state: 'Karnataka', pincode: '560001' },
+  edd: NOW + 30 * HOUR, weightGrams: 750, serviceType: 'surface',
+});
 
 const route = renderer.routes[0]!;
 
@@ -149,20 +139,13 @@ function request(headers: Record<string, string> = { authorization: 'Token sandb
 }
 
 function render(scenario: ScenarioAnswer, headers?: Record<string, string>): NativeResponse {
-  const reply = route.handle(request(headers), { awb: AWB }, () => scenario);
-  return { status: reply.status, headers: { 'content-type': reply.contentType }, body: reply.body };
+  return asNativeResponse(route.handle(request(headers), { awb: AWB }, () => scenario));
 }
 
-function roundTrip(shipment: SandboxShipment): { parsed: Extract<ParsedPoll, { outcome: 'ok' }>; record: TrackingRecord } {
-  const parsed = expectOk(adapter.parse(AWB, render({ kind: 'shipment', shipment })));
-  const poll = makePoll({ carrier: 'shadowfax', awb: AWB, polled_at: new Date(NOW).toISOString(), shipment: parsed.shipment, scans: parsed.scans });
-  return { parsed, record: answer(poll) };
-}
-
-interface Expected { code: EventCode; status?: Status; reason?: NdrReason | null }
+const roundTrip = (shipment: SandboxShipment) => normalizeAnswer(adapter, AWB, render({ kind: 'shipment', shipment }), NOW);
 
 /** Every step kind, each an hour apart, with what the shadowfax rules make of it. */
-const EVERY_KIND: [SandboxStep, Expected][] = [
+const EVERY_KIND: [SandboxStep, StepEvent][] = [
   [step('booked', 40), { code: 'booked', status: 'order_placed' }],
   [step('picked_up', 39), { code: 'picked_up' }],
   [step('hub_in', 38), { code: 'received' }],
@@ -190,13 +173,7 @@ describe('shadowfax round trip through the sandbox renderer', () => {
   it('maps every step kind to the expected event at the right instant', () => {
     const { record } = roundTrip(shipmentOf(EVERY_KIND.map(([s]) => s)));
     expect(record.events).toHaveLength(EVERY_KIND.length);
-    for (const [s, expected] of EVERY_KIND) {
-      const event = record.events.find((e) => e.timestamp === new Date(s.at).toISOString());
-      expect(event, `${s.kind} at ${new Date(s.at).toISOString()}`).toBeDefined();
-      expect({ kind: s.kind, code: event!.code }).toEqual({ kind: s.kind, code: expected.code });
-      if (expected.status) expect({ kind: s.kind, status: event!.status }).toEqual({ kind: s.kind, status: expected.status });
-      if (expected.reason !== undefined) expect({ kind: s.kind, reason: event!.reason_code }).toEqual({ kind: s.kind, reason: expected.reason });
-    }
+    expectStepEvents(record, EVERY_KIND);
   });
 
   it('keeps the header and lists scans oldest first', () => {

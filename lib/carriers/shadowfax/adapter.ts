@@ -11,20 +11,19 @@
  * `tracking_details` is taken in the carrier's own order.
  */
 import { z } from 'zod';
-import { PollShipmentSchema, RawScanSchema, type Location, type PollShipment, type RawScan } from '../../schemas/index.ts';
+import { PollShipmentSchema, RawScanSchema, type PollShipment, type RawScan } from '../../schemas/index.ts';
+import { readJsonBody } from '../shared/json-body.ts';
+import { nonEmpty } from '../shared/json-fields.ts';
+import { PlaceSchema, locationOf } from '../shared/places.ts';
+import { neverThrows } from '../shared/safe-parse.ts';
+import { optionalText } from '../shared/schema-fields.ts';
+import { isPlausibleYear, isRealDateTime } from '../shared/wall-time.ts';
 import type { CarrierAdapter, CarrierEndpoint, HttpSend, NativeResponse, ParsedPoll } from '../types.ts';
 
 const SLUG = 'shadowfax';
 
 /** `2026-11-20T09:15:00`, optionally with a space for T, a fraction and an offset. */
 const CREATED_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9})\d*)?)?(Z|[+-]\d{2}:?\d{2})?$/;
-
-/** Optional header values: a wrong type reads as absent rather than failing the whole answer. */
-const optionalText = z.string().nullish().catch(null);
-const PlaceSchema = z
-  .object({ city: optionalText, state: optionalText, pincode: z.union([z.string(), z.number()]).nullish().catch(null) })
-  .nullish()
-  .catch(null);
 
 const TrackingEntrySchema = z.object({
   status: z.string(),
@@ -46,37 +45,15 @@ const TrackBodySchema = z.object({
   tracking_details: z.array(TrackingEntrySchema),
 });
 
-type Place = z.infer<typeof PlaceSchema>;
-
-function isRealWallTime(year: number, month: number, day: number, hour: number, minute: number, second: number): boolean {
-  if (year < 1970 || year > 2999 || hour > 23 || minute > 59 || second > 59) return false;
-  const date = new Date(Date.UTC(year, month - 1, day));
-  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
-}
-
 /** The carrier's time as ISO 8601 (offset kept when given, else IST wall time), null when invalid. */
 function isoTime(text: string): string | null {
   const m = CREATED_TIME.exec(text.trim());
   if (!m) return null;
   const [, year, month, day, hour, minute, second = '00', fraction, zone] = m;
-  if (!isRealWallTime(Number(year), Number(month), Number(day), Number(hour), Number(minute), Number(second))) return null;
+  if (!isPlausibleYear(Number(year))) return null;
+  if (!isRealDateTime(Number(year), Number(month), Number(day), Number(hour), Number(minute), Number(second))) return null;
   const offset = zone === undefined || zone === 'Z' ? (zone ?? '') : `${zone.slice(0, 3)}:${zone.slice(-2)}`;
   return `${year}-${month}-${day}T${hour}:${minute}:${second}${fraction ? `.${fraction}` : ''}${offset}`;
-}
-
-function nonEmpty(text: string | null | undefined): string | null {
-  const trimmed = text?.trim();
-  return trimmed ? trimmed : null;
-}
-
-function locationOf(place: Place): Location | null {
-  if (!place) return null;
-  const location = {
-    city: nonEmpty(place.city),
-    state: nonEmpty(place.state),
-    pincode: place.pincode === null || place.pincode === undefined ? null : nonEmpty(String(place.pincode)),
-  };
-  return location.city || location.state || location.pincode ? location : null;
 }
 
 function looksLikeNoData(body: unknown): boolean {
@@ -128,17 +105,11 @@ function parseBody(response: NativeResponse): ParsedPoll {
     }
   }
   if (response.status < 200 || response.status > 299) return { outcome: 'error', error: `HTTP ${response.status}` };
-  if (text === '') return { outcome: 'error', error: 'empty body' };
-  if (text.startsWith('<')) return { outcome: 'error', error: 'HTML instead of JSON' };
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return { outcome: 'error', error: 'invalid JSON' };
-  }
-  const body = TrackBodySchema.safeParse(json);
+  const read = readJsonBody(text);
+  if ('outcome' in read) return read;
+  const body = TrackBodySchema.safeParse(read.json);
   if (!body.success) {
-    return looksLikeNoData(json) ? { outcome: 'not_found' } : { outcome: 'error', error: 'unexpected JSON shape' };
+    return looksLikeNoData(read.json) ? { outcome: 'not_found' } : { outcome: 'error', error: 'unexpected JSON shape' };
   }
   return parseOk(body.data);
 }
@@ -154,11 +125,5 @@ async function fetchTracking(awb: string, endpoint: CarrierEndpoint, send: HttpS
 export const adapter: CarrierAdapter = {
   slug: SLUG,
   fetch: fetchTracking,
-  parse(_awb, response) {
-    try {
-      return parseBody(response);
-    } catch (err) {
-      return { outcome: 'error', error: `unreadable answer: ${(err as Error).message}`.slice(0, 200) };
-    }
-  },
+  parse: neverThrows((_awb, response) => parseBody(response)),
 };

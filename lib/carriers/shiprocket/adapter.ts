@@ -11,7 +11,15 @@
  * (`{"<awb>": {"tracking_data": …}}`) as well as bare; "no activities" answers with `track_status` 0.
  */
 import { z } from 'zod';
-import type { Location, PollShipment, RawScan } from '../../schemas/index.ts';
+import type { PollShipment, RawScan } from '../../schemas/index.ts';
+import { requireCredential } from '../shared/credentials.ts';
+import { parseJsonOrUndefined, readJsonAnswer } from '../shared/json-body.ts';
+import { cityPlace, pincodeOf } from '../shared/places.ts';
+import { neverThrows } from '../shared/safe-parse.ts';
+import { looseText as loose, unexpectedShape } from '../shared/schema-fields.ts';
+import { TokenCache, type LoginResult } from '../shared/token-cache.ts';
+import { wallTime } from '../shared/wall-time.ts';
+import { kilogramsToGrams } from '../shared/weights.ts';
 import type { CarrierAdapter, CarrierEndpoint, HttpSend, NativeResponse, ParsedPoll } from '../types.ts';
 
 const SLUG = 'shiprocket';
@@ -23,9 +31,6 @@ export const TRACK_PATH = '/v1/external/courier/track/awb';
  * these keys are *unconfirmed* (the sandbox writes them so lanes work); without them pincodes are null.
  */
 export const PINCODE_KEYS = { origin: 'pickup_postcode', destination: 'delivery_postcode' } as const;
-
-const loose = z.union([z.string(), z.number()]).nullish()
-  .transform((v) => (v === null || v === undefined || String(v).trim() === '' ? null : String(v).trim()));
 
 const ActivitySchema = z.object({
   date: loose,
@@ -58,28 +63,12 @@ const TrackingDataSchema = z.object({
 type Track = z.infer<typeof TrackSchema>;
 type TrackingData = z.infer<typeof TrackingDataSchema>;
 
-const pad = (n: number) => String(n).padStart(2, '0');
-
 /** "2022-07-19 11:37:00" (IST) → offset-less ISO; null when not a real time. */
 function shiprocketTime(value: string | null): string | null {
   const m = value === null ? null : /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2})(?::(\d{2}))?$/.exec(value);
   if (!m) return null;
   const [year, month, day, hour, minute, second] = [1, 2, 3, 4, 5, 6].map((i) => Number(m[i] ?? 0)) as [number, number, number, number, number, number];
-  const check = new Date(Date.UTC(year, month - 1, day));
-  if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day) return null;
-  if (hour > 23 || minute > 59 || second > 59) return null;
-  return `${year}-${pad(month)}-${pad(day)}T${pad(hour)}:${pad(minute)}:${pad(second)}`;
-}
-
-const pincode = (value: string | null) => (value !== null && /^\d{6}$/.test(value) ? value : null);
-
-function place(city: string | null, pin: string | null): Location | null {
-  return city === null && pin === null ? null : { city, state: null, pincode: pin };
-}
-
-function grams(kg: string | null): number | null {
-  const n = kg === null ? NaN : Number.parseFloat(kg);
-  return Number.isFinite(n) && n > 0 ? Math.round(n * 1000) : null;
+  return wallTime(year, month, day, hour, minute, second);
 }
 
 /** The booked courier's product says how it travels ("Delhivery Surface", "Bluedart Air"). */
@@ -91,10 +80,10 @@ function serviceOf(courier: string | null): string | null {
 
 function headerOf(track: Track | undefined, data: TrackingData): PollShipment {
   return {
-    origin: place(track?.origin ?? null, pincode(track?.[PINCODE_KEYS.origin] ?? null)),
-    destination: place(track?.destination ?? null, pincode(track?.[PINCODE_KEYS.destination] ?? null)),
+    origin: cityPlace(track?.origin ?? null, pincodeOf(track?.[PINCODE_KEYS.origin] ?? null)),
+    destination: cityPlace(track?.destination ?? null, pincodeOf(track?.[PINCODE_KEYS.destination] ?? null)),
     service_type: serviceOf(track?.courier_name ?? null),
-    weight_grams: grams(track?.weight ?? null),
+    weight_grams: kilogramsToGrams(track?.weight ?? null),
     booked_at: null,
     estimated_delivery_at: shiprocketTime(data.etd) ?? shiprocketTime(track?.edd ?? null),
   };
@@ -124,20 +113,12 @@ function trackingDataOf(awb: string, json: unknown): unknown {
 }
 
 function readBody(awb: string, response: NativeResponse): ParsedPoll {
-  const body = response.body.trim();
-  if (response.status === 404 && !body.startsWith('<')) return { outcome: 'not_found' };
-  if (response.status < 200 || response.status > 299) return { outcome: 'error', error: `HTTP ${response.status}` };
-  if (body === '') return { outcome: 'error', error: 'empty body' };
-  let json: unknown;
-  try {
-    json = JSON.parse(body);
-  } catch {
-    return { outcome: 'error', error: body.startsWith('<') ? 'HTML instead of JSON' : 'invalid JSON' };
-  }
-  const raw = trackingDataOf(awb, json);
+  const read = readJsonAnswer(response);
+  if (!('json' in read)) return read;
+  const raw = trackingDataOf(awb, read.json);
   if (raw === undefined || raw === null) return { outcome: 'error', error: 'no tracking_data' };
   const parsed = TrackingDataSchema.safeParse(raw);
-  if (!parsed.success) return { outcome: 'error', error: `unexpected JSON at ${parsed.error.issues[0]?.path.join('.') ?? '?'}` };
+  if (!parsed.success) return unexpectedShape('JSON', parsed.error);
   const data = parsed.data;
   if (data.track_status === '0') return { outcome: 'not_found' };
 
@@ -160,17 +141,16 @@ function readBody(awb: string, response: NativeResponse): ParsedPoll {
   return { outcome: 'ok', shipment: headerOf(track, data), scans };
 }
 
-function credential(endpoint: CarrierEndpoint, name: string): string {
-  const value = endpoint.credentials[name];
-  if (!value) throw new Error(`${SLUG}: credential "${name}" is not configured`);
-  return value;
-}
+const credential = (endpoint: CarrierEndpoint, name: string) => requireCredential(SLUG, endpoint, name);
 
-/** Tokens by base URL and user: one login serves many lookups until Shiprocket rejects the token. */
-const tokens = new Map<string, string>();
+/**
+ * Tokens by base URL and user: one login serves many lookups until Shiprocket rejects the token
+ * (it expires after ten days).
+ */
+const tokens = new TokenCache();
 
 /** The token, or the login call's failing answer (a non-2xx, so parse reports it as an error). */
-async function login(endpoint: CarrierEndpoint, send: HttpSend): Promise<string | NativeResponse> {
+async function login(endpoint: CarrierEndpoint, send: HttpSend): Promise<LoginResult> {
   const response = await send({
     method: 'POST',
     url: `${endpoint.baseUrl}${LOGIN_PATH}`,
@@ -179,15 +159,10 @@ async function login(endpoint: CarrierEndpoint, send: HttpSend): Promise<string 
     // Logging in again only issues another token.
     idempotent: true,
   });
-  if (response.status < 200 || response.status > 299) return response;
-  let token: unknown;
-  try {
-    token = (JSON.parse(response.body) as { token?: unknown } | null)?.token;
-  } catch {
-    token = undefined;
-  }
-  if (typeof token !== 'string' || token.trim() === '') return { status: 502, headers: response.headers, body: 'Shiprocket login returned no token' };
-  return token.trim();
+  if (response.status < 200 || response.status > 299) return { failed: response };
+  const token = (parseJsonOrUndefined(response.body) as { token?: unknown } | null | undefined)?.token;
+  if (typeof token !== 'string' || token.trim() === '') return { failed: { status: 502, headers: response.headers, body: 'Shiprocket login returned no token' } };
+  return { token: token.trim() };
 }
 
 export const adapter: CarrierAdapter = {
@@ -203,24 +178,8 @@ export const adapter: CarrierAdapter = {
     if (configured) return track(configured);
 
     const cacheKey = `${endpoint.baseUrl}|${credential(endpoint, 'email')}`;
-    const cached = tokens.get(cacheKey);
-    if (cached !== undefined) {
-      const response = await track(cached);
-      if (response.status !== 401) return response;
-      // The token expired (Shiprocket's last ten days): log in again once.
-      tokens.delete(cacheKey);
-    }
-    const token = await login(endpoint, send);
-    if (typeof token !== 'string') return token;
-    tokens.set(cacheKey, token);
-    return track(token);
+    return tokens.send(cacheKey, () => login(endpoint, send), track);
   },
 
-  parse(awb, response) {
-    try {
-      return readBody(awb, response);
-    } catch (err) {
-      return { outcome: 'error', error: `unreadable answer: ${(err as Error).message}`.slice(0, 200) };
-    }
-  },
+  parse: neverThrows(readBody),
 };

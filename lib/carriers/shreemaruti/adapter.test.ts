@@ -1,25 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { renderer } from '../../sandbox/carriers/shreemaruti.ts';
 import type { SandboxRequest, SandboxShipment, SandboxStep, StepKind } from '../../sandbox/types.ts';
-import type { EventCode, NdrReason, RawScan, TrackingRecord } from '../../schemas/index.ts';
 import { makePoll } from '../../testing/polls.ts';
 import { answer } from '../../testing/product.ts';
 import { fuzzParser } from '../testing/fuzz.ts';
-import type { HttpRequest, NativeResponse, ParsedPoll } from '../types.ts';
+import { recordingSend } from '../testing/recording-send.ts';
+import { expectOk, normalizeAnswer, scanInstants } from '../testing/round-trip.ts';
+import { asNativeResponse } from '../testing/sandbox-transport.ts';
+import { eventAt, expectStepEvents, type StepEvent } from '../testing/step-events.ts';
+import { AHMEDABAD_TO_PUNE, FAILED_ATTEMPT_CASES, HOUR, shipmentBuilder, storyStep } from '../testing/story.ts';
+import type { HttpRequest, NativeResponse } from '../types.ts';
 import { adapter } from './adapter.ts';
 import { readTables } from './html-table.ts';
 
 const AWB = '4012345070304';
-const HOUR = 3_600_000;
 /** 2026-11-16 09:00 IST. */
 const START = Date.UTC(2026, 10, 16, 3, 30);
 
 const page = (body: string, status = 200): NativeResponse => ({ status, headers: { 'content-type': 'text/html' }, body });
-
-function okScans(parsed: ParsedPoll): RawScan[] {
-  if (parsed.outcome !== 'ok') throw new Error(`expected ok, got ${JSON.stringify(parsed)}`);
-  return parsed.scans;
-}
 
 // ---------------------------------------------------------------- hand-written native pages
 
@@ -75,7 +73,7 @@ describe('shreemaruti HTML table reader', () => {
 
 describe('shreemaruti parser on native pages', () => {
   it('reads Date / Time / Location / Status rows in page order as IST wall times', () => {
-    const scans = okScans(adapter.parse(AWB, page(REAL_PAGE)));
+    const scans = expectOk(adapter.parse(AWB, page(REAL_PAGE))).scans;
     expect(scans.map((s) => [s.occurred_at, s.location, s.raw_status])).toEqual([
       ['2026-11-16T10:15:00', 'AHMEDABAD (NARODA)', 'Booked'],
       ['2026-11-16T19:40:00', 'AHMEDABAD & HUB', 'Dispatched from Ahmedabad'],
@@ -87,7 +85,7 @@ describe('shreemaruti parser on native pages', () => {
   });
 
   it('splits the detail after " - " into remarks', () => {
-    const scans = okScans(adapter.parse(AWB, page(REAL_PAGE)));
+    const scans = expectOk(adapter.parse(AWB, page(REAL_PAGE))).scans;
     expect(scans[3]!.remarks).toBe('Agent: Vinod 9876543210');
     expect(scans[4]!.remarks).toBe('Address Incorrect Call customer');
     expect(scans[0]!.remarks).toBeNull();
@@ -142,11 +140,8 @@ describe('shreemaruti parser on native pages', () => {
 
 describe('shreemaruti fetch', () => {
   it('posts the public form with docket_id, marked idempotent', async () => {
-    const sent: HttpRequest[] = [];
-    await adapter.fetch(AWB, { baseUrl: 'http://127.0.0.1:4010/shreemaruti', credentials: {} }, async (request) => {
-      sent.push(request);
-      return page(NOT_FOUND_PAGE);
-    });
+    const { sent, send } = recordingSend(() => page(NOT_FOUND_PAGE));
+    await adapter.fetch(AWB, { baseUrl: 'http://127.0.0.1:4010/shreemaruti', credentials: {} }, send);
     expect(sent).toEqual([{
       method: 'POST',
       url: 'http://127.0.0.1:4010/shreemaruti/track-your-shipment',
@@ -159,77 +154,53 @@ describe('shreemaruti fetch', () => {
 
 // ---------------------------------------------------------------- sandbox round trip
 
-const LANE = {
-  origin: { city: 'Ahmedabad', state: 'Gujarat', pincode: '380001' },
-  destination: { city: 'Pune', state: 'Maharashtra', pincode: '411001' },
-};
+const step = (kind: StepKind, hour: number, location: string, extra: Partial<SandboxStep> = {}) => storyStep(kind, START + hour * HOUR, location, extra);
 
-function step(kind: StepKind, hour: number, location: string, extra: Partial<SandboxStep> = {}): SandboxStep {
-  return { kind, at: START + hour * HOUR, location, remark: null, ndr: null, ...extra };
-}
-
-function shipmentOf(steps: SandboxStep[], extra: Partial<SandboxShipment> = {}): SandboxShipment {
-  return {
-    carrier: 'shreemaruti', awb: AWB, scenario: 4, lane: 3, ...LANE,
-    bookedAt: START, edd: START + 96 * HOUR, weightGrams: 500, serviceType: 'surface', steps, shuffled: false, ...extra,
-  };
-}
+const shipmentOf = shipmentBuilder({
+  carrier: 'shreemaruti', awb: AWB, scenario: 4, lane: 3, ...AHMEDABAD_TO_PUNE,
+  bookedAt: START, edd: START + 96 * HOUR, weightGrams: 500, serviceType: 'surface',
+});
 
 const formPost = (docket: string): SandboxRequest => ({
   method: 'POST', path: '/track-your-shipment', query: {}, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `docket_id=${docket}`,
 });
 
 function render(shipment: SandboxShipment): NativeResponse {
-  const reply = renderer.routes[0]!.handle(formPost(AWB), {}, () => ({ kind: 'shipment', shipment }));
-  return { status: reply.status, headers: { 'content-type': reply.contentType }, body: reply.body };
+  return asNativeResponse(renderer.routes[0]!.handle(formPost(AWB), {}, () => ({ kind: 'shipment', shipment })));
 }
 
-function roundTrip(shipment: SandboxShipment): { scans: RawScan[]; record: TrackingRecord } {
-  const parsed = adapter.parse(AWB, render(shipment));
-  if (parsed.outcome !== 'ok') throw new Error(`expected ok, got ${JSON.stringify(parsed)}`);
-  const poll = makePoll({ carrier: 'shreemaruti', awb: AWB, scans: parsed.scans, shipment: parsed.shipment, polled_at: new Date(START + 200 * HOUR).toISOString() });
-  return { scans: parsed.scans, record: answer(poll) };
-}
-
-function eventOf(record: TrackingRecord, s: SandboxStep) {
-  const event = record.events.find((e) => e.timestamp === new Date(s.at).toISOString());
-  if (!event) throw new Error(`no event at ${new Date(s.at).toISOString()} for ${s.kind}`);
-  return event;
-}
+const roundTrip = (shipment: SandboxShipment) => normalizeAnswer(adapter, AWB, render(shipment), START + 200 * HOUR);
 
 // Bags and holds are "In Transit" scans told apart by their detail (see the renderer).
-const FORWARD: [SandboxStep, EventCode, NdrReason | null][] = [
-  [step('booked', 0, 'Ahmedabad'), 'booked', null],
-  [step('picked_up', 5, 'Ahmedabad'), 'picked_up', null],
-  [step('hub_in', 8, 'Ahmedabad Hub'), 'received', null],
-  [step('bagged', 9, 'Ahmedabad Hub'), 'bagged', null],
-  [step('hub_out', 10, 'Ahmedabad Hub'), 'dispatched', null],
-  [step('hold', 16, 'Nashik', { remark: 'Held due to heavy rain', ndr: 'other' }), 'exception', 'other'],
-  [step('hub_in', 30, 'Pune Branch'), 'received', null],
-  [step('out_for_delivery', 33, 'Pune'), 'out_for_delivery', null],
-  [step('attempt_failed', 38, 'Pune', { ndr: 'premises_closed' }), 'delivery_attempted', 'premises_closed'],
-  [step('unmapped', 45, 'Pune'), 'unknown', null],
-  [step('out_for_delivery', 57, 'Pune'), 'out_for_delivery', null],
-  [step('delivered', 61, 'Pune', { remark: 'Delivered to Ramesh Kumar & family, 9876543210' }), 'delivered', null],
+const FORWARD: [SandboxStep, StepEvent][] = [
+  [step('booked', 0, 'Ahmedabad'), { code: 'booked', reason: null }],
+  [step('picked_up', 5, 'Ahmedabad'), { code: 'picked_up', reason: null }],
+  [step('hub_in', 8, 'Ahmedabad Hub'), { code: 'received', reason: null }],
+  [step('bagged', 9, 'Ahmedabad Hub'), { code: 'bagged', reason: null }],
+  [step('hub_out', 10, 'Ahmedabad Hub'), { code: 'dispatched', reason: null }],
+  [step('hold', 16, 'Nashik', { remark: 'Held due to heavy rain', ndr: 'other' }), { code: 'exception', reason: 'other' }],
+  [step('hub_in', 30, 'Pune Branch'), { code: 'received', reason: null }],
+  [step('out_for_delivery', 33, 'Pune'), { code: 'out_for_delivery', reason: null }],
+  [step('attempt_failed', 38, 'Pune', { ndr: 'premises_closed' }), { code: 'delivery_attempted', reason: 'premises_closed' }],
+  [step('unmapped', 45, 'Pune'), { code: 'unknown', reason: null }],
+  [step('out_for_delivery', 57, 'Pune'), { code: 'out_for_delivery', reason: null }],
+  [step('delivered', 61, 'Pune', { remark: 'Delivered to Ramesh Kumar & family, 9876543210' }), { code: 'delivered', reason: null }],
 ];
 
 describe('shreemaruti sandbox round trip', () => {
   it('maps every forward step to its event code at the right UTC instant', () => {
     const { record } = roundTrip(shipmentOf(FORWARD.map(([s]) => s)));
-    for (const [s, code, reason] of FORWARD) {
-      const event = eventOf(record, s);
-      expect([s.kind, event.code, event.reason_code]).toEqual([s.kind, code, reason]);
-    }
+    expectStepEvents(record, FORWARD);
     expect(record.status).toBe('delivered');
     expect(record.delivery_attempts.count).toBe(2);
-    expect(eventOf(record, FORWARD[5]![0]).status).toBe('in_transit');
+    expect(eventAt(record, FORWARD[5]![0]).status).toBe('in_transit');
   });
 
   it('keeps the oldest-first order, the header and the EDD', () => {
     const shipment = shipmentOf(FORWARD.map(([s]) => s));
-    const { scans, record } = roundTrip(shipment);
-    expect(scans.map((s) => Date.parse(`${s.occurred_at}+05:30`))).toEqual(shipment.steps.map((s) => s.at));
-    expect(record.origin).toEqual({ office: null, ...LANE.origin });
+    const { parsed: { scans }, record } = roundTrip(shipment);
+    expect(scanInstants(scans)).toEqual(shipment.steps.map((s) => s.at));
+    expect(record.origin).toEqual({ office: null, ...AHMEDABAD_TO_PUNE.origin });
     expect(record.destination?.pincode).toBe('411001');
     expect(record.estimated_delivery_at).toBe(new Date(shipment.edd!).toISOString());
     expect(record.shipment).toMatchObject({ service_type: 'surface', weight_grams: 500, booked_at: new Date(START).toISOString() });
@@ -238,19 +209,11 @@ describe('shreemaruti sandbox round trip', () => {
   it('keeps remarks with personal data (HTML-escaped on the page) in the parsed scan', () => {
     const shipment = shipmentOf(FORWARD.map(([s]) => s));
     expect(render(shipment).body).toContain('Delivered to Ramesh Kumar &amp; family, 9876543210');
-    const { scans } = roundTrip(shipment);
+    const { scans } = roundTrip(shipment).parsed;
     expect(scans[scans.length - 1]).toMatchObject({ raw_status: 'Delivered', remarks: 'Delivered to Ramesh Kumar & family, 9876543210' });
   });
 
-  it.each<[NdrReason, string | null]>([
-    ['customer_unavailable', null],
-    ['address_issue', null],
-    ['refused', null],
-    ['premises_closed', null],
-    ['cod_not_ready', null],
-    ['other', null],
-    ['refused', 'Customer Refused to accept/Order Cancelled'],
-  ])('a failed attempt for %s (remark %s) gives that NDR reason', (ndr, remark) => {
+  it.each(FAILED_ATTEMPT_CASES)('a failed attempt for %s (remark %s) gives that NDR reason', (ndr, remark) => {
     const { record } = roundTrip(shipmentOf([
       step('picked_up', 0, 'Ahmedabad'), step('out_for_delivery', 30, 'Pune'), step('attempt_failed', 34, 'Pune', { ndr, remark }),
     ]));
@@ -267,37 +230,34 @@ describe('shreemaruti sandbox round trip', () => {
     ];
     const inTransit = roundTrip(shipmentOf(steps.slice(0, 5))).record;
     expect([inTransit.status, inTransit.is_rto, inTransit.insights.current_stage]).toEqual(['returned', true, 'rto_in_transit']);
-    expect(eventOf(inTransit, steps[3]!).code).toBe('rto_initiated');
-    expect(eventOf(inTransit, steps[4]!).code).toBe('rto_initiated');
+    expect(eventAt(inTransit, steps[3]!).code).toBe('rto_initiated');
+    expect(eventAt(inTransit, steps[4]!).code).toBe('rto_initiated');
     const done = roundTrip(shipmentOf(steps)).record;
-    expect(eventOf(done, steps[5]!).code).toBe('rto_delivered');
+    expect(eventAt(done, steps[5]!).code).toBe('rto_delivered');
     expect([done.status, done.insights.current_stage]).toEqual(['returned', 'rto_delivered']);
   });
 
   it('maps a cancellation before pickup and a lost shipment', () => {
     const cancelled = [step('booked', 0, 'Ahmedabad'), step('cancelled', 20, 'Ahmedabad')];
     const c = roundTrip(shipmentOf(cancelled)).record;
-    expect(eventOf(c, cancelled[1]!).code).toBe('exception');
+    expect(eventAt(c, cancelled[1]!).code).toBe('exception');
     expect([c.status, c.insights.current_stage]).toEqual(['cancelled', 'cancelled']);
     const lost = [step('picked_up', 0, 'Ahmedabad'), step('hub_in', 8, 'Nashik'), step('lost', 90, 'Nashik')];
     const l = roundTrip(shipmentOf(lost)).record;
-    expect(eventOf(l, lost[2]!).code).toBe('exception');
+    expect(eventAt(l, lost[2]!).code).toBe('exception');
     expect([l.status, l.insights.current_stage]).toEqual(['exception', 'exception']);
   });
 
   it('emits shuffled same-day scans exactly in the given order', () => {
     const given = [step('hub_out', 10, 'Ahmedabad'), step('picked_up', 5, 'Ahmedabad'), step('hub_in', 8, 'Ahmedabad'), step('booked', 0, 'Ahmedabad')];
-    const { scans, record } = roundTrip(shipmentOf(given, { shuffled: true }));
-    expect(scans.map((s) => Date.parse(`${s.occurred_at}+05:30`))).toEqual(given.map((s) => s.at));
+    const { parsed: { scans }, record } = roundTrip(shipmentOf(given, { shuffled: true }));
+    expect(scanInstants(scans)).toEqual(given.map((s) => s.at));
     expect(record.events.map((e) => e.code)).toEqual(['dispatched', 'received', 'picked_up', 'booked']);
   });
 
   it('answers the failure scenarios the carrier\'s way', () => {
     const route = renderer.routes[0]!;
-    const reply = (kind: 'not_found' | 'down' | 'malformed') => {
-      const r = route.handle(formPost(AWB), {}, () => ({ kind }));
-      return adapter.parse(AWB, { status: r.status, headers: {}, body: r.body });
-    };
+    const reply = (kind: 'not_found' | 'down' | 'malformed') => adapter.parse(AWB, asNativeResponse(route.handle(formPost(AWB), {}, () => ({ kind }))));
     expect(reply('not_found')).toEqual({ outcome: 'not_found' });
     expect(reply('down')).toEqual({ outcome: 'error', error: 'HTTP 503' });
     expect(reply('malformed').outcome).toBe('error');
@@ -314,7 +274,7 @@ describe('shreemaruti sandbox round trip', () => {
       return { status: r.status, headers: {}, body: r.body };
     };
     const parsed = adapter.parse(AWB, await adapter.fetch(AWB, { baseUrl: base, credentials: {} }, viaSandbox));
-    expect(okScans(parsed)).toHaveLength(FORWARD.length);
+    expect(expectOk(parsed).scans).toHaveLength(FORWARD.length);
     const empty = route.handle({ ...formPost(''), body: '' }, {}, lookup);
     expect(adapter.parse(AWB, { status: empty.status, headers: {}, body: empty.body }).outcome).toBe('error');
   });

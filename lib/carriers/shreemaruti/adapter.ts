@@ -12,14 +12,15 @@
  *   detail `remarks`.
  */
 import type { Location, PollShipment, RawScan } from '../../schemas/index.ts';
+import { splitDetail } from '../shared/detail.ts';
+import { neverThrows } from '../shared/safe-parse.ts';
+import { wallTime } from '../shared/wall-time.ts';
 import type { CarrierAdapter, NativeResponse, ParsedPoll } from '../types.ts';
 import { pageText, readTables, type HtmlCell, type HtmlTable } from './html-table.ts';
 
 export const TRACK_PATH = '/track-your-shipment';
 
 const NOT_FOUND_TEXT = /no data found with this docket number/i;
-// " - " before a detail; a dangling dash at the end separates nothing.
-const DETAIL_SEPARATOR = /\s-(?:\s|$)/;
 
 const fail = (error: string): ParsedPoll => ({ outcome: 'error', error });
 
@@ -27,15 +28,6 @@ const fail = (error: string): ParsedPoll => ({ outcome: 'error', error });
 const labelKey = (text: string) => text.toLowerCase().replace(/[^a-z0-9]/g, '');
 
 // ---------------------------------------------------------------- dates and times (IST)
-
-const pad2 = (n: number) => String(n).padStart(2, '0');
-
-function wallTime(year: number, month: number, day: number, hour: number, minute: number, second: number): string | null {
-  const date = new Date(Date.UTC(year, month - 1, day));
-  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return null;
-  if (hour > 23 || minute > 59 || second > 59) return null;
-  return `${String(year).padStart(4, '0')}-${pad2(month)}-${pad2(day)}T${pad2(hour)}:${pad2(minute)}:${pad2(second)}`;
-}
 
 const DATE = /^(\d{1,2})[/-](\d{1,2})[/-](\d{4})$/;
 const CLOCK = /^(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([AaPp][Mm])?$/;
@@ -149,13 +141,6 @@ function findHistory(tables: HtmlTable[]): { table: HtmlTable; headingRow: numbe
   return null;
 }
 
-function splitStatus(status: string): { label: string; detail: string | null } {
-  const separator = DETAIL_SEPARATOR.exec(status);
-  if (!separator || separator.index === 0) return { label: status, detail: null };
-  const detail = status.slice(separator.index + separator[0].length).trim();
-  return { label: status.slice(0, separator.index).trim(), detail: detail === '' ? null : detail };
-}
-
 function toScan(row: HtmlCell[], columns: Columns): RawScan | null {
   const cell = (i: number) => row[i]?.text;
   const date = cell(columns.date);
@@ -164,7 +149,7 @@ function toScan(row: HtmlCell[], columns: Columns): RawScan | null {
   if (date === undefined || time === undefined || status === undefined || status === '') return null;
   const occurredAt = siteTime(date, time);
   if (occurredAt === null) return null;
-  const { label, detail } = splitStatus(status);
+  const { label, detail } = splitDetail(status) ?? { label: status, detail: null };
   const location = cell(columns.location);
   return { occurred_at: occurredAt, raw_status: label, raw_code: null, remarks: detail, location: location ? location : null };
 }
@@ -211,11 +196,5 @@ export const adapter: CarrierAdapter = {
       idempotent: true,
     });
   },
-  parse(awb, response) {
-    try {
-      return parseUnsafe(awb, response);
-    } catch (err) {
-      return fail(`unreadable page: ${err instanceof Error ? err.message : 'unexpected value'}`);
-    }
-  },
+  parse: neverThrows(parseUnsafe, 'page'),
 };

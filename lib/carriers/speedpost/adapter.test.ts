@@ -1,26 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import { renderer } from '../../sandbox/carriers/speedpost.ts';
 import type { SandboxRequest, SandboxShipment, SandboxStep, StepKind } from '../../sandbox/types.ts';
-import type { EventCode, NdrReason, RawScan, TrackingRecord } from '../../schemas/index.ts';
+import type { NdrReason } from '../../schemas/index.ts';
 import { makePoll } from '../../testing/polls.ts';
 import { answer } from '../../testing/product.ts';
 import { createPostalAdapter } from '../indiapost/postal.ts';
 import { fuzzParser } from '../testing/fuzz.ts';
-import type { HttpRequest, HttpSend, NativeResponse, ParsedPoll } from '../types.ts';
+import { recordingSend } from '../testing/recording-send.ts';
+import { expectOk, normalizeAnswer, scanInstants } from '../testing/round-trip.ts';
+import { asNativeResponse } from '../testing/sandbox-transport.ts';
+import { eventAt, expectStepEvents, type StepEvent } from '../testing/step-events.ts';
+import { HOUR, MUMBAI_TO_KOLKATA, shipmentBuilder, storyStep } from '../testing/story.ts';
+import type { NativeResponse } from '../types.ts';
 import { adapter } from './adapter.ts';
 
 const AWB = 'EE123451004IN';
-const HOUR = 3_600_000;
 /** 2026-11-16 09:00 IST. */
 const START = Date.UTC(2026, 10, 16, 3, 30);
 const BASE_URL = 'http://127.0.0.1:4010/speedpost';
 
 const response = (body: string, status = 200): NativeResponse => ({ status, headers: { 'content-type': 'application/json' }, body });
-
-function okScans(parsed: ParsedPoll): RawScan[] {
-  if (parsed.outcome !== 'ok') throw new Error(`expected ok, got ${JSON.stringify(parsed)}`);
-  return parsed.scans;
-}
 
 // ---------------------------------------------------------------- hand-written native bodies
 
@@ -69,7 +68,7 @@ const RETURN_BODY = bodyOf([
 
 describe('speedpost parser on native bodies', () => {
   it('splits glued labels into the label (raw_status) and the detail (remarks)', () => {
-    const scans = okScans(adapter.parse(AWB, response(GLUED_BODY)));
+    const scans = expectOk(adapter.parse(AWB, response(GLUED_BODY))).scans;
     expect(scans[7]).toEqual({
       occurred_at: '2026-11-16T11:20:05', raw_status: 'Item Book', raw_code: null,
       remarks: 'Item Book At Dhule Jaihind Colony S.O', location: 'Dhule Jaihind Colony S.O',
@@ -82,7 +81,7 @@ describe('speedpost parser on native bodies', () => {
   });
 
   it('combines the date dressed as UTC midnight with the IST time, keeping the carrier order', () => {
-    expect(okScans(adapter.parse(AWB, response(GLUED_BODY))).map((s) => s.occurred_at)).toEqual([
+    expect(expectOk(adapter.parse(AWB, response(GLUED_BODY))).scans.map((s) => s.occurred_at)).toEqual([
       '2026-11-18T17:45:00', '2026-11-18T09:02:10', '2026-11-17T15:10:42', '2026-11-17T08:55:00',
       '2026-11-17T04:20:13', '2026-11-16T23:05:51', '2026-11-16T18:31:52', '2026-11-16T11:20:05',
     ]);
@@ -146,13 +145,9 @@ describe('speedpost parser on native bodies', () => {
 
 describe('speedpost fetch', () => {
   it('logs in, then GETs /v1/tracking/<article> with the token; the token is reused', async () => {
-    const sent: HttpRequest[] = [];
-    const send: HttpSend = async (request) => {
-      sent.push(request);
-      return request.method === 'POST'
-        ? response('{"success":true,"data":{"access_token":"sp-tok","expires_in":900}}')
-        : response(GLUED_BODY);
-    };
+    const { sent, send } = recordingSend((request) => (request.method === 'POST'
+      ? response('{"success":true,"data":{"access_token":"sp-tok","expires_in":900}}')
+      : response(GLUED_BODY)));
     const postal = createPostalAdapter('speedpost');
     const credentials = { username: 'sp-user', password: 'sp-pass' };
     await postal.fetch(AWB, { baseUrl: BASE_URL, credentials }, send);
@@ -166,40 +161,27 @@ describe('speedpost fetch', () => {
   });
 
   it('keeps separate tokens per base URL', async () => {
-    const logins: string[] = [];
-    const send: HttpSend = async (request) => {
-      if (request.method === 'POST') {
-        logins.push(request.url);
-        return response(`{"success":true,"data":{"access_token":"tok-${logins.length}"}}`);
-      }
-      return response(GLUED_BODY);
-    };
+    const { sent, send } = recordingSend((request) => (request.method === 'POST'
+      ? response(`{"success":true,"data":{"access_token":"tok-${sent.length}"}}`)
+      : response(GLUED_BODY)));
+    const logins = () => sent.filter((r) => r.method === 'POST').map((r) => r.url);
     const postal = createPostalAdapter('speedpost');
     const credentials = { username: 'u', password: 'p' };
     await postal.fetch(AWB, { baseUrl: BASE_URL, credentials }, send);
     await postal.fetch(AWB, { baseUrl: 'https://api.example.in', credentials }, send);
     await postal.fetch(AWB, { baseUrl: BASE_URL, credentials }, send);
-    expect(logins).toEqual([`${BASE_URL}/v1/access/login`, 'https://api.example.in/v1/access/login']);
+    expect(logins()).toEqual([`${BASE_URL}/v1/access/login`, 'https://api.example.in/v1/access/login']);
   });
 });
 
 // ---------------------------------------------------------------- sandbox round trip
 
-const LANE = {
-  origin: { city: 'Mumbai', state: 'Maharashtra', pincode: '400001' },
-  destination: { city: 'Kolkata', state: 'West Bengal', pincode: '700001' },
-};
+const step = (kind: StepKind, hour: number, location: string, extra: Partial<SandboxStep> = {}) => storyStep(kind, START + hour * HOUR, location, extra);
 
-function step(kind: StepKind, hour: number, location: string, extra: Partial<SandboxStep> = {}): SandboxStep {
-  return { kind, at: START + hour * HOUR, location, remark: null, ndr: null, ...extra };
-}
-
-function shipmentOf(steps: SandboxStep[], extra: Partial<SandboxShipment> = {}): SandboxShipment {
-  return {
-    carrier: 'speedpost', awb: AWB, scenario: 4, lane: 10, ...LANE,
-    bookedAt: START, edd: START + 72 * HOUR, weightGrams: 250, serviceType: 'speed_post', steps, shuffled: false, ...extra,
-  };
-}
+const shipmentOf = shipmentBuilder({
+  carrier: 'speedpost', awb: AWB, scenario: 4, lane: 10, ...MUMBAI_TO_KOLKATA,
+  bookedAt: START, edd: START + 72 * HOUR, weightGrams: 250, serviceType: 'speed_post',
+});
 
 const trackingRoute = renderer.routes.find((r) => r.method === 'GET')!;
 const loginRoute = renderer.routes.find((r) => r.method === 'POST')!;
@@ -213,51 +195,36 @@ const trackingRequest = (token: string | null): SandboxRequest => ({
 });
 
 function render(shipment: SandboxShipment): NativeResponse {
-  const reply = trackingRoute.handle(trackingRequest(SANDBOX_TOKEN), { article: AWB }, () => ({ kind: 'shipment', shipment }));
-  return { status: reply.status, headers: { 'content-type': reply.contentType }, body: reply.body };
+  return asNativeResponse(trackingRoute.handle(trackingRequest(SANDBOX_TOKEN), { article: AWB }, () => ({ kind: 'shipment', shipment })));
 }
 
-function roundTrip(shipment: SandboxShipment): { scans: RawScan[]; record: TrackingRecord } {
-  const parsed = adapter.parse(AWB, render(shipment));
-  if (parsed.outcome !== 'ok') throw new Error(`expected ok, got ${JSON.stringify(parsed)}`);
-  const poll = makePoll({ carrier: 'speedpost', awb: AWB, scans: parsed.scans, shipment: parsed.shipment, polled_at: new Date(START + 200 * HOUR).toISOString() });
-  return { scans: parsed.scans, record: answer(poll) };
-}
-
-function eventOf(record: TrackingRecord, s: SandboxStep) {
-  const event = record.events.find((e) => e.timestamp === new Date(s.at).toISOString());
-  if (!event) throw new Error(`no event at ${new Date(s.at).toISOString()} for ${s.kind}`);
-  return event;
-}
+const roundTrip = (shipment: SandboxShipment) => normalizeAnswer(adapter, AWB, render(shipment), START + 200 * HOUR);
 
 // A hold is an "Item Received" scan whose detail tells of the delay.
-const ALL_KINDS: [SandboxStep, EventCode, NdrReason | null][] = [
-  [step('booked', 0, 'Mumbai'), 'booked', null],
-  [step('picked_up', 4, 'Mumbai'), 'booked', null],
-  [step('bagged', 6, 'Mumbai'), 'bagged', null],
-  [step('hub_out', 7, 'Mumbai'), 'dispatched', null],
-  [step('hold', 20, 'Nagpur', { remark: 'Flight cancelled due to fog', ndr: 'other' }), 'exception', 'other'],
-  [step('hub_in', 40, 'Kolkata'), 'received', null],
-  [step('out_for_delivery', 43, 'Kolkata'), 'out_for_delivery', null],
-  [step('attempt_failed', 47, 'Kolkata', { ndr: 'address_issue' }), 'delivery_attempted', 'address_issue'],
-  [step('unmapped', 50, 'Kolkata'), 'unknown', null],
-  [step('attempt_failed', 66, 'Kolkata', { ndr: 'refused', remark: 'Addressee refused, call 9876543210' }), 'delivery_attempted', 'refused'],
-  [step('rto_initiated', 70, 'Kolkata'), 'rto_initiated', null],
-  [step('rto_in_transit', 80, 'Nagpur'), 'dispatched', null],
-  [step('rto_delivered', 110, 'Mumbai'), 'rto_delivered', null],
+const ALL_KINDS: [SandboxStep, StepEvent][] = [
+  [step('booked', 0, 'Mumbai'), { code: 'booked', reason: null }],
+  [step('picked_up', 4, 'Mumbai'), { code: 'booked', reason: null }],
+  [step('bagged', 6, 'Mumbai'), { code: 'bagged', reason: null }],
+  [step('hub_out', 7, 'Mumbai'), { code: 'dispatched', reason: null }],
+  [step('hold', 20, 'Nagpur', { remark: 'Flight cancelled due to fog', ndr: 'other' }), { code: 'exception', reason: 'other' }],
+  [step('hub_in', 40, 'Kolkata'), { code: 'received', reason: null }],
+  [step('out_for_delivery', 43, 'Kolkata'), { code: 'out_for_delivery', reason: null }],
+  [step('attempt_failed', 47, 'Kolkata', { ndr: 'address_issue' }), { code: 'delivery_attempted', reason: 'address_issue' }],
+  [step('unmapped', 50, 'Kolkata'), { code: 'unknown', reason: null }],
+  [step('attempt_failed', 66, 'Kolkata', { ndr: 'refused', remark: 'Addressee refused, call 9876543210' }), { code: 'delivery_attempted', reason: 'refused' }],
+  [step('rto_initiated', 70, 'Kolkata'), { code: 'rto_initiated', reason: null }],
+  [step('rto_in_transit', 80, 'Nagpur'), { code: 'dispatched', reason: null }],
+  [step('rto_delivered', 110, 'Mumbai'), { code: 'rto_delivered', reason: null }],
 ];
 
 describe('speedpost sandbox round trip', () => {
   it('maps every step kind to its event code at the right UTC instant', () => {
     const { record } = roundTrip(shipmentOf(ALL_KINDS.map(([s]) => s)));
-    for (const [s, code, reason] of ALL_KINDS) {
-      const event = eventOf(record, s);
-      expect([s.kind, event.code, event.reason_code]).toEqual([s.kind, code, reason]);
-    }
+    expectStepEvents(record, ALL_KINDS);
     expect([record.status, record.is_rto, record.insights.current_stage]).toEqual(['returned', true, 'rto_delivered']);
     expect(record.delivery_attempts.attempts.map((a) => a.reason_code)).toEqual(['address_issue', 'refused']);
     // The hold keeps the article moving: not an attempt, not an exception.
-    expect(eventOf(record, ALL_KINDS[4]![0]).status).toBe('in_transit');
+    expect(eventAt(record, ALL_KINDS[4]![0]).status).toBe('in_transit');
   });
 
   it('writes the booking glued to its detail, as Speed Post does', () => {
@@ -268,8 +235,8 @@ describe('speedpost sandbox round trip', () => {
 
   it('keeps the newest-first order, the header, the EDD and the remark with personal data', () => {
     const shipment = shipmentOf(ALL_KINDS.map(([s]) => s));
-    const { scans, record } = roundTrip(shipment);
-    expect(scans.map((s) => Date.parse(`${s.occurred_at}+05:30`))).toEqual([...shipment.steps].reverse().map((s) => s.at));
+    const { parsed: { scans }, record } = roundTrip(shipment);
+    expect(scanInstants(scans)).toEqual([...shipment.steps].reverse().map((s) => s.at));
     expect([record.origin?.pincode, record.destination?.pincode]).toEqual(['400001', '700001']);
     expect(record.estimated_delivery_at).toBe(new Date(shipment.edd!).toISOString());
     expect(record.shipment).toMatchObject({ service_type: 'speed_post', weight_grams: 250 });
@@ -291,28 +258,25 @@ describe('speedpost sandbox round trip', () => {
   it('maps a delivery, a cancellation and a lost article', () => {
     const delivered = [step('booked', 0, 'Mumbai'), step('out_for_delivery', 40, 'Kolkata'), step('delivered', 44, 'Kolkata')];
     const d = roundTrip(shipmentOf(delivered)).record;
-    expect([eventOf(d, delivered[2]!).code, d.status, d.delivered_at]).toEqual(['delivered', 'delivered', new Date(delivered[2]!.at).toISOString()]);
+    expect([eventAt(d, delivered[2]!).code, d.status, d.delivered_at]).toEqual(['delivered', 'delivered', new Date(delivered[2]!.at).toISOString()]);
     const cancelled = [step('booked', 0, 'Mumbai'), step('cancelled', 20, 'Mumbai')];
     const c = roundTrip(shipmentOf(cancelled)).record;
-    expect([eventOf(c, cancelled[1]!).code, c.status]).toEqual(['exception', 'cancelled']);
+    expect([eventAt(c, cancelled[1]!).code, c.status]).toEqual(['exception', 'cancelled']);
     const lost = [step('booked', 0, 'Mumbai'), step('hub_in', 8, 'Nagpur'), step('lost', 90, 'Nagpur')];
     const l = roundTrip(shipmentOf(lost)).record;
-    expect([eventOf(l, lost[2]!).code, l.status, l.insights.current_stage]).toEqual(['exception', 'exception', 'exception']);
+    expect([eventAt(l, lost[2]!).code, l.status, l.insights.current_stage]).toEqual(['exception', 'exception', 'exception']);
   });
 
   it('emits shuffled same-day scans exactly in the given order', () => {
     const given = [step('bagged', 6, 'Mumbai'), step('hub_out', 7, 'Mumbai'), step('booked', 0, 'Mumbai')];
-    const { scans } = roundTrip(shipmentOf(given, { shuffled: true }));
-    expect(scans.map((s) => Date.parse(`${s.occurred_at}+05:30`))).toEqual(given.map((s) => s.at));
+    const { scans } = roundTrip(shipmentOf(given, { shuffled: true })).parsed;
+    expect(scanInstants(scans)).toEqual(given.map((s) => s.at));
   });
 
   it('checks the bearer token and answers the failure scenarios the carrier\'s way', () => {
     const lookup = () => ({ kind: 'shipment', shipment: shipmentOf(ALL_KINDS.map(([s]) => s)) }) as const;
     expect(trackingRoute.handle(trackingRequest(null), { article: AWB }, lookup).status).toBe(401);
-    const reply = (kind: 'not_found' | 'down' | 'malformed') => {
-      const r = trackingRoute.handle(trackingRequest(SANDBOX_TOKEN), { article: AWB }, () => ({ kind }));
-      return adapter.parse(AWB, { status: r.status, headers: {}, body: r.body });
-    };
+    const reply = (kind: 'not_found' | 'down' | 'malformed') => adapter.parse(AWB, asNativeResponse(trackingRoute.handle(trackingRequest(SANDBOX_TOKEN), { article: AWB }, () => ({ kind }))));
     expect(reply('not_found')).toEqual({ outcome: 'not_found' });
     expect(reply('down')).toEqual({ outcome: 'error', error: 'HTTP 503' });
     expect(reply('malformed').outcome).toBe('error');

@@ -1,24 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { renderer } from '../../sandbox/carriers/xpressbees.ts';
 import type { SandboxRequest, SandboxShipment, SandboxStep, StepKind } from '../../sandbox/types.ts';
-import type { EventCode, NdrReason, RawScan, TrackingRecord } from '../../schemas/index.ts';
 import { makePoll } from '../../testing/polls.ts';
 import { answer } from '../../testing/product.ts';
 import { fuzzParser } from '../testing/fuzz.ts';
-import type { HttpRequest, NativeResponse, ParsedPoll } from '../types.ts';
+import { recordingSend } from '../testing/recording-send.ts';
+import { expectOk, normalizeAnswer, scanInstants } from '../testing/round-trip.ts';
+import { asNativeResponse } from '../testing/sandbox-transport.ts';
+import { eventAt, expectStepEvents, type StepEvent } from '../testing/step-events.ts';
+import { AHMEDABAD_TO_PUNE, FAILED_ATTEMPT_CASES, HOUR, shipmentBuilder, storyStep } from '../testing/story.ts';
+import type { HttpRequest, NativeResponse } from '../types.ts';
 import { adapter } from './adapter.ts';
 
 const AWB = '141234567030204';
-const HOUR = 3_600_000;
 /** 2026-11-16 09:00 IST. */
 const START = Date.UTC(2026, 10, 16, 3, 30);
 
 const response = (body: string, status = 200): NativeResponse => ({ status, headers: { 'content-type': 'application/json' }, body });
-
-function okScans(parsed: ParsedPoll): RawScan[] {
-  if (parsed.outcome !== 'ok') throw new Error(`expected ok, got ${JSON.stringify(parsed)}`);
-  return parsed.scans;
-}
 
 // ---------------------------------------------------------------- hand-written native bodies
 
@@ -48,7 +46,7 @@ const REAL_BODY = JSON.stringify({
 
 describe('xpressbees parser on native bodies', () => {
   it('reads "%Y-%m-%d %H:%M" IST times, codes, "A, B, C" locations and keeps the carrier order', () => {
-    const scans = okScans(adapter.parse(AWB, response(REAL_BODY)));
+    const scans = expectOk(adapter.parse(AWB, response(REAL_BODY))).scans;
     expect(scans.map((s) => s.occurred_at)).toEqual([
       '2026-11-19T14:41:00', '2026-11-19T08:12:00', '2026-11-18T17:30:00', '2026-11-18T08:02:00',
       '2026-11-18T05:40:00', '2026-11-16T22:15:00', '2026-11-16T15:00:00', '2026-11-16T09:05:00',
@@ -58,7 +56,7 @@ describe('xpressbees parser on native bodies', () => {
   });
 
   it('moves the delivery agent named in the out-for-delivery message into remarks', () => {
-    const scans = okScans(adapter.parse(AWB, response(REAL_BODY)));
+    const scans = expectOk(adapter.parse(AWB, response(REAL_BODY))).scans;
     expect(scans[1]).toMatchObject({ raw_status: 'Out for Delivery', remarks: 'Agent: Suresh Kumar, Mobile: 9876543210' });
     expect(scans[3]).toMatchObject({ raw_status: 'Out for Delivery', remarks: 'Delivery Boy: Ramesh, 9123456780' });
     expect(scans[2]).toMatchObject({ raw_status: 'Undelivered', remarks: 'Consignee Unavailable' });
@@ -115,11 +113,8 @@ describe('xpressbees parser on native bodies', () => {
 
 describe('xpressbees fetch', () => {
   it('sends GET /api/shipments2/track/<awb> with the bearer token', async () => {
-    const sent: HttpRequest[] = [];
-    const reply = await adapter.fetch(AWB, { baseUrl: 'http://127.0.0.1:4010/xpressbees', credentials: { token: 'tok-123' } }, async (request) => {
-      sent.push(request);
-      return response(REAL_BODY);
-    });
+    const { sent, send } = recordingSend(() => response(REAL_BODY));
+    const reply = await adapter.fetch(AWB, { baseUrl: 'http://127.0.0.1:4010/xpressbees', credentials: { token: 'tok-123' } }, send);
     expect(sent).toEqual([{
       method: 'GET',
       url: `http://127.0.0.1:4010/xpressbees/api/shipments2/track/${AWB}`,
@@ -131,79 +126,54 @@ describe('xpressbees fetch', () => {
 
 // ---------------------------------------------------------------- sandbox round trip
 
-const LANE = {
-  origin: { city: 'Ahmedabad', state: 'Gujarat', pincode: '380001' },
-  destination: { city: 'Pune', state: 'Maharashtra', pincode: '411001' },
-};
+const step = (kind: StepKind, hour: number, location: string, extra: Partial<SandboxStep> = {}) => storyStep(kind, START + hour * HOUR, location, extra);
 
-function step(kind: StepKind, hour: number, location: string, extra: Partial<SandboxStep> = {}): SandboxStep {
-  return { kind, at: START + hour * HOUR, location, remark: null, ndr: null, ...extra };
-}
-
-function shipmentOf(steps: SandboxStep[], extra: Partial<SandboxShipment> = {}): SandboxShipment {
-  return {
-    carrier: 'xpressbees', awb: AWB, scenario: 4, lane: 3, ...LANE,
-    bookedAt: START, edd: START + 96 * HOUR, weightGrams: 500, serviceType: 'surface', steps, shuffled: false, ...extra,
-  };
-}
+const shipmentOf = shipmentBuilder({
+  carrier: 'xpressbees', awb: AWB, scenario: 4, lane: 3, ...AHMEDABAD_TO_PUNE,
+  bookedAt: START, edd: START + 96 * HOUR, weightGrams: 500, serviceType: 'surface',
+});
 
 const request = (awb: string, token: string | null): SandboxRequest => ({
   method: 'GET', path: `/api/shipments2/track/${awb}`, query: {}, headers: token === null ? {} : { authorization: `Bearer ${token}` }, body: '',
 });
 
 function render(shipment: SandboxShipment): NativeResponse {
-  const reply = renderer.routes[0]!.handle(request(AWB, 'sandbox'), { awb: AWB }, () => ({ kind: 'shipment', shipment }));
-  return { status: reply.status, headers: { 'content-type': reply.contentType }, body: reply.body };
+  return asNativeResponse(renderer.routes[0]!.handle(request(AWB, 'sandbox'), { awb: AWB }, () => ({ kind: 'shipment', shipment })));
 }
 
-function roundTrip(shipment: SandboxShipment): { scans: RawScan[]; record: TrackingRecord } {
-  const parsed = adapter.parse(AWB, render(shipment));
-  if (parsed.outcome !== 'ok') throw new Error(`expected ok, got ${JSON.stringify(parsed)}`);
-  const poll = makePoll({ carrier: 'xpressbees', awb: AWB, scans: parsed.scans, shipment: parsed.shipment, polled_at: new Date(START + 200 * HOUR).toISOString() });
-  return { scans: parsed.scans, record: answer(poll) };
-}
-
-/** The event of the scan written for `s` (every step has its own hour). */
-function eventOf(record: TrackingRecord, s: SandboxStep) {
-  const event = record.events.find((e) => e.timestamp === new Date(s.at).toISOString());
-  if (!event) throw new Error(`no event at ${new Date(s.at).toISOString()} for ${s.kind}`);
-  return event;
-}
+const roundTrip = (shipment: SandboxShipment) => normalizeAnswer(adapter, AWB, render(shipment), START + 200 * HOUR);
 
 // Bags and holds are "In Transit" scans told apart by their detail (see the renderer).
-const FORWARD: [SandboxStep, EventCode, NdrReason | null][] = [
-  [step('booked', 0, 'Ahmedabad'), 'booked', null],
-  [step('picked_up', 5, 'Ahmedabad'), 'picked_up', null],
-  [step('hub_in', 8, 'Ahmedabad'), 'received', null],
-  [step('bagged', 9, 'Ahmedabad'), 'bagged', null],
-  [step('hub_out', 10, 'Ahmedabad'), 'dispatched', null],
-  [step('hold', 16, 'Nagpur', { remark: 'Held due to heavy rain', ndr: 'other' }), 'exception', 'other'],
-  [step('hub_in', 30, 'Pune'), 'received', null],
-  [step('out_for_delivery', 33, 'Pune'), 'out_for_delivery', null],
-  [step('attempt_failed', 38, 'Pune', { ndr: 'customer_unavailable' }), 'delivery_attempted', 'customer_unavailable'],
-  [step('unmapped', 45, 'Pune'), 'unknown', null],
-  [step('out_for_delivery', 57, 'Pune'), 'out_for_delivery', null],
-  [step('delivered', 61, 'Pune', { remark: 'Delivered to Ramesh Kumar, 9876543210' }), 'delivered', null],
+const FORWARD: [SandboxStep, StepEvent][] = [
+  [step('booked', 0, 'Ahmedabad'), { code: 'booked', reason: null }],
+  [step('picked_up', 5, 'Ahmedabad'), { code: 'picked_up', reason: null }],
+  [step('hub_in', 8, 'Ahmedabad'), { code: 'received', reason: null }],
+  [step('bagged', 9, 'Ahmedabad'), { code: 'bagged', reason: null }],
+  [step('hub_out', 10, 'Ahmedabad'), { code: 'dispatched', reason: null }],
+  [step('hold', 16, 'Nagpur', { remark: 'Held due to heavy rain', ndr: 'other' }), { code: 'exception', reason: 'other' }],
+  [step('hub_in', 30, 'Pune'), { code: 'received', reason: null }],
+  [step('out_for_delivery', 33, 'Pune'), { code: 'out_for_delivery', reason: null }],
+  [step('attempt_failed', 38, 'Pune', { ndr: 'customer_unavailable' }), { code: 'delivery_attempted', reason: 'customer_unavailable' }],
+  [step('unmapped', 45, 'Pune'), { code: 'unknown', reason: null }],
+  [step('out_for_delivery', 57, 'Pune'), { code: 'out_for_delivery', reason: null }],
+  [step('delivered', 61, 'Pune', { remark: 'Delivered to Ramesh Kumar, 9876543210' }), { code: 'delivered', reason: null }],
 ];
 
 describe('xpressbees sandbox round trip', () => {
   it('maps every forward step to its event code at the right UTC instant', () => {
     const shipment = shipmentOf(FORWARD.map(([s]) => s));
     const { record } = roundTrip(shipment);
-    for (const [s, code, reason] of FORWARD) {
-      const event = eventOf(record, s);
-      expect([s.kind, event.code, event.reason_code]).toEqual([s.kind, code, reason]);
-    }
+    expectStepEvents(record, FORWARD);
     expect(record.status).toBe('delivered');
     expect(record.delivery_attempts.count).toBe(2);
     // The hold keeps the shipment moving: not an attempt, not an exception.
-    expect(eventOf(record, FORWARD[5]![0]).status).toBe('in_transit');
+    expect(eventAt(record, FORWARD[5]![0]).status).toBe('in_transit');
   });
 
   it('keeps the newest-first order, the header and the EDD', () => {
     const shipment = shipmentOf(FORWARD.map(([s]) => s));
-    const { scans, record } = roundTrip(shipment);
-    const times = scans.map((s) => Date.parse(`${s.occurred_at}+05:30`));
+    const { parsed: { scans }, record } = roundTrip(shipment);
+    const times = scanInstants(scans);
     expect(times).toEqual([...shipment.steps].reverse().map((s) => s.at));
     expect(record.origin?.pincode).toBe('380001');
     expect(record.destination?.pincode).toBe('411001');
@@ -212,7 +182,7 @@ describe('xpressbees sandbox round trip', () => {
   });
 
   it('writes "A, B, C" locations and names the agent in the out-for-delivery message', () => {
-    const { scans } = roundTrip(shipmentOf(FORWARD.map(([s]) => s)));
+    const { scans } = roundTrip(shipmentOf(FORWARD.map(([s]) => s))).parsed;
     const ofd = scans.find((s) => s.raw_status === 'Out for Delivery')!;
     expect(ofd.location).toBe('PUN/HUB, Pune, Maharashtra');
     expect(ofd.remarks).toMatch(/^Agent: [A-Za-z ]+, Mobile: \d{10}$/);
@@ -221,19 +191,10 @@ describe('xpressbees sandbox round trip', () => {
   it('keeps remarks with personal data in the native body and the parsed scan', () => {
     const shipment = shipmentOf(FORWARD.map(([s]) => s));
     expect(render(shipment).body).toContain('Delivered to Ramesh Kumar, 9876543210');
-    expect(roundTrip(shipment).scans[0]!.remarks).toBe('Delivered to Ramesh Kumar, 9876543210');
+    expect(roundTrip(shipment).parsed.scans[0]!.remarks).toBe('Delivered to Ramesh Kumar, 9876543210');
   });
 
-  it.each<[NdrReason, string | null]>([
-    ['customer_unavailable', null],
-    ['address_issue', null],
-    ['refused', null],
-    ['premises_closed', null],
-    ['cod_not_ready', null],
-    ['other', null],
-    // A refusal remark mentioning "Order Cancelled" must stay an attempt, not a cancellation.
-    ['refused', 'Customer Refused to accept/Order Cancelled'],
-  ])('a failed attempt for %s (remark %s) gives that NDR reason', (ndr, remark) => {
+  it.each(FAILED_ATTEMPT_CASES)('a failed attempt for %s (remark %s) gives that NDR reason', (ndr, remark) => {
     const { record } = roundTrip(shipmentOf([
       step('picked_up', 0, 'Ahmedabad'), step('out_for_delivery', 30, 'Pune'), step('attempt_failed', 34, 'Pune', { ndr, remark }),
     ]));
@@ -250,37 +211,34 @@ describe('xpressbees sandbox round trip', () => {
     ];
     const inTransit = roundTrip(shipmentOf(steps.slice(0, 5))).record;
     expect([inTransit.status, inTransit.is_rto, inTransit.insights.current_stage]).toEqual(['returned', true, 'rto_in_transit']);
-    expect(eventOf(inTransit, steps[3]!).code).toBe('rto_initiated');
-    expect(eventOf(inTransit, steps[4]!).code).toBe('rto_initiated');
+    expect(eventAt(inTransit, steps[3]!).code).toBe('rto_initiated');
+    expect(eventAt(inTransit, steps[4]!).code).toBe('rto_initiated');
     const done = roundTrip(shipmentOf(steps)).record;
-    expect(eventOf(done, steps[5]!).code).toBe('rto_delivered');
+    expect(eventAt(done, steps[5]!).code).toBe('rto_delivered');
     expect([done.status, done.insights.current_stage]).toEqual(['returned', 'rto_delivered']);
   });
 
   it('maps a cancellation before pickup and a lost shipment', () => {
     const cancelled = [step('booked', 0, 'Ahmedabad'), step('cancelled', 20, 'Ahmedabad')];
     const c = roundTrip(shipmentOf(cancelled)).record;
-    expect(eventOf(c, cancelled[1]!).code).toBe('exception');
+    expect(eventAt(c, cancelled[1]!).code).toBe('exception');
     expect([c.status, c.insights.current_stage]).toEqual(['cancelled', 'cancelled']);
     const lost = [step('picked_up', 0, 'Ahmedabad'), step('hub_in', 8, 'Nagpur'), step('lost', 90, 'Nagpur')];
     const l = roundTrip(shipmentOf(lost)).record;
-    expect(eventOf(l, lost[2]!).code).toBe('exception');
+    expect(eventAt(l, lost[2]!).code).toBe('exception');
     expect([l.status, l.insights.current_stage]).toEqual(['exception', 'exception']);
   });
 
   it('emits shuffled same-day scans exactly in the given order', () => {
     const given = [step('hub_out', 10, 'Ahmedabad'), step('picked_up', 5, 'Ahmedabad'), step('hub_in', 8, 'Ahmedabad'), step('booked', 0, 'Ahmedabad')];
-    const { scans, record } = roundTrip(shipmentOf(given, { shuffled: true }));
-    expect(scans.map((s) => Date.parse(`${s.occurred_at}+05:30`))).toEqual(given.map((s) => s.at));
+    const { parsed: { scans }, record } = roundTrip(shipmentOf(given, { shuffled: true }));
+    expect(scanInstants(scans)).toEqual(given.map((s) => s.at));
     expect(record.events.map((e) => e.code)).toEqual(['dispatched', 'received', 'picked_up', 'booked']);
   });
 
   it('answers the failure scenarios the carrier\'s way', () => {
     const route = renderer.routes[0]!;
-    const reply = (kind: 'not_found' | 'down' | 'malformed') => {
-      const r = route.handle(request(AWB, 'sandbox'), { awb: AWB }, () => ({ kind }));
-      return adapter.parse(AWB, { status: r.status, headers: {}, body: r.body });
-    };
+    const reply = (kind: 'not_found' | 'down' | 'malformed') => adapter.parse(AWB, asNativeResponse(route.handle(request(AWB, 'sandbox'), { awb: AWB }, () => ({ kind }))));
     expect(reply('not_found')).toEqual({ outcome: 'not_found' });
     expect(reply('down')).toEqual({ outcome: 'error', error: 'HTTP 503' });
     expect(reply('malformed').outcome).toBe('error');

@@ -12,6 +12,12 @@
  * `remarks`.
  */
 import type { Location, PollShipment, RawScan } from '../../schemas/index.ts';
+import { splitDetail } from '../shared/detail.ts';
+import { parseJsonOrUndefined } from '../shared/json-body.ts';
+import { isRecord, textField } from '../shared/json-fields.ts';
+import { neverThrows } from '../shared/safe-parse.ts';
+import { wallTime } from '../shared/wall-time.ts';
+import { gramsOf } from '../shared/weights.ts';
 import type { CarrierAdapter, NativeResponse, ParsedPoll } from '../types.ts';
 
 export const TRACK_PATH = '/api/shipments2/track/';
@@ -19,21 +25,6 @@ export const TRACK_PATH = '/api/shipments2/track/';
 const NOT_FOUND_MESSAGE = /not\s*found|no\s+(?:data|record|shipment)|invalid\s+awb|does\s+not\s+exist/i;
 
 const fail = (error: string): ParsedPoll => ({ outcome: 'error', error });
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** A trimmed, space-collapsed text field, or null when absent or not text. */
-function textField(record: Record<string, unknown>, name: string): string | null {
-  const value = record[name];
-  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  if (typeof value !== 'string') return null;
-  const clean = value.replace(/\s+/g, ' ').trim();
-  return clean === '' ? null : clean;
-}
-
-const pad2 = (n: number) => String(n).padStart(2, '0');
 
 // "%Y-%m-%d %H:%M" (seconds tolerated); a bare date only where `fallbackTime` allows one.
 const EVENT_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2}))?)?$/;
@@ -46,11 +37,7 @@ function eventTime(value: string | null, fallbackTime: [number, number, number] 
   const clock: [number, number, number] | null =
     m[4] === undefined ? fallbackTime : [Number(m[4]), Number(m[5]), Number(m[6] ?? 0)];
   if (clock === null) return null;
-  const [hour, minute, second] = clock;
-  const date = new Date(Date.UTC(year, month - 1, day));
-  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return null;
-  if (hour > 23 || minute > 59 || second > 59) return null;
-  return `${m[1]}-${m[2]}-${m[3]}T${pad2(hour)}:${pad2(minute)}:${pad2(second)}`;
+  return wallTime(year, month, day, ...clock);
 }
 
 /** "PNQ/HUB, Pune,  Maharashtra" → "PNQ/HUB, Pune, Maharashtra" (empty parts dropped). */
@@ -76,20 +63,12 @@ function serviceType(mode: string | null): string | null {
   return null;
 }
 
-const MAX_WEIGHT_GRAMS = 1_000_000_000;
-
-function weightGrams(value: string | null): number | null {
-  if (value === null || !/^\d+(?:\.\d+)?$/.test(value)) return null;
-  const grams = Math.round(Number(value));
-  return Number.isFinite(grams) && grams <= MAX_WEIGHT_GRAMS ? grams : null;
-}
-
 function header(data: Record<string, unknown>): PollShipment | null {
   const shipment: PollShipment = {
     origin: place(textField(data, 'origin')),
     destination: place(textField(data, 'destination')),
     service_type: serviceType(textField(data, 'shipment_mode')),
-    weight_grams: weightGrams(textField(data, 'package_weight')),
+    weight_grams: gramsOf(textField(data, 'package_weight')),
     booked_at: eventTime(textField(data, 'booking_date'), [0, 0, 0]),
     // A date-only promise means "by the end of that day".
     estimated_delivery_at: eventTime(textField(data, 'expected_delivery_date'), [23, 59, 59]),
@@ -98,16 +77,11 @@ function header(data: Record<string, unknown>): PollShipment | null {
 }
 
 const TRAILING_PARENTHESES = /^(.*?\S)\s*\((.*)\)$/;
-// " - " before a detail; a dangling dash at the end separates nothing.
-const DETAIL_SEPARATOR = /\s-(?:\s|$)/;
 
 /** "Out for Delivery - Agent: …" / "Out for Delivery (Agent: …)" → label and detail. */
 function splitMessage(message: string): { label: string; detail: string | null } {
-  const separator = DETAIL_SEPARATOR.exec(message);
-  if (separator && separator.index > 0) {
-    const detail = message.slice(separator.index + separator[0].length).trim();
-    return { label: message.slice(0, separator.index).trim(), detail: detail === '' ? null : detail };
-  }
+  const dashed = splitDetail(message);
+  if (dashed) return dashed;
   const parenthesised = TRAILING_PARENTHESES.exec(message);
   if (parenthesised) {
     const detail = parenthesised[2]!.trim();
@@ -137,12 +111,8 @@ function parseUnsafe(awb: string, response: NativeResponse): ParsedPoll {
   if (response.status === 404) return { outcome: 'not_found' };
   if (response.status < 200 || response.status >= 300) return fail(`HTTP ${response.status}`);
   if (response.body.trim() === '') return fail('empty body');
-  let json: unknown;
-  try {
-    json = JSON.parse(response.body);
-  } catch {
-    return fail('invalid JSON');
-  }
+  const json = parseJsonOrUndefined(response.body);
+  if (json === undefined) return fail('invalid JSON');
   if (!isRecord(json)) return fail('unexpected body');
   if (json.status === false) {
     return NOT_FOUND_MESSAGE.test(textField(json, 'message') ?? '') ? { outcome: 'not_found' } : fail('carrier reported a failure');
@@ -171,11 +141,5 @@ export const adapter: CarrierAdapter = {
       headers: { authorization: `Bearer ${endpoint.credentials.token ?? ''}`, accept: 'application/json' },
     });
   },
-  parse(awb, response) {
-    try {
-      return parseUnsafe(awb, response);
-    } catch (err) {
-      return fail(`unreadable body: ${err instanceof Error ? err.message : 'unexpected value'}`);
-    }
-  },
+  parse: neverThrows(parseUnsafe, 'body'),
 };

@@ -7,6 +7,7 @@ import { ORIGIN_PINCODE_ELEMENT } from '../../carriers/bluedart/adapter.ts';
 import type { NdrReason } from '../../schemas/index.ts';
 import { istParts } from '../ist.ts';
 import type { SandboxReply, SandboxRoute, SandboxShipment, SandboxStep, SandboxRenderer, StepKind } from '../types.ts';
+import { latestStep, newestFirst, unavailableReply } from './shared.ts';
 
 const SANDBOX_CREDENTIAL = 'sandbox';
 /** Blue Dart cuts remarks at 40 characters. */
@@ -98,11 +99,9 @@ interface Leg {
 }
 
 function shipmentXml(shipment: SandboxShipment, leg: Leg): string {
-  // Newest first; a shuffled story (scenario 15) goes out exactly as given.
-  const steps = shipment.shuffled ? leg.steps : [...leg.steps].sort((a, b) => b.at - a.at);
-  const latest = leg.steps.reduce<SandboxStep | null>((a, b) => (a && a.at >= b.at ? a : b), null);
+  const latest = latestStep(leg.steps);
   const latestWords = latest ? wordsFor(latest) : null;
-  const scans = steps.map((step) => {
+  const scans = newestFirst(shipment, leg.steps).map((step) => {
     const w = wordsFor(step);
     return `<ScanDetail>${element('Scan', w.scan)}${element('ScanCode', w.code)}${element('ScanType', w.type)}`
       + `${element('ScanDate', shortDate(step.at))}${element('ScanTime', clock(step.at))}`
@@ -160,7 +159,7 @@ const trackRoute: SandboxRoute = {
         return xmlReply(200, `<?xml version="1.0" encoding="UTF-8"?><ShipmentData><Shipment WaybillNo="${escapeXml(waybill)}">`
           + '<StatusType>NF</StatusType><Status>Incorrect Waybill number or No Information</Status></Shipment></ShipmentData>');
       case 'down':
-        return { status: 503, contentType: 'text/html', body: '<html><body><h1>503 Service Unavailable</h1></body></html>' };
+        return unavailableReply('503 Service Unavailable');
       case 'malformed':
         return xmlReply(200, `<?xml version="1.0" encoding="UTF-8"?><ShipmentData><Shipment WaybillNo="${escapeXml(waybill)}" RefNo="">`
           + '<Service>DOMESTIC PRIORITY</Service><Scans><ScanDetail><Scan>SHIPMENT INSC');

@@ -6,7 +6,8 @@
 import { ORIGIN_PINCODE_KEY } from '../../carriers/delhivery/adapter.ts';
 import type { NdrReason } from '../../schemas/index.ts';
 import { istIsoLocal } from '../ist.ts';
-import type { SandboxReply, SandboxRequest, SandboxRoute, SandboxShipment, SandboxStep, SandboxRenderer, StepKind } from '../types.ts';
+import type { SandboxRoute, SandboxShipment, SandboxStep, SandboxRenderer, StepKind } from '../types.ts';
+import { drfTokenRejection, jsonReply as json, latestStep, oldestFirst, unavailableReply } from './shared.ts';
 
 const SANDBOX_TOKEN = 'sandbox';
 
@@ -84,9 +85,8 @@ function firstAt(shipment: SandboxShipment, kinds: StepKind[]): string | null {
 }
 
 function shipmentBody(shipment: SandboxShipment): string {
-  // Delhivery lists oldest first; a shuffled story (scenario 15) goes out exactly as given.
-  const steps = shipment.shuffled ? shipment.steps : [...shipment.steps].sort((a, b) => a.at - b.at);
-  const scans = steps.map((step, i) => {
+  // Delhivery lists oldest first.
+  const scans = oldestFirst(shipment).map((step, i) => {
     const w = wordsFor(step);
     const time = delhiveryTime(step.at, i);
     return {
@@ -101,7 +101,7 @@ function shipmentBody(shipment: SandboxShipment): string {
       },
     };
   });
-  const latest = shipment.steps.reduce<SandboxStep | null>((a, b) => (a && a.at >= b.at ? a : b), null);
+  const latest = latestStep(shipment.steps);
   const latestWords = latest ? wordsFor(latest) : STEP_WORDS.booked;
   const returning = shipment.steps.some((s) => s.kind === 'rto_initiated');
   const returned = shipment.steps.some((s) => s.kind === 'rto_delivered');
@@ -154,30 +154,19 @@ function shipmentBody(shipment: SandboxShipment): string {
   });
 }
 
-function json(status: number, body: unknown): SandboxReply {
-  return { status, contentType: 'application/json', body: typeof body === 'string' ? body : JSON.stringify(body) };
-}
-
-function header(req: SandboxRequest, name: string): string | undefined {
-  const wanted = name.toLowerCase();
-  for (const [key, value] of Object.entries(req.headers)) if (key.toLowerCase() === wanted) return value;
-  return undefined;
-}
-
 const trackRoute: SandboxRoute = {
   method: 'GET',
   path: '/api/v1/packages/json/',
   handle(req, _params, lookup) {
-    const authorization = header(req, 'authorization');
-    if (!authorization) return json(401, { detail: 'Authentication credentials were not provided.' });
-    if (authorization.trim() !== `Token ${SANDBOX_TOKEN}`) return json(401, { detail: 'Invalid token.' });
+    const rejection = drfTokenRejection(req, SANDBOX_TOKEN);
+    if (rejection) return rejection;
     const waybill = req.query.waybill?.trim();
     if (!waybill) return json(400, { ShipmentData: [], Error: 'waybill is required' });
 
     const answer = lookup(waybill);
     switch (answer.kind) {
       case 'not_found': return json(200, { ShipmentData: [], Error: 'No such waybill or Order Id found' });
-      case 'down': return { status: 503, contentType: 'text/html', body: '<html><body><h1>503 Service Temporarily Unavailable</h1></body></html>' };
+      case 'down': return unavailableReply();
       case 'malformed':
         return json(200, `{"ShipmentData":[{"Shipment":{"AWB":"${waybill.replace(/\W/g, '')}","Scans":[{"ScanDetail":{"ScanDateTime":"2026-`);
       case 'shipment':

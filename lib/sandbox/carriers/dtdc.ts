@@ -6,7 +6,8 @@
 import { AUTH_PATH, PINCODE_KEYS, TRACK_PATH } from '../../carriers/dtdc/adapter.ts';
 import type { NdrReason } from '../../schemas/index.ts';
 import { istParts } from '../ist.ts';
-import type { SandboxReply, SandboxRequest, SandboxRoute, SandboxShipment, SandboxStep, SandboxRenderer, StepKind } from '../types.ts';
+import type { SandboxRoute, SandboxShipment, SandboxStep, SandboxRenderer, StepKind } from '../types.ts';
+import { jsonReply as json, latestStep, oldestFirst, requestHeader, unavailableReply } from './shared.ts';
 
 const SANDBOX_CREDENTIAL = 'sandbox';
 /** What the authenticate call hands out for the sandbox credentials (DTDC tokens are opaque strings). */
@@ -80,9 +81,9 @@ function headerStatus(kind: StepKind | undefined): string {
 }
 
 function trackBody(shipment: SandboxShipment): string {
-  // DTDC lists oldest first; a shuffled story (scenario 15) goes out exactly as given.
-  const steps = shipment.shuffled ? shipment.steps : [...shipment.steps].sort((a, b) => a.at - b.at);
-  const latest = shipment.steps.reduce<SandboxStep | null>((a, b) => (a && a.at >= b.at ? a : b), null);
+  // DTDC lists oldest first.
+  const steps = oldestFirst(shipment);
+  const latest = latestStep(shipment.steps);
   const booked = istParts(shipment.bookedAt);
   const returning = shipment.steps.some((s) => s.kind === 'rto_initiated');
   const express = shipment.serviceType !== 'surface';
@@ -137,18 +138,8 @@ function trackBody(shipment: SandboxShipment): string {
   });
 }
 
-function json(status: number, body: unknown): SandboxReply {
-  return { status, contentType: 'application/json', body: typeof body === 'string' ? body : JSON.stringify(body) };
-}
-
 const failure = (statusCode: number, name: string, value: string) =>
   ({ statusCode, statusFlag: false, status: 'FAILED', errorDetails: [{ name, value }], trackHeader: null, trackDetails: null });
-
-function header(req: SandboxRequest, name: string): string | undefined {
-  const wanted = name.toLowerCase();
-  for (const [key, value] of Object.entries(req.headers)) if (key.toLowerCase() === wanted) return value;
-  return undefined;
-}
 
 function consignmentOf(body: string): string | null {
   try {
@@ -174,7 +165,7 @@ const trackRoute: SandboxRoute = {
   method: 'POST',
   path: TRACK_PATH,
   handle(req, _params, lookup) {
-    if (header(req, 'x-access-token') !== ISSUED_TOKEN) return json(401, failure(401, 'X-Access-Token', 'Unauthorized'));
+    if (requestHeader(req, 'x-access-token') !== ISSUED_TOKEN) return json(401, failure(401, 'X-Access-Token', 'Unauthorized'));
     const cn = consignmentOf(req.body);
     if (cn === null) return json(400, failure(400, 'strcnno', 'Bad Request'));
 
@@ -183,7 +174,7 @@ const trackRoute: SandboxRoute = {
       case 'not_found':
         return json(200, { ...failure(200, 'strShipmentNo', cn), errorDetails: [{ name: 'strShipmentNo', value: cn }, { name: 'strError', value: 'NO DATA FOUND FOR THIS CNNO NUMBER' }] });
       case 'down':
-        return { status: 503, contentType: 'text/html', body: '<html><body><h1>503 Service Unavailable</h1></body></html>' };
+        return unavailableReply('503 Service Unavailable');
       case 'malformed':
         return json(200, `{"statusCode":200,"statusFlag":true,"status":"SUCCESS","errorDetails":null,"trackHeader":{"strShipmentNo":"${cn.replace(/\W/g, '')}","strOrigin":"BANGAL`);
       case 'shipment':

@@ -5,9 +5,8 @@
  */
 import type { NdrReason } from '../../schemas/index.ts';
 import { istParts } from '../ist.ts';
-import type {
-  SandboxPlace, SandboxReply, SandboxRenderer, SandboxRequest, SandboxRoute, SandboxShipment, SandboxStep, ScenarioAnswer,
-} from '../types.ts';
+import type { SandboxPlace, SandboxRenderer, SandboxRoute, SandboxShipment, SandboxStep, ScenarioAnswer } from '../types.ts';
+import { hasBearer, jsonReply as json, lastToFirst, requestHeader, unavailableReply } from './shared.ts';
 
 const SANDBOX_CREDENTIAL = 'sandbox';
 
@@ -59,8 +58,8 @@ function place(p: SandboxPlace) {
 }
 
 function entryOf(shipment: SandboxShipment) {
-  // Ekart lists newest first; shuffled steps go out exactly as given.
-  const steps = shipment.shuffled ? shipment.steps : [...shipment.steps].reverse();
+  // Ekart lists newest first.
+  const steps = lastToFirst(shipment);
   return {
     external_tracking_id: shipment.awb,
     expected_delivery_date: shipment.edd === null ? null : ekartTime(shipment.edd),
@@ -80,16 +79,6 @@ function entryOf(shipment: SandboxShipment) {
   };
 }
 
-function json(status: number, body: unknown): SandboxReply {
-  return { status, contentType: 'application/json', body: typeof body === 'string' ? body : JSON.stringify(body) };
-}
-
-function header(req: SandboxRequest, name: string): string | undefined {
-  const wanted = name.toLowerCase();
-  for (const [key, value] of Object.entries(req.headers)) if (key.toLowerCase() === wanted) return value;
-  return undefined;
-}
-
 function trackingIdsOf(body: string): string[] | null {
   try {
     const parsed = JSON.parse(body) as { tracking_ids?: unknown };
@@ -105,10 +94,10 @@ const trackRoute: SandboxRoute = {
   method: 'POST',
   path: '/v2/shipments/track',
   handle(req, _params, lookup) {
-    if (header(req, 'authorization')?.trim() !== `Bearer ${SANDBOX_CREDENTIAL}`) {
+    if (!hasBearer(req, SANDBOX_CREDENTIAL)) {
       return json(401, { unauthorised: 'Invalid or expired token' });
     }
-    if (header(req, 'http_x_merchant_code')?.trim() !== SANDBOX_CREDENTIAL) {
+    if (requestHeader(req, 'http_x_merchant_code')?.trim() !== SANDBOX_CREDENTIAL) {
       return json(403, { forbidden: 'Invalid merchant code' });
     }
     const ids = trackingIdsOf(req.body);
@@ -116,7 +105,7 @@ const trackRoute: SandboxRoute = {
 
     const answers: [string, ScenarioAnswer][] = ids.map((id) => [id, lookup(id)]);
     if (answers.some(([, a]) => a.kind === 'down')) {
-      return { status: 503, contentType: 'text/html', body: '<html><body><h1>503 Service Temporarily Unavailable</h1></body></html>' };
+      return unavailableReply();
     }
     const body: Record<string, unknown> = {};
     for (const [id, a] of answers) {

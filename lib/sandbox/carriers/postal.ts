@@ -4,9 +4,8 @@
  * scan first, dates dressed as UTC midnight with the IST time apart, labels with trailing spaces).
  */
 import { istParts } from '../ist.ts';
-import type {
-  SandboxReply, SandboxRenderer, SandboxRequest, SandboxRoute, SandboxShipment, SandboxStep, ScenarioAnswer,
-} from '../types.ts';
+import type { SandboxReply, SandboxRenderer, SandboxRoute, SandboxShipment, SandboxStep, ScenarioAnswer } from '../types.ts';
+import { hasBearer, jsonReply as json, lastToFirst, unavailableReply, withDetail } from './shared.ts';
 
 /** What differs between the two postal services. */
 export interface PostalStyle {
@@ -22,15 +21,6 @@ const SANDBOX_CREDENTIAL = 'sandbox';
 export const SANDBOX_POSTAL_TOKEN = 'sandbox-postal-access-token';
 const TOKEN_LIFETIME_S = 3600;
 
-const json = (status: number, body: unknown): SandboxReply => ({
-  status, contentType: 'application/json', body: JSON.stringify(body),
-});
-
-function header(req: SandboxRequest, name: string): string | undefined {
-  for (const [key, value] of Object.entries(req.headers)) if (key.toLowerCase() === name) return value;
-  return undefined;
-}
-
 // ---------------------------------------------------------------- the feed's vocabulary
 
 /** Failed-attempt details written when the scenario gives no remark. */
@@ -40,8 +30,6 @@ const ATTEMPT_DETAIL: Record<string, string> = {
   cod_not_ready: 'Addressee Not Ready With Payment',
   other: 'Not Attempted',
 };
-
-const withDetail = (label: string, detail: string | null) => (detail ? `${label} - ${detail}` : label);
 
 function attemptEvent(step: SandboxStep): string {
   if (step.remark) return withDetail('Item Not Delivered', step.remark);
@@ -94,9 +82,8 @@ function postalDate(ms: number): { date: string; time: string } {
 export function postalBody(shipment: SandboxShipment, style: PostalStyle): string {
   const booked = postalDate(shipment.bookedAt);
   const edd = shipment.edd === null ? null : postalDate(shipment.edd);
-  // The feed lists the newest scan first, unless the scenario shuffles the order.
-  const steps = shipment.shuffled ? shipment.steps : [...shipment.steps].reverse();
-  const trackingDetails = steps.map((step) => {
+  // The feed lists the newest scan first.
+  const trackingDetails = lastToFirst(shipment).map((step) => {
     const office = officeName(step);
     const { date, time } = postalDate(step.at);
     return { date, time, office, event: eventText(step, style, office) };
@@ -128,18 +115,14 @@ function trackingReply(article: string, answer: ScenarioAnswer, style: PostalSty
   switch (answer.kind) {
     case 'shipment':
     case 'slow':
-      return { status: 200, contentType: 'application/json', body: postalBody(answer.shipment, style) };
+      return json(200, postalBody(answer.shipment, style));
     case 'not_found':
       return json(404, { status_code: 404, success: false, message: 'No record found for the given article number' });
     case 'down':
-      return { status: 503, contentType: 'text/html', body: '<html><body><h1>503 Service Unavailable</h1></body></html>' };
+      return unavailableReply('503 Service Unavailable');
     case 'malformed':
       // Cut off mid-record, as a dropped connection behind a proxy leaves it.
-      return {
-        status: 200,
-        contentType: 'application/json',
-        body: `{"status_code":200,"success":true,"message":"Success","data":[{"booking_details":{"article_number":${JSON.stringify(article)},"article_type":"Speed Po`,
-      };
+      return json(200, `{"status_code":200,"success":true,"message":"Success","data":[{"booking_details":{"article_number":${JSON.stringify(article)},"article_type":"Speed Po`);
   }
 }
 
@@ -170,7 +153,7 @@ export function postalRenderer(style: PostalStyle): SandboxRenderer {
     method: 'GET',
     path: '/v1/tracking/:article',
     handle(req, params, lookup) {
-      if (header(req, 'authorization') !== `Bearer ${SANDBOX_POSTAL_TOKEN}`) {
+      if (!hasBearer(req, SANDBOX_POSTAL_TOKEN)) {
         return json(401, { status_code: 401, success: false, message: 'Unauthorized: invalid or expired token' });
       }
       const article = params.article ?? '';

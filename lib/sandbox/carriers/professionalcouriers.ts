@@ -6,6 +6,7 @@
 import type { NdrReason } from '../../schemas/index.ts';
 import { istParts } from '../ist.ts';
 import type { SandboxReply, SandboxRenderer, SandboxRoute, SandboxShipment, SandboxStep } from '../types.ts';
+import { lastToFirst, withDetail } from './shared.ts';
 
 const CRLF = '\r\n';
 const HEADER = 'Forwarding Details :';
@@ -26,29 +27,25 @@ function nextPlace(step: SandboxStep, shipment: SandboxShipment, fallback: strin
   return later[0]?.location ?? fallback;
 }
 
-function withRemark(text: string, remark: string | null): string {
-  return remark ? `${text} - ${remark}` : text;
-}
-
 function activityOf(step: SandboxStep, shipment: SandboxShipment): string {
   const at = step.location;
   switch (step.kind) {
-    case 'booked': return withRemark(`Booked at ${at}`, step.remark);
-    case 'picked_up': return withRemark(`Picked up from shipper at ${at}`, step.remark);
-    case 'hub_in': return withRemark(`Received at ${at}`, step.remark);
-    case 'hub_out': return withRemark(`Despatched to ${nextPlace(step, shipment, shipment.destination.city)}`, step.remark);
-    case 'bagged': return withRemark(`Bag Despatched to ${nextPlace(step, shipment, shipment.destination.city)}`, step.remark);
-    case 'out_for_delivery': return withRemark('outfordelivery: Out for Delivery - Area', step.remark);
+    case 'booked': return withDetail(`Booked at ${at}`, step.remark);
+    case 'picked_up': return withDetail(`Picked up from shipper at ${at}`, step.remark);
+    case 'hub_in': return withDetail(`Received at ${at}`, step.remark);
+    case 'hub_out': return withDetail(`Despatched to ${nextPlace(step, shipment, shipment.destination.city)}`, step.remark);
+    case 'bagged': return withDetail(`Bag Despatched to ${nextPlace(step, shipment, shipment.destination.city)}`, step.remark);
+    case 'out_for_delivery': return withDetail('outfordelivery: Out for Delivery - Area', step.remark);
     case 'attempt_failed':
       return step.remark ? `Undelivered - ${step.remark} - Area` : ATTEMPT_ACTIVITY[step.ndr ?? 'other'];
-    case 'delivered': return withRemark('delivered: Delivered - Area', step.remark);
+    case 'delivered': return withDetail('delivered: Delivered - Area', step.remark);
     case 'hold': return `Held at ${at} - ${step.remark ?? 'Delayed due to heavy rain'}`;
-    case 'rto_initiated': return withRemark('RTO - Return to Shipper', step.remark);
-    case 'rto_in_transit': return withRemark(`RTO - Despatched to ${nextPlace(step, shipment, shipment.origin.city)}`, step.remark);
-    case 'rto_delivered': return withRemark('Delivered to Shipper', step.remark);
-    case 'cancelled': return withRemark('Booking Cancelled', step.remark);
-    case 'lost': return withRemark('Consignment Lost', step.remark);
-    case 'unmapped': return withRemark('Shipment sent for sanitisation', step.remark);
+    case 'rto_initiated': return withDetail('RTO - Return to Shipper', step.remark);
+    case 'rto_in_transit': return withDetail(`RTO - Despatched to ${nextPlace(step, shipment, shipment.origin.city)}`, step.remark);
+    case 'rto_delivered': return withDetail('Delivered to Shipper', step.remark);
+    case 'cancelled': return withDetail('Booking Cancelled', step.remark);
+    case 'lost': return withDetail('Consignment Lost', step.remark);
+    case 'unmapped': return withDetail('Shipment sent for sanitisation', step.remark);
   }
 }
 
@@ -68,9 +65,8 @@ function blockOf(step: SandboxStep, shipment: SandboxShipment): string {
 }
 
 function trackText(shipment: SandboxShipment): string {
-  // Newest first; shuffled steps go out exactly as given.
-  const steps = shipment.shuffled ? shipment.steps : [...shipment.steps].reverse();
-  return `${HEADER}${CRLF}${CRLF}${steps.map((step) => blockOf(step, shipment)).join(CRLF + CRLF)}${CRLF}`;
+  // Newest first.
+  return `${HEADER}${CRLF}${CRLF}${lastToFirst(shipment).map((step) => blockOf(step, shipment)).join(CRLF + CRLF)}${CRLF}`;
 }
 
 function text(status: number, body: string): SandboxReply {

@@ -4,7 +4,8 @@
  */
 import type { NdrReason } from '../../schemas/index.ts';
 import { istIsoLocal } from '../ist.ts';
-import type { SandboxPlace, SandboxReply, SandboxRequest, SandboxRoute, SandboxShipment, SandboxStep, SandboxRenderer } from '../types.ts';
+import type { SandboxPlace, SandboxRoute, SandboxShipment, SandboxStep, SandboxRenderer } from '../types.ts';
+import { drfTokenRejection, jsonReply as json, unavailableReply } from './shared.ts';
 
 const SANDBOX_TOKEN = 'sandbox';
 
@@ -84,28 +85,17 @@ function trackBody(shipment: SandboxShipment): string {
   });
 }
 
-function json(status: number, body: unknown): SandboxReply {
-  return { status, contentType: 'application/json', body: typeof body === 'string' ? body : JSON.stringify(body) };
-}
-
-function header(req: SandboxRequest, name: string): string | undefined {
-  const wanted = name.toLowerCase();
-  for (const [key, value] of Object.entries(req.headers)) if (key.toLowerCase() === wanted) return value;
-  return undefined;
-}
-
 const trackRoute: SandboxRoute = {
   method: 'GET',
   path: '/api/v4/clients/orders/:awb/track/',
   handle(req, params, lookup) {
-    const authorization = header(req, 'authorization');
-    if (!authorization) return json(401, { detail: 'Authentication credentials were not provided.' });
-    if (authorization.trim() !== `Token ${SANDBOX_TOKEN}`) return json(401, { detail: 'Invalid token.' });
+    const rejection = drfTokenRejection(req, SANDBOX_TOKEN);
+    if (rejection) return rejection;
 
     const answer = lookup(params.awb ?? '');
     switch (answer.kind) {
       case 'not_found': return json(404, { detail: 'Not found.' });
-      case 'down': return { status: 503, contentType: 'text/html', body: '<html><body><h1>503 Service Unavailable</h1></body></html>' };
+      case 'down': return unavailableReply('503 Service Unavailable');
       case 'malformed': {
         const sample = '{"message":"Success","order_details":{"status":"ofd","status_display":"Out for delivery"},"tracking_details":[{"status":"New","status_id":"new","location":"';
         return json(200, sample);

@@ -7,7 +7,8 @@
 import { LOGIN_PATH, PINCODE_KEYS, TRACK_PATH } from '../../carriers/shiprocket/adapter.ts';
 import type { NdrReason } from '../../schemas/index.ts';
 import { istParts } from '../ist.ts';
-import type { SandboxReply, SandboxRequest, SandboxRoute, SandboxShipment, SandboxStep, SandboxRenderer, StepKind } from '../types.ts';
+import type { SandboxRoute, SandboxShipment, SandboxStep, SandboxRenderer, StepKind } from '../types.ts';
+import { jsonReply as json, latestStep, newestFirst, requestHeader, unavailableReply } from './shared.ts';
 
 const SANDBOX_CREDENTIAL = 'sandbox';
 /** What the login call hands out for the sandbox user (Shiprocket tokens are JWTs; this one is opaque). */
@@ -86,9 +87,8 @@ function firstAt(shipment: SandboxShipment, kind: StepKind): string {
 }
 
 function trackBody(shipment: SandboxShipment): string {
-  // Newest first; a shuffled story (scenario 15) goes out exactly as given.
-  const steps = shipment.shuffled ? shipment.steps : [...shipment.steps].sort((a, b) => b.at - a.at);
-  const latest = shipment.steps.reduce<SandboxStep | null>((a, b) => (a && a.at >= b.at ? a : b), null);
+  const steps = newestFirst(shipment);
+  const latest = latestStep(shipment.steps);
   const latestWords = latest ? STEP_WORDS[latest.kind] : STEP_WORDS.booked;
   const edd = shipment.edd === null ? null : shiprocketTime(shipment.edd);
   const courier = shipment.serviceType === 'surface' ? 'Delhivery Surface' : 'Bluedart Air';
@@ -137,16 +137,6 @@ function trackBody(shipment: SandboxShipment): string {
   });
 }
 
-function json(status: number, body: unknown): SandboxReply {
-  return { status, contentType: 'application/json', body: typeof body === 'string' ? body : JSON.stringify(body) };
-}
-
-function header(req: SandboxRequest, name: string): string | undefined {
-  const wanted = name.toLowerCase();
-  for (const [key, value] of Object.entries(req.headers)) if (key.toLowerCase() === wanted) return value;
-  return undefined;
-}
-
 function loginOf(body: string): { email: unknown; password: unknown } | null {
   try {
     const login = JSON.parse(body) as { email?: unknown; password?: unknown } | null;
@@ -173,7 +163,7 @@ const trackRoute: SandboxRoute = {
   method: 'GET',
   path: `${TRACK_PATH}/:awb`,
   handle(req, params, lookup) {
-    const authorization = header(req, 'authorization');
+    const authorization = requestHeader(req, 'authorization');
     if (!authorization) return json(401, { message: 'Token not provided', status_code: 401 });
     const [scheme, token] = authorization.trim().split(/\s+/, 2);
     if (scheme !== 'Bearer' || !token || !ACCEPTED_TOKENS.has(token)) return json(401, { message: 'Unauthenticated.', status_code: 401 });
@@ -192,7 +182,7 @@ const trackRoute: SandboxRoute = {
           },
         });
       case 'down':
-        return { status: 503, contentType: 'text/html', body: '<html><body><h1>503 Service Temporarily Unavailable</h1></body></html>' };
+        return unavailableReply();
       case 'malformed':
         return json(200, `{"tracking_data":{"track_status":1,"shipment_status":18,"shipment_track_activities":[{"date":"2026-11-20 09:15:00","status":"IN TRANSIT","activity":"In Tra`);
       case 'shipment':

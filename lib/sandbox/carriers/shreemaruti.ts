@@ -5,6 +5,7 @@
  */
 import { istParts } from '../ist.ts';
 import type { SandboxReply, SandboxRenderer, SandboxShipment, SandboxStep, ScenarioAnswer } from '../types.ts';
+import { withDetail } from './shared.ts';
 
 const escapeHtml = (text: string) =>
   text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -44,8 +45,6 @@ const ATTEMPT_REMARK: Record<string, string> = {
   cod_not_ready: 'COD Amount Not Ready',
   other: 'Not Attempted',
 };
-
-const withDetail = (label: string, detail: string | null) => (detail ? `${label} - ${detail}` : label);
 
 /**
  * One step as the site's status cell writes it (texts config/mappings/shreemaruti.yaml maps). Bag

@@ -4,20 +4,10 @@
  * (see lib/carriers/xpressbees/adapter.ts for the decided details of the header fields).
  */
 import { istParts } from '../ist.ts';
-import type {
-  SandboxPlace, SandboxReply, SandboxRenderer, SandboxRequest, SandboxShipment, SandboxStep, ScenarioAnswer,
-} from '../types.ts';
+import type { SandboxPlace, SandboxReply, SandboxRenderer, SandboxShipment, SandboxStep, ScenarioAnswer } from '../types.ts';
+import { hasBearer, jsonReply as json, lastToFirst, unavailableReply, withDetail } from './shared.ts';
 
 const SANDBOX_TOKEN = 'sandbox';
-
-const json = (status: number, body: unknown): SandboxReply => ({
-  status, contentType: 'application/json', body: JSON.stringify(body),
-});
-
-function header(req: SandboxRequest, name: string): string | undefined {
-  for (const [key, value] of Object.entries(req.headers)) if (key.toLowerCase() === name) return value;
-  return undefined;
-}
 
 // ---------------------------------------------------------------- the feed's vocabulary
 
@@ -38,8 +28,6 @@ function agentDetail(awb: string): string {
   const agent = AGENTS[Number(digits.slice(-2)) % AGENTS.length]!;
   return `Agent: ${agent}, Mobile: 98${digits}`;
 }
-
-const withDetail = (label: string, detail: string | null) => (detail ? `${label} - ${detail}` : label);
 
 const sameCity = (location: string, place: SandboxPlace) =>
   location.toLowerCase().includes(place.city.toLowerCase());
@@ -87,8 +75,8 @@ const MODES: Record<SandboxShipment['serviceType'], string> = { surface: 'Surfac
 const placeText = (place: SandboxPlace) => `${place.city}, ${place.state}, ${place.pincode}`;
 
 export function trackBody(shipment: SandboxShipment): string {
-  // Newest first, unless the scenario shuffles the order.
-  const steps = shipment.shuffled ? shipment.steps : [...shipment.steps].reverse();
+  // Newest first.
+  const steps = lastToFirst(shipment);
   const latest = shipment.steps[shipment.steps.length - 1];
   return JSON.stringify({
     status: true,
@@ -114,18 +102,14 @@ function reply(awb: string, answer: ScenarioAnswer): SandboxReply {
   switch (answer.kind) {
     case 'shipment':
     case 'slow':
-      return { status: 200, contentType: 'application/json', body: trackBody(answer.shipment) };
+      return json(200, trackBody(answer.shipment));
     case 'not_found':
       return json(200, { status: false, message: 'No data found for the given AWB number' });
     case 'down':
-      return { status: 503, contentType: 'text/html', body: '<html><body><h1>503 Service Temporarily Unavailable</h1></body></html>' };
+      return unavailableReply();
     case 'malformed':
       // Cut off mid-history, as a dropped upstream connection leaves it.
-      return {
-        status: 200,
-        contentType: 'application/json',
-        body: `{"status":true,"data":{"awb_number":${JSON.stringify(awb)},"history":[{"event_time":"2026-11-18 10:1`,
-      };
+      return json(200, `{"status":true,"data":{"awb_number":${JSON.stringify(awb)},"history":[{"event_time":"2026-11-18 10:1`);
   }
 }
 
@@ -135,7 +119,7 @@ export const renderer: SandboxRenderer = {
     method: 'GET',
     path: '/api/shipments2/track/:awb',
     handle(req, params, lookup) {
-      if (header(req, 'authorization') !== `Bearer ${SANDBOX_TOKEN}`) {
+      if (!hasBearer(req, SANDBOX_TOKEN)) {
         return json(401, { status: false, message: 'Unauthorized access: invalid or missing token' });
       }
       const awb = params.awb ?? '';

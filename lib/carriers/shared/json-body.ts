@@ -1,0 +1,33 @@
+/** Reading a carrier answer's body as JSON. */
+import type { NativeResponse, ParsedPoll } from '../types.ts';
+
+type ErrorPoll = Extract<ParsedPoll, { outcome: 'error' }>;
+
+/** The body's JSON, or the error outcome saying why there is none. */
+export function readJsonBody(body: string): { json: unknown } | ErrorPoll {
+  const text = body.trim();
+  if (text === '') return { outcome: 'error', error: 'empty body' };
+  // Gateways answer error pages in HTML: say so rather than "invalid JSON".
+  if (text.startsWith('<')) return { outcome: 'error', error: 'HTML instead of JSON' };
+  const json = parseJsonOrUndefined(text);
+  return json === undefined ? { outcome: 'error', error: 'invalid JSON' } : { json };
+}
+
+/**
+ * The JSON of a carrier API's answer, or the outcome its status already decides: a 404 that is no
+ * HTML page is the API's own "no such number"; any other non-2xx is an error.
+ */
+export function readJsonAnswer(response: NativeResponse): { json: unknown } | ParsedPoll {
+  if (response.status === 404 && !response.body.trim().startsWith('<')) return { outcome: 'not_found' };
+  if (response.status < 200 || response.status > 299) return { outcome: 'error', error: `HTTP ${response.status}` };
+  return readJsonBody(response.body);
+}
+
+/** `JSON.parse` that answers undefined for text that is not JSON. */
+export function parseJsonOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
