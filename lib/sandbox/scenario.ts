@@ -7,6 +7,7 @@
 import type { NdrReason } from '../schemas/index.ts';
 import { istParts, istToMs } from './ist.ts';
 import type { SandboxPlace, SandboxShipment, SandboxStep, ScenarioAnswer, StepKind } from './types.ts';
+import { seededRandom } from './seeded-random.ts';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -120,18 +121,6 @@ function hash32(text: string): number {
   h = Math.imul(h, 0xc2b2ae35);
   h ^= h >>> 16;
   return h >>> 0;
-}
-
-/** mulberry32: a small seeded PRNG for the shuffle of scenario 15. */
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const keyOf = (awb: string) => awb.trim().toUpperCase();

@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { RENDERERS } from './renderers.ts';
 import { answerFor } from './scenario.ts';
 import type { SandboxRenderer, SandboxRequest, SandboxRoute, ScenarioAnswer } from './types.ts';
+import { seededRandom } from './seeded-random.ts';
 
 /** Faults injected into one carrier's answers. */
 export interface CarrierFaults {
@@ -56,18 +57,6 @@ export function parseFaultsEnv(text: string | undefined): Record<string, FaultsI
   const parsed = z.record(z.string(), FaultsSchema).safeParse(value);
   if (!parsed.success) throw new Error(`SANDBOX_FAULTS is invalid: ${z.prettifyError(parsed.error)}`);
   return parsed.data;
-}
-
-/** mulberry32: reproducible error sequences, so a failure test sees the same 503s every run. */
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function seedFor(seed: number, slug: string): number {

@@ -2,18 +2,10 @@
 import { expect } from 'vitest';
 import { CarrierPollSchema } from '../../schemas/index.ts';
 import type { CarrierAdapter, NativeResponse } from '../types.ts';
+import { seededRandom } from '../../sandbox/seeded-random.ts';
 
-/** Small deterministic PRNG (mulberry32) so a failing mutation can be reproduced from its seed. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic, so a failing mutation can be reproduced from its seed. */
+export const prng = seededRandom;
 
 const GARBAGE = ['{', '}', '[', ']', '"', '<', '>', '</', '&', '\\', '\u0000', '\uFFFD', 'null', '-1', '1e999', 'NaN', '\r\n', ' : ', '<!--', ']]>'];
 
