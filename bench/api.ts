@@ -15,12 +15,13 @@
  * --profile runs the API servers under `node --cpu-prof` and prints where their CPU time went.
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
-import http from 'node:http';
 import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import http from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { EnvSchema } from '../lib/config/index.ts';
 import { TrackingRecordSchema } from '../lib/schemas/index.ts';
 import type { BenchResult } from './report.ts';
 import type { ChildMessage, CpuMessage, MemoryMessage, ReadyMessage } from './servers/protocol.ts';
@@ -53,6 +54,8 @@ const COLD_EVERY = 10;
 const COLD_SET = 60_000;
 /** Once the cache is full, RSS may grow at most this much more (the 10k cold AWBs still new). */
 const TARGET_RSS_GROWTH = 0.1;
+/** Once every AWB is known (cache full, evicting), the live JS heap may not grow beyond noise. */
+const TARGET_HEAP_GROWTH = 0.02;
 /** The lookup rate at which latency is also measured without saturating the server. */
 const MODERATE_RATE = 1_000;
 const MODERATE_SECONDS = 5;
@@ -134,11 +137,11 @@ function redisUrl(): string {
   return url;
 }
 
+/** A server's environment: none of the project's variables but `extra` (so defaults, LOG_LEVEL info). */
 function serverEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, ADMIN_TOKEN, ...extra };
-  if (!('REDIS_URL' in extra)) delete env.REDIS_URL;
-  for (const name of ['KAFKA_BROKERS', 'CLICKHOUSE_URL', 'PORT', 'HOST']) delete env[name];
-  return env;
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of Object.keys(EnvSchema.shape)) delete env[name];
+  return { ...env, ADMIN_TOKEN, ...extra };
 }
 
 /** A key with limits no benchmark reaches, created through the admin API. */
@@ -293,6 +296,7 @@ async function memoryRun(server: Server, key: string): Promise<BenchResult[]> {
   const row = (label: string, m: MemoryMessage) => {
     results.push({ name: `embedded RSS ${label}`, value: mib(m.rss), unit: 'MiB', target: null, pass: null });
     results.push({ name: `embedded JS heap used ${label}`, value: mib(m.heapUsed), unit: 'MiB', target: null, pass: null });
+    results.push({ name: `embedded V8 heap committed ${label}`, value: mib(m.heapTotal), unit: 'MiB', target: null, pass: null });
     results.push({ name: `embedded shipments known ${label}`, value: m.shipments ?? 0, unit: 'shipments', target: null, pass: null });
   };
   const nextPath = lookupPaths();
@@ -323,9 +327,14 @@ async function memoryRun(server: Server, key: string): Promise<BenchResult[]> {
   results.push({ name: 'memory run: lookups per second', value: round(MEMORY_LOOKUPS / seconds), unit: 'req/s', target: null, pass: null });
 
   // From the checkpoint where the cache is full on, memory may grow only by what is not the cache:
-  // the normalizer's index of the cold AWBs still new (the embedded store; also on disk).
+  // the normalizer's index of the cold AWBs still new until 600k (the embedded store; also on disk).
   const full = checkpoints.get(MEMORY_LOOKUPS / 2)!;
+  const allKnown = checkpoints.get((MEMORY_LOOKUPS * 3) / 4)!;
   const last = checkpoints.get(MEMORY_LOOKUPS)!;
+  const perAwb = (full.heapUsed - atStart.heapUsed) / Math.max(1, (full.shipments ?? 0) - (atStart.shipments ?? 0));
+  results.push({ name: 'JS heap per AWB added (cache entry + shipment index)', value: Math.round(perAwb), unit: 'bytes', target: null, pass: null });
+  const heapGrowth = (last.heapUsed - allKnown.heapUsed) / allKnown.heapUsed;
+  results.push({ name: 'JS heap used growth 750k → 1M (no new AWB, cache evicting)', value: round(100 * heapGrowth, 1), unit: '%', target: `<= ${100 * TARGET_HEAP_GROWTH}`, pass: heapGrowth <= TARGET_HEAP_GROWTH });
   const growth = (last.rss - full.rss) / full.rss;
   results.push({ name: 'RSS growth 500k → 1M lookups (cache full, evicting)', value: round(100 * growth, 1), unit: '%', target: `<= ${100 * TARGET_RSS_GROWTH}`, pass: growth <= TARGET_RSS_GROWTH });
   return results;
@@ -407,7 +416,7 @@ export async function benchApi(): Promise<BenchResult[]> {
     const body = (await track(embedded, keys.get(embedded)!)).text;
     const bodyFile = join(tmp, 'record.json');
     await writeFile(bodyFile, body);
-    const bare = await started(startServer('bare', 'bare.ts', serverEnv({ BENCH_BODY_FILE: bodyFile }), null));
+    const bare = await started(startServer('bare', 'bare.ts', serverEnv({ BENCH_BODY_FILE: bodyFile }), profileDir('bare')));
     const bareBody = await (await fetch(`${bare.url}${TRACK_PATH}`)).text();
     if (bareBody !== body) throw new Error('bare Fastify does not answer the same body as the API');
     results.push({ name: 'response body (one cached tracking record)', value: Buffer.byteLength(body), unit: 'bytes', target: null, pass: null });
@@ -447,12 +456,13 @@ export async function benchApi(): Promise<BenchResult[]> {
       results.push({ name: `  (load generator's latest send in that run)`, value: round(maxLateMs, 1), unit: 'ms late', target: null, pass: null });
     }
 
-    // Stop everything before the memory run: it has both cores to itself, with a fresh server.
+    // Stop everything before the memory run, which starts from a fresh server.
     for (const s of servers.splice(0)) {
       const code = await s.stop();
       if (code !== 0) throw new Error(`${s.name} server exited with ${code}`);
     }
     if (profiling) {
+      await printProfile('bare Fastify', profileDir('bare')!);
       await printProfile('API Redis mode', profileDir('redis')!);
       await printProfile('API embedded mode', profileDir('embedded')!);
     }

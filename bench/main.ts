@@ -5,12 +5,14 @@
 import { benchApi } from './api.ts';
 import { benchCarriers } from './carriers.ts';
 import { benchNormalize } from './normalize.ts';
+import { benchPipeline } from './pipeline.ts';
 import { printResults, type BenchResult } from './report.ts';
 
 const SECTIONS: Record<string, { title: string; run: () => Promise<BenchResult[]> }> = {
   normalize: { title: 'Normalization (npm run bench -- normalize)', run: benchNormalize },
   carriers: { title: 'Carrier clients against the sandbox (npm run bench -- carriers)', run: benchCarriers },
   api: { title: 'API throughput and memory (npm run bench -- api)', run: benchApi },
+  pipeline: { title: 'Pipeline: Kafka → normalizer → ClickHouse, lane benchmarks at scale (npm run bench -- pipeline)', run: benchPipeline },
 };
 
 async function main(): Promise<void> {

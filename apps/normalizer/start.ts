@@ -1,10 +1,13 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import cron from 'node-cron';
-import { ClickHouseWriter, createClickHouseClient, migrate, refreshLaneBenchmarks, resolveTarget, type ClickHouseClient } from '../../lib/clickhouse/index.ts';
+import { ClickHouseWriter, createClickHouseClient, migrate, refreshLaneBenchmarks, resolveTarget, type ClickHouseClient, type ClickHouseWriterOptions } from '../../lib/clickhouse/index.ts';
 import type { Env } from '../../lib/config/index.ts';
 import { createKafka } from '../../lib/kafka/client.ts';
 import { NormalizerConsumer } from '../../lib/pipeline/normalizer.ts';
 import { loadProduct } from '../../lib/product/index.ts';
+
+/** The writer's batching in the normalizer app (bench/pipeline.ts measures with the same). */
+export const NORMALIZER_WRITER_OPTIONS: ClickHouseWriterOptions = {};
 
 export interface NormalizerApp {
   consumer: NormalizerConsumer;
@@ -40,7 +43,7 @@ export async function startNormalizer(env: Env, options: NormalizerStartOptions 
   await migrate(target, { log: (line) => log.info(`migrate: ${line}`) });
 
   const clickhouse = createClickHouseClient(target);
-  const writer = new ClickHouseWriter(clickhouse, { logger: log });
+  const writer = new ClickHouseWriter(clickhouse, { ...NORMALIZER_WRITER_OPTIONS, logger: log });
   const kafka = createKafka({ brokers: env.KAFKA_BROKERS, clientId: 'tracking-normalizer', log: (level, message) => log[level](message) });
   const consumer = new NormalizerConsumer({
     kafka, sink: writer, rules: product.rules, groupId: options.groupId,

@@ -39,6 +39,10 @@ export class KafkaBus implements PollBus {
   private connected = false;
   private closed = false;
   private retryTimer: NodeJS.Timeout | null = null;
+  /** Set by a failed pump: wait this long, then pump again (scheduled once the pump has ended). */
+  private retryAfterMs: number | null = null;
+  /** Bytes at the start of the spool file already on Kafka: a retried drain does not send them twice. */
+  private spoolSent = 0;
 
   constructor(private readonly options: KafkaBusOptions) {
     this.producer = options.kafka.producer({
@@ -75,6 +79,8 @@ export class KafkaBus implements PollBus {
     // Whatever is still in memory goes to the spool so the next start publishes it.
     if (this.retryTimer) clearTimeout(this.retryTimer);
     await this.pumping;
+    // The pump that just ended may have scheduled a retry.
+    if (this.retryTimer) clearTimeout(this.retryTimer);
     this.closed = true;
     this.spool.append(this.queue.map((m) => JSON.stringify(m)));
     this.queue = [];
@@ -85,14 +91,29 @@ export class KafkaBus implements PollBus {
     if (this.closed || this.pumping || this.retryTimer) return;
     this.retryTimer = setTimeout(() => {
       this.retryTimer = null;
-      this.pumping = this.pump().finally(() => { this.pumping = null; });
+      this.pumping = this.pump().finally(() => {
+        this.pumping = null;
+        // The retry is scheduled here, not in pump's catch: schedule() does nothing while a pump
+        // runs, so a retry asked for from inside the pump was dropped and the bus stayed spooling
+        // for good once the broker had been away.
+        const retryAfterMs = this.retryAfterMs;
+        this.retryAfterMs = null;
+        if (retryAfterMs !== null) this.schedule(retryAfterMs);
+        else if (this.queue.length) this.schedule(0);
+      });
     }, delayMs);
   }
 
   private async send(messages: QueuedMessage[]): Promise<void> {
     if (!this.connected) {
       await this.producer.connect();
-      await ensureTopics(this.options.kafka.admin());
+      const admin = this.options.kafka.admin();
+      await admin.connect();
+      try {
+        await ensureTopics(admin);
+      } finally {
+        await admin.disconnect().catch(() => {});
+      }
       this.connected = true;
     }
     const sending = this.producer.send({
@@ -127,20 +148,22 @@ export class KafkaBus implements PollBus {
       this.spool.append(this.queue.map((m) => JSON.stringify(m)));
       this.queue = [];
       this.spooling = true;
-      this.schedule(this.options.retryDelayMs ?? 1_000);
+      this.retryAfterMs = this.options.retryDelayMs ?? 1_000;
     }
   }
 
   private async drainSpool(batchSize: number): Promise<void> {
-    let offset = 0;
     for (;;) {
-      const { lines, next } = this.spool.readFrom(offset);
+      const { lines } = this.spool.readFrom(this.spoolSent);
       for (let i = 0; i < lines.length; i += batchSize) {
-        await this.send(lines.slice(i, i + batchSize).map((l) => JSON.parse(l) as QueuedMessage));
+        const batch = lines.slice(i, i + batchSize);
+        await this.send(batch.map((l) => JSON.parse(l) as QueuedMessage));
+        // Lines are whole, newline-terminated; advance past exactly what was sent.
+        this.spoolSent += batch.reduce((n, l) => n + Buffer.byteLength(l) + 1, 0);
       }
-      offset = next;
       // Synchronous check-and-remove: no publish can slip in between (single thread).
-      if (lines.length === 0 && this.spool.removeIfDrained(offset)) {
+      if (lines.length === 0 && this.spool.removeIfDrained(this.spoolSent)) {
+        this.spoolSent = 0;
         this.spooling = false;
         return;
       }
