@@ -17,7 +17,7 @@ import type { Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectRecord, startApiHarness, type ApiHarness } from '../apps/api/testing.ts';
 import { startNormalizer, type NormalizerApp } from '../apps/normalizer/start.ts';
-import { pingClickHouse } from '../lib/clickhouse/index.ts';
+import { pingClickHouse, sqlStringList } from '../lib/clickhouse/index.ts';
 import { TEST_CLICKHOUSE_URL, createTestDatabase, rowsOf, type TestDatabase } from '../lib/clickhouse/testing.ts';
 import { DEFAULT_CONFIG_DIR, loadEnv } from '../lib/config/index.ts';
 import type { KafkaBus } from '../lib/kafka/kafka-bus.ts';
@@ -90,7 +90,7 @@ async function eventually<T>(probe: () => Promise<T>, done: (value: T) => boolea
   }
 }
 
-const list = (values: readonly string[]) => `(${values.map((v) => `'${v.replace(/[^A-Za-z0-9-]/g, '')}'`).join(', ')})`;
+const list = sqlStringList;
 
 /** Per table, plain count() and distinct keys over this file's shipments. */
 async function storedCounts(awbs: readonly string[]) {
@@ -139,6 +139,14 @@ async function kafkaAnswers(): Promise<boolean> {
   }
 }
 
+/** A normalizer of this file's consumer group, writing this file's database. */
+function startPipelineNormalizer(): Promise<NormalizerApp> {
+  return startNormalizer(
+    loadEnv({ KAFKA_BROKERS: TEST_BROKERS, CLICKHOUSE_URL: TEST_CLICKHOUSE_URL, CONFIG_DIR: DEFAULT_CONFIG_DIR, LOG_LEVEL: 'silent' }),
+    { database: db.target.database, groupId, healthPort: null, laneRefreshCron: '0 0 1 1 *' },
+  );
+}
+
 beforeAll(async () => {
   // The services this file will stop must be the ones it talks to.
   const { stdout } = await run('bash', [SERVICES, 'env']);
@@ -159,10 +167,7 @@ beforeAll(async () => {
   } finally {
     await admin.disconnect();
   }
-  normalizer = await startNormalizer(
-    loadEnv({ KAFKA_BROKERS: TEST_BROKERS, CLICKHOUSE_URL: TEST_CLICKHOUSE_URL, CONFIG_DIR: DEFAULT_CONFIG_DIR, LOG_LEVEL: 'silent' }),
-    { database: db.target.database, groupId, healthPort: null, laneRefreshCron: '0 0 1 1 *' },
-  );
+  normalizer = await startPipelineNormalizer();
   api = await startApiHarness({
     store: 'redis',
     env: { KAFKA_BROKERS: TEST_BROKERS, CLICKHOUSE_URL: TEST_CLICKHOUSE_URL },
@@ -181,12 +186,12 @@ afterAll(async () => {
   // Whatever happened above, the shared services run again before anything else.
   for (const service of [...down]) await services('start-one', service);
   await api?.close();
-  await normalizer?.stop();
+  await normalizer?.stop().catch(() => undefined); // may be the one stopped during the outage
   await db?.drop();
 }, 180_000);
 
 describe('pipeline outages (real services stopped for 30 s)', () => {
-  it('loses no poll while ClickHouse is down: every poll is in carrier_polls once it is back, without duplicates', async () => {
+  it('loses no poll while ClickHouse is down, even across a normalizer restart: every poll is in carrier_polls once it is back, without duplicates', async () => {
     // Before: the pipeline works.
     for (let i = 0; i < 5; i++) await lookup();
     await api.runtime.bus.flush();
@@ -198,14 +203,21 @@ describe('pipeline outages (real services stopped for 30 s)', () => {
       await services('stop-one', 'clickhouse');
       expect(await pingClickHouse(db.client)).toBe(false);
       // Lookups keep being answered (a lane benchmark is an enrichment), polls keep flowing to Kafka;
-      // the normalizer's writes fail and nothing is committed.
-      during = await lookupsFor(OUTAGE_MS);
+      // the normalizer's writes fail, its rows wait in the writer's memory and nothing is committed.
+      during = await lookupsFor(OUTAGE_MS / 2);
+      // Half way the normalizer goes away (a crash or a deploy): what its writer held in memory is
+      // gone, so only uncommitted offsets can bring those polls back. Lookups go on meanwhile.
+      const stopping = normalizer.stop().then(() => null, (err: unknown) => err);
+      during += await lookupsFor(OUTAGE_MS / 2);
+      await stopping;
       await api.runtime.bus.flush();
       expect(await pingClickHouse(db.client)).toBe(false);
     } finally {
       await services('start-one', 'clickhouse');
     }
     expect(published).toHaveLength(early.length + during);
+    // A new normalizer of the same group takes over from the last committed offsets.
+    normalizer = await startPipelineNormalizer();
 
     const all = published.map((p) => p.poll_id);
     const stored = await eventually(storedPollIds, (ids) => all.every((id) => ids.includes(id)), 120_000);
@@ -247,14 +259,14 @@ describe('pipeline outages (real services stopped for 30 s)', () => {
 
     const mine = published.slice(before);
     const wanted = new Set(mine.map((p) => p.poll_id));
-    // On the topic: each poll exactly once.
+    // On the topic: every poll (the bus delivers at least once: a send that timed out may have
+    // landed; ClickHouse below holds each exactly once).
     const seen: string[] = [];
     await readPollWindow(testKafka(), { sinceMs: outageStartedMs - 60_000 }, (value) => {
       const id = (JSON.parse(value) as { poll_id?: string }).poll_id;
       if (id && wanted.has(id)) seen.push(id);
     });
     expect([...wanted].filter((id) => !seen.includes(id))).toEqual([]);
-    expect(seen).toHaveLength(wanted.size);
 
     // In ClickHouse: the normalizer reconnected and stored every poll of the file, once.
     const all = published.map((p) => p.poll_id);

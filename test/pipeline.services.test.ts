@@ -17,7 +17,7 @@ import type { Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startNormalizer, type NormalizerApp } from '../apps/normalizer/start.ts';
 import { expectRecord, startApiHarness, type ApiHarness } from '../apps/api/testing.ts';
-import { readLaneBenchmark } from '../lib/clickhouse/index.ts';
+import { readLaneBenchmark, sqlStringList } from '../lib/clickhouse/index.ts';
 import { TEST_CLICKHOUSE_URL, createTestDatabase, rowsOf, type TestDatabase } from '../lib/clickhouse/testing.ts';
 import { DEFAULT_CONFIG_DIR, loadEnv } from '../lib/config/index.ts';
 import { TEST_BROKERS, testKafka } from '../lib/kafka/testing.ts';
@@ -69,11 +69,8 @@ const published: { poll: CarrierPoll; mode: 'live' | 'test' }[] = [];
 /** How many times the normalizer was handed each poll (a tap in front of handleBatch, which still runs). */
 const handled = new Map<string, number>();
 
-function pipelineEnv(extra: Record<string, string> = {}) {
-  return loadEnv({
-    KAFKA_BROKERS: TEST_BROKERS, CLICKHOUSE_URL: TEST_CLICKHOUSE_URL, CONFIG_DIR: DEFAULT_CONFIG_DIR,
-    LOG_LEVEL: 'error', ...extra,
-  });
+function pipelineEnv() {
+  return loadEnv({ KAFKA_BROKERS: TEST_BROKERS, CLICKHOUSE_URL: TEST_CLICKHOUSE_URL, CONFIG_DIR: DEFAULT_CONFIG_DIR, LOG_LEVEL: 'error' });
 }
 
 /** Sets a fresh consumer group's offsets (before any member joins), so it starts there. */
@@ -120,7 +117,7 @@ async function eventually<T>(probe: () => Promise<T>, done: (value: T) => boolea
   }
 }
 
-const list = (values: readonly string[]) => `(${values.map((v) => `'${v.replace(/[^A-Za-z0-9:_-]/g, '')}'`).join(', ')})`;
+const list = sqlStringList;
 
 async function track(carrier: string, awb: string): Promise<TrackingRecord> {
   return expectRecord(await api.track(key, carrier, awb));

@@ -74,8 +74,13 @@ export async function startNormalizer(env: Env, options: NormalizerStartOptions 
       await health.close();
       await consumer.stop();
       await laneJob.stop();
-      await writer.close();
-      await clickhouse.close();
+      try {
+        // Rejects when queued rows cannot be written (ClickHouse away): their offsets are not
+        // committed, so the next start reads those polls again.
+        await writer.close();
+      } finally {
+        await clickhouse.close();
+      }
     },
   };
 }
