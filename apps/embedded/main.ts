@@ -27,10 +27,10 @@ async function main(): Promise<void> {
     clock: runtime.deps.clock,
     cron: notices.cron,
   });
-  await app.listen({ port: env.PORT, host: env.HOST });
+  // The address actually bound (PORT=0 picks a free port), for the printed curl line.
+  const base = await app.listen({ port: env.PORT, host: env.HOST });
 
   const { key } = await runtime.deps.access.createKey({ plan: 'trial', mode: 'test', email: 'quickstart@example.com' }, new Date());
-  const base = `http://${env.HOST.includes(':') ? `[${env.HOST}]` : env.HOST}:${env.PORT}`;
   const lines = [
     '',
     `Tracking API (embedded default) listening on ${base}`,

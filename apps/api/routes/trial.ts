@@ -17,6 +17,7 @@ function page(title: string, body: string): string {
 <title>${escapeHtml(title)}</title>
 <style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;line-height:1.5}
 input,button{font-size:1rem;padding:.5rem}code{background:#f3f3f3;padding:.2rem .4rem;word-break:break-all}
+pre{white-space:pre-wrap;word-break:break-all}
 .error{color:#a00}</style></head>
 <body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
 }
