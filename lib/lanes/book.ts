@@ -28,17 +28,24 @@ export function laneSampleOf(shipment: NormalizedShipment): LaneSample | null {
  */
 export class LaneBook implements LaneStatsSource {
   private readonly lanes = new Map<string, Map<string, number>>();
+  /** Stats per lane, computed on first read after a change: lookups read far more than polls add. */
+  private readonly stats = new Map<string, LaneStats>();
 
   add(sample: LaneSample): void {
     let shipments = this.lanes.get(sample.lane);
     if (!shipments) this.lanes.set(sample.lane, (shipments = new Map()));
     shipments.set(sample.shipmentKey, sample.transitDays);
+    this.stats.delete(sample.lane);
   }
 
   async get(lane: string): Promise<LaneStats | null> {
+    const known = this.stats.get(lane);
+    if (known) return known;
     const shipments = this.lanes.get(lane);
     if (!shipments || shipments.size === 0) return null;
-    return { median_transit_days: median([...shipments.values()]), sample_size: shipments.size };
+    const computed = { median_transit_days: median([...shipments.values()]), sample_size: shipments.size };
+    this.stats.set(lane, computed);
+    return computed;
   }
 
   samples(): LaneSample[] {
