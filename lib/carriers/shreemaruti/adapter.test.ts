@@ -231,7 +231,7 @@ describe('shreemaruti sandbox round trip', () => {
     const inTransit = roundTrip(shipmentOf(steps.slice(0, 5))).record;
     expect([inTransit.status, inTransit.is_rto, inTransit.insights.current_stage]).toEqual(['returned', true, 'rto_in_transit']);
     expect(eventAt(inTransit, steps[3]!).code).toBe('rto_initiated');
-    expect(eventAt(inTransit, steps[4]!).code).toBe('rto_initiated');
+    expect(eventAt(inTransit, steps[4]!).code).toBe('dispatched');
     const done = roundTrip(shipmentOf(steps)).record;
     expect(eventAt(done, steps[5]!).code).toBe('rto_delivered');
     expect([done.status, done.insights.current_stage]).toEqual(['returned', 'rto_delivered']);
