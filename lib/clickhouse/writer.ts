@@ -18,12 +18,14 @@
  * replay with new rules) is inserted; ReplacingMergeTree keeps the newest on merge, and readers
  * that must be exact before the merge use argMax by ingest_version (events.ts) or FINAL.
  */
+import { finished } from 'node:stream/promises';
 import { ExponentialBackoff, handleWhen, retry, type RetryPolicy } from 'cockatiel';
 import type { ClickHouseClient } from './client.ts';
 import { clickHouseErrorInfo, isRetryableClickHouseError, pingClickHouse } from './client.ts';
 import { toClickHouseDateTime } from './datetime.ts';
+import { jsonEachRowStream } from './json-each-row.ts';
 import type { CarrierPollRow, EventRow, PollRows, ShipmentRow } from './rows.ts';
-import { sqlInt, sqlPairList, sqlString } from './sql.ts';
+import { identity, keyOf, pollKnowledge, shipmentKey, storedIdentities, type AnyRow, type PollKnowledge } from './stored.ts';
 
 export const WRITER_TABLES = ['carrier_polls', 'events', 'shipments'] as const;
 export type WriterTable = (typeof WRITER_TABLES)[number];
@@ -35,33 +37,7 @@ interface RowOf {
   events: EventRow;
   shipments: ShipmentRow;
 }
-type AnyRow = CarrierPollRow | EventRow | ShipmentRow;
-
-/**
- * Per table: the column identifying a row for the "already stored?" check, and the time column that
- * narrows it (a duplicate has the same value there as its original).
- */
-const CHECK_COLUMNS: Record<WriterTable, { key: 'poll_id' | 'event_id'; time: 'polled_at' | 'occurred_at' | 'version' }> = {
-  carrier_polls: { key: 'poll_id', time: 'polled_at' },
-  events: { key: 'event_id', time: 'occurred_at' },
-  shipments: { key: 'poll_id', time: 'version' },
-};
-
-/** The check's time value of a row: DateTime text ('YYYY-MM-DD hh:mm:ss' sorts as time) or the version. */
-function timeOf(table: WriterTable, row: AnyRow): string | number {
-  if (table === 'events') return (row as EventRow).occurred_at;
-  if (table === 'shipments') return (row as ShipmentRow).version;
-  return (row as CarrierPollRow).polled_at;
-}
-
-function keyOf(table: WriterTable, row: AnyRow): string {
-  return table === 'events' ? (row as EventRow).event_id : (row as CarrierPollRow | ShipmentRow).poll_id;
-}
-
-/** Stored identity: the key and the rules that produced the row. */
-function identity(key: string, mappingVersion: string): string {
-  return `${key}\u0000${mappingVersion}`;
-}
+type Batch = { [T in WriterTable]: RowOf[T][] };
 
 export interface FlushReport {
   reason: FlushReason;
@@ -74,6 +50,8 @@ export interface FlushReport {
   /** Retries after transient failures, summed over tables. */
   retries: number;
   durationMs: number;
+  /** Of it, time spent asking ClickHouse which rows are already stored. */
+  checkMs: number;
   /** Set when the flush failed; its rows (from the failed table on) are queued again. */
   error?: Error;
 }
@@ -112,9 +90,6 @@ export interface WriterStats {
 }
 
 const zero = (): TableCounts => ({ carrier_polls: 0, events: 0, shipments: 0 });
-
-/** Budget of IN-list text per "already stored" query (ClickHouse's max_query_size is 256 KiB). */
-const CHECK_QUERY_BUDGET = 100_000;
 
 export class WriterClosedError extends Error {
   constructor() {
@@ -246,22 +221,40 @@ export class ClickHouseWriter {
 
   private async runFlush(reason: FlushReason): Promise<void> {
     this.clearTimer();
-    const batch = { carrier_polls: this.queues.carrier_polls.splice(0), events: this.queues.events.splice(0), shipments: this.queues.shipments.splice(0) };
-    const report: FlushReport = { reason, rows: zero(), inserted: zero(), duplicates: zero(), retries: 0, durationMs: 0 };
+    const batch: Batch = { carrier_polls: this.queues.carrier_polls.splice(0), events: this.queues.events.splice(0), shipments: this.queues.shipments.splice(0) };
+    const report: FlushReport = { reason, rows: zero(), inserted: zero(), duplicates: zero(), retries: 0, durationMs: 0, checkMs: 0 };
     for (const t of WRITER_TABLES) report.rows[t] = batch[t].length;
     if (WRITER_TABLES.every((t) => batch[t].length === 0)) return;
 
     const started = performance.now();
     const version = this.nextIngestVersion();
     const stamp = { ingested_at: toClickHouseDateTime(version), ingest_version: version };
-    // Polls first, shipments last: a shipments row never exists without its poll and events.
+    // Asked once per flush (again by a retried carrier_polls attempt), before anything is inserted.
+    let knowledge: PollKnowledge | null = null;
+    const knowledgeNow = async () => {
+      const at = performance.now();
+      knowledge = await pollKnowledge(this.client, shipmentsOf(batch), pollSpanOf(batch));
+      report.checkMs += performance.now() - at;
+      return knowledge;
+    };
+    // Polls first, shipments last: a shipments row never exists without its poll and events, and no
+    // event or shipments row without its poll, which is what makes the narrowed checks below exact.
     for (const [index, table] of WRITER_TABLES.entries()) {
       const rows = batch[table] as AnyRow[];
       if (rows.length === 0) continue;
       try {
         const outcome = await this.policy.execute(async ({ attempt }) => {
           if (attempt > 0) report.retries++;
-          return this.insertTable(table, rows, stamp);
+          let storedAmong: ((fresh: AnyRow[]) => Promise<Set<string>>) | null = null;
+          if (this.dedupe) {
+            if (table === 'carrier_polls') storedAmong = async () => (await knowledgeNow()).storedPolls;
+            else if (attempt > 0) storedAmong = (fresh) => this.timedCheck(report, table, fresh);
+            else {
+              const known = knowledge ?? (await knowledgeNow());
+              storedAmong = (fresh) => this.timedCheck(report, table, fresh.filter((row) => mayBeStored(table, row, known)));
+            }
+          }
+          return this.insertTable(table, rows, stamp, storedAmong);
         });
         report.inserted[table] = outcome.inserted;
         report.duplicates[table] = outcome.duplicates;
@@ -289,6 +282,15 @@ export class ClickHouseWriter {
     this.notify(report);
   }
 
+  private async timedCheck(report: FlushReport, table: WriterTable, rows: AnyRow[]): Promise<Set<string>> {
+    const at = performance.now();
+    try {
+      return await storedIdentities(this.client, table, rows);
+    } finally {
+      report.checkMs += performance.now() - at;
+    }
+  }
+
   private requeue(table: WriterTable, rows: AnyRow[]): void {
     (this.queues as Record<WriterTable, AnyRow[]>)[table] = rows.concat(this.queues[table]);
   }
@@ -302,8 +304,11 @@ export class ClickHouseWriter {
     }
   }
 
-  /** One attempt: drop rows already stored (or queued twice), insert the rest. */
-  private async insertTable(table: WriterTable, rows: AnyRow[], stamp: { ingested_at: string; ingest_version: number }): Promise<{ inserted: number; duplicates: number }> {
+  /** One attempt: drop rows queued twice and those `storedAmong` finds stored, insert the rest. */
+  private async insertTable(
+    table: WriterTable, rows: AnyRow[], stamp: { ingested_at: string; ingest_version: number },
+    storedAmong: ((fresh: AnyRow[]) => Promise<Set<string>>) | null,
+  ): Promise<{ inserted: number; duplicates: number }> {
     const seen = new Set<string>();
     let fresh: AnyRow[] = [];
     for (const row of rows) {
@@ -312,67 +317,52 @@ export class ClickHouseWriter {
       seen.add(id);
       fresh.push(row);
     }
-    if (this.dedupe) {
-      const stored = await this.storedIdentities(table, fresh);
+    if (storedAmong) {
+      const stored = await storedAmong(fresh);
       if (stored.size > 0) fresh = fresh.filter((row) => !stored.has(identity(keyOf(table, row), row.mapping_version)));
     }
     for (let i = 0; i < fresh.length; i += this.maxInsertRows) {
       const chunk = fresh.slice(i, i + this.maxInsertRows);
-      await this.client.insert({ table, values: chunk.map((row) => ({ ...row, ...stamp })), format: 'JSONEachRow' });
+      // `table` is one of WRITER_TABLES, never outside input.
+      const { stream } = await this.client.exec({ query: `INSERT INTO ${table} FORMAT JSONEachRow`, values: jsonEachRowStream(chunk, stamp) });
+      await finished(stream.resume());
     }
     return { inserted: fresh.length, duplicates: rows.length - fresh.length };
   }
+}
 
-  /**
-   * Identities (key + mapping_version) already in `table` among those of `rows`. Asked per chunk of
-   * (carrier, awb) pairs, which is the sort key's prefix, narrowed to the batch's time span (a
-   * duplicate has the same time as its original): the answer is every stored row of those
-   * shipments in that span, a few dozen per shipment, and the query text stays small (18.16 parses
-   * long IN lists slowly, and max_query_size is 256 KiB).
-   */
-  private async storedIdentities(table: WriterTable, rows: AnyRow[]): Promise<Set<string>> {
-    const byShipment = new Map<string, { pair: [string, string]; low: string | number; high: string | number }>();
-    for (const row of rows) {
-      const at = timeOf(table, row);
-      const shipmentKey = `${row.carrier}\u0000${row.awb}`;
-      const entry = byShipment.get(shipmentKey);
-      if (!entry) byShipment.set(shipmentKey, { pair: [row.carrier, row.awb], low: at, high: at });
-      else {
-        if (at < entry.low) entry.low = at;
-        if (at > entry.high) entry.high = at;
-      }
+/** Every shipment (carrier, awb) with a row in the flush, whatever the table (requeued rows too). */
+function shipmentsOf(batch: Batch): (readonly [string, string])[] {
+  const pairs = new Map<string, readonly [string, string]>();
+  for (const table of WRITER_TABLES) {
+    for (const row of batch[table] as AnyRow[]) {
+      const key = shipmentKey(row);
+      if (!pairs.has(key)) pairs.set(key, [row.carrier, row.awb]);
     }
-    const wanted = new Set(rows.map((row) => identity(keyOf(table, row), row.mapping_version)));
-    const stored = new Set<string>();
-    const { key, time } = CHECK_COLUMNS[table];
-    let chunk: { pair: [string, string]; low: string | number; high: string | number }[] = [];
-    let budget = 0;
-    const ask = async () => {
-      if (chunk.length === 0) return;
-      let low = chunk[0]!.low;
-      let high = chunk[0]!.high;
-      for (const entry of chunk) {
-        if (entry.low < low) low = entry.low;
-        if (entry.high > high) high = entry.high;
-      }
-      const literal = (v: string | number) => (typeof v === 'number' ? sqlInt(v) : `toDateTime(${sqlString(v)}, 'UTC')`);
-      const query = `SELECT ${key} AS k, mapping_version AS v FROM ${table}
-        WHERE (carrier, awb) IN ${sqlPairList(chunk.map((e) => e.pair))} AND ${time} >= ${literal(low)} AND ${time} <= ${literal(high)}`;
-      const result = await this.client.query({ query, format: 'JSONEachRow' });
-      for (const { k, v } of await result.json<{ k: string; v: string }>()) {
-        const id = identity(k, v);
-        if (wanted.has(id)) stored.add(id);
-      }
-      chunk = [];
-      budget = 0;
-    };
-    for (const entry of byShipment.values()) {
-      const cost = entry.pair[0].length + entry.pair[1].length + 12;
-      if (budget + cost > CHECK_QUERY_BUDGET) await ask();
-      chunk.push(entry);
-      budget += cost;
-    }
-    await ask();
-    return stored;
   }
+  return [...pairs.values()];
+}
+
+/** The polled_at span of the flush's polls and of the polls its shipments rows came from. */
+function pollSpanOf(batch: Batch): { low: string; high: string } | null {
+  let low: string | null = null;
+  let high: string | null = null;
+  const see = (at: string) => {
+    if (low === null || at < low) low = at;
+    if (high === null || at > high) high = at;
+  };
+  for (const row of batch.carrier_polls) see(row.polled_at);
+  for (const row of batch.shipments) see(row.updated_at);
+  return low !== null && high !== null ? { low, high } : null;
+}
+
+/**
+ * At a table's first attempt, whether a row can already be stored, from what carrier_polls said
+ * before the flush inserted anything: an event only if its shipment has a stored poll (events are
+ * written after their poll), a shipments row only if its own poll is stored (written after it).
+ */
+function mayBeStored(table: WriterTable, row: AnyRow, knowledge: PollKnowledge): boolean {
+  if (table === 'events') return knowledge.known.has(shipmentKey(row));
+  if (table === 'shipments') return knowledge.storedPollIds.has((row as ShipmentRow).poll_id);
+  return true;
 }
