@@ -12,7 +12,8 @@
  * in-process cache's 50,000 entries: it fills, then evicts), with the server's memory read (after a
  * full GC) at the start, after 250k, 500k, 750k and 1M.
  *
- * --profile runs the API servers under `node --cpu-prof` and prints where their CPU time went.
+ * --profile runs the API servers under `node --cpu-prof` and prints where their CPU time went;
+ * --skip-memory leaves out the 1,000,000-lookup memory run (for quick iterations on throughput).
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
@@ -467,6 +468,7 @@ export async function benchApi(): Promise<BenchResult[]> {
       await printProfile('API embedded mode', profileDir('embedded')!);
     }
 
+    if (process.argv.includes('--skip-memory')) return results;
     const fresh = await started(startServer('embedded-memory', 'api.ts', serverEnv({ DATA_DIR: join(tmp, 'data-memory') }), null));
     results.push(...await memoryRun(fresh, await createBenchKey(fresh)));
     results.push({ name: 'in-process cache bound', value: CACHE_ENTRIES, unit: 'entries', target: null, pass: null });

@@ -1,18 +1,23 @@
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
-import { effectiveStatus, hashKey, isWellFormedKey, type AccessStore, type KeyRecord } from '../../lib/access/index.ts';
+import { effectiveStatus, isWellFormedKey, type AccessStore, type KeyRecord } from '../../lib/access/index.ts';
 import { ApiError } from './errors.ts';
 
-/**
- * The caller's key record: 401 `missing_api_key` without the header; 401 `invalid_api_key` for a
- * malformed, unknown, suspended or revoked key. Expiry is left to the caller (usage still answers).
- */
-export async function authenticate(request: FastifyRequest, access: AccessStore, now: Date): Promise<KeyRecord> {
+/** The X-API-Key header: 401 `missing_api_key` without it, 401 `invalid_api_key` when malformed. */
+export function presentedKey(request: FastifyRequest): string {
   const header = request.headers['x-api-key'];
   const key = Array.isArray(header) ? header[0] : header;
   if (key === undefined || key === '') throw new ApiError('missing_api_key', 'Send your API key in the X-API-Key header.');
   if (!isWellFormedKey(key)) throw new ApiError('invalid_api_key', 'The API key is malformed: expected trk_live_ or trk_test_ followed by 32 letters and digits.');
-  const record = await access.getByKey(key);
-  if (!record || record.hash !== hashKey(key)) throw new ApiError('invalid_api_key', 'The API key is not valid.');
+  return key;
+}
+
+/**
+ * Accepts the stored record of the presented key: 401 `invalid_api_key` for an unknown, suspended or
+ * revoked key. Expiry is left to the caller (usage still answers). Names the key in the logs.
+ */
+export function acceptKeyRecord(request: FastifyRequest, record: KeyRecord | null, now: Date): KeyRecord {
+  // The store finds the record by the key's hash: a record found is the key's own.
+  if (!record) throw new ApiError('invalid_api_key', 'The API key is not valid.');
   const status = effectiveStatus(record, now);
   if (status === 'suspended') throw new ApiError('invalid_api_key', 'The API key is suspended. Contact support.');
   if (status === 'revoked') throw new ApiError('invalid_api_key', 'The API key has been revoked.');
@@ -23,6 +28,12 @@ export async function authenticate(request: FastifyRequest, access: AccessStore,
   if (log.setBindings) log.setBindings({ key_prefix: record.prefix });
   else request.log = request.log.child({ key_prefix: record.prefix });
   return record;
+}
+
+/** The caller's key record (the two steps above with a read of the store between). */
+export async function authenticate(request: FastifyRequest, access: AccessStore, now: Date): Promise<KeyRecord> {
+  const key = presentedKey(request);
+  return acceptKeyRecord(request, await access.getByKey(key), now);
 }
 
 declare module 'fastify' {

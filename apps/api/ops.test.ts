@@ -164,7 +164,7 @@ describe('logs', () => {
 
     const text = lines.join('\n');
     // The capture works: every request was logged, with its id and its path.
-    expect(lines.filter((l) => l.includes('"incoming request"')).length).toBeGreaterThanOrEqual(11);
+    expect(lines.filter((l) => l.includes('"request completed"')).length).toBeGreaterThanOrEqual(11);
     expect(text).toContain('/v1/track/delhivery/');
     expect(text).toContain('unexpected error');
     expect(text).toContain(k.key_prefix);

@@ -62,7 +62,9 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
   const product = loadProduct(resolve(env.CONFIG_DIR));
   const metrics = createMetrics();
   const dataDir = resolve(env.DATA_DIR);
-  const redis = env.REDIS_URL ? new Redis(env.REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 2 }) : null;
+  // Auto-pipelining: the commands of the many lookups in flight go out in one write per event-loop
+  // turn instead of one write each (measured with `npm run bench -- api`).
+  const redis = env.REDIS_URL ? new Redis(env.REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 2, enableAutoPipelining: true }) : null;
   const ns = options.redisNamespace ?? 'trk:';
   const access = env.REDIS_URL
     ? new RedisAccessStore({ plans: product.config.plans, redis: env.REDIS_URL, namespace: `${ns}access:` })

@@ -66,22 +66,25 @@ export class AccessFiles {
   }
 
   /**
-   * Appends one entry before the caller applies it. `durable` entries (key changes) are fsynced;
-   * counts are left to the OS, which keeps them through a process crash but not a power cut.
-   * A failed write is cut off again, so the journal never holds a half line followed by more.
+   * Appends entries (one write) before the caller applies them. If any is `durable` (a key change),
+   * the journal is fsynced; counts alone are left to the OS, which keeps them through a process
+   * crash but not a power cut. A failed write is cut off again, so the journal never holds a half
+   * line followed by more.
    */
-  append(entry: JournalEntry, durable: boolean): void {
+  append(entries: readonly JournalEntry[], durable: boolean): void {
     if (this.fd === null) throw new Error('access store files are closed');
-    const line = Buffer.from(`${JSON.stringify(entry)}\n`, 'utf8');
+    let text = '';
+    for (const entry of entries) text += `${JSON.stringify(entry)}\n`;
+    const bytes = Buffer.from(text, 'utf8');
     try {
-      writeSync(this.fd, line);
+      writeSync(this.fd, bytes);
       if (durable) fsyncSync(this.fd);
     } catch (err) {
       ftruncateSync(this.fd, this.size);
       throw err;
     }
-    this.size += line.length;
-    this.appended += 1;
+    this.size += bytes.length;
+    this.appended += entries.length;
   }
 
   close(): void {

@@ -11,13 +11,17 @@ export const JournalEntrySchema = z.discriminatedUnion('op', [
   z.object({ op: z.literal('create'), record: KeyRecordSchema }),
   /** A changed key (status, renewal, notices). */
   z.object({ op: z.literal('put'), record: KeyRecordSchema }),
-  /** One lookup counted (+1) or refunded (-1) in the named period and UTC day. */
+  /**
+   * Lookups counted (delta n > 0: the n lookups of one group commit) or one refunded (-1) in the
+   * named period and UTC day.
+   */
   z.object({
     op: z.literal('count'), prefix: z.string(), period_start: UtcMillis,
-    day: z.string().regex(/^\d{4}-\d{2}-\d{2}$/), delta: z.union([z.literal(1), z.literal(-1)]),
+    day: z.string().regex(/^\d{4}-\d{2}-\d{2}$/), delta: z.union([z.literal(-1), z.number().int().positive()]),
   }),
 ]);
 export type JournalEntry = z.infer<typeof JournalEntrySchema>;
+export type CountEntry = Extract<JournalEntry, { op: 'count' }>;
 
 const CounterSchema = z.object({
   prefix: z.string(),
@@ -100,7 +104,7 @@ export class AccessState {
     this.hashByPrefix.set(record.prefix, record.hash);
   }
 
-  private count(prefix: string, periodStart: string, day: string, delta: 1 | -1): void {
+  private count(prefix: string, periodStart: string, day: string, delta: number): void {
     const c = this.counters.get(prefix);
     if (delta === -1) {
       // A refund only ever touches the windows it was counted in; later windows keep their counts.
@@ -110,11 +114,11 @@ export class AccessState {
       return;
     }
     if (!c || c.period_start !== periodStart) {
-      this.counters.set(prefix, { prefix, period_start: periodStart, period_used: 1, day, day_used: 1 });
+      this.counters.set(prefix, { prefix, period_start: periodStart, period_used: delta, day, day_used: delta });
       return;
     }
-    c.period_used += 1;
-    c.day_used = c.day === day ? c.day_used + 1 : 1;
+    c.period_used += delta;
+    c.day_used = c.day === day ? c.day_used + delta : delta;
     c.day = day;
   }
 }

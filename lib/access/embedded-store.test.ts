@@ -80,6 +80,24 @@ describe('embedded access store files', () => {
     await reopened.close();
   });
 
+  it('group-commits the lookups of one event-loop turn: one journal line, every lookup counted', async () => {
+    const store = new EmbeddedAccessStore({ plans, dir });
+    const { key, record } = await store.createKey({ plan: 'growth', mode: 'live', email: 'group@example.in', burst_per_second: 1_000 }, now);
+    const results = await Promise.all(Array.from({ length: 100 }, () => store.consume(record, now)));
+    expect(results.every((r) => r.ok)).toBe(true);
+    // Every lookup saw the ones granted before it in the same turn (exactness), not the written state.
+    expect(results.map((r) => ('remaining' in r ? r.remaining.period : null)).sort((a, b) => b! - a!))
+      .toEqual(Array.from({ length: 100 }, (_, i) => record.lookups_limit - 1 - i));
+    const [journal] = journalFiles();
+    const counts = readFileSync(join(dir, journal!), 'utf8').split('\n').filter((l) => l.includes('"op":"count"'));
+    expect(counts).toEqual([expect.stringContaining('"delta":100')]);
+    expect(await store.usage(record.prefix, now)).toEqual({ lookupsUsed: 100, dailyUsed: 100 });
+    // Not closed: the journal alone must hold the 100 lookups.
+    const reopened = new EmbeddedAccessStore({ plans, dir });
+    expect(await reopened.usage(keyPrefix(key), now)).toEqual({ lookupsUsed: 100, dailyUsed: 100 });
+    await reopened.close();
+  });
+
   it('refuses changes after close', async () => {
     const store = new EmbeddedAccessStore({ plans, dir });
     await store.close();

@@ -5,52 +5,60 @@
  */
 
 /**
- * The hot path, one round trip: re-check the stored key, then check burst → daily → period and, only
- * when all three pass, count in all three. A refusal counts nothing.
+ * The hot path, one round trip: read the presented key's record and, when asked to count, check the
+ * stored key, then burst → daily → period and, only when all three pass, count in all three. A
+ * refusal counts nothing. The record comes back with the verdict, so a lookup needs no other read.
  *
- * KEYS: 1 key record hash, 2 period counter, 3 daily counter, 4 burst counter.
- * ARGV: 1 period_start the caller built KEYS from, 2 now (UTC ISO), 3 burst TTL ms, 4 daily TTL ms.
- * Returns {'missing'} | {'inactive'} | {'expired'} | {'stale', stored period_start}
- *       | {verdict, burst limit, daily limit, period limit, burst used, daily used, period used}.
+ * The key's counters are one hash beside its record (usage:<sha256>): the window each count belongs
+ * to is stored with it (period start, UTC day, Unix second), and a count of another window reads as
+ * zero. So a renewal, a new day and a new second start from zero without expiries, and both KEYS
+ * follow from the presented key alone.
+ *
+ * KEYS: 1 key record hash, 2 usage hash.
+ * ARGV: 1 now (UTC ISO), 2 UTC day, 3 Unix second, 4 '1' to count, '0' only to read the record.
+ * Returns {'missing'} | {'read', fields} | {'inactive', fields} | {'expired', fields}
+ *       | {verdict, fields, burst limit, daily limit, period limit, burst used, daily used, period used}
+ * where fields is the record hash as HGETALL returns it.
  */
 export const CONSUME_LUA = `
-local rec = redis.call('HMGET', KEYS[1], 'status', 'period_start', 'period_end', 'burst_per_second', 'daily_quota', 'lookups_limit')
-if not rec[1] then return {'missing'} end
--- The counter keys name the period; a renewal since the caller read the key makes them wrong.
-if rec[2] ~= ARGV[1] then return {'stale', rec[2]} end
-if rec[1] ~= 'active' then return {'inactive'} end
+local fields = redis.call('HGETALL', KEYS[1])
+if #fields == 0 then return {'missing'} end
+if ARGV[4] ~= '1' then return {'read', fields} end
+local rec = {}
+for i = 1, #fields, 2 do rec[fields[i]] = fields[i + 1] end
+if rec.status ~= 'active' then return {'inactive', fields} end
 -- Both are UTC ISO 8601 strings of the same fixed width, so string order is time order.
-if ARGV[2] >= rec[3] then return {'expired'} end
-local limit = {tonumber(rec[4]), tonumber(rec[5]), tonumber(rec[6])}
-local used = {
-  tonumber(redis.call('GET', KEYS[4]) or '0'),
-  tonumber(redis.call('GET', KEYS[3]) or '0'),
-  tonumber(redis.call('GET', KEYS[2]) or '0'),
-}
-local verdict = 'ok'
-if used[1] >= limit[1] then verdict = 'rate_limit_exceeded'
-elseif used[2] >= limit[2] then verdict = 'daily_quota_exceeded'
-elseif used[3] >= limit[3] then verdict = 'plan_quota_exceeded'
-else
-  used[1] = redis.call('INCR', KEYS[4])
-  redis.call('PEXPIRE', KEYS[4], ARGV[3])
-  used[2] = redis.call('INCR', KEYS[3])
-  redis.call('PEXPIRE', KEYS[3], ARGV[4])
-  -- The period counter lives as long as the key's period; a renewal deletes it.
-  used[3] = redis.call('INCR', KEYS[2])
+if ARGV[1] >= rec.period_end then return {'expired', fields} end
+local u = redis.call('HMGET', KEYS[2], 'period_start', 'period_used', 'day', 'day_used', 'burst_second', 'burst_used')
+local burst, daily, period = 0, 0, 0
+if u[1] == rec.period_start then
+  period = tonumber(u[2])
+  if u[3] == ARGV[2] then daily = tonumber(u[4]) end
 end
-return {verdict, limit[1], limit[2], limit[3], used[1], used[2], used[3]}
+if u[5] == ARGV[3] then burst = tonumber(u[6]) end
+local limit = {tonumber(rec.burst_per_second), tonumber(rec.daily_quota), tonumber(rec.lookups_limit)}
+local verdict = 'ok'
+if burst >= limit[1] then verdict = 'rate_limit_exceeded'
+elseif daily >= limit[2] then verdict = 'daily_quota_exceeded'
+elseif period >= limit[3] then verdict = 'plan_quota_exceeded'
+else
+  burst, daily, period = burst + 1, daily + 1, period + 1
+  redis.call('HSET', KEYS[2], 'period_start', rec.period_start, 'period_used', period,
+    'day', ARGV[2], 'day_used', daily, 'burst_second', ARGV[3], 'burst_used', burst)
+end
+return {verdict, fields, limit[1], limit[2], limit[3], burst, daily, period}
 `;
 
 /**
- * Gives back one lookup to each counter named in KEYS (period, daily). Never below zero, and never
- * re-creates a counter that expired or was deleted by a renewal (DECR on a missing key would).
+ * Gives back one lookup to the period and day named in ARGV, if the usage hash (KEYS[1]) still
+ * counts in them (a renewal or a new day since leaves the newer counts alone). Never below zero.
+ * ARGV: 1 period_start, 2 UTC day.
  */
 export const REFUND_LUA = `
-for i = 1, #KEYS do
-  local v = tonumber(redis.call('GET', KEYS[i]) or '0')
-  if v > 0 then redis.call('DECR', KEYS[i]) end
-end
+local u = redis.call('HMGET', KEYS[1], 'period_start', 'period_used', 'day', 'day_used')
+if u[1] ~= ARGV[1] then return 0 end
+if tonumber(u[2]) > 0 then redis.call('HINCRBY', KEYS[1], 'period_used', -1) end
+if u[3] == ARGV[2] and tonumber(u[4]) > 0 then redis.call('HINCRBY', KEYS[1], 'day_used', -1) end
 return 0
 `;
 
@@ -77,7 +85,7 @@ return 'ok'
 /**
  * Compare-and-set of a whole key record: replaces the hash only if it still holds exactly the
  * fields the caller read, so admin changes decided in TypeScript (suspend, renew, notices) never
- * overwrite a concurrent change. Extra KEYS are deleted in the same step (a renewal's old counter).
+ * overwrite a concurrent change. Extra KEYS are deleted in the same step (a renewal's old counts).
  *
  * KEYS: 1 record hash, 2.. keys to delete. ARGV: 1 JSON of the expected fields, 2 JSON of the new.
  * Returns 1 when replaced, 0 when the record changed meanwhile, -1 when it does not exist.

@@ -4,7 +4,6 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { hashKey } from './key-format.ts';
 import { RedisAccessStore } from './redis-store.ts';
 import { deleteUnder, keysUnder, plans, testNamespace, testRedisUrl } from './testing.ts';
-import { msToNextUtcMidnight } from './time.ts';
 
 let redis: Redis;
 let ns: string;
@@ -25,44 +24,58 @@ afterEach(async () => {
 });
 
 describe('redis access store layout', () => {
-  it('keeps the record under its hash, indexes and three counters with their expiries', async () => {
+  it('keeps the record under its hash, indexes and one usage hash with each count\'s window', async () => {
     const now = new Date();
     const { key, record } = await store.issueTrial({ email: 'Asha@Example.in', mode: 'live' }, now);
     const granted = await store.consume(record, now);
     expect(granted.ok).toBe(true);
-    const start = Date.parse(record.period_start);
-    const day = now.toISOString().slice(0, 10);
-    const second = Math.floor(now.getTime() / 1000);
+    const hash = hashKey(key);
     expect(await keysUnder(redis, ns)).toEqual([
-      `${ns}burst:${record.prefix}:${second}`,
-      `${ns}daily:${record.prefix}:${start}:${day}`,
-      `${ns}key:${hashKey(key)}`,
+      `${ns}key:${hash}`,
       `${ns}keys`,
-      `${ns}period:${record.prefix}:${start}`,
       `${ns}prefix:${record.prefix}`,
       `${ns}trial:asha@example.in`,
+      `${ns}usage:${hash}`,
     ].sort());
-    expect(await redis.hgetall(`${ns}key:${hashKey(key)}`)).toMatchObject({ prefix: record.prefix, status: 'active', plan: 'trial', lookups_limit: '100' });
-    expect(await redis.get(`${ns}prefix:${record.prefix}`)).toBe(hashKey(key));
+    expect(await redis.hgetall(`${ns}key:${hash}`)).toMatchObject({ prefix: record.prefix, status: 'active', plan: 'trial', lookups_limit: '100' });
+    expect(await redis.get(`${ns}prefix:${record.prefix}`)).toBe(hash);
     expect(await redis.get(`${ns}trial:asha@example.in`)).toBe(record.prefix);
-
-    const burstTtl = await redis.pttl(`${ns}burst:${record.prefix}:${second}`);
-    expect(burstTtl).toBeGreaterThan(0);
-    expect(burstTtl).toBeLessThanOrEqual(2000);
-    const dailyTtl = await redis.pttl(`${ns}daily:${record.prefix}:${start}:${day}`);
-    expect(Math.abs(dailyTtl - (msToNextUtcMidnight(now) + 3_600_000))).toBeLessThan(5000);
-    expect(await redis.pttl(`${ns}period:${record.prefix}:${start}`)).toBe(-1);
-    expect(await redis.pttl(`${ns}key:${hashKey(key)}`)).toBe(-1);
+    expect(await redis.hgetall(`${ns}usage:${hash}`)).toEqual({
+      period_start: record.period_start, period_used: '1',
+      day: now.toISOString().slice(0, 10), day_used: '1',
+      burst_second: String(Math.floor(now.getTime() / 1000)), burst_used: '1',
+    });
+    // Nothing expires: a count of an earlier window simply reads as zero.
+    expect(await redis.pttl(`${ns}usage:${hash}`)).toBe(-1);
+    expect(await redis.pttl(`${ns}key:${hash}`)).toBe(-1);
   });
 
-  it('deletes the old period counter on renewal', async () => {
+  it('reads counts of an earlier day or second as zero, and deletes the counts on renewal', async () => {
     const now = new Date('2026-11-21T10:00:00.000Z');
-    const { record } = await store.createKey({ plan: 'starter', mode: 'live', email: 'a@example.in' }, now);
-    await store.consume(record, now);
-    const oldCounter = `${ns}period:${record.prefix}:${now.getTime()}`;
-    expect(await redis.get(oldCounter)).toBe('1');
-    await store.renew(record.prefix, undefined, new Date(now.getTime() + 60_000));
-    expect(await redis.exists(oldCounter)).toBe(0);
+    const { key, record } = await store.createKey({ plan: 'starter', mode: 'live', email: 'a@example.in', burst_per_second: 1 }, now);
+    expect((await store.consume(record, now)).ok).toBe(true);
+    expect(await store.consume(record, now)).toMatchObject({ ok: false, code: 'rate_limit_exceeded' });
+    const nextDay = new Date('2026-11-22T00:00:00.500Z');
+    expect(await store.consume(record, nextDay)).toMatchObject({ ok: true, remaining: { burst: 0, daily: record.daily_quota - 1, period: record.lookups_limit - 2 } });
+    expect(await store.usage(record.prefix, nextDay)).toEqual({ lookupsUsed: 2, dailyUsed: 1 });
+
+    const usageKey = `${ns}usage:${hashKey(key)}`;
+    expect(await redis.hget(usageKey, 'period_used')).toBe('2');
+    await store.renew(record.prefix, undefined, new Date(nextDay.getTime() + 60_000));
+    expect(await redis.exists(usageKey)).toBe(0);
+    expect(await store.usage(record.prefix, nextDay)).toEqual({ lookupsUsed: 0, dailyUsed: 0 });
+  });
+
+  it('answers a lookup\'s access step in one script call, counting only when asked', async () => {
+    const now = new Date('2026-11-21T10:00:00.000Z');
+    const { key, record } = await store.createKey({ plan: 'starter', mode: 'live', email: 'a@example.in' }, now);
+    expect(await store.authorize(key, now, false)).toEqual({ record, consumed: null });
+    expect(await store.usage(record.prefix, now)).toEqual({ lookupsUsed: 0, dailyUsed: 0 });
+    const counted = await store.authorize(key, now, true);
+    expect(counted.record).toEqual(record);
+    expect(counted.consumed).toMatchObject({ ok: true, remaining: { period: record.lookups_limit - 1 } });
+    expect(await store.authorize('trk_live_ZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZ', now, true)).toEqual({ record: null, consumed: { ok: false, code: 'invalid_api_key' } });
+    expect(await store.authorize('not-a-key', now, true)).toEqual({ record: null, consumed: null });
   });
 
   it('leaves a connection it was given open when closed', async () => {

@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { LRUCache } from 'lru-cache';
 import type { PlanName, Plans } from '../config/index.ts';
 import { AccessError, keyNotFound } from './errors.ts';
 import { generateKey, hashKey, isWellFormedKey } from './key-format.ts';
@@ -9,8 +10,8 @@ import {
 } from './record.ts';
 import { decodeRecord, encodeRecord } from './redis-codec.ts';
 import { CONSUME_LUA, CREATE_LUA, REFUND_LUA, REPLACE_LUA } from './redis-scripts.ts';
-import type { AccessStore, CreatedKey, TrialRequest } from './store.ts';
-import { msToNextUtcMidnight, utcDay, epochSecond } from './time.ts';
+import type { AccessStore, Authorization, CreatedKey, TrialRequest } from './store.ts';
+import { epochSecond, utcDay } from './time.ts';
 
 export interface RedisAccessStoreOptions {
   plans: Plans;
@@ -20,20 +21,18 @@ export interface RedisAccessStoreOptions {
   namespace?: string;
 }
 
-type Reply = (string | number | null)[];
+type Reply = (string | number | string[])[];
 interface ScriptCommands {
-  accessConsume(rec: string, period: string, daily: string, burst: string, ...argv: string[]): Promise<Reply>;
-  accessRefund(period: string, daily: string): Promise<number>;
+  accessConsume(rec: string, usage: string, ...argv: string[]): Promise<Reply>;
+  accessRefund(usage: string, ...argv: string[]): Promise<number>;
   accessCreate(rec: string, prefixIdx: string, all: string, trialIdx: string, ...argv: string[]): Promise<string>;
   /** Variable number of keys: the count comes first. */
   accessReplace(numKeys: number, ...keysThenArgv: string[]): Promise<number>;
 }
 type ScriptedRedis = Redis & ScriptCommands;
 
-/** The burst counter outlives its one-second window a little so a refund or read near its end finds it. */
-const BURST_TTL_MS = 2_000;
-/** The daily counter is kept an hour past its UTC day for the same reason. */
-const DAILY_GRACE_MS = 3_600_000;
+/** Decoded key records remembered per process, reused while Redis returns the very same fields. */
+const DECODED_RECORDS = 10_000;
 /** Prefix collisions (62^7 space) and concurrent admin edits are rare; a few attempts always suffice. */
 const MAX_ATTEMPTS = 5;
 
@@ -43,23 +42,28 @@ const MAX_ATTEMPTS = 5;
  *   prefix:<key_prefix>                            string  → sha256
  *   keys                                           set     every sha256 (for list)
  *   trial:<normalized e-mail>                      string  → key_prefix of the first trial
- *   period:<key_prefix>:<period start ms>          counter lookups of that period, deleted on renew
- *   daily:<key_prefix>:<period start ms>:<day>     counter lookups of that UTC day, TTL to midnight + 1 h
- *   burst:<key_prefix>:<unix second>               counter requests of that second, TTL 2 s
+ *   usage:<sha256>                                 hash    the key's counters, each with its window:
+ *                                                          period_start/period_used, day/day_used,
+ *                                                          burst_second/burst_used (deleted on renew)
+ *
+ * A lookup is one script call (CONSUME_LUA): both of its keys follow from the presented key's hash.
  */
 export class RedisAccessStore implements AccessStore {
   private readonly redis: ScriptedRedis;
   private readonly ownsConnection: boolean;
   private readonly ns: string;
   private readonly plans: Plans;
+  /** Validating a record (zod) cost more than fetching it: the last decoding per key is reused. */
+  private readonly decoded = new LRUCache<string, { fields: string[]; record: KeyRecord }>({ max: DECODED_RECORDS });
 
   constructor(options: RedisAccessStoreOptions) {
     this.plans = options.plans;
     this.ns = options.namespace ?? 'trk:access:';
     this.ownsConnection = typeof options.redis === 'string';
-    const redis = typeof options.redis === 'string' ? new Redis(options.redis) : options.redis;
-    redis.defineCommand('accessConsume', { numberOfKeys: 4, lua: CONSUME_LUA });
-    redis.defineCommand('accessRefund', { numberOfKeys: 2, lua: REFUND_LUA });
+    // Auto-pipelining: concurrent lookups' scripts share one socket write per event-loop turn.
+    const redis = typeof options.redis === 'string' ? new Redis(options.redis, { enableAutoPipelining: true }) : options.redis;
+    redis.defineCommand('accessConsume', { numberOfKeys: 2, lua: CONSUME_LUA });
+    redis.defineCommand('accessRefund', { numberOfKeys: 1, lua: REFUND_LUA });
     redis.defineCommand('accessCreate', { numberOfKeys: 4, lua: CREATE_LUA });
     redis.defineCommand('accessReplace', { lua: REPLACE_LUA });
     this.redis = redis as ScriptedRedis;
@@ -69,13 +73,7 @@ export class RedisAccessStore implements AccessStore {
   private prefixKey(prefix: string): string { return `${this.ns}prefix:${prefix}`; }
   private allKey(): string { return `${this.ns}keys`; }
   private trialKey(email: string): string { return `${this.ns}trial:${normalizeEmail(email)}`; }
-  private periodKey(prefix: string, periodStart: string): string {
-    return `${this.ns}period:${prefix}:${Date.parse(periodStart)}`;
-  }
-  private dailyKey(prefix: string, periodStart: string, day: string): string {
-    return `${this.ns}daily:${prefix}:${Date.parse(periodStart)}:${day}`;
-  }
-  private burstKey(prefix: string, now: Date): string { return `${this.ns}burst:${prefix}:${epochSecond(now)}`; }
+  private usageKey(hash: string): string { return `${this.ns}usage:${hash}`; }
 
   async createKey(input: CreateKeyInput, now: Date): Promise<CreatedKey> {
     return this.create(input, now, false);
@@ -130,7 +128,7 @@ export class RedisAccessStore implements AccessStore {
       const before = await this.mustGet(prefix);
       const after = change(before);
       if (after === null) return { record: before, changed: false };
-      const drop = after.period_start !== before.period_start ? [this.periodKey(prefix, before.period_start)] : [];
+      const drop = after.period_start !== before.period_start ? [this.usageKey(before.hash)] : [];
       const replaced = await this.redis.accessReplace(
         1 + drop.length, this.recordKey(before.hash), ...drop,
         JSON.stringify(encodeRecord(before)), JSON.stringify(encodeRecord(after)),
@@ -155,10 +153,10 @@ export class RedisAccessStore implements AccessStore {
 
   async usage(prefix: string, now: Date): Promise<UsageCounters> {
     const record = await this.mustGet(prefix);
-    const [period, daily] = await this.redis.mget(
-      this.periodKey(prefix, record.period_start), this.dailyKey(prefix, record.period_start, utcDay(now)),
-    );
-    return { lookupsUsed: Number(period ?? 0), dailyUsed: Number(daily ?? 0) };
+    const [periodStart, periodUsed, day, dayUsed] = await this.redis.hmget(this.usageKey(record.hash), 'period_start', 'period_used', 'day', 'day_used');
+    // Counts of another window (an earlier period or day) read as zero, as in CONSUME_LUA.
+    if (periodStart !== record.period_start) return { lookupsUsed: 0, dailyUsed: 0 };
+    return { lookupsUsed: Number(periodUsed ?? 0), dailyUsed: day === utcDay(now) ? Number(dayUsed ?? 0) : 0 };
   }
 
   async list(): Promise<KeyRecord[]> {
@@ -174,35 +172,48 @@ export class RedisAccessStore implements AccessStore {
     return prefix === null ? null : this.getByPrefix(prefix);
   }
 
+  async authorize(key: string, now: Date, count: boolean): Promise<Authorization> {
+    if (!isWellFormedKey(key)) return { record: null, consumed: null };
+    return this.runConsume(hashKey(key), now, count);
+  }
+
   async consume(record: KeyRecord, now: Date): Promise<ConsumeResult> {
-    let periodStart = record.period_start;
-    // A renewal between reading the key and this call moves the period; retry with the stored one.
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const ticket: ConsumeTicket = { prefix: record.prefix, hash: record.hash, periodStart, day: utcDay(now) };
-      const reply = await this.redis.accessConsume(
-        this.recordKey(record.hash), this.periodKey(record.prefix, periodStart),
-        this.dailyKey(record.prefix, periodStart, ticket.day), this.burstKey(record.prefix, now),
-        periodStart, now.toISOString(), String(BURST_TTL_MS), String(msToNextUtcMidnight(now) + DAILY_GRACE_MS),
-      );
-      const [verdict] = reply;
-      if (verdict === 'missing' || verdict === 'inactive') return { ok: false, code: 'invalid_api_key' };
-      if (verdict === 'expired') return { ok: false, code: 'payment_required' };
-      if (verdict === 'stale') {
-        periodStart = String(reply[1]);
-        continue;
-      }
-      const [burstLimit, dailyLimit, periodLimit, burstUsed, dailyUsed, periodUsed] = reply.slice(1).map(Number) as number[];
-      const limits: Allowance = { burst: burstLimit!, daily: dailyLimit!, period: periodLimit! };
-      const used: Allowance = { burst: burstUsed!, daily: dailyUsed!, period: periodUsed! };
-      return limitOutcome(verdict === 'ok' ? null : (verdict as LimitCode), limits, used, now, ticket);
-    }
-    throw new Error(`key ${record.prefix} was renewed during ${MAX_ATTEMPTS} consume attempts`);
+    return (await this.runConsume(record.hash, now, true)).consumed ?? { ok: false, code: 'invalid_api_key' };
+  }
+
+  /** One CONSUME_LUA call: the stored record and, when `count`, the verdict on one more lookup. */
+  private async runConsume(hash: string, now: Date, count: boolean): Promise<Authorization> {
+    const day = utcDay(now);
+    const reply = await this.redis.accessConsume(
+      this.recordKey(hash), this.usageKey(hash), now.toISOString(), day, String(epochSecond(now)), count ? '1' : '0',
+    );
+    const verdict = reply[0] as string;
+    if (verdict === 'missing') return { record: null, consumed: count ? { ok: false, code: 'invalid_api_key' } : null };
+    const record = this.decode(hash, reply[1] as string[]);
+    if (verdict === 'read') return { record, consumed: null };
+    if (verdict === 'inactive') return { record, consumed: { ok: false, code: 'invalid_api_key' } };
+    if (verdict === 'expired') return { record, consumed: { ok: false, code: 'payment_required' } };
+    const [burstLimit, dailyLimit, periodLimit, burstUsed, dailyUsed, periodUsed] = reply.slice(2).map(Number) as number[];
+    const limits: Allowance = { burst: burstLimit!, daily: dailyLimit!, period: periodLimit! };
+    const used: Allowance = { burst: burstUsed!, daily: dailyUsed!, period: periodUsed! };
+    const ticket: ConsumeTicket = { prefix: record.prefix, hash, periodStart: record.period_start, day };
+    return { record, consumed: limitOutcome(verdict === 'ok' ? null : (verdict as LimitCode), limits, used, now, ticket) };
+  }
+
+  /** The record in HGETALL's flat [field, value, ...] form, decoded once per distinct content. */
+  private decode(hash: string, fields: string[]): KeyRecord {
+    const known = this.decoded.get(hash);
+    if (known && known.fields.length === fields.length && known.fields.every((f, i) => f === fields[i])) return known.record;
+    const object: Record<string, string> = {};
+    for (let i = 0; i < fields.length; i += 2) object[fields[i]!] = fields[i + 1]!;
+    const record = decodeRecord(object);
+    if (!record) throw new Error(`key record ${hash.slice(0, 12)}… is empty`);
+    this.decoded.set(hash, { fields, record });
+    return record;
   }
 
   async refund(ticket: ConsumeTicket): Promise<void> {
-    await this.redis.accessRefund(
-      this.periodKey(ticket.prefix, ticket.periodStart), this.dailyKey(ticket.prefix, ticket.periodStart, ticket.day),
-    );
+    await this.redis.accessRefund(this.usageKey(ticket.hash), ticket.periodStart, ticket.day);
   }
 
   async close(): Promise<void> {

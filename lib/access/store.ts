@@ -9,6 +9,14 @@ export interface CreatedKey {
   record: KeyRecord;
 }
 
+/** A lookup's access step: the presented key's record, and the counting outcome when asked for. */
+export interface Authorization {
+  /** Null for a malformed or unknown key. */
+  record: KeyRecord | null;
+  /** `consume`'s outcome when counting was asked for and the key exists; null otherwise. */
+  consumed: ConsumeResult | null;
+}
+
 export interface TrialRequest {
   email: string;
   mode: KeyMode;
@@ -29,6 +37,12 @@ export interface AccessStore {
   /** The record of a presented key (looked up by hash), or null for malformed or unknown keys. */
   getByKey(key: string): Promise<KeyRecord | null>;
   getByPrefix(prefix: string): Promise<KeyRecord | null>;
+  /**
+   * The hot path of a lookup in one step (one Redis round trip): `getByKey(key)` and, when `count`
+   * is true and the key exists, `consume` of it. The caller still checks the record first: a
+   * suspended, revoked or expired key is refused by both, and counts nothing.
+   */
+  authorize(key: string, now: Date, count: boolean): Promise<Authorization>;
   /** Suspend, resume or revoke. Revoked is final: leaving it throws conflict `key_revoked`. */
   setStatus(prefix: string, status: KeyStatus): Promise<KeyRecord>;
   /** A new period from now, counters at zero at once; `plan` switches to that plan's limits. */

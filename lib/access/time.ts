@@ -8,9 +8,14 @@ export function toIso(ms: number): string {
   return new Date(ms).toISOString();
 }
 
+/** The day `utcDay` last formatted: every lookup asks, and the answer changes once a day. */
+let lastDay = { start: Number.NaN, text: '' };
+
 /** The UTC calendar day, `YYYY-MM-DD`: the daily quota's window. */
 export function utcDay(now: Date): string {
-  return now.toISOString().slice(0, 10);
+  const start = Math.floor(now.getTime() / DAY_MS) * DAY_MS;
+  if (start !== lastDay.start) lastDay = { start, text: new Date(start).toISOString().slice(0, 10) };
+  return lastDay.text;
 }
 
 /** The Unix second: the burst window. */

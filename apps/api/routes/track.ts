@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { effectiveStatus, type LimitState } from '../../../lib/access/index.ts';
-import { authenticate } from '../auth.ts';
+import { acceptKeyRecord, presentedKey } from '../auth.ts';
 import type { ApiDeps } from '../deps.ts';
 import { ApiError, methodNotAllowed } from '../errors.ts';
 
@@ -14,6 +14,15 @@ function limitHeaders(reply: FastifyReply, state: LimitState): void {
   reply.header('X-Lookups-Remaining', state.remaining.period);
 }
 
+/** The canonical carrier slug and the trimmed AWB, or the 400 they deserve. */
+function checkInput(deps: ApiDeps, carrierName: string, rawAwb: string): { carrier: string; awb: string } | ApiError {
+  const carrier = deps.product.registry.resolve(carrierName);
+  if (!carrier) return new ApiError('unsupported_carrier', `Carrier "${carrierName}" is not supported. See /openapi.json for the list of carriers.`);
+  const awb = rawAwb.trim();
+  if (!AWB_PATTERN.test(awb)) return new ApiError('invalid_awb', 'The consignment number must be 4 to 40 letters, digits or dashes.');
+  return { carrier, awb };
+}
+
 /**
  * GET /v1/track/:carrier/:awb. Checks in the order of the product's contract: key present → key
  * valid → plan active → input valid → burst → daily → period quota → cache/carrier. Only 200 and
@@ -22,20 +31,22 @@ function limitHeaders(reply: FastifyReply, state: LimitState): void {
 export function registerTrackRoutes(app: FastifyInstance, deps: ApiDeps): void {
   const handler = async (request: FastifyRequest<{ Params: { carrier: string; awb: string } }>, reply: FastifyReply) => {
     const now = new Date(deps.clock());
-    const record = await authenticate(request, deps.access, now);
+    const key = presentedKey(request);
+    // Input is checked before the store is asked, so the key's record and the count come in one
+    // step; but a bad input is reported only after the key checks, as the order requires.
+    const input = checkInput(deps, request.params.carrier, request.params.awb);
+
+    const { record: stored, consumed } = await deps.access.authorize(key, now, !(input instanceof ApiError));
+    const record = acceptKeyRecord(request, stored, now);
     if (effectiveStatus(record, now) === 'expired') {
       throw new ApiError('payment_required', `The plan period ended at ${record.period_end}. Renew to restore access at once.`);
     }
+    if (input instanceof ApiError) throw input;
+    if (!consumed) throw new Error('the access store counted nothing for a valid lookup of an existing key');
+    const { carrier, awb } = input;
 
-    const carrierName = request.params.carrier;
-    const carrier = deps.product.registry.resolve(carrierName);
-    if (!carrier) throw new ApiError('unsupported_carrier', `Carrier "${carrierName}" is not supported. See /openapi.json for the list of carriers.`);
-    const awb = request.params.awb.trim();
-    if (!AWB_PATTERN.test(awb)) throw new ApiError('invalid_awb', 'The consignment number must be 4 to 40 letters, digits or dashes.');
-
-    const consumed = await deps.access.consume(record, now);
     if (!consumed.ok) {
-      // The key changed between authentication and counting (suspended, revoked or expired meanwhile).
+      // The store refused the key itself: it changed between the record read and the count.
       if (!('limits' in consumed)) {
         throw consumed.code === 'payment_required'
           ? new ApiError('payment_required', 'The plan period has ended. Renew to restore access at once.')
