@@ -134,9 +134,10 @@ describe('logs', () => {
       deps: (deps) => {
         const real = deps.tracking;
         const tracking = {
-          lookup: (carrier: string, awb: string, mode: 'test' | 'live') => {
-            if (carrier === 'ekart') throw new Error('lookup failed');
-            return real.lookup(carrier, awb, mode);
+          readCache: real.readCache.bind(real),
+          lookup: (...args: Parameters<TrackingService['lookup']>) => {
+            if (args[0] === 'ekart') throw new Error('lookup failed');
+            return real.lookup(...args);
           },
         } as unknown as TrackingService;
         return { ...deps, tracking, logStream: sink };

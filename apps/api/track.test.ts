@@ -190,7 +190,10 @@ describe('500 internal_error', () => {
   const secret = 'password=hunter2 at /srv/db/secret.ts:42';
   beforeAll(async () => {
     // A deliberately broken dependency: the only way to reach an unexpected failure on purpose.
-    const broken = { lookup: async () => { throw new Error(`connection lost (${secret})`); } } as unknown as TrackingService;
+    const broken = {
+      readCache: async () => null,
+      lookup: async () => { throw new Error(`connection lost (${secret})`); },
+    } as unknown as TrackingService;
     h = await startApiHarness({ deps: (deps) => ({ ...deps, tracking: broken }) });
   });
   afterAll(() => h.close());

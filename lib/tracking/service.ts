@@ -40,10 +40,18 @@ export class TrackingService {
 
   constructor(private readonly deps: TrackingDeps) {}
 
-  async lookup(carrier: string, awb: string, mode: TrackingMode): Promise<LookupResult> {
+  /**
+   * Starts reading a lookup's cache entry, to be passed to `lookup`: a caller that has other I/O to
+   * do first (the access step) overlaps the two, which with Redis share one round trip.
+   */
+  readCache(carrier: string, awb: string, mode: TrackingMode): Promise<CachedLookup | null> {
+    return this.deps.cache.get(cacheKey(mode, carrier, awb));
+  }
+
+  async lookup(carrier: string, awb: string, mode: TrackingMode, cacheRead?: Promise<CachedLookup | null>): Promise<LookupResult> {
     const key = cacheKey(mode, carrier, awb);
     const { cache, metrics, clock } = this.deps;
-    const cached = await cache.get(key);
+    const cached = await (cacheRead ?? cache.get(key));
     if (cached && isFresh(cached, clock())) {
       metrics.cacheHits.inc({ carrier, kind: cached.shipment ? 'fresh' : 'not_found' });
       return cached.shipment ? this.answer(cached.shipment, mode, { cached: true, stale: false }) : { kind: 'not_found' };

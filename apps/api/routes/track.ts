@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { effectiveStatus, type LimitState } from '../../../lib/access/index.ts';
+import { effectiveStatus, keyMode, type LimitState } from '../../../lib/access/index.ts';
 import { acceptKeyRecord, presentedKey } from '../auth.ts';
 import type { ApiDeps } from '../deps.ts';
 import { ApiError, methodNotAllowed } from '../errors.ts';
@@ -35,6 +35,10 @@ export function registerTrackRoutes(app: FastifyInstance, deps: ApiDeps): void {
     // Input is checked before the store is asked, so the key's record and the count come in one
     // step; but a bad input is reported only after the key checks, as the order requires.
     const input = checkInput(deps, request.params.carrier, request.params.awb);
+    // The cache read goes out with the access step (with Redis, one round trip for both). A refused
+    // lookup leaves it unused: a read has no effect.
+    const cacheRead = input instanceof ApiError ? undefined : deps.tracking.readCache(input.carrier, input.awb, keyMode(key)!);
+    cacheRead?.catch(() => undefined);
 
     const { record: stored, consumed } = await deps.access.authorize(key, now, !(input instanceof ApiError));
     const record = acceptKeyRecord(request, stored, now);
@@ -65,7 +69,7 @@ export function registerTrackRoutes(app: FastifyInstance, deps: ApiDeps): void {
 
     let result: Awaited<ReturnType<typeof deps.tracking.lookup>>;
     try {
-      result = await deps.tracking.lookup(carrier, awb, record.mode);
+      result = await deps.tracking.lookup(carrier, awb, record.mode, cacheRead);
     } catch (err) {
       // An unexpected failure answers 500, which consumes nothing either: give the lookup back.
       await deps.access.refund(consumed.ticket);
