@@ -1,1 +1,2 @@
 export * from './insights.ts';
+export * from './json.ts';

@@ -3,7 +3,7 @@ import { cacheKey, isFresh, retentionMs, type CachedLookup, type TrackingCache }
 import { toTrackingRecord } from '../insights/index.ts';
 import { laneKey, type LaneStatsSource } from '../lanes/index.ts';
 import type { Metrics } from '../metrics/index.ts';
-import { normalizePoll, type NormalizedShipment, type RuleSet } from '../normalize/index.ts';
+import { normalizePoll, type BaseRecord, type NormalizedShipment, type RuleSet } from '../normalize/index.ts';
 import type { CarrierPoll, PollSource, TrackingRecord } from '../schemas/index.ts';
 
 export type TrackingMode = 'test' | 'live';
@@ -14,7 +14,8 @@ export interface CarrierPolling {
 }
 
 export type LookupResult =
-  | { kind: 'found'; record: TrackingRecord }
+  /** `base` is the cached part of `record` (what `trackingRecordJson` reuses). */
+  | { kind: 'found'; record: TrackingRecord; base: BaseRecord }
   | { kind: 'not_found' }
   | { kind: 'upstream_error'; reason: string };
 
@@ -108,6 +109,7 @@ export class TrackingService {
 
   private async answer(shipment: NormalizedShipment, mode: TrackingMode, flags: { cached: boolean; stale: boolean }): Promise<LookupResult> {
     const lane = shipment.facts.lane ? await this.deps.lanes.get(laneKey(shipment.facts.lane, mode)) : null;
-    return { kind: 'found', record: toTrackingRecord(shipment.record, shipment.facts, { nowMs: this.deps.clock(), lane, ...flags }) };
+    const record = toTrackingRecord(shipment.record, shipment.facts, { nowMs: this.deps.clock(), lane, ...flags });
+    return { kind: 'found', record, base: shipment.record };
   }
 }

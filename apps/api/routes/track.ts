@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { effectiveStatus, keyMode, type LimitState } from '../../../lib/access/index.ts';
+import { trackingRecordJson } from '../../../lib/insights/index.ts';
 import { acceptKeyRecord, presentedKey } from '../auth.ts';
 import type { ApiDeps } from '../deps.ts';
 import { ApiError, methodNotAllowed } from '../errors.ts';
@@ -85,7 +86,8 @@ export function registerTrackRoutes(app: FastifyInstance, deps: ApiDeps): void {
     if (result.kind === 'not_found') {
       throw new ApiError('shipment_not_found', `No tracking scans exist for ${carrier} consignment ${awb.toUpperCase()}.`);
     }
-    return result.record;
+    // The record's JSON, its cached part written once per cache entry (lib/insights/json.ts).
+    return reply.type('application/json; charset=utf-8').send(trackingRecordJson(result.record, result.base));
   };
 
   app.get('/v1/track/:carrier/:awb', handler);
