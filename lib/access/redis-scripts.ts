@@ -14,21 +14,29 @@
  * zero. So a renewal, a new day and a new second start from zero without expiries, and both KEYS
  * follow from the presented key alone.
  *
+ * Decoding the record's fields was most of the client's work per lookup, so the record comes back
+ * only when it differs from the one the caller already holds: the caller names the SHA-1 of the
+ * fields it decoded last (ARGV 5), and gets the fields only if the stored ones hash differently.
+ *
  * KEYS: 1 key record hash, 2 usage hash.
- * ARGV: 1 now (UTC ISO), 2 UTC day, 3 Unix second, 4 '1' to count, '0' only to read the record.
- * Returns {'missing'} | {'read', fields} | {'inactive', fields} | {'expired', fields}
- *       | {verdict, fields, burst limit, daily limit, period limit, burst used, daily used, period used}
- * where fields is the record hash as HGETALL returns it.
+ * ARGV: 1 now (UTC ISO), 2 UTC day, 3 Unix second, 4 '1' to count, '0' only to read the record,
+ *       5 digest of the record the caller holds ('' for none).
+ * Returns {'missing'} | {verdict, digest, fields or {} when the digest is the caller's, burst used,
+ * daily used, period used}; verdict 'read' (not counted), 'inactive', 'expired', 'ok' or a refusal
+ * code; fields is the record hash as HGETALL returns it (field, value, ...).
  */
 export const CONSUME_LUA = `
 local fields = redis.call('HGETALL', KEYS[1])
 if #fields == 0 then return {'missing'} end
-if ARGV[4] ~= '1' then return {'read', fields} end
+local digest = redis.sha1hex(table.concat(fields, '\\n'))
+local known = {}
+if digest ~= ARGV[5] then known = fields end
+if ARGV[4] ~= '1' then return {'read', digest, known, 0, 0, 0} end
 local rec = {}
 for i = 1, #fields, 2 do rec[fields[i]] = fields[i + 1] end
-if rec.status ~= 'active' then return {'inactive', fields} end
+if rec.status ~= 'active' then return {'inactive', digest, known, 0, 0, 0} end
 -- Both are UTC ISO 8601 strings of the same fixed width, so string order is time order.
-if ARGV[1] >= rec.period_end then return {'expired', fields} end
+if ARGV[1] >= rec.period_end then return {'expired', digest, known, 0, 0, 0} end
 local u = redis.call('HMGET', KEYS[2], 'period_start', 'period_used', 'day', 'day_used', 'burst_second', 'burst_used')
 local burst, daily, period = 0, 0, 0
 if u[1] == rec.period_start then
@@ -36,17 +44,16 @@ if u[1] == rec.period_start then
   if u[3] == ARGV[2] then daily = tonumber(u[4]) end
 end
 if u[5] == ARGV[3] then burst = tonumber(u[6]) end
-local limit = {tonumber(rec.burst_per_second), tonumber(rec.daily_quota), tonumber(rec.lookups_limit)}
 local verdict = 'ok'
-if burst >= limit[1] then verdict = 'rate_limit_exceeded'
-elseif daily >= limit[2] then verdict = 'daily_quota_exceeded'
-elseif period >= limit[3] then verdict = 'plan_quota_exceeded'
+if burst >= tonumber(rec.burst_per_second) then verdict = 'rate_limit_exceeded'
+elseif daily >= tonumber(rec.daily_quota) then verdict = 'daily_quota_exceeded'
+elseif period >= tonumber(rec.lookups_limit) then verdict = 'plan_quota_exceeded'
 else
   burst, daily, period = burst + 1, daily + 1, period + 1
   redis.call('HSET', KEYS[2], 'period_start', rec.period_start, 'period_used', period,
     'day', ARGV[2], 'day_used', daily, 'burst_second', ARGV[3], 'burst_used', burst)
 end
-return {verdict, fields, limit[1], limit[2], limit[3], burst, daily, period}
+return {verdict, digest, known, burst, daily, period}
 `;
 
 /**

@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import type { PlanName, Plans } from '../config/index.ts';
 import { AccessError, keyNotFound } from './errors.ts';
 import { generateKey, hashKey, isWellFormedKey } from './key-format.ts';
-import { limitOutcome, type Allowance, type ConsumeResult, type ConsumeTicket, type LimitCode } from './limits.ts';
+import { limitOutcome, limitsOf, type ConsumeResult, type ConsumeTicket, type LimitCode } from './limits.ts';
 import {
   newKeyRecord, normalizeEmail, parseCreateKeyInput, renewedRecord, withNotice, withStatus,
   type CreateKeyInput, type KeyRecord, type KeyStatus, type Notice, type UsageCounters,
@@ -31,7 +31,7 @@ interface ScriptCommands {
 }
 type ScriptedRedis = Redis & ScriptCommands;
 
-/** Decoded key records remembered per process, reused while Redis returns the very same fields. */
+/** Decoded key records remembered per process, reused while the stored fields stay the same. */
 const DECODED_RECORDS = 10_000;
 /** Prefix collisions (62^7 space) and concurrent admin edits are rare; a few attempts always suffice. */
 const MAX_ATTEMPTS = 5;
@@ -53,8 +53,11 @@ export class RedisAccessStore implements AccessStore {
   private readonly ownsConnection: boolean;
   private readonly ns: string;
   private readonly plans: Plans;
-  /** Validating a record (zod) cost more than fetching it: the last decoding per key is reused. */
-  private readonly decoded = new LRUCache<string, { fields: string[]; record: KeyRecord }>({ max: DECODED_RECORDS });
+  /**
+   * The last record decoded per key hash, with CONSUME_LUA's digest of its fields: the script sends
+   * the fields again only when they changed (decoding them was most of a lookup's client work).
+   */
+  private readonly decoded = new LRUCache<string, { digest: string; record: KeyRecord }>({ max: DECODED_RECORDS });
 
   constructor(options: RedisAccessStoreOptions) {
     this.plans = options.plans;
@@ -184,31 +187,31 @@ export class RedisAccessStore implements AccessStore {
   /** One CONSUME_LUA call: the stored record and, when `count`, the verdict on one more lookup. */
   private async runConsume(hash: string, now: Date, count: boolean): Promise<Authorization> {
     const day = utcDay(now);
+    const known = this.decoded.get(hash);
     const reply = await this.redis.accessConsume(
-      this.recordKey(hash), this.usageKey(hash), now.toISOString(), day, String(epochSecond(now)), count ? '1' : '0',
+      this.recordKey(hash), this.usageKey(hash),
+      now.toISOString(), day, String(epochSecond(now)), count ? '1' : '0', known?.digest ?? '',
     );
     const verdict = reply[0] as string;
     if (verdict === 'missing') return { record: null, consumed: count ? { ok: false, code: 'invalid_api_key' } : null };
-    const record = this.decode(hash, reply[1] as string[]);
+    const digest = reply[1] as string;
+    const fields = reply[2] as string[];
+    const record = fields.length === 0 && known?.digest === digest ? known.record : this.decode(hash, digest, fields);
     if (verdict === 'read') return { record, consumed: null };
     if (verdict === 'inactive') return { record, consumed: { ok: false, code: 'invalid_api_key' } };
     if (verdict === 'expired') return { record, consumed: { ok: false, code: 'payment_required' } };
-    const [burstLimit, dailyLimit, periodLimit, burstUsed, dailyUsed, periodUsed] = reply.slice(2).map(Number) as number[];
-    const limits: Allowance = { burst: burstLimit!, daily: dailyLimit!, period: periodLimit! };
-    const used: Allowance = { burst: burstUsed!, daily: dailyUsed!, period: periodUsed! };
+    const [burst, daily, period] = reply.slice(3).map(Number) as [number, number, number];
     const ticket: ConsumeTicket = { prefix: record.prefix, hash, periodStart: record.period_start, day };
-    return { record, consumed: limitOutcome(verdict === 'ok' ? null : (verdict as LimitCode), limits, used, now, ticket) };
+    return { record, consumed: limitOutcome(verdict === 'ok' ? null : (verdict as LimitCode), limitsOf(record), { burst, daily, period }, now, ticket) };
   }
 
-  /** The record in HGETALL's flat [field, value, ...] form, decoded once per distinct content. */
-  private decode(hash: string, fields: string[]): KeyRecord {
-    const known = this.decoded.get(hash);
-    if (known && known.fields.length === fields.length && known.fields.every((f, i) => f === fields[i])) return known.record;
+  /** The record in HGETALL's flat [field, value, ...] form, remembered with the script's digest of it. */
+  private decode(hash: string, digest: string, fields: string[]): KeyRecord {
     const object: Record<string, string> = {};
     for (let i = 0; i < fields.length; i += 2) object[fields[i]!] = fields[i + 1]!;
     const record = decodeRecord(object);
     if (!record) throw new Error(`key record ${hash.slice(0, 12)}… is empty`);
-    this.decoded.set(hash, { fields, record });
+    this.decoded.set(hash, { digest, record });
     return record;
   }
 

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { BaseRecord } from '../normalize/types.ts';
 import type { TrackingRecord } from '../schemas/index.ts';
 
@@ -11,8 +12,12 @@ interface Template {
   slots: PerAnswerField[];
 }
 
-/** Templates of base records, kept as long as the record itself (a cache entry) is. */
-const templates = new WeakMap<BaseRecord, Template>();
+/**
+ * Templates of the base records answered most recently: the hot shipments, whose answers repeat.
+ * Bounded, as a template is as big as its record's JSON (~3 KB): one per entry of a 50,000-entry
+ * cache would double its memory for entries that are rarely asked for twice.
+ */
+const templates = new LRUCache<BaseRecord, Template>({ max: 2_000 });
 
 function templateOf(base: BaseRecord): Template {
   const parts = ['{'];
@@ -49,6 +54,7 @@ function templateOf(base: BaseRecord): Template {
  */
 export function trackingRecordJson(record: TrackingRecord, base: BaseRecord): string {
   let template = templates.get(base);
+  // Every answer of a shipment shares its cache entry's base record object, so identity is the key.
   if (template === undefined) {
     template = templateOf(base);
     templates.set(base, template);
