@@ -116,6 +116,7 @@ async function normalizeAll(kafka: Kafka, topic: string, database: string, expec
   const writer = new ClickHouseWriter(client, {
     ...NORMALIZER_WRITER_OPTIONS,
     onFlush: (report) => {
+      if (process.env.BENCH_PIPELINE_VERBOSE) progress(`flush at ${round(performance.now() - firstAt)} ms: ${report.rows.carrier_polls} polls, ${round(report.durationMs)} ms (checks ${round(report.checkMs)} ms)`);
       writeMs += report.durationMs;
       flushes++;
       if (report.error) progress(`flush failed: ${report.error.message}`);

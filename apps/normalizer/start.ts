@@ -7,7 +7,7 @@ import { NormalizerConsumer } from '../../lib/pipeline/normalizer.ts';
 import { loadProduct } from '../../lib/product/index.ts';
 
 /** The writer's batching in the normalizer app (bench/pipeline.ts measures with the same). */
-export const NORMALIZER_WRITER_OPTIONS: ClickHouseWriterOptions = {};
+export const NORMALIZER_WRITER_OPTIONS: ClickHouseWriterOptions = { maxBatchRows: 30_000 };
 
 export interface NormalizerApp {
   consumer: NormalizerConsumer;

@@ -1,11 +1,14 @@
 /**
  * The writer's "already stored?" queries (writer.ts explains when each one is asked and why that is
- * enough). Both ask by (carrier, awb), the sort-key prefix of every table, in IN lists of at most
- * ~100 KB of text (18.16 parses long IN lists slowly, and max_query_size is 256 KiB).
+ * enough). Both select by carrier and awb, the sort-key prefix of every table, in IN lists of at
+ * most ~100 KB of text (max_query_size is 256 KiB). `carrier IN (...) AND awb IN (...)` rather than
+ * `(carrier, awb) IN ((...), ...)`: 18.16 parses a list of tuples ~3x slower (3,000 shipments: 60 ms
+ * against 20-28 ms) and both use the primary key. It also matches other carriers' AWBs of the same
+ * text (rare: AWB formats differ per carrier); answers are filtered by exact key here.
  */
 import type { ClickHouseClient } from './client.ts';
 import type { CarrierPollRow, EventRow, ShipmentRow } from './rows.ts';
-import { sqlInt, sqlPairList, sqlString } from './sql.ts';
+import { sqlInt, sqlString, sqlStringList } from './sql.ts';
 
 export type StoredTable = 'carrier_polls' | 'events' | 'shipments';
 export type AnyRow = CarrierPollRow | EventRow | ShipmentRow;
@@ -53,12 +56,18 @@ interface ShipmentSpan {
   high: string | number;
 }
 
+/** `carrier IN (...) AND awb IN (...)` covering the chunk's shipments. */
+function shipmentFilter(chunk: readonly ShipmentSpan[]): string {
+  const carriers = [...new Set(chunk.map((e) => e.pair[0]))];
+  return `carrier IN ${sqlStringList(carriers)} AND awb IN ${sqlStringList(chunk.map((e) => e.pair[1]))}`;
+}
+
 /** Runs `ask` once per chunk of shipments whose IN list fits the budget. */
 async function inChunks(spans: Iterable<ShipmentSpan>, ask: (chunk: ShipmentSpan[]) => Promise<void>): Promise<void> {
   let chunk: ShipmentSpan[] = [];
   let budget = 0;
   for (const span of spans) {
-    const cost = span.pair[0].length + span.pair[1].length + 12;
+    const cost = span.pair[1].length + 4;
     if (chunk.length > 0 && budget + cost > CHECK_QUERY_BUDGET) {
       await ask(chunk);
       chunk = [];
@@ -98,7 +107,7 @@ export async function storedIdentities(client: ClickHouseClient, table: StoredTa
       if (entry.high > high) high = entry.high;
     }
     const query = `SELECT ${key} AS k, mapping_version AS v FROM ${table}
-      WHERE (carrier, awb) IN ${sqlPairList(chunk.map((e) => e.pair))} AND ${time} >= ${timeLiteral(low)} AND ${time} <= ${timeLiteral(high)}`;
+      WHERE ${shipmentFilter(chunk)} AND ${time} >= ${timeLiteral(low)} AND ${time} <= ${timeLiteral(high)}`;
     const result = await client.query({ query, format: 'JSONEachRow' });
     for (const { k, v } of await result.json<{ k: string; v: string }>()) {
       const id = identity(k, v);
@@ -129,15 +138,16 @@ export async function pollKnowledge(
 ): Promise<PollKnowledge> {
   const knowledge: PollKnowledge = { known: new Set(), storedPolls: new Set(), storedPollIds: new Set() };
   const inSpan = span ? `polled_at >= ${timeLiteral(span.low)} AND polled_at <= ${timeLiteral(span.high)}` : '0';
-  const spans = (function* () {
-    for (const [carrier, awb] of shipments) yield { pair: [carrier, awb] as [string, string], low: 0, high: 0 };
-  })();
-  await inChunks(spans, async (chunk) => {
+  const asked = new Map<string, ShipmentSpan>();
+  for (const [carrier, awb] of shipments) asked.set(shipmentKey({ carrier, awb }), { pair: [carrier, awb], low: 0, high: 0 });
+  await inChunks(asked.values(), async (chunk) => {
     const query = `SELECT carrier, awb, groupArrayIf(poll_id, ${inSpan}) AS ids, groupArrayIf(mapping_version, ${inSpan}) AS versions
-      FROM carrier_polls WHERE (carrier, awb) IN ${sqlPairList(chunk.map((e) => e.pair))} GROUP BY carrier, awb`;
+      FROM carrier_polls WHERE ${shipmentFilter(chunk)} GROUP BY carrier, awb`;
     const result = await client.query({ query, format: 'JSONEachRow' });
     for (const row of await result.json<{ carrier: string; awb: string; ids: string[]; versions: string[] }>()) {
-      knowledge.known.add(shipmentKey(row));
+      const key = shipmentKey(row);
+      if (!asked.has(key)) continue;
+      knowledge.known.add(key);
       row.ids.forEach((id, i) => {
         knowledge.storedPollIds.add(id);
         knowledge.storedPolls.add(identity(id, row.versions[i]!));

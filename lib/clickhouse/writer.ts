@@ -24,20 +24,12 @@ import type { ClickHouseClient } from './client.ts';
 import { clickHouseErrorInfo, isRetryableClickHouseError, pingClickHouse } from './client.ts';
 import { toClickHouseDateTime } from './datetime.ts';
 import { jsonEachRowStream } from './json-each-row.ts';
-import type { CarrierPollRow, EventRow, PollRows, ShipmentRow } from './rows.ts';
+import type { PollRows, ShipmentRow } from './rows.ts';
 import { identity, keyOf, pollKnowledge, shipmentKey, storedIdentities, type AnyRow, type PollKnowledge } from './stored.ts';
+import { WRITER_TABLES, WriteQueue, zero, type Batch, type TableCounts, type WriterTable } from './write-queue.ts';
 
-export const WRITER_TABLES = ['carrier_polls', 'events', 'shipments'] as const;
-export type WriterTable = (typeof WRITER_TABLES)[number];
+export { WRITER_TABLES, type WriterTable } from './write-queue.ts';
 export type FlushReason = 'size' | 'timer' | 'manual' | 'close';
-type TableCounts = Record<WriterTable, number>;
-
-interface RowOf {
-  carrier_polls: CarrierPollRow;
-  events: EventRow;
-  shipments: ShipmentRow;
-}
-type Batch = { [T in WriterTable]: RowOf[T][] };
 
 export interface FlushReport {
   reason: FlushReason;
@@ -89,8 +81,6 @@ export interface WriterStats {
   failedFlushes: number;
 }
 
-const zero = (): TableCounts => ({ carrier_polls: 0, events: 0, shipments: 0 });
-
 export class WriterClosedError extends Error {
   constructor() {
     super('the ClickHouse writer is closed');
@@ -98,17 +88,26 @@ export class WriterClosedError extends Error {
   }
 }
 
+/** Priority of flush reasons when several ask at once: a waiting caller names the flush. */
+const REASON_RANK: Record<FlushReason, number> = { timer: 0, size: 1, manual: 2, close: 3 };
+
 export class ClickHouseWriter {
-  private readonly queues: { [T in WriterTable]: RowOf[T][] } = { carrier_polls: [], events: [], shipments: [] };
+  private readonly queue = new WriteQueue();
   private readonly maxBatchRows: number;
   private readonly flushIntervalMs: number;
   private readonly maxInsertRows: number;
   private readonly dedupe: boolean;
   private readonly policy: RetryPolicy;
   private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private pending: Promise<void> | null = null;
-  private pendingReason: FlushReason = 'manual';
+  /** The flush loop while it runs (flushes run one at a time). */
+  private loop: Promise<void> | null = null;
+  /** A size/timer flush asked for and not run yet. */
+  private backgroundReason: FlushReason | null = null;
+  /** flush()/close() callers: each waits until every write up to its `seq` is stored. */
+  private waiters: { seq: number; resolve: () => void; reject: (err: Error) => void }[] = [];
+  /** Sequence number of the last write(); every write up to `storedSeq` is stored. */
+  private writeSeq = 0;
+  private storedSeq = 0;
   private closed = false;
   private lastIngestVersion = 0;
   private readonly totals = { inserted: zero(), duplicates: zero(), retries: 0, failedFlushes: 0 };
@@ -117,7 +116,7 @@ export class ClickHouseWriter {
     private readonly client: ClickHouseClient,
     private readonly options: ClickHouseWriterOptions = {},
   ) {
-    this.maxBatchRows = options.maxBatchRows ?? 5_000;
+    this.maxBatchRows = Math.max(options.maxBatchRows ?? 5_000, 1);
     this.flushIntervalMs = options.flushIntervalMs ?? 1_000;
     this.maxInsertRows = Math.max(options.maxInsertRows ?? 100_000, 1);
     this.dedupe = options.dedupe ?? true;
@@ -130,13 +129,9 @@ export class ClickHouseWriter {
   /** Queues the rows of one or more polls (see rows.ts `toRows`). Never waits. */
   write(rows: PollRows | readonly PollRows[]): void {
     if (this.closed) throw new WriterClosedError();
-    for (const one of Array.isArray(rows) ? (rows as readonly PollRows[]) : [rows as PollRows]) {
-      this.queues.carrier_polls.push(one.poll);
-      for (const event of one.events) this.queues.events.push(event);
-      if (one.shipment) this.queues.shipments.push(one.shipment);
-    }
-    if (WRITER_TABLES.some((t) => this.queues[t].length >= this.maxBatchRows)) {
-      this.background('size');
+    this.queue.push(++this.writeSeq, Array.isArray(rows) ? (rows as readonly PollRows[]) : [rows as PollRows]);
+    if (this.queue.reaches(this.maxBatchRows)) {
+      this.kick('size');
     } else {
       this.armTimer();
     }
@@ -144,25 +139,23 @@ export class ClickHouseWriter {
 
   /** Rows waiting for a flush (not counting a flush in progress). */
   get queuedRows(): number {
-    return WRITER_TABLES.reduce((n, t) => n + this.queues[t].length, 0);
+    return this.queue.size;
   }
 
   stats(): WriterStats {
-    const queued = zero();
-    for (const t of WRITER_TABLES) queued[t] = this.queues[t].length;
-    return { queued, inserted: { ...this.totals.inserted }, duplicates: { ...this.totals.duplicates }, retries: this.totals.retries, failedFlushes: this.totals.failedFlushes };
+    return { queued: this.queue.queued, inserted: { ...this.totals.inserted }, duplicates: { ...this.totals.duplicates }, retries: this.totals.retries, failedFlushes: this.totals.failedFlushes };
   }
 
   /** Resolves when every row queued before this call is stored; rejects with the insert's error otherwise. */
   flush(): Promise<void> {
-    return this.schedule('manual');
+    return this.waitStored('manual');
   }
 
   /** Stops taking rows and flushes what is queued. Does not close the client (its owner does). */
   async close(): Promise<void> {
     this.closed = true;
     this.clearTimer();
-    await this.schedule('close');
+    await this.waitStored('close');
   }
 
   /** Health: true when ClickHouse answers. */
@@ -171,10 +164,10 @@ export class ClickHouseWriter {
   }
 
   private armTimer(): void {
-    if (this.timer || this.closed || this.queuedRows === 0) return;
+    if (this.timer || this.closed || this.queue.size === 0) return;
     this.timer = setTimeout(() => {
       this.timer = null;
-      this.background('timer');
+      this.kick('timer');
     }, this.flushIntervalMs);
     // Shutdown calls close(); a timer alone must not keep a finished process alive.
     this.timer.unref();
@@ -185,33 +178,69 @@ export class ClickHouseWriter {
     this.timer = null;
   }
 
-  private background(reason: FlushReason): void {
-    // The failure is reported by onFlush/logger and its rows stay queued: the next flush retries them.
-    this.schedule(reason).catch(() => undefined);
+  private waitStored(reason: 'manual' | 'close'): Promise<void> {
+    const seq = this.writeSeq;
+    if (seq <= this.storedSeq) return Promise.resolve();
+    const waiting = new Promise<void>((resolve, reject) => this.waiters.push({ seq, resolve, reject }));
+    this.kick(reason);
+    return waiting;
   }
 
   /**
-   * Flushes run one at a time. A flush asked for while one runs waits for it and then drains the
-   * queues as they are then: that includes rows a failed flush put back, so a resolved flush()
-   * always means "everything queued before me is stored". Concurrent requests share one flush.
+   * Starts the flush loop unless it runs. Size and timer flushes report failures through onFlush
+   * and the logger only (nobody awaits them); their rows stay queued and the next flush retries them.
    */
-  private schedule(reason: FlushReason): Promise<void> {
-    if (reason === 'manual' || reason === 'close') this.pendingReason = reason;
-    if (this.pending) return this.pending;
-    if (reason === 'size' || reason === 'timer') this.pendingReason = reason;
-    const previous = this.running;
-    const job: Promise<void> = (previous ?? Promise.resolve()).catch(() => undefined).then(async () => {
-      this.pending = null;
-      this.running = job;
-      try {
-        await this.runFlush(this.pendingReason);
-      } finally {
-        if (this.running === job) this.running = null;
-        this.armTimer();
+  private kick(reason: FlushReason): void {
+    if (reason === 'size' || reason === 'timer') {
+      if (this.backgroundReason === null || REASON_RANK[reason] > REASON_RANK[this.backgroundReason]) this.backgroundReason = reason;
+    }
+    if (this.loop) return;
+    this.loop = this.drain();
+  }
+
+  /**
+   * Flushes one after another while someone waits or a table is full, each taking at most
+   * `maxBatchRows` rows per table (whole writes): rows that arrive meanwhile go into the next flush,
+   * so ClickHouse inserts one batch while the caller prepares the next. Rows of a failed flush go
+   * back to the front of the queue, and every waiter is rejected (a resolved flush() always means
+   * "everything queued before me is stored"); the next flush() or timer retries them.
+   */
+  private async drain(): Promise<void> {
+    try {
+      // Let writes made in the same tick as the request join this flush.
+      await Promise.resolve();
+      for (;;) {
+        const waiting = this.waiters.some((w) => w.seq > this.storedSeq);
+        const reason: FlushReason | null = waiting ? (this.closed ? 'close' : 'manual') : this.backgroundReason ?? (this.queue.reaches(this.maxBatchRows) ? 'size' : null);
+        this.backgroundReason = null;
+        if (reason === null || this.queue.size === 0) break;
+        const { batch, seq } = this.queue.take(this.maxBatchRows);
+        try {
+          await this.runFlush(reason, batch, seq);
+        } catch (err) {
+          for (const waiter of this.waiters.splice(0)) waiter.reject(err as Error);
+          return;
+        }
+        this.storedSeq = this.queue.size === 0 ? this.writeSeq : Math.max(this.storedSeq, seq);
+        this.settleWaiters();
       }
+      // Nothing queued for the remaining waiters (their rows were in flushes that already resolved).
+      if (this.queue.size === 0) this.storedSeq = this.writeSeq;
+      this.settleWaiters();
+    } finally {
+      // Synchronously after the loop's last look at the waiters (no await in between): a request
+      // arriving from now on finds no loop and starts one.
+      this.loop = null;
+      this.armTimer();
+    }
+  }
+
+  private settleWaiters(): void {
+    this.waiters = this.waiters.filter((waiter) => {
+      if (waiter.seq > this.storedSeq) return true;
+      waiter.resolve();
+      return false;
     });
-    this.pending = job;
-    return job;
   }
 
   private nextIngestVersion(): number {
@@ -219,9 +248,8 @@ export class ClickHouseWriter {
     return this.lastIngestVersion;
   }
 
-  private async runFlush(reason: FlushReason): Promise<void> {
+  private async runFlush(reason: FlushReason, batch: Batch, seq: number): Promise<void> {
     this.clearTimer();
-    const batch: Batch = { carrier_polls: this.queues.carrier_polls.splice(0), events: this.queues.events.splice(0), shipments: this.queues.shipments.splice(0) };
     const report: FlushReport = { reason, rows: zero(), inserted: zero(), duplicates: zero(), retries: 0, durationMs: 0, checkMs: 0 };
     for (const t of WRITER_TABLES) report.rows[t] = batch[t].length;
     if (WRITER_TABLES.every((t) => batch[t].length === 0)) return;
@@ -261,7 +289,9 @@ export class ClickHouseWriter {
       } catch (err) {
         // Put back this table's rows and those of the tables not reached yet, ahead of newer rows.
         // (concat, not unshift(...rows): spreading a large batch overflows the call stack)
-        for (const later of WRITER_TABLES.slice(index)) this.requeue(later, batch[later] as AnyRow[]);
+        const unstored = { ...batch };
+        for (const earlier of WRITER_TABLES.slice(0, index)) unstored[earlier] = [];
+        this.queue.requeue(seq, unstored);
         const { code, message } = clickHouseErrorInfo(err);
         report.error = new Error(`inserting ${rows.length} rows into ${table} failed: ${message}${code !== null ? ` (ClickHouse code ${code})` : ''}`, { cause: err });
         report.durationMs = performance.now() - started;
@@ -289,10 +319,6 @@ export class ClickHouseWriter {
     } finally {
       report.checkMs += performance.now() - at;
     }
-  }
-
-  private requeue(table: WriterTable, rows: AnyRow[]): void {
-    (this.queues as Record<WriterTable, AnyRow[]>)[table] = rows.concat(this.queues[table]);
   }
 
   /** A failing listener must not turn a stored batch into a failed flush. */

@@ -12,7 +12,7 @@ export interface RowSink {
 
 /**
  * How the normalizer's consumer fetches (kafkajs options). bench/pipeline.ts reads its consume-only
- * baseline with the same settings, so the two rates compare like with like.
+ * baseline with the same fetch settings, so the two rates compare like with like.
  */
 export interface ConsumerTuning {
   /** Most bytes fetched per partition per request. */
@@ -21,18 +21,26 @@ export interface ConsumerTuning {
   maxBytes: number;
   /** Partitions whose batches are handled at once (their rows share the writer's flushes). */
   partitionsConsumedConcurrently: number;
+  /**
+   * Most messages handed to the writer and not yet durably written. Past it, eachBatch waits for
+   * its own batch to be written before returning (backpressure: fetching stops while ClickHouse is
+   * slow or away, and memory stays bounded).
+   */
+  maxPendingMessages: number;
 }
 
 /**
- * Measured with `npm run bench -- pipeline` (20,000 polls, 2-core machine): kafkajs' defaults (1 MiB,
- * one partition at a time) gave ~900-1,100 polls/s; all six partitions at once with 2 MiB fetches
- * ~1,900-2,000 (fewer, larger flushes: the batches of one fetch share the writer's flush). 4 MiB
- * was no faster and holds twice the memory.
+ * Measured with `npm run bench -- pipeline` (20,000 ten-scan polls, 2-core machine). Before eachBatch
+ * returned without waiting for the write: kafkajs' defaults (1 MiB, one partition at a time) gave
+ * ~900-1,100 polls/s, all six partitions at once with 2 MiB fetches ~1,900-2,000 (fewer, larger
+ * flushes). Now that batches only queue rows and the writer's flushes group whatever arrived while
+ * the previous one ran, the fetch size sets the pipeline's grain: see the values' comments.
  */
 export const DEFAULT_CONSUMER_TUNING: ConsumerTuning = {
-  maxBytesPerPartition: 2_097_152,
+  maxBytesPerPartition: 524_288,
   maxBytes: 12_582_912,
   partitionsConsumedConcurrently: 6,
+  maxPendingMessages: 20_000,
 };
 
 export interface NormalizerOptions {
@@ -55,18 +63,41 @@ export interface BatchResult {
   dlq: number;
 }
 
+/** Backoff between retries of a failed write or DLQ send: 0.5 s doubling to 10 s. */
+function retryDelayMs(attempt: number): number {
+  return Math.min(500 * 2 ** (attempt - 1), 10_000);
+}
+
+const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
 /**
- * The normalizer: a consumer group on the raw-poll topic. Each batch is normalized with the
- * shared pure function, written through the batched writer, and only after the write is durable
- * are its offsets committed; a re-delivered batch is harmless because the writer skips rows that
- * are already stored. Invalid records go to the DLQ topic with the reason.
+ * The normalizer: a consumer group on the raw-poll topic. Each batch is normalized with the shared
+ * pure function and queued in the batched writer; eachBatch then returns at once (the next fetch
+ * is normalized while ClickHouse stores this one) and the batch's offsets are committed in the
+ * background once the writer's flush holding its rows has resolved, in order per partition (one
+ * promise chain each), never ahead of durable rows. A re-delivered batch is harmless because the
+ * writer skips rows that are already stored. Invalid records go to the DLQ topic with the reason.
+ *
+ * Failures are retried in place: the writer keeps the rows of a failed flush queued, so the batch
+ * waits (and with it every later commit of its partition) until a later flush() resolves; a failed
+ * DLQ send is sent again. Meanwhile backpressure stops fetching. If the process stops or dies
+ * first, nothing past the last durable batch was committed and Kafka re-delivers the rest.
  */
 export class NormalizerConsumer {
   private readonly consumer: Consumer;
   private readonly dlq: Producer;
   private running = false;
+  private stopping = false;
   private lastBatchError: Error | null = null;
   private readonly tuning: ConsumerTuning;
+  /** Messages handed to the writer whose rows are not durable yet. */
+  private pendingMessages = 0;
+  /** Per topic:partition, the last batch's commit (each one waits for the one before). */
+  private readonly commits = new Map<string, Promise<void>>();
+  /** Resolves when stop() gives up on unwritten batches: retry waits end early. */
+  private stopped!: () => void;
+  private readonly stoppedSignal = new Promise<void>((resolve) => { this.stopped = resolve; });
 
   constructor(private readonly options: NormalizerOptions) {
     this.tuning = { ...DEFAULT_CONSUMER_TUNING, ...options.tuning };
@@ -77,6 +108,10 @@ export class NormalizerConsumer {
     this.dlq = options.kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
   }
 
+  private get topic(): string {
+    return this.options.topic ?? POLLS_TOPIC;
+  }
+
   async start(): Promise<void> {
     const admin = this.options.kafka.admin();
     await admin.connect();
@@ -84,35 +119,104 @@ export class NormalizerConsumer {
     await admin.disconnect();
     await this.dlq.connect();
     await this.consumer.connect();
-    await this.consumer.subscribe({ topic: this.options.topic ?? POLLS_TOPIC, fromBeginning: true });
+    await this.consumer.subscribe({ topic: this.topic, fromBeginning: true });
     this.running = true;
     await this.consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: this.tuning.partitionsConsumedConcurrently,
       eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
-        if (!isRunning() || isStale() || batch.messages.length === 0) return;
-        try {
-          await this.handleBatch(batch.messages);
-          this.lastBatchError = null;
-        } catch (err) {
-          // Nothing committed: kafkajs re-delivers the batch once the failure clears.
-          this.lastBatchError = err as Error;
-          this.options.log?.('error', 'normalizer batch failed; it will be retried', { error: (err as Error).message });
-          throw err;
-        }
-        const last = batch.messages[batch.messages.length - 1]!;
-        await this.consumer.commitOffsets([{ topic: batch.topic, partition: batch.partition, offset: (BigInt(last.offset) + 1n).toString() }]);
-        // Move the fetch position on too. With eachBatchAutoResolve off, kafkajs fetches from the last
-        // *resolved* offset, not the committed one: without this every fetch handed the same messages
-        // back (the writer's dedupe hid it, at the cost of re-normalizing them many times a second).
+        if (!isRunning() || isStale() || !this.running || batch.messages.length === 0) return;
+        const count = batch.messages.length;
+        const last = batch.messages[count - 1]!;
+        this.pendingMessages += count;
+        // Normalizing and queueing happen synchronously inside this call; the promise settles
+        // once the rows are durable (and dead letters sent).
+        const done = this.durably(this.handleBatch(batch.messages)).finally(() => { this.pendingMessages -= count; });
+        const committed = this.commitAfter(batch.topic, batch.partition, (BigInt(last.offset) + 1n).toString(), done);
+        // Move the fetch position on. With eachBatchAutoResolve off, kafkajs fetches from the last
+        // *resolved* offset, not the committed one: without this every fetch would hand the same
+        // messages back. Resolving is not committing: a restart reads from the committed offset.
         resolveOffset(last.offset);
+        if (this.pendingMessages > this.tuning.maxPendingMessages) await this.waitFor(committed, heartbeat);
         await heartbeat();
+        // Give the event loop's I/O phase a turn before the next batch: kafkajs hands over batches it
+        // already fetched through promises alone, which would starve the writer's HTTP responses
+        // until normalizing ran out of batches (ClickHouse then idles instead of inserting meanwhile).
+        await yieldToIo();
       },
     });
   }
 
-  /** Normalizes and durably writes one batch; invalid messages go to the DLQ. Public for tests. */
+  /**
+   * Resolves true once `written` has, or once a retried flush/DLQ send has put the batch's rows in
+   * ClickHouse; false if the consumer stops first (the batch is then left uncommitted).
+   */
+  private async durably(written: Promise<BatchResult>): Promise<boolean> {
+    let failure: unknown;
+    try {
+      await written;
+      this.lastBatchError = null;
+      return true;
+    } catch (err) {
+      failure = err;
+    }
+    for (let attempt = 1; ; attempt++) {
+      this.lastBatchError = failure as Error;
+      this.options.log?.('error', 'normalizer batch not written yet; retrying', { error: (failure as Error).message, attempt });
+      await this.delay(retryDelayMs(attempt));
+      if (this.stopping) return false;
+      try {
+        // The writer put the failed rows back in its queue: a resolved flush() has stored them.
+        await this.options.sink.flush();
+        this.lastBatchError = null;
+        return true;
+      } catch (err) {
+        failure = err;
+      }
+    }
+  }
+
+  /** Chains the batch's offset commit after its rows are durable and after the partition's previous commit. */
+  private commitAfter(topic: string, partition: number, offset: string, durable: Promise<boolean>): Promise<void> {
+    const key = `${topic}:${partition}`;
+    const previous = this.commits.get(key) ?? Promise.resolve();
+    const commit = previous.then(async () => {
+      // Not durable means stopping: nothing of this partition is committed from here on.
+      if (!(await durable)) return;
+      try {
+        await this.consumer.commitOffsets([{ topic, partition, offset }]);
+      } catch (err) {
+        // A rebalance or a broker away: the next batch's commit covers this one, else Kafka
+        // re-delivers it (stored rows are skipped).
+        this.options.log?.('warn', 'offset commit failed', { topic, partition, offset, error: (err as Error).message });
+      }
+    });
+    this.commits.set(key, commit);
+    void commit.finally(() => { if (this.commits.get(key) === commit) this.commits.delete(key); });
+    return commit;
+  }
+
+  /** Sleeps `ms`, or less when the consumer stops meanwhile. */
+  private delay(ms: number): Promise<void> {
+    return Promise.race([sleep(ms), this.stoppedSignal]);
+  }
+
+  /** Waits for `promise`, heartbeating meanwhile so a long ClickHouse outage does not cost the group membership. */
+  private async waitFor(promise: Promise<unknown>, heartbeat: () => Promise<void>): Promise<void> {
+    let settled = false;
+    void promise.finally(() => { settled = true; });
+    while (!settled && !this.stopping) {
+      await Promise.race([promise, this.delay(1_000)]);
+      if (!settled) await heartbeat();
+    }
+  }
+
+  /**
+   * Normalizes one batch and queues its rows in the writer (synchronously, before the first await);
+   * resolves once they are durably written and invalid messages are in the DLQ, rejects if the
+   * write fails. Public for tests.
+   */
   async handleBatch(messages: readonly Pick<KafkaMessage, 'key' | 'value' | 'offset' | 'headers'>[]): Promise<BatchResult> {
     const rows: PollRows[] = [];
     const dead: { key: Buffer | null; value: string }[] = [];
@@ -128,25 +232,61 @@ export class NormalizerConsumer {
         dead.push({ key: message.key ?? null, value: JSON.stringify({ reason: outcome.reason, offset: message.offset, value }) });
       }
     }
-    if (dead.length) {
-      await this.dlq.send({ topic: DLQ_TOPIC, messages: dead.map((d) => ({ key: d.key, value: d.value })) });
-      this.options.log?.('warn', `sent ${dead.length} invalid polls to ${DLQ_TOPIC}`);
-    }
+    let flushed: Promise<void> | null = null;
     if (rows.length) {
       this.options.sink.write(rows);
-      await this.options.sink.flush();
+      flushed = this.options.sink.flush();
+      // Awaited below; if the DLQ send fails first, this rejection must not go unhandled.
+      flushed.catch(() => undefined);
     }
     if (unmapped) this.options.onUnmapped?.(unmapped);
+    if (dead.length) await this.sendDeadLetters(dead);
+    if (flushed) await flushed;
     return { written: rows.length, dlq: dead.length };
   }
 
-  /** Healthy while consuming and the last batch did not fail. */
+  /** Sends dead letters, retrying until Kafka takes them (their batch is not committed before). */
+  private async sendDeadLetters(dead: { key: Buffer | null; value: string }[]): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.dlq.send({ topic: DLQ_TOPIC, messages: dead.map((d) => ({ key: d.key, value: d.value })) });
+        this.options.log?.('warn', `sent ${dead.length} invalid polls to ${DLQ_TOPIC}`);
+        return;
+      } catch (err) {
+        if (this.stopping) throw err;
+        this.lastBatchError = err as Error;
+        this.options.log?.('error', `sending ${dead.length} invalid polls to ${DLQ_TOPIC} failed; retrying`, { error: (err as Error).message, attempt });
+        await this.delay(retryDelayMs(attempt));
+      }
+    }
+  }
+
+  /** Healthy while consuming and no batch is waiting on a failed write. */
   isHealthy(): boolean {
     return this.running && this.lastBatchError === null;
   }
 
+  /**
+   * Stops fetching, lets the batches already queued be written and committed (one more flush; if it
+   * fails they stay uncommitted and are re-delivered to the next consumer), then leaves the group.
+   */
   async stop(): Promise<void> {
     this.running = false;
+    if (this.commits.size > 0) {
+      try {
+        this.consumer.pause([{ topic: this.topic }]);
+      } catch {
+        // Not consuming (a crashed run): nothing more will be fetched anyway.
+      }
+      try {
+        await this.options.sink.flush();
+      } catch {
+        // ClickHouse away: the retries below give up at once, nothing more is committed.
+      }
+    }
+    this.stopping = true;
+    this.stopped();
+    await Promise.allSettled([...this.commits.values()]);
     await this.consumer.disconnect();
     await this.dlq.disconnect();
   }
