@@ -13,7 +13,8 @@
  * full GC) at the start, after 250k, 500k, 750k and 1M.
  *
  * --profile runs the API servers under `node --cpu-prof` and prints where their CPU time went;
- * --skip-memory leaves out the 1,000,000-lookup memory run (for quick iterations on throughput).
+ * --skip-memory leaves out the 1,000,000-lookup memory run, --memory-only everything else (for
+ * quick iterations on one of them).
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
@@ -393,6 +394,78 @@ async function printProfile(name: string, dir: string): Promise<void> {
   console.log(`inclusive time, project code and logging:\n${top(inclusive, 25, (k) => /apps\/|lib\/|pino|sonic-boom|fastify \S*reply|onSend/.test(k))}`);
 }
 
+/** The three servers side by side (and their CPU profiles with --profile); stops them at the end. */
+async function throughputRun(tmp: string, servers: Server[], profiling: boolean): Promise<BenchResult[]> {
+  const results: BenchResult[] = [];
+  const started = async (s: Promise<Server>) => { const server = await s; servers.push(server); return server; };
+  const profileDir = (name: string) => (profiling ? join(tmp, `profile-${name}`) : null);
+  const redis = await started(startServer('redis', 'api.ts', serverEnv({ REDIS_URL: redisUrl(), DATA_DIR: join(tmp, 'data-redis') }), profileDir('redis')));
+  const embedded = await started(startServer('embedded', 'api.ts', serverEnv({ DATA_DIR: join(tmp, 'data-embedded') }), profileDir('embedded')));
+  const keys = new Map<Server, string>();
+  for (const server of [redis, embedded]) {
+    const key = await createBenchKey(server);
+    keys.set(server, key);
+    if ((await track(server, key)).cached) throw new Error(`${server.name}: the first lookup came from a cache`);
+    if (!(await track(server, key)).cached) throw new Error(`${server.name}: the second lookup missed the cache`);
+  }
+  // The reference answers exactly what the API answered for a cached lookup.
+  const body = (await track(embedded, keys.get(embedded)!)).text;
+  const bodyFile = join(tmp, 'record.json');
+  await writeFile(bodyFile, body);
+  const bare = await started(startServer('bare', 'bare.ts', serverEnv({ BENCH_BODY_FILE: bodyFile }), profileDir('bare')));
+  const bareBody = await (await fetch(`${bare.url}${TRACK_PATH}`)).text();
+  if (bareBody !== body) throw new Error('bare Fastify does not answer the same body as the API');
+  results.push({ name: 'response body (one cached tracking record)', value: Buffer.byteLength(body), unit: 'bytes', target: null, pass: null });
+
+  const figures = await measureSideBySide([bare, redis, embedded].map((server) => ({ server, key: keys.get(server) ?? null })));
+  const f = (s: Server) => figures.get(s)!;
+
+  for (const s of [bare, redis, embedded]) {
+    const label = s === bare ? 'bare Fastify, same JSON body' : `API ${s.name} mode, cached lookup`;
+    results.push({ name: `${label}: requests/s`, value: round(f(s).requestsPerSecond), unit: 'req/s', target: null, pass: null });
+  }
+  for (const s of [bare, redis, embedded]) {
+    const label = s === bare ? 'bare Fastify' : `API ${s.name} mode`;
+    results.push({ name: `${label}: server CPU per request`, value: round(f(s).cpuMicrosPerRequest, 1), unit: 'µs', target: null, pass: null });
+  }
+  // What the throughput ratios would be with a core of its own for each server: this shared
+  // machine's other load changes requests/s, much less the CPU each request costs.
+  results.push({ name: 'CPU per request bare / API Redis mode (Redis server not counted)', value: round(f(bare).cpuMicrosPerRequest / f(redis).cpuMicrosPerRequest, 2), unit: '', target: null, pass: null });
+  results.push({ name: 'CPU per request bare / API embedded mode', value: round(f(bare).cpuMicrosPerRequest / f(embedded).cpuMicrosPerRequest, 2), unit: '', target: null, pass: null });
+  const redisRatio = f(redis).requestsPerSecond / f(bare).requestsPerSecond;
+  const embeddedRatio = f(embedded).requestsPerSecond / f(bare).requestsPerSecond;
+  results.push({ name: 'ratio API Redis mode / bare', value: round(redisRatio, 2), unit: '', target: `>= ${TARGET_REDIS_RATIO}`, pass: redisRatio >= TARGET_REDIS_RATIO });
+  results.push({ name: 'ratio API embedded mode / bare', value: round(embeddedRatio, 2), unit: '', target: `>= ${TARGET_EMBEDDED_RATIO}`, pass: embeddedRatio >= TARGET_EMBEDDED_RATIO });
+  for (const s of [bare, redis, embedded]) {
+    const label = s === bare ? 'bare Fastify' : `API ${s.name} mode`;
+    const target = s === bare ? null : `<= ${TARGET_P99_MS}`;
+    results.push({ name: `${label}: latency p50 (${CONNECTIONS} connections)`, value: round(f(s).p50, 2), unit: 'ms', target: null, pass: null });
+    results.push({ name: `${label}: latency p99 (${CONNECTIONS} connections)`, value: round(f(s).p99, 2), unit: 'ms', target, pass: target ? f(s).p99 <= TARGET_P99_MS : null });
+  }
+
+  // The same lookups at a moderate offered rate: latency when the server is not saturated.
+  for (const s of [redis, embedded]) {
+    const { latencies, maxLateMs } = await openLoop(s, keys.get(s)!, MODERATE_RATE, MODERATE_SECONDS);
+    const sorted = latencies.sort((a, b) => a - b);
+    results.push({ name: `API ${s.name} mode: latency p50 at ${MODERATE_RATE} req/s offered`, value: round(percentile(sorted, 50), 2), unit: 'ms', target: null, pass: null });
+    results.push({ name: `API ${s.name} mode: latency p99 at ${MODERATE_RATE} req/s offered`, value: round(percentile(sorted, 99), 2), unit: 'ms', target: null, pass: null });
+    results.push({ name: `  (load generator's latest send in that run)`, value: round(maxLateMs, 1), unit: 'ms late', target: null, pass: null });
+  }
+
+  // Stop everything before the memory run, which starts from a fresh server.
+  for (const s of servers.splice(0)) {
+    const code = await s.stop();
+    if (code !== 0) throw new Error(`${s.name} server exited with ${code}`);
+  }
+  if (profiling) {
+    await printProfile('bare Fastify', profileDir('bare')!);
+    await printProfile('API Redis mode', profileDir('redis')!);
+    await printProfile('API embedded mode', profileDir('embedded')!);
+  }
+
+  return results;
+}
+
 export async function benchApi(): Promise<BenchResult[]> {
   const profiling = process.argv.includes('--profile');
   const tmp = await mkdtemp(join(tmpdir(), 'bench-api-'));
@@ -403,71 +476,7 @@ export async function benchApi(): Promise<BenchResult[]> {
     const [load1] = loadavg();
     results.push({ name: 'machine load average (1 min) before the run', value: round(load1!, 2), unit: 'runnable', target: null, pass: null });
 
-    const profileDir = (name: string) => (profiling ? join(tmp, `profile-${name}`) : null);
-    const redis = await started(startServer('redis', 'api.ts', serverEnv({ REDIS_URL: redisUrl(), DATA_DIR: join(tmp, 'data-redis') }), profileDir('redis')));
-    const embedded = await started(startServer('embedded', 'api.ts', serverEnv({ DATA_DIR: join(tmp, 'data-embedded') }), profileDir('embedded')));
-    const keys = new Map<Server, string>();
-    for (const server of [redis, embedded]) {
-      const key = await createBenchKey(server);
-      keys.set(server, key);
-      if ((await track(server, key)).cached) throw new Error(`${server.name}: the first lookup came from a cache`);
-      if (!(await track(server, key)).cached) throw new Error(`${server.name}: the second lookup missed the cache`);
-    }
-    // The reference answers exactly what the API answered for a cached lookup.
-    const body = (await track(embedded, keys.get(embedded)!)).text;
-    const bodyFile = join(tmp, 'record.json');
-    await writeFile(bodyFile, body);
-    const bare = await started(startServer('bare', 'bare.ts', serverEnv({ BENCH_BODY_FILE: bodyFile }), profileDir('bare')));
-    const bareBody = await (await fetch(`${bare.url}${TRACK_PATH}`)).text();
-    if (bareBody !== body) throw new Error('bare Fastify does not answer the same body as the API');
-    results.push({ name: 'response body (one cached tracking record)', value: Buffer.byteLength(body), unit: 'bytes', target: null, pass: null });
-
-    const figures = await measureSideBySide([bare, redis, embedded].map((server) => ({ server, key: keys.get(server) ?? null })));
-    const f = (s: Server) => figures.get(s)!;
-
-    for (const s of [bare, redis, embedded]) {
-      const label = s === bare ? 'bare Fastify, same JSON body' : `API ${s.name} mode, cached lookup`;
-      results.push({ name: `${label}: requests/s`, value: round(f(s).requestsPerSecond), unit: 'req/s', target: null, pass: null });
-    }
-    for (const s of [bare, redis, embedded]) {
-      const label = s === bare ? 'bare Fastify' : `API ${s.name} mode`;
-      results.push({ name: `${label}: server CPU per request`, value: round(f(s).cpuMicrosPerRequest, 1), unit: 'µs', target: null, pass: null });
-    }
-    // What the throughput ratios would be with a core of its own for each server: this shared
-    // machine's other load changes requests/s, much less the CPU each request costs.
-    results.push({ name: 'CPU per request bare / API Redis mode (Redis server not counted)', value: round(f(bare).cpuMicrosPerRequest / f(redis).cpuMicrosPerRequest, 2), unit: '', target: null, pass: null });
-    results.push({ name: 'CPU per request bare / API embedded mode', value: round(f(bare).cpuMicrosPerRequest / f(embedded).cpuMicrosPerRequest, 2), unit: '', target: null, pass: null });
-    const redisRatio = f(redis).requestsPerSecond / f(bare).requestsPerSecond;
-    const embeddedRatio = f(embedded).requestsPerSecond / f(bare).requestsPerSecond;
-    results.push({ name: 'ratio API Redis mode / bare', value: round(redisRatio, 2), unit: '', target: `>= ${TARGET_REDIS_RATIO}`, pass: redisRatio >= TARGET_REDIS_RATIO });
-    results.push({ name: 'ratio API embedded mode / bare', value: round(embeddedRatio, 2), unit: '', target: `>= ${TARGET_EMBEDDED_RATIO}`, pass: embeddedRatio >= TARGET_EMBEDDED_RATIO });
-    for (const s of [bare, redis, embedded]) {
-      const label = s === bare ? 'bare Fastify' : `API ${s.name} mode`;
-      const target = s === bare ? null : `<= ${TARGET_P99_MS}`;
-      results.push({ name: `${label}: latency p50 (${CONNECTIONS} connections)`, value: round(f(s).p50, 2), unit: 'ms', target: null, pass: null });
-      results.push({ name: `${label}: latency p99 (${CONNECTIONS} connections)`, value: round(f(s).p99, 2), unit: 'ms', target, pass: target ? f(s).p99 <= TARGET_P99_MS : null });
-    }
-
-    // The same lookups at a moderate offered rate: latency when the server is not saturated.
-    for (const s of [redis, embedded]) {
-      const { latencies, maxLateMs } = await openLoop(s, keys.get(s)!, MODERATE_RATE, MODERATE_SECONDS);
-      const sorted = latencies.sort((a, b) => a - b);
-      results.push({ name: `API ${s.name} mode: latency p50 at ${MODERATE_RATE} req/s offered`, value: round(percentile(sorted, 50), 2), unit: 'ms', target: null, pass: null });
-      results.push({ name: `API ${s.name} mode: latency p99 at ${MODERATE_RATE} req/s offered`, value: round(percentile(sorted, 99), 2), unit: 'ms', target: null, pass: null });
-      results.push({ name: `  (load generator's latest send in that run)`, value: round(maxLateMs, 1), unit: 'ms late', target: null, pass: null });
-    }
-
-    // Stop everything before the memory run, which starts from a fresh server.
-    for (const s of servers.splice(0)) {
-      const code = await s.stop();
-      if (code !== 0) throw new Error(`${s.name} server exited with ${code}`);
-    }
-    if (profiling) {
-      await printProfile('bare Fastify', profileDir('bare')!);
-      await printProfile('API Redis mode', profileDir('redis')!);
-      await printProfile('API embedded mode', profileDir('embedded')!);
-    }
-
+    if (!process.argv.includes('--memory-only')) results.push(...await throughputRun(tmp, servers, profiling));
     if (process.argv.includes('--skip-memory')) return results;
     const fresh = await started(startServer('embedded-memory', 'api.ts', serverEnv({ DATA_DIR: join(tmp, 'data-memory') }), null));
     results.push(...await memoryRun(fresh, await createBenchKey(fresh)));
