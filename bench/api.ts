@@ -99,7 +99,7 @@ async function startServer(name: string, script: string, env: NodeJS.ProcessEnv,
     cwd: REPO_ROOT,
     env,
     execArgv: ['--import', TSX_LOADER, '--expose-gc', ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])],
-    // Logs (the API's default level writes two lines per request) go where a deployment's would not
+    // Logs (the API's default level writes a line per request) go where a deployment's would not
     // be read back by this process: /dev/null. Errors still show.
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
