@@ -66,18 +66,6 @@ describe('redis access store layout', () => {
     expect(await store.usage(record.prefix, nextDay)).toEqual({ lookupsUsed: 0, dailyUsed: 0 });
   });
 
-  it('answers a lookup\'s access step in one script call, counting only when asked', async () => {
-    const now = new Date('2026-11-21T10:00:00.000Z');
-    const { key, record } = await store.createKey({ plan: 'starter', mode: 'live', email: 'a@example.in' }, now);
-    expect(await store.authorize(key, now, false)).toEqual({ record, consumed: null });
-    expect(await store.usage(record.prefix, now)).toEqual({ lookupsUsed: 0, dailyUsed: 0 });
-    const counted = await store.authorize(key, now, true);
-    expect(counted.record).toEqual(record);
-    expect(counted.consumed).toMatchObject({ ok: true, remaining: { period: record.lookups_limit - 1 } });
-    expect(await store.authorize('trk_live_ZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZ', now, true)).toEqual({ record: null, consumed: { ok: false, code: 'invalid_api_key' } });
-    expect(await store.authorize('not-a-key', now, true)).toEqual({ record: null, consumed: null });
-  });
-
   it('leaves a connection it was given open when closed', async () => {
     await store.close();
     expect(await redis.ping()).toBe('PONG');

@@ -193,7 +193,7 @@ export class RedisAccessStore implements AccessStore {
       now.toISOString(), day, String(epochSecond(now)), count ? '1' : '0', known?.digest ?? '',
     );
     const verdict = reply[0] as string;
-    if (verdict === 'missing') return { record: null, consumed: count ? { ok: false, code: 'invalid_api_key' } : null };
+    if (verdict === 'missing') return { record: null, consumed: null };
     const digest = reply[1] as string;
     const fields = reply[2] as string[];
     const record = fields.length === 0 && known?.digest === digest ? known.record : this.decode(hash, digest, fields);

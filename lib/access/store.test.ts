@@ -228,6 +228,43 @@ describe.each(harnesses)('$name access store', (factory) => {
     });
   });
 
+  describe('authorize (a lookup\'s access step)', () => {
+    it('reads the record and counts only when asked', async () => {
+      const { key, record } = await create(roomy);
+      expect(await store.authorize(key, at(), false)).toEqual({ record, consumed: null });
+      expect(await usage(record)).toEqual({ lookupsUsed: 0, dailyUsed: 0 });
+      const counted = await store.authorize(key, at(), true);
+      expect(counted.record).toEqual(record);
+      expect(counted.consumed).toMatchObject({ ok: true, remaining: { period: roomy.lookups_limit - 1 } });
+      expect(await usage(record)).toEqual({ lookupsUsed: 1, dailyUsed: 1 });
+    });
+
+    it('answers no record for unknown and malformed keys, counting nothing', async () => {
+      expect(await store.authorize('trk_live_ZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZ', at(), true)).toEqual({ record: null, consumed: null });
+      expect(await store.authorize('trk_live_short', at(), true)).toEqual({ record: null, consumed: null });
+    });
+
+    it('returns a suspended or expired key\'s record with the refusal, counting nothing', async () => {
+      const { key, record } = await create(roomy);
+      await store.setStatus(record.prefix, 'suspended');
+      const suspended = await store.authorize(key, at(), true);
+      expect(suspended).toMatchObject({ record: { status: 'suspended' }, consumed: { ok: false, code: 'invalid_api_key' } });
+      await store.setStatus(record.prefix, 'active');
+      const afterPeriod = new Date(Date.parse(record.period_end) + 1);
+      expect(await store.authorize(key, afterPeriod, true)).toMatchObject({ record: { prefix: record.prefix }, consumed: { ok: false, code: 'payment_required' } });
+      expect(await usage(record)).toEqual({ lookupsUsed: 0, dailyUsed: 0 });
+    });
+
+    it('sees a change made since the last read (the record is not served stale)', async () => {
+      const { key, record } = await create(roomy);
+      expect((await store.authorize(key, at(), false)).record?.status).toBe('active');
+      await store.setStatus(record.prefix, 'suspended');
+      expect((await store.authorize(key, at(), false)).record?.status).toBe('suspended');
+      const renewed = await store.renew(record.prefix, 'growth', at(60_000));
+      expect((await store.authorize(key, at(60_000), false)).record).toEqual(renewed);
+    });
+  });
+
   describe('refund', () => {
     it('gives a lookup back to the period and the day', async () => {
       const { record } = await create({ ...roomy, lookups_limit: 1 });
