@@ -13,6 +13,8 @@
  *    INSERT ... SELECT FROM numbers() (lib/clickhouse/measure.ts generators), then
  *    refreshLaneBenchmarks and uncached readLaneBenchmark calls.
  *
+ * BENCH_PIPELINE_VERBOSE=1 prints every flush (size, duration, time in "already stored?" checks).
+ *
  * Sizes: BENCH_PIPELINE_POLLS (default 20,000 polls = 200,000 events), BENCH_LANE_SHIPMENTS (default
  * 1,000,000 shipments = 10,000,000 events). The topic and both databases are dropped afterwards.
  */
@@ -101,6 +103,7 @@ interface NormalizerRun {
   events: number;
   normalizeMs: number;
   writeMs: number;
+  checkMs: number;
   batches: number;
   flushes: number;
 }
@@ -112,12 +115,14 @@ async function normalizeAll(kafka: Kafka, topic: string, database: string, expec
   const client = createClickHouseClient(target);
   const product = loadProduct();
   let writeMs = 0;
+  let checkMs = 0;
   let flushes = 0;
   const writer = new ClickHouseWriter(client, {
     ...NORMALIZER_WRITER_OPTIONS,
     onFlush: (report) => {
       if (process.env.BENCH_PIPELINE_VERBOSE) progress(`flush at ${round(performance.now() - firstAt)} ms: ${report.rows.carrier_polls} polls, ${round(report.durationMs)} ms (checks ${round(report.checkMs)} ms)`);
       writeMs += report.durationMs;
+      checkMs += report.checkMs;
       flushes++;
       if (report.error) progress(`flush failed: ${report.error.message}`);
     },
@@ -155,7 +160,7 @@ async function normalizeAll(kafka: Kafka, topic: string, database: string, expec
     if (stats.inserted.carrier_polls !== expected) throw new Error(`normalizer wrote ${stats.inserted.carrier_polls} polls, expected ${expected}`);
     const stored = await countOf(client, 'SELECT count() AS c FROM carrier_polls');
     if (stored !== expected) throw new Error(`carrier_polls holds ${stored} rows, expected ${expected}`);
-    return { ms, events: stats.inserted.events, normalizeMs, writeMs, batches, flushes };
+    return { ms, events: stats.inserted.events, normalizeMs, writeMs, checkMs, batches, flushes };
   } finally {
     await consumer.stop();
     await writer.close();
@@ -250,10 +255,12 @@ export async function benchPipeline(): Promise<BenchResult[]> {
       { name: 'normalizer events written', value: round(eventRate), unit: 'events/s', target: null, pass: null },
       { name: 'normalizer / consume-only', value: round(ratio, 2), unit: 'x', target: `>= ${TARGET_RATIO}`, pass: ratio >= TARGET_RATIO },
       // Flushes run one at a time and normalizing is synchronous, but the two overlap each other
-      // (a batch is normalized while an earlier flush waits for ClickHouse): shares may add up past 100 %.
+      // (eachBatch returns once its rows are queued, and the next batch is normalized while a flush
+      // waits for ClickHouse): shares may add up past 100 %.
       { name: `normalizer wall time (${normalized.batches} batches, ${normalized.flushes} flushes)`, value: round(normalized.ms), unit: 'ms', target: null, pass: null },
       { name: '  of it decoding + normalizing + toRows (event loop busy)', value: share(normalized.normalizeMs), unit: '% of wall', target: null, pass: null },
       { name: '  of it writer flushes (dedupe checks, JSON encoding, inserts)', value: share(normalized.writeMs), unit: '% of wall', target: null, pass: null },
+      { name: '    of which "already stored?" checks', value: share(normalized.checkMs), unit: '% of wall', target: null, pass: null },
       ...lanes,
     ];
   } finally {

@@ -6,7 +6,15 @@ import { createKafka } from '../../lib/kafka/client.ts';
 import { NormalizerConsumer } from '../../lib/pipeline/normalizer.ts';
 import { loadProduct } from '../../lib/product/index.ts';
 
-/** The writer's batching in the normalizer app (bench/pipeline.ts measures with the same). */
+/**
+ * The writer's batching in the normalizer app (bench/pipeline.ts measures with the same).
+ * maxBatchRows 30,000 rows per table ≈ 3,000 ten-scan polls per flush: the normalizer asks for a
+ * flush after every batch and flushes run back to back, so this caps how much one flush takes while
+ * the next batches are normalized. Measured (`npm run bench -- pipeline`, 20,000 polls): unbounded
+ * flushes made the last one ~14,000 polls inserted with Node idle (~1.9 s of tail); 5,000 (the
+ * default, ~500 polls) pays the per-flush round trips and parts too often. flushIntervalMs stays
+ * 1 s: the normalizer's own flush() calls come first, the timer only matters for a trickle.
+ */
 export const NORMALIZER_WRITER_OPTIONS: ClickHouseWriterOptions = { maxBatchRows: 30_000 };
 
 export interface NormalizerApp {

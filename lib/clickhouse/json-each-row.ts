@@ -7,8 +7,9 @@
  * stringify: V8's fast JSON path does not apply to objects built by spreading, and all of it is
  * garbage at once). Here each row is stringified as it is (same `JSON.stringify` the client uses,
  * so the text ClickHouse reads is unchanged) and the stamp is appended as text. Measured on 200,000
- * event rows: 1.7 s → 0.55 s of Node CPU, and ClickHouse starts parsing the first chunk while the
- * next is being encoded.
+ * event rows: 2.7 s → 1.4 s per insert, encoding included (0.54 s of it), and ClickHouse starts
+ * parsing the first chunk while the next is being encoded. TabSeparated, tried too, was no faster
+ * for ClickHouse 18.16 to read and needs an escaper of our own.
  */
 import { Readable } from 'node:stream';
 

@@ -1,7 +1,11 @@
 /**
  * Batched, idempotent ClickHouse writer for the normalizer (Langfuse-style): rows are queued per
- * table and inserted with JSONEachRow when a table reaches `maxBatchRows` or `flushIntervalMs`
- * after the first queued row, whichever comes first. Tiny inserts make too many parts.
+ * write and inserted with JSONEachRow when a table reaches `maxBatchRows`, `flushIntervalMs` after
+ * the first queued row, or when someone calls flush(). Tiny inserts make too many parts.
+ *
+ * Flushes run one at a time and back to back: each takes whole writes from the front of the queue
+ * up to `maxBatchRows` rows per table (write-queue.ts), and rows queued meanwhile go into the next
+ * one, so the caller prepares the next batch while ClickHouse inserts this one.
  *
  * Durability contract: `flush()` resolves once every row queued before the call is inserted (the
  * normalizer commits Kafka offsets only then); it rejects if any of them could not be, and those
@@ -9,14 +13,27 @@
  *
  * Idempotence. Every poll of a shipment lists all its scans, so most events of a re-poll are already
  * stored; Kafka may also re-deliver a batch (a crash between insert and offset commit) and a
- * retried insert may have landed the first time. So before inserting a table's batch the writer
- * asks ClickHouse which rows are already stored — key poll_id (carrier_polls, shipments) or
- * event_id (events), with its mapping_version — and drops them. The question is asked per
- * (carrier, awb), the tables' sort-key prefix, within the batch's time span, and again inside each
- * retry attempt. One writer owns an AWB at a time (same-key Kafka messages share a partition), so
- * no other writer races the check. A row whose key is stored under another mapping_version (a
- * replay with new rules) is inserted; ReplacingMergeTree keeps the newest on merge, and readers
- * that must be exact before the merge use argMax by ingest_version (events.ts) or FINAL.
+ * retried insert may have landed the first time. So the writer drops rows queued twice and rows
+ * ClickHouse already holds — identity poll_id (carrier_polls, shipments) or event_id (events), with
+ * its mapping_version. Asking every table about every row cost ~0.9 s per table per 20,000 polls,
+ * so each flush asks as little as is still exact (stored.ts holds the queries):
+ *
+ * 1. carrier_polls, once per flush before anything is inserted: which of the flush's shipments have
+ *    any stored poll, and which of its polls are stored (by polled_at span). Stored polls are dropped.
+ * 2. events: asked only for shipments with a stored poll. A flush inserts carrier_polls, then
+ *    events, then shipments, stopping at the first table that fails, and a poll's rows are never
+ *    split across flushes; so an event row is never stored before a poll of its shipment is. A
+ *    shipment without a stored poll has no stored event: nothing to ask (every new shipment).
+ * 3. shipments: asked only for rows whose own poll is stored, by the same argument.
+ * 4. A retried attempt (attempt > 0) asks the full question for its table: the failed attempt may
+ *    have landed. A flush after a failed one starts again at 1, so requeued rows are asked about.
+ *
+ * This relies on these three tables being written by this writer only (measure.ts's generated data
+ * lives in throw-away databases). One writer owns an AWB at a time (same-key Kafka messages share
+ * a partition) and its flushes run one at a time, so no other insert races the check. A row whose
+ * key is stored under another mapping_version (a replay with new rules) is inserted;
+ * ReplacingMergeTree keeps the newest on merge, and readers that must be exact before the merge use
+ * argMax by ingest_version (events.ts) or FINAL.
  */
 import { finished } from 'node:stream/promises';
 import { ExponentialBackoff, handleWhen, retry, type RetryPolicy } from 'cockatiel';
@@ -54,7 +71,7 @@ export interface WriterLogger {
 }
 
 export interface ClickHouseWriterOptions {
-  /** Flush when any table has this many queued rows. Default 5,000. */
+  /** Flush when any table has this many queued rows; also the most rows per table one flush takes (whole writes, at least one). Default 5,000. */
   maxBatchRows?: number;
   /** Flush this long after a row is queued into empty queues. Default 1,000 ms. */
   flushIntervalMs?: number;
