@@ -4,8 +4,8 @@
  *
  * 1. N delivered ten-scan journey polls (unique AWBs) are produced to a throw-away topic, then read
  *    twice from its beginning: (i) by a bare kafkajs consume loop (the ceiling: fetch and decode
- *    only, 2 MiB fetches) and (ii) by the normalizer (NormalizerConsumer + ClickHouseWriter with the normalizer
- *    app's own options) into a fresh database, until every row is written. Both rates are counted
+ *    only, 2 MiB fetches) and (ii) by the normalizer (NormalizerConsumer + ClickHouseWriter with
+ *    the normalizer app's own options) into a fresh database, until every row is written. Both rates are counted
  *    from the first batch to the last message (i) / last row written (ii), so the consumer group's
  *    join is left out of both. The normalizer's time is split into normalizing, ClickHouse writes
  *    and the rest (Kafka fetches, offset commits), to show what dominates.

@@ -12,7 +12,8 @@ export interface RowSink {
 
 /**
  * How the normalizer's consumer fetches (kafkajs options). bench/pipeline.ts reads its consume-only
- * baseline with the same fetch settings, so the two rates compare like with like.
+ * baseline with maxBytes and the partition concurrency from here, but 2 MiB per partition (the
+ * fastest bare loop, and the value before the pipeline overlapped).
  */
 export interface ConsumerTuning {
   /** Most bytes fetched per partition per request. */
