@@ -4,11 +4,11 @@
  */
 import { hash } from 'node:crypto';
 import type { PollMode } from '../bus/index.ts';
-import { cleanText, parseCarrierTime, type NormalizeResult, type NormalizedShipment } from '../normalize/index.ts';
+import { cleanText, parseCarrierTime, type NormalizeResult, type NormalizedShipment, type PollTimes } from '../normalize/index.ts';
 import { memoizeText } from '../normalize/memo.ts';
 import { DAY_MS } from '../normalize/time.ts';
 import { redactText as redactUncached } from '../redact/index.ts';
-import type { CarrierPoll, Location, RawScan } from '../schemas/index.ts';
+import type { CarrierPoll, RawScan } from '../schemas/index.ts';
 import { toClickHouseDateTime, toClickHouseDateTimeOrNull } from './datetime.ts';
 
 /** A row of `carrier_polls`, as JSONEachRow sends it (DateTime columns as 'YYYY-MM-DD hh:mm:ss' UTC). */
@@ -138,14 +138,6 @@ function uint16(n: number): number {
   return Math.min(Math.max(0, Math.trunc(n)), UINT16_MAX);
 }
 
-function locationColumns(prefix: 'origin' | 'destination', location: Location | null | undefined) {
-  return {
-    [`${prefix}_office`]: redactNullable(location?.office ?? null),
-    [`${prefix}_city`]: redactNullable(location?.city ?? null),
-    [`${prefix}_state`]: redactNullable(location?.state ?? null),
-    [`${prefix}_pincode`]: location?.pincode ?? null,
-  } as Record<`${typeof prefix}_${'office' | 'city' | 'state' | 'pincode'}`, string | null>;
-}
 
 const MODES: ReadonlySet<string> = new Set<PollMode>(['live', 'test']);
 
@@ -154,11 +146,25 @@ function checkedMode(mode: PollMode): PollMode {
   return mode;
 }
 
-export function pollRow(poll: CarrierPoll, result: NormalizeResult, mappingVersion: string, mode: PollMode = 'live'): CarrierPollRow {
-  const polledMs = Date.parse(poll.polled_at);
+/** polled_at in epoch ms: normalization's reading when given, else parsed here. */
+function polledMsOf(poll: CarrierPoll, times: PollTimes | null): number {
+  const polledMs = times?.polledMs ?? Date.parse(poll.polled_at);
   if (Number.isNaN(polledMs)) throw new RowConversionError(`polled_at is not a date-time: ${JSON.stringify(poll.polled_at)}`);
+  return polledMs;
+}
+
+/**
+ * `times`: what normalizePollTimed read from this poll (saves parsing its times again); without it
+ * they are parsed here, with the same result.
+ */
+export function pollRow(poll: CarrierPoll, result: NormalizeResult, mappingVersion: string, mode: PollMode = 'live', times: PollTimes | null = null): CarrierPollRow {
+  const polledMs = polledMsOf(poll, times);
   const header = poll.shipment;
   const weight = header?.weight_grams ?? null;
+  const origin = header?.origin;
+  const destination = header?.destination;
+  // Location columns written out, not spread from a helper's computed keys: one literal builds a
+  // fixed-shape object, which V8 creates and later stringifies much faster.
   return {
     poll_id: poll.poll_id,
     carrier: poll.carrier,
@@ -168,8 +174,14 @@ export function pollRow(poll: CarrierPoll, result: NormalizeResult, mappingVersi
     source: poll.source,
     outcome: poll.outcome,
     mode: checkedMode(mode),
-    ...locationColumns('origin', header?.origin),
-    ...locationColumns('destination', header?.destination),
+    origin_office: redactNullable(origin?.office ?? null),
+    origin_city: redactNullable(origin?.city ?? null),
+    origin_state: redactNullable(origin?.state ?? null),
+    origin_pincode: origin?.pincode ?? null,
+    destination_office: redactNullable(destination?.office ?? null),
+    destination_city: redactNullable(destination?.city ?? null),
+    destination_state: redactNullable(destination?.state ?? null),
+    destination_pincode: destination?.pincode ?? null,
     service_type: header?.service_type ?? null,
     weight_grams: weight !== null && weight >= 0 && weight <= UINT32_MAX ? weight : null,
     booked_at: toClickHouseDateTimeOrNull(timeOrNull(header?.booked_at)),
@@ -212,13 +224,17 @@ export function scanEventId(carrier: string, awb: string, scan: RawScan): string
   return hash('sha1', `${carrier}|${awb}|${parseCarrierTime(scan.occurred_at)}|${cleanText(scan.raw_status)}`).slice(0, 24);
 }
 
-export function eventRows(poll: CarrierPoll, shipment: NormalizedShipment): EventRow[] {
+/** `times` as pollRow's. */
+export function eventRows(poll: CarrierPoll, shipment: NormalizedShipment, times: PollTimes | null = null): EventRow[] {
   const { record } = shipment;
+  const scanMs = times?.scanMs ?? poll.scans.map((scan) => parseCarrierTime(scan.occurred_at));
+  const eventMs = times?.eventMs ?? record.events.map((event) => Date.parse(event.timestamp));
   // Scans by instant: an event's timestamp is its scan's instant, so a lone scan at that instant is
   // its source; only scans sharing an instant need the id (a hash) to tell them apart.
   const scansAt = new Map<number, RawScan[]>();
-  for (const scan of poll.scans) {
-    const ms = parseCarrierTime(scan.occurred_at);
+  for (let i = 0; i < poll.scans.length; i++) {
+    const scan = poll.scans[i]!;
+    const ms = scanMs[i]!;
     const list = scansAt.get(ms);
     if (list) list.push(scan);
     else scansAt.set(ms, [scan]);
@@ -231,12 +247,13 @@ export function eventRows(poll: CarrierPoll, shipment: NormalizedShipment): Even
   };
   const rows: EventRow[] = [];
   const seen = new Set<string>();
-  for (const event of record.events) {
+  for (let i = 0; i < record.events.length; i++) {
+    const event = record.events[i]!;
     // Two scans at the same instant with the same raw status but different locations get one id
     // (the id is carrier + AWB + time + raw status by contract): they are one event, stored once.
     if (seen.has(event.event_id)) continue;
     seen.add(event.event_id);
-    const scan = sourceOf(event.event_id, Date.parse(event.timestamp));
+    const scan = sourceOf(event.event_id, eventMs[i]!);
     if (!scan) throw new RowConversionError(`event ${event.event_id} of ${record.carrier} ${record.awb} matches no scan of poll ${poll.poll_id}`);
     rows.push({
       event_id: event.event_id,
@@ -259,10 +276,10 @@ export function eventRows(poll: CarrierPoll, shipment: NormalizedShipment): Even
   return rows;
 }
 
-export function shipmentRow(poll: CarrierPoll, shipment: NormalizedShipment, mode: PollMode = 'live'): ShipmentRow {
+/** `times` as pollRow's. */
+export function shipmentRow(poll: CarrierPoll, shipment: NormalizedShipment, mode: PollMode = 'live', times: PollTimes | null = null): ShipmentRow {
   const { record, facts } = shipment;
-  const polledMs = Date.parse(poll.polled_at);
-  if (Number.isNaN(polledMs)) throw new RowConversionError(`polled_at is not a date-time: ${JSON.stringify(poll.polled_at)}`);
+  const polledMs = polledMsOf(poll, times);
   const delivered = facts.stage === 'delivered' && facts.first_physical_scan_ms !== null && facts.terminal_at_ms !== null;
   return {
     carrier: record.carrier,
@@ -294,10 +311,11 @@ export function shipmentRow(poll: CarrierPoll, shipment: NormalizedShipment, mod
  * All rows one poll contributes: always its carrier_polls row; for a found shipment its events
  * (newest first, one per event_id) and its shipments row. `mode` is the Kafka message's `mode`
  * header (default 'live'). Throws RowConversionError for data ClickHouse cannot hold (a time
- * outside 1970-2106, an unknown mode).
+ * outside 1970-2106, an unknown mode). `times`: what normalizePollTimed read from the poll, if at
+ * hand (the pipeline), so its times are not parsed again; the rows are the same either way.
  */
-export function toRows(poll: CarrierPoll, result: NormalizeResult, mappingVersion: string, mode: PollMode = 'live'): PollRows {
-  const poll_ = pollRow(poll, result, mappingVersion, mode);
+export function toRows(poll: CarrierPoll, result: NormalizeResult, mappingVersion: string, mode: PollMode = 'live', times: PollTimes | null = null): PollRows {
+  const poll_ = pollRow(poll, result, mappingVersion, mode, times);
   if (result.kind !== 'found') return { poll: poll_, events: [], shipment: null };
-  return { poll: poll_, events: eventRows(poll, result.shipment), shipment: shipmentRow(poll, result.shipment, mode) };
+  return { poll: poll_, events: eventRows(poll, result.shipment, times), shipment: shipmentRow(poll, result.shipment, mode, times) };
 }

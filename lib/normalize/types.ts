@@ -23,6 +23,15 @@ export interface NormalizedShipment {
   facts: ShipmentFacts;
 }
 
+/** Epoch ms normalization read from a poll whose record it found (normalizePollTimed). */
+export interface PollTimes {
+  /** Of each scan, in the poll's own order (poll.scans). */
+  scanMs: number[];
+  /** Of each event, in the record's order (record.events, newest first). */
+  eventMs: number[];
+  polledMs: number;
+}
+
 export type NormalizeResult =
   | { kind: 'found'; shipment: NormalizedShipment }
   | { kind: 'not_found' }

@@ -1,5 +1,5 @@
 import { toRows, type PollRows } from '../clickhouse/rows.ts';
-import { normalizePoll, type RuleSet } from '../normalize/index.ts';
+import { normalizePollTimed, type RuleSet } from '../normalize/index.ts';
 import { parsePollLine } from '../replay/index.ts';
 
 /** One raw-poll message through the pipeline's steps: rows to write, or the DLQ with a reason. */
@@ -14,10 +14,10 @@ export function processPollMessage(value: string | null, rules: RuleSet, resolve
   if (value === null || value === '') return { kind: 'dlq', reason: 'empty message value' };
   const poll = parsePollLine(value, resolveCarrier);
   if (typeof poll === 'string') return { kind: 'dlq', reason: poll };
-  const result = normalizePoll(poll, rules);
+  const { result, times } = normalizePollTimed(poll, rules);
   try {
     const unmapped = result.kind === 'found' ? result.shipment.facts.unmapped_scans : 0;
-    return { kind: 'rows', rows: toRows(poll, result, rules.mappingVersion, mode), unmapped };
+    return { kind: 'rows', rows: toRows(poll, result, rules.mappingVersion, mode, times), unmapped };
   } catch (err) {
     return { kind: 'dlq', reason: `cannot store poll: ${(err as Error).message}` };
   }
