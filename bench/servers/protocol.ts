@@ -46,9 +46,15 @@ export function serveParent(stop: () => Promise<void>, extra: () => Partial<Memo
     if (message.type === 'stop') shutdown();
     else if (message.type === 'cpu') send({ type: 'cpu', ...process.cpuUsage() });
     else if (message.type === 'memory') {
-      (globalThis as { gc?: () => void }).gc?.();
-      const m = process.memoryUsage();
-      send({ type: 'memory', rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers, ...extra() });
+      // A full GC, then a second one a moment later: V8 hands freed pages back to the OS on a
+      // background thread after a GC, so reading at once would count pages already let go.
+      const gc = (globalThis as { gc?: () => void }).gc;
+      gc?.();
+      setTimeout(() => {
+        gc?.();
+        const m = process.memoryUsage();
+        send({ type: 'memory', rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers, ...extra() });
+      }, 1_000);
     }
   });
   process.on('disconnect', shutdown);
