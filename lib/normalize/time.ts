@@ -4,10 +4,43 @@ import { memoize } from './memo.ts';
 const IST_OFFSET = '+05:30';
 const HAS_OFFSET = /(Z|[+-]\d{2}:?\d{2})$/;
 
+const IST_OFFSET_MS = 19_800_000;
+
 /** Epoch milliseconds of an ISO 8601 date-time; offset-less values are read as IST. NaN when invalid. */
 export function parseCarrierTime(iso: string): number {
+  const fast = istSecondsMs(iso);
+  if (fast !== null) return fast;
   const withOffset = HAS_OFFSET.test(iso) ? iso : iso + IST_OFFSET;
   return Date.parse(withOffset);
+}
+
+/** The number written in iso[start, end), or -1 if any of those characters is not a digit. */
+function digitsAt(iso: string, start: number, end: number): number {
+  let n = 0;
+  for (let i = start; i < end; i++) {
+    const d = iso.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return -1;
+    n = n * 10 + d;
+  }
+  return n;
+}
+
+/**
+ * The form carriers send most, 'YYYY-MM-DDThh:mm:ss' without offset (IST), read by arithmetic:
+ * the regex, concatenation and Date.parse above cost ~0.2 µs, ten times per poll. null for any
+ * other form, and for fields Date.parse might read otherwise (it rolls 30 February over to March,
+ * years below 1000 …), which take the general road.
+ */
+function istSecondsMs(iso: string): number | null {
+  if (iso.length !== 19 || iso[4] !== '-' || iso[7] !== '-' || iso[10] !== 'T' || iso[13] !== ':' || iso[16] !== ':') return null;
+  const year = digitsAt(iso, 0, 4);
+  const month = digitsAt(iso, 5, 7);
+  const day = digitsAt(iso, 8, 10);
+  const hour = digitsAt(iso, 11, 13);
+  const minute = digitsAt(iso, 14, 16);
+  const second = digitsAt(iso, 17, 19);
+  if (year < 1000 || month < 1 || month > 12 || day < 1 || day > 28 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) return null;
+  return Date.UTC(year, month - 1, day, hour, minute, second) - IST_OFFSET_MS;
 }
 
 export const HOUR_MS = 3_600_000;
