@@ -118,6 +118,12 @@ export function compileRuleSet(config: MappingConfig): RuleSet {
   }
 
   const reasons = config.ndr.reasons.map((r) => ({ reason: r.reason, stems: compileStems(r.stems) }));
+  // Failed-attempt remarks repeat like every carrier text: word-split and match each once.
+  const ndrReason = memoizeText((remark: string): NdrReason => {
+    const words = wordText(remark);
+    for (const { reason, stems } of reasons) if (stems.test(words)) return reason;
+    return 'other';
+  });
   return {
     mappingVersion,
     forCarrier(carrier) {
@@ -125,10 +131,6 @@ export function compileRuleSet(config: MappingConfig): RuleSet {
       if (!rules) throw new Error(`No mapping rules for carrier "${carrier}"`);
       return rules;
     },
-    ndrReason(remark) {
-      const words = wordText(remark);
-      for (const { reason, stems } of reasons) if (stems.test(words)) return reason;
-      return 'other';
-    },
+    ndrReason,
   };
 }
