@@ -224,26 +224,24 @@ export function scanEventId(carrier: string, awb: string, scan: RawScan): string
   return hash('sha1', `${carrier}|${awb}|${parseCarrierTime(scan.occurred_at)}|${cleanText(scan.raw_status)}`).slice(0, 24);
 }
 
+const SHARED = -1;
+
 /** `times` as pollRow's. */
 export function eventRows(poll: CarrierPoll, shipment: NormalizedShipment, times: PollTimes | null = null): EventRow[] {
   const { record } = shipment;
   const scanMs = times?.scanMs ?? poll.scans.map((scan) => parseCarrierTime(scan.occurred_at));
   const eventMs = times?.eventMs ?? record.events.map((event) => Date.parse(event.timestamp));
   // Scans by instant: an event's timestamp is its scan's instant, so a lone scan at that instant is
-  // its source; only scans sharing an instant need the id (a hash) to tell them apart.
-  const scansAt = new Map<number, RawScan[]>();
-  for (let i = 0; i < poll.scans.length; i++) {
-    const scan = poll.scans[i]!;
-    const ms = scanMs[i]!;
-    const list = scansAt.get(ms);
-    if (list) list.push(scan);
-    else scansAt.set(ms, [scan]);
-  }
+  // its source; only scans sharing an instant need the id (a hash) to tell them apart. The map
+  // holds the index of the lone scan, or SHARED (no list per instant: this runs for every poll).
+  const scanAt = new Map<number, number>();
+  for (let i = 0; i < scanMs.length; i++) scanAt.set(scanMs[i]!, scanAt.has(scanMs[i]!) ? SHARED : i);
   const sourceOf = (eventId: string, ms: number): RawScan | undefined => {
-    const candidates = scansAt.get(ms);
-    if (!candidates) return undefined;
-    if (candidates.length === 1) return candidates[0];
-    return candidates.find((scan) => scanEventId(poll.carrier, record.awb, scan) === eventId);
+    const at = scanAt.get(ms);
+    if (at === undefined) return undefined;
+    if (at !== SHARED) return poll.scans[at];
+    // The first scan at that instant, in the poll's order, whose id is the event's.
+    return poll.scans.find((scan, i) => scanMs[i] === ms && scanEventId(poll.carrier, record.awb, scan) === eventId);
   };
   const rows: EventRow[] = [];
   const seen = new Set<string>();
