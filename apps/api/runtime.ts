@@ -62,12 +62,13 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
   const product = loadProduct(resolve(env.CONFIG_DIR));
   const metrics = createMetrics();
   const dataDir = resolve(env.DATA_DIR);
-  // Auto-pipelining: the commands of the many lookups in flight go out in one write per event-loop
-  // turn instead of one write each (measured with `npm run bench -- api`).
+  // One connection for keys, limits and the cache, auto-pipelined: the commands of the lookups in
+  // flight (a script and a cache read each) go out in one write per event-loop turn instead of one
+  // write each (measured with `npm run bench -- api`).
   const redis = env.REDIS_URL ? new Redis(env.REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 2, enableAutoPipelining: true }) : null;
   const ns = options.redisNamespace ?? 'trk:';
-  const access = env.REDIS_URL
-    ? new RedisAccessStore({ plans: product.config.plans, redis: env.REDIS_URL, namespace: `${ns}access:` })
+  const access = redis
+    ? new RedisAccessStore({ plans: product.config.plans, redis, namespace: `${ns}access:` })
     : openAccessStore({ plans: product.config.plans, dataDir });
   const cache: TrackingCache = redis ? createRedisCache(redis, `${ns}cache:`) : createMemoryCache();
   const carriers = createCarrierPoller({ sandboxUrl: options.sandboxUrl, liveTarget: options.liveTarget, clock });
