@@ -45,7 +45,7 @@ function* chunks(rows: readonly object[], closing: string): Generator<Buffer> {
   const closingBytes = Buffer.from(closing);
   for (let start = 0; start < rows.length; start += ROWS_PER_CHUNK) {
     const end = Math.min(start + ROWS_PER_CHUNK, rows.length);
-    let buffer = Buffer.allocUnsafe(INITIAL_CHUNK_BYTES);
+    let buffer: Buffer = Buffer.allocUnsafe(INITIAL_CHUNK_BYTES);
     let used = 0;
     for (let i = start; i < end; i++) {
       const json = JSON.stringify(rows[i]);
