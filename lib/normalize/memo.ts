@@ -21,3 +21,35 @@ export function memoize<K extends string | number, T>(fn: (key: K) => T, limit =
 export function memoizeText<T>(fn: (text: string) => T, limit = 20_000): (text: string) => T {
   return memoize(fn, limit);
 }
+
+/**
+ * memoize for a function of three texts (or nulls), e.g. a scan's code, status and remarks: nested
+ * maps keyed by the texts themselves, rather than one key concatenated (allocated and hashed anew)
+ * for every call. Bounded like memoize: all dropped once `limit` results are held.
+ */
+export function memoizeTexts3<T>(
+  fn: (a: string | null, b: string | null, c: string | null) => T,
+  limit = 20_000,
+): (a: string | null, b: string | null, c: string | null) => T {
+  let cache = new Map<string | null, Map<string | null, Map<string | null, T>>>();
+  let size = 0;
+  return (a, b, c) => {
+    let byB = cache.get(a);
+    let byC = byB?.get(b);
+    let value = byC?.get(c);
+    if (value === undefined) {
+      if (size >= limit) {
+        cache = new Map();
+        size = 0;
+        byB = undefined;
+        byC = undefined;
+      }
+      value = fn(a, b, c);
+      if (!byB) cache.set(a, (byB = new Map()));
+      if (!byC) byB.set(b, (byC = new Map()));
+      byC.set(c, value);
+      size++;
+    }
+    return value;
+  };
+}

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { MappingConfig, MappingRule } from '../config/index.ts';
 import type { EventCode, NdrReason, Status } from '../schemas/index.ts';
-import { memoizeText } from './memo.ts';
+import { memoizeText, memoizeTexts3 } from './memo.ts';
 import { matchKey, wordText } from './text.ts';
 
 /** What a matching rule says about one raw scan. */
@@ -88,8 +88,6 @@ function firstMatch(rules: CompiledRule[], rawStatus: string, rawCode: string | 
   return null;
 }
 
-const NO_RULE = 'none' as const;
-
 export function compileRuleSet(config: MappingConfig): RuleSet {
   const mappingVersion = createHash('sha256')
     .update(JSON.stringify({ common: config.common, ndr: config.ndr, carriers: config.carriers }))
@@ -103,17 +101,8 @@ export function compileRuleSet(config: MappingConfig): RuleSet {
     byCarrier.set(carrier, {
       carrier,
       returnLegCodes: new Set(file.return_leg_codes.map((c) => c.toLowerCase())),
-      match: (() => {
-        // The same (code, text, remarks) triple recurs on most scans of a carrier: decide it once.
-        const decide = memoizeText((key) => {
-          const [rawCode, rawStatus, remarks] = key.split('\u0001') as [string, string, string];
-          return firstMatch(rules, rawStatus, rawCode === '\u0000' ? null : rawCode, remarks === '\u0000' ? null : remarks) ?? NO_RULE;
-        });
-        return (rawStatus: string, rawCode: string | null, remarks: string | null) => {
-          const decided = decide(`${rawCode ?? '\u0000'}\u0001${rawStatus}\u0001${remarks ?? '\u0000'}`);
-          return decided === NO_RULE ? null : decided;
-        };
-      })(),
+      // The same (code, text, remarks) triple recurs on most scans of a carrier: decide it once.
+      match: memoizeTexts3((rawStatus, rawCode, remarks) => firstMatch(rules, rawStatus!, rawCode, remarks)),
     });
   }
 
