@@ -1,8 +1,9 @@
 /**
- * A fixed set of polls whose normalized records and rows are kept as a golden file
- * (lib/clickhouse/testdata/rows.golden.jsonl): every journey carrier in both list orders, plus the
- * awkward cases (scans sharing an instant, explicit offsets, header times, not found, carrier error,
- * an unreadable time). Speed work on normalization or rows must leave their output byte-identical.
+ * A fixed set of polls whose normalized records and rows are pinned by digest in
+ * lib/clickhouse/rows.golden.json (rows.golden.test.ts): every journey carrier in both list orders,
+ * plus the awkward cases (scans sharing an instant, explicit offsets, header times, not found,
+ * carrier error, an unreadable time). Speed work on normalization or rows must leave their output
+ * byte-identical.
  */
 import type { CarrierPoll } from '../schemas/index.ts';
 import { JOURNEYS, journeyPoll, makePoll, scan } from './polls.ts';
