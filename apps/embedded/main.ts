@@ -9,8 +9,10 @@ import { startRefreshScheduler } from '../api/scheduler.ts';
 import { ConfigError, loadEnv } from '../../lib/config/index.ts';
 import { createMailer, noticeSettingsFromEnv, scheduleNotices } from '../../lib/notices/index.ts';
 import { startSandbox } from '../../lib/sandbox/server.ts';
+import { applyHeapPolicy } from '../api/heap-policy.ts';
 
 async function main(): Promise<void> {
+  applyHeapPolicy();
   const env = loadEnv();
   const sandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
   const runtime = await createApiRuntime(env, { sandboxUrl: sandbox.url, liveTarget: 'sandbox' });

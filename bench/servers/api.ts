@@ -1,8 +1,8 @@
 /**
- * The real API for `npm run bench -- api`, wired as the apps wire it: with REDIS_URL set, as
- * `apps/api/server.ts` does (Redis keys, limits and cache; under a namespace of its own, deleted at
- * stop); without it, as `npm start` (apps/embedded/main.ts) does: embedded store under DATA_DIR,
- * in-process cache, normalizer and refresh scheduler. Both get an in-process sandbox carrier network
+ * The real API for `npm run bench -- api`, wired as the apps wire it (with their heap policy): with
+ * REDIS_URL set, as `apps/api/server.ts` does (Redis keys, limits and cache; under a namespace of
+ * its own, deleted at stop); without it, as `npm start` (apps/embedded/main.ts) does: embedded
+ * store under DATA_DIR, in-process cache, normalizer and refresh scheduler. Both get an in-process sandbox carrier network
  * for trk_test_ keys. Forked by bench/api.ts; reports its URL and admin token over IPC.
  */
 import { randomBytes } from 'node:crypto';
@@ -14,7 +14,9 @@ import { deleteUnder } from '../../lib/access/testing.ts';
 import { loadEnv } from '../../lib/config/index.ts';
 import { startSandbox } from '../../lib/sandbox/server.ts';
 import { serveParent } from './protocol.ts';
+import { applyHeapPolicy } from '../../apps/api/heap-policy.ts';
 
+applyHeapPolicy();
 const env = loadEnv();
 const namespace = `bench:${randomBytes(6).toString('hex')}:`;
 const sandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
