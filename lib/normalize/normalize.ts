@@ -54,15 +54,26 @@ function chronological(scans: RawScan[]): TimedScan[] | string {
   return timed.sort((a, b) => a.ms - b.ms || tieDirection * (a.order - b.order));
 }
 
-/** Exact duplicate scans (same instant, status text and location) appear once. */
+/** Same status text and location, up to spelling (both scans at one instant). */
+function sameScan(a: RawScan, b: RawScan): boolean {
+  return matchKey(a.raw_status) === matchKey(b.raw_status) && (a.location ? matchKey(a.location) : '') === (b.location ? matchKey(b.location) : '');
+}
+
+/**
+ * Exact duplicate scans (same instant, status text and location) appear once. The scans are in
+ * chronological order, so a duplicate can only be among the kept scans of its own instant: most
+ * scans have an instant to themselves and are compared with nothing.
+ */
 function withoutDuplicates(scans: TimedScan[]): TimedScan[] {
-  const seen = new Set<string>();
-  return scans.filter(({ scan, ms }) => {
-    const key = `${ms}|${matchKey(scan.raw_status)}|${scan.location ? matchKey(scan.location) : ''}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
+  const kept: TimedScan[] = [];
+  let instantStart = 0;
+  for (const timed of scans) {
+    if (kept.length === 0 || kept[kept.length - 1]!.ms !== timed.ms) instantStart = kept.length;
+    let duplicate = false;
+    for (let i = instantStart; i < kept.length && !duplicate; i++) duplicate = sameScan(kept[i]!.scan, timed.scan);
+    if (!duplicate) kept.push(timed);
+  }
+  return kept;
 }
 
 function stageOf(status: Status, code: EventCode, returning: boolean): Stage {
