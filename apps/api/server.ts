@@ -5,10 +5,8 @@
 import { ConfigError, loadEnv } from '../../lib/config/index.ts';
 import { buildApp } from './app.ts';
 import { createApiRuntime } from './runtime.ts';
-import { applyHeapPolicy } from './heap-policy.ts';
 
 async function main(): Promise<void> {
-  applyHeapPolicy();
   const env = loadEnv();
   const runtime = await createApiRuntime(env, { sandboxUrl: env.SANDBOX_URL ?? null, liveTarget: 'carriers' });
   const app = await buildApp(runtime.deps);

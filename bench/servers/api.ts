@@ -16,8 +16,8 @@ import { startSandbox } from '../../lib/sandbox/server.ts';
 import { serveParent } from './protocol.ts';
 import { applyHeapPolicy } from '../../apps/api/heap-policy.ts';
 
-applyHeapPolicy();
 const env = loadEnv();
+if (!env.REDIS_URL) applyHeapPolicy();
 const namespace = `bench:${randomBytes(6).toString('hex')}:`;
 const sandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
 const runtime = await createApiRuntime(env, { sandboxUrl: sandbox.url, liveTarget: 'sandbox', redisNamespace: namespace });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import type { CachedLookup } from './policy.ts';
@@ -5,30 +6,59 @@ import type { TrackingCache } from './types.ts';
 
 /** Decoded entries remembered per process (see below); a few MiB at most. */
 const DECODED_ENTRIES = 1_000;
+/** Hex characters of the content version that starts every stored value. */
+const VERSION_LENGTH = 16;
 
 /**
- * Redis cache: one JSON string per lookup key, with the policy's TTL (none for terminal records).
+ * Reads an entry unless the caller holds it already. KEYS: 1 the entry. ARGV: 1 the version the
+ * caller holds ('' for none). Returns nil (no entry), the version alone (unchanged) or the value.
+ */
+const CACHE_READ_LUA = `
+local value = redis.call('GET', KEYS[1])
+if not value then return false end
+if ARGV[1] ~= '' and string.sub(value, 1, ${VERSION_LENGTH}) == ARGV[1] then return ARGV[1] end
+return value
+`;
+
+type CacheRedis = Redis & { trackingCacheRead(key: string, knownVersion: string): Promise<string | null> };
+
+/** A value as stored: the JSON's content version, then the JSON. */
+export function encodeEntry(entry: CachedLookup): string {
+  const json = JSON.stringify(entry);
+  return createHash('sha1').update(json).digest('hex').slice(0, VERSION_LENGTH) + json;
+}
+
+/**
+ * Redis cache: one value per lookup key, with the policy's TTL (none for terminal records).
  *
- * Every `get` reads Redis, so all API processes see the same entry. Parsing the ~3 KB JSON was the
- * costliest step of a cached lookup, so the last decoded value of recently read keys is kept with
- * the exact text it came from and reused while Redis still returns that very text.
+ * Every `get` asks Redis, so all API processes see the same entry. But parsing the ~3 KB record
+ * (and receiving it) was the costliest part of a cached lookup, so each process keeps the entries
+ * it decoded last with their content version, and Redis sends an entry only when its version is
+ * not the one the caller holds. A value that cannot be read (another format) counts as a miss.
  */
 export function createRedisCache(redis: Redis, prefix = 'trk:cache:'): TrackingCache {
-  const decoded = new LRUCache<string, { json: string; entry: CachedLookup }>({ max: DECODED_ENTRIES });
+  redis.defineCommand('trackingCacheRead', { numberOfKeys: 1, lua: CACHE_READ_LUA });
+  const scripted = redis as CacheRedis;
+  const decoded = new LRUCache<string, { version: string; entry: CachedLookup }>({ max: DECODED_ENTRIES });
   return {
     async get(key) {
-      const json = await redis.get(prefix + key);
-      if (json === null) return null;
       const known = decoded.get(key);
-      if (known?.json === json) return known.entry;
-      const entry = JSON.parse(json) as CachedLookup;
-      decoded.set(key, { json, entry });
+      const reply = await scripted.trackingCacheRead(prefix + key, known?.version ?? '');
+      if (reply === null) return null;
+      if (known && reply === known.version) return known.entry;
+      let entry: CachedLookup;
+      try {
+        entry = JSON.parse(reply.slice(VERSION_LENGTH)) as CachedLookup;
+      } catch {
+        return null;
+      }
+      decoded.set(key, { version: reply.slice(0, VERSION_LENGTH), entry });
       return entry;
     },
     async set(key, entry, ttlMs) {
-      const json = JSON.stringify(entry);
-      if (ttlMs === null) await redis.set(prefix + key, json);
-      else await redis.set(prefix + key, json, 'PX', ttlMs);
+      const value = encodeEntry(entry);
+      if (ttlMs === null) await redis.set(prefix + key, value);
+      else await redis.set(prefix + key, value, 'PX', ttlMs);
     },
     async close() {
       decoded.clear();
