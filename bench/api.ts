@@ -394,13 +394,19 @@ async function printProfile(name: string, dir: string): Promise<void> {
   console.log(`inclusive time, project code and logging:\n${top(inclusive, 25, (k) => /apps\/|lib\/|pino|sonic-boom|fastify \S*reply|onSend/.test(k))}`);
 }
 
+/** Awaits a starting server and adds it to `servers`, which the bench stops at the end whatever happens. */
+async function tracked(servers: Server[], starting: Promise<Server>): Promise<Server> {
+  const server = await starting;
+  servers.push(server);
+  return server;
+}
+
 /** The three servers side by side (and their CPU profiles with --profile); stops them at the end. */
 async function throughputRun(tmp: string, servers: Server[], profiling: boolean): Promise<BenchResult[]> {
   const results: BenchResult[] = [];
-  const started = async (s: Promise<Server>) => { const server = await s; servers.push(server); return server; };
   const profileDir = (name: string) => (profiling ? join(tmp, `profile-${name}`) : null);
-  const redis = await started(startServer('redis', 'api.ts', serverEnv({ REDIS_URL: redisUrl(), DATA_DIR: join(tmp, 'data-redis') }), profileDir('redis')));
-  const embedded = await started(startServer('embedded', 'api.ts', serverEnv({ DATA_DIR: join(tmp, 'data-embedded') }), profileDir('embedded')));
+  const redis = await tracked(servers, startServer('redis', 'api.ts', serverEnv({ REDIS_URL: redisUrl(), DATA_DIR: join(tmp, 'data-redis') }), profileDir('redis')));
+  const embedded = await tracked(servers, startServer('embedded', 'api.ts', serverEnv({ DATA_DIR: join(tmp, 'data-embedded') }), profileDir('embedded')));
   const keys = new Map<Server, string>();
   for (const server of [redis, embedded]) {
     const key = await createBenchKey(server);
@@ -412,7 +418,7 @@ async function throughputRun(tmp: string, servers: Server[], profiling: boolean)
   const body = (await track(embedded, keys.get(embedded)!)).text;
   const bodyFile = join(tmp, 'record.json');
   await writeFile(bodyFile, body);
-  const bare = await started(startServer('bare', 'bare.ts', serverEnv({ BENCH_BODY_FILE: bodyFile }), profileDir('bare')));
+  const bare = await tracked(servers, startServer('bare', 'bare.ts', serverEnv({ BENCH_BODY_FILE: bodyFile }), profileDir('bare')));
   const bareBody = await (await fetch(`${bare.url}${TRACK_PATH}`)).text();
   if (bareBody !== body) throw new Error('bare Fastify does not answer the same body as the API');
   results.push({ name: 'response body (one cached tracking record)', value: Buffer.byteLength(body), unit: 'bytes', target: null, pass: null });
@@ -470,7 +476,6 @@ export async function benchApi(): Promise<BenchResult[]> {
   const profiling = process.argv.includes('--profile');
   const tmp = await mkdtemp(join(tmpdir(), 'bench-api-'));
   const servers: Server[] = [];
-  const started = async (s: Promise<Server>) => { const server = await s; servers.push(server); return server; };
   try {
     const results: BenchResult[] = [];
     const [load1] = loadavg();
@@ -478,7 +483,7 @@ export async function benchApi(): Promise<BenchResult[]> {
 
     if (!process.argv.includes('--memory-only')) results.push(...await throughputRun(tmp, servers, profiling));
     if (process.argv.includes('--skip-memory')) return results;
-    const fresh = await started(startServer('embedded-memory', 'api.ts', serverEnv({ DATA_DIR: join(tmp, 'data-memory') }), null));
+    const fresh = await tracked(servers, startServer('embedded-memory', 'api.ts', serverEnv({ DATA_DIR: join(tmp, 'data-memory') }), null));
     results.push(...await memoryRun(fresh, await createBenchKey(fresh)));
     results.push({ name: 'in-process cache bound', value: CACHE_ENTRIES, unit: 'entries', target: null, pass: null });
     return results;
