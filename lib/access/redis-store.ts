@@ -1,3 +1,4 @@
+import DataLoader from 'dataloader';
 import { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import type { PlanName, Plans } from '../config/index.ts';
@@ -11,7 +12,7 @@ import {
 import { decodeRecord, encodeRecord } from './redis-codec.ts';
 import { CONSUME_LUA, CREATE_LUA, REFUND_LUA, REPLACE_LUA } from './redis-scripts.ts';
 import type { AccessStore, Authorization, CreatedKey, TrialRequest } from './store.ts';
-import { epochSecond, utcDay } from './time.ts';
+import { epochSecond, toIso, utcDay } from './time.ts';
 
 export interface RedisAccessStoreOptions {
   plans: Plans;
@@ -22,6 +23,13 @@ export interface RedisAccessStoreOptions {
 }
 
 type Reply = (string | number | string[])[];
+
+/** One lookup's access step (see `authorize`), sent with every other of its event-loop turn. */
+interface AccessAsk {
+  hash: string;
+  now: Date;
+  count: boolean;
+}
 interface ScriptCommands {
   accessConsume(rec: string, usage: string, ...argv: string[]): Promise<Reply>;
   accessRefund(usage: string, ...argv: string[]): Promise<number>;
@@ -46,7 +54,11 @@ const MAX_ATTEMPTS = 5;
  *                                                          period_start/period_used, day/day_used,
  *                                                          burst_second/burst_used (deleted on renew)
  *
- * A lookup is one script call (CONSUME_LUA): both of its keys follow from the presented key's hash.
+ * A lookup's access step is one script call (CONSUME_LUA): both of its keys follow from the presented
+ * key's hash. Concurrent lookups of one key share the call: the lookups read off the sockets in one
+ * event-loop turn are grouped by key and second, and each group asks the script to count n at once.
+ * Redis work and client work per lookup then fall as load rises; the answers are the ones the
+ * lookups would have got one after another (CONSUME_LUA says why).
  */
 export class RedisAccessStore implements AccessStore {
   private readonly redis: ScriptedRedis;
@@ -58,6 +70,14 @@ export class RedisAccessStore implements AccessStore {
    * the fields again only when they changed (decoding them was most of a lookup's client work).
    */
   private readonly decoded = new LRUCache<string, { digest: string; record: KeyRecord }>({ max: DECODED_RECORDS });
+  /**
+   * Collects the asks of one event-loop turn: dispatched in the check phase (setImmediate), after
+   * the poll phase has read every socket that had a request, rather than after each callback.
+   */
+  private readonly asks = new DataLoader<AccessAsk, Authorization>((asks) => this.answerAll(asks), {
+    cache: false,
+    batchScheduleFn: (dispatch) => setImmediate(dispatch),
+  });
 
   constructor(options: RedisAccessStoreOptions) {
     this.plans = options.plans;
@@ -177,32 +197,68 @@ export class RedisAccessStore implements AccessStore {
 
   async authorize(key: string, now: Date, count: boolean): Promise<Authorization> {
     if (!isWellFormedKey(key)) return { record: null, consumed: null };
-    return this.runConsume(hashKey(key), now, count);
+    return this.asks.load({ hash: hashKey(key), now, count });
   }
 
   async consume(record: KeyRecord, now: Date): Promise<ConsumeResult> {
-    return (await this.runConsume(record.hash, now, true)).consumed ?? { ok: false, code: 'invalid_api_key' };
+    return (await this.asks.load({ hash: record.hash, now, count: true })).consumed ?? { ok: false, code: 'invalid_api_key' };
   }
 
-  /** One CONSUME_LUA call: the stored record and, when `count`, the verdict on one more lookup. */
-  private async runConsume(hash: string, now: Date, count: boolean): Promise<Authorization> {
-    const day = utcDay(now);
+  /** One script call per key and second (per key only for reads); a failed call fails its group. */
+  private async answerAll(asks: readonly AccessAsk[]): Promise<(Authorization | Error)[]> {
+    const groups = new Map<string, number[]>();
+    asks.forEach((ask, i) => {
+      const group = `${ask.hash} ${ask.count ? epochSecond(ask.now) : 'read'}`;
+      const members = groups.get(group);
+      if (members) members.push(i);
+      else groups.set(group, [i]);
+    });
+    const answers = new Array<Authorization | Error>(asks.length);
+    await Promise.all([...groups.values()].map(async (members) => {
+      try {
+        const authorizations = await this.runConsume(members.map((i) => asks[i]!));
+        members.forEach((i, j) => { answers[i] = authorizations[j]!; });
+      } catch (err) {
+        for (const i of members) answers[i] = err instanceof Error ? err : new Error(String(err));
+      }
+    }));
+    return answers;
+  }
+
+  /**
+   * One CONSUME_LUA call for asks of one key (and, when counting, one second): the stored record
+   * and, when counting, each ask's verdict, in the asks' order.
+   */
+  private async runConsume(asks: readonly AccessAsk[]): Promise<Authorization[]> {
+    const { hash, count, now } = asks[0]!;
+    const times = asks.map((ask) => ask.now.getTime());
     const known = this.decoded.get(hash);
     const reply = await this.redis.accessConsume(
       this.recordKey(hash), this.usageKey(hash),
-      now.toISOString(), day, String(epochSecond(now)), count ? '1' : '0', known?.digest ?? '',
+      toIso(Math.min(...times)), toIso(Math.max(...times)), utcDay(now), String(epochSecond(now)),
+      count ? String(asks.length) : '0', known?.digest ?? '',
     );
     const verdict = reply[0] as string;
-    if (verdict === 'missing') return { record: null, consumed: null };
+    if (verdict === 'missing') return asks.map(() => ({ record: null, consumed: null }));
+    // The period ends among these asks (once per period at most): each alone is exact again.
+    if (verdict === 'split') return (await Promise.all(asks.map((ask) => this.runConsume([ask])))).flat();
     const digest = reply[1] as string;
     const fields = reply[2] as string[];
     const record = fields.length === 0 && known?.digest === digest ? known.record : this.decode(hash, digest, fields);
-    if (verdict === 'read') return { record, consumed: null };
-    if (verdict === 'inactive') return { record, consumed: { ok: false, code: 'invalid_api_key' } };
-    if (verdict === 'expired') return { record, consumed: { ok: false, code: 'payment_required' } };
-    const [burst, daily, period] = reply.slice(3).map(Number) as [number, number, number];
-    const ticket: ConsumeTicket = { prefix: record.prefix, hash, periodStart: record.period_start, day };
-    return { record, consumed: limitOutcome(verdict === 'ok' ? null : (verdict as LimitCode), limitsOf(record), { burst, daily, period }, now, ticket) };
+    const refusedKey = (code: 'invalid_api_key' | 'payment_required') => asks.map(() => ({ record, consumed: { ok: false as const, code } }));
+    if (verdict === 'read') return asks.map(() => ({ record, consumed: null }));
+    if (verdict === 'inactive') return refusedKey('invalid_api_key');
+    if (verdict === 'expired') return refusedKey('payment_required');
+    const [burst, daily, period, granted] = reply.slice(3, 7).map(Number) as [number, number, number, number];
+    const refusal = (reply[7] as string) === '' ? null : (reply[7] as LimitCode);
+    const limits = limitsOf(record);
+    const ticket: ConsumeTicket = { prefix: record.prefix, hash, periodStart: record.period_start, day: utcDay(now) };
+    // The i-th ask sees what one-after-another counting would have shown it (CONSUME_LUA).
+    return asks.map((ask, i) => {
+      const counted = Math.min(i + 1, granted);
+      const used = { burst: burst + counted, daily: daily + counted, period: period + counted };
+      return { record, consumed: limitOutcome(i < granted ? null : refusal, limits, used, ask.now, ticket) };
+    });
   }
 
   /** The record in HGETALL's flat [field, value, ...] form, remembered with the script's digest of it. */

@@ -370,6 +370,30 @@ describe.each(harnesses)('$name access store', (factory) => {
       expect(await usage(record)).toEqual({ lookupsUsed: 30, dailyUsed: 30 });
     });
 
+    it('gives concurrent lookups of one key the answers they would get one after another', async () => {
+      const { key, record } = await create({ ...roomy, lookups_limit: 5, burst_per_second: 3 });
+      const first = await Promise.all(Array.from({ length: 6 }, () => store.authorize(key, at(100), true)));
+      const consumed = first.map((a) => a.consumed!);
+      // Three pass the burst limit (remaining 2, 1, 0 in turn); the burst limit, checked first, refuses the rest.
+      expect(consumed.map((c) => (c.ok ? 'ok' : c.code))).toEqual(['ok', 'ok', 'ok', 'rate_limit_exceeded', 'rate_limit_exceeded', 'rate_limit_exceeded']);
+      expect(consumed.map((c) => ('remaining' in c ? c.remaining.burst : null))).toEqual([2, 1, 0, 0, 0, 0]);
+      expect(consumed.map((c) => ('remaining' in c ? c.remaining.period : null))).toEqual([4, 3, 2, 2, 2, 2]);
+      // The next second: two left in the period, then the plan quota refuses.
+      const second = await Promise.all(Array.from({ length: 4 }, () => store.authorize(key, at(1_100), true)));
+      expect(second.map((a) => (a.consumed!.ok ? 'ok' : a.consumed!.code))).toEqual(['ok', 'ok', 'plan_quota_exceeded', 'plan_quota_exceeded']);
+      expect(await usage(record)).toEqual({ lookupsUsed: 5, dailyUsed: 5 });
+    });
+
+    it('refuses only the concurrent lookups made from period_end on', async () => {
+      // The period ends mid-second, so these lookups share their second (and a Redis batch).
+      const { key, record } = await create(roomy, at(500));
+      const end = Date.parse(record.period_end);
+      const times = [-3, 2, -1, 0, -2].map((offset) => new Date(end + offset));
+      const answers = await Promise.all(times.map((now) => store.authorize(key, now, true)));
+      expect(answers.map((a) => (a.consumed!.ok ? 'ok' : a.consumed!.code))).toEqual(['ok', 'payment_required', 'ok', 'payment_required', 'ok']);
+      expect(await usage(record, new Date(end - 1))).toEqual({ lookupsUsed: 3, dailyUsed: 3 });
+    });
+
     it('keeps the counters exact when consumes and refunds interleave', async () => {
       const { record } = await create({ ...roomy, lookups_limit: 40 });
       const results = await Promise.all(Array.from({ length: 200 }, async () => {

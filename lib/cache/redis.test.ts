@@ -1,6 +1,6 @@
 /** The Redis cache against the real Redis (npm run services -- up). */
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { deleteUnder, testNamespace, testRedisUrl } from '../access/testing.ts';
 import type { CachedLookup } from './policy.ts';
 import { createRedisCache, encodeEntry } from './redis.ts';
@@ -46,5 +46,22 @@ describe('redis cache', () => {
     expect(await cache.get('test:ekart:C1')).toBeNull();
     await redis.set(`${ns}test:ekart:C2`, encodeEntry(notFound(3)));
     expect(await cache.get('test:ekart:C2')).toEqual(notFound(3));
+  });
+
+  it('asks Redis once for the concurrent reads of one entry, and again in a later turn', async () => {
+    const cache = createRedisCache(redis, ns);
+    await cache.set('test:xpressbees:D1', notFound(4), null);
+    const reads = vi.spyOn(redis as unknown as { trackingCacheRead: (...args: string[]) => Promise<string | null> }, 'trackingCacheRead');
+    try {
+      const together = await Promise.all([...Array(20).fill('test:xpressbees:D1'), 'test:xpressbees:D2'].map((key) => cache.get(key)));
+      expect(together.slice(0, 20)).toEqual(Array(20).fill(notFound(4)));
+      expect(together[20]).toBeNull();
+      expect(reads).toHaveBeenCalledTimes(2);
+      await cache.set('test:xpressbees:D1', notFound(5), null);
+      expect(await cache.get('test:xpressbees:D1')).toEqual(notFound(5));
+      expect(reads).toHaveBeenCalledTimes(3);
+    } finally {
+      reads.mockRestore();
+    }
   });
 });
