@@ -7,6 +7,9 @@
  *   - bare Fastify answering the very tracking record the API answered (the reference);
  *   - the real API in Redis mode (REDIS_URL), a key with huge limits, one cached AWB;
  *   - the real API in embedded mode (no REDIS_URL, temp DATA_DIR), the same.
+ * One key and one consignment is the best case for the Redis store, whose concurrent lookups of one
+ * key share a script call; so both API servers are also measured (informative) with the load spread
+ * over 50 keys and 200 consignments.
  * Then 1,000,000 lookups against a fresh embedded API: cached lookups over a hot set of 1,000 AWBs,
  * and one lookup in five walking a cold set of 60,000 more (61,000 distinct AWBs, more than the
  * in-process cache's 50,000 entries: it fills, then evicts), with the server's memory read (after a
@@ -62,6 +65,13 @@ const TARGET_HEAP_GROWTH = 0.02;
 /** The lookup rate at which latency is also measured without saturating the server. */
 const MODERATE_RATE = 1_000;
 const MODERATE_SECONDS = 5;
+/**
+ * The informative spread run: the same load over many keys and consignments, where concurrent
+ * lookups seldom share a key or a cache entry (so the Redis store's batching gains little).
+ */
+const SPREAD_KEYS = 50;
+const SPREAD_AWBS = 200;
+const SPREAD_SECONDS = 5;
 /** Sandbox scenarios that answer 200 at once (sandbox.md): not 00 not-found, 17 down, 18 slow, 19 malformed. */
 const FOUND_SCENARIOS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 20, 21, 22, 23, 24];
 
@@ -148,12 +158,12 @@ function serverEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 /** A key with limits no benchmark reaches, created through the admin API. */
-async function createBenchKey(server: Server): Promise<string> {
+async function createBenchKey(server: Server, label = server.name): Promise<string> {
   const res = await fetch(`${server.url}/admin/keys`, {
     method: 'POST',
     headers: { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' },
     body: JSON.stringify({
-      plan: 'business', mode: 'test', email: `bench-${server.name}@example.com`,
+      plan: 'business', mode: 'test', email: `bench-${label}@example.com`,
       lookups_limit: 1_000_000_000, daily_quota: 1_000_000_000, burst_per_second: 1_000_000_000,
     }),
   });
@@ -292,6 +302,30 @@ function lookupPaths(): () => string {
     if (i % COLD_EVERY === 0) return memoryPath(HOT_SET + (cold++ % COLD_SET));
     return memoryPath((i * 7919) % HOT_SET);
   };
+}
+
+/**
+ * Cached lookups spread over SPREAD_KEYS keys and SPREAD_AWBS consignments, in turn: requests/s.
+ * Bare Fastify gets the same requests (it answers any consignment, and ignores the key).
+ */
+async function spreadRun(server: Server, isApi: boolean): Promise<number> {
+  const keys: string[] = [];
+  if (isApi) {
+    for (let i = 0; i < SPREAD_KEYS; i++) keys.push(await createBenchKey(server, `spread-${i}`));
+    for (let serial = 0; serial < SPREAD_AWBS; serial++) await track(server, keys[serial % SPREAD_KEYS]!, memoryPath(serial));
+  }
+  let i = 0;
+  const figures = await load(server.url, {
+    duration: SPREAD_SECONDS,
+    requests: [{
+      method: 'GET',
+      setupRequest: (req) => {
+        i += 1;
+        return { ...req, path: memoryPath((i * 7919) % SPREAD_AWBS), headers: { ...req.headers, 'x-api-key': keys[i % SPREAD_KEYS] ?? '' } };
+      },
+    }],
+  }, `${server.name} spread run`);
+  return figures.requestsPerSecond;
 }
 
 async function memoryRun(server: Server, key: string): Promise<BenchResult[]> {
@@ -456,6 +490,14 @@ async function throughputRun(tmp: string, servers: Server[], profiling: boolean)
     results.push({ name: `API ${s.name} mode: latency p50 at ${MODERATE_RATE} req/s offered`, value: round(percentile(sorted, 50), 2), unit: 'ms', target: null, pass: null });
     results.push({ name: `API ${s.name} mode: latency p99 at ${MODERATE_RATE} req/s offered`, value: round(percentile(sorted, 99), 2), unit: 'ms', target: null, pass: null });
     results.push({ name: `  (load generator's latest send in that run)`, value: round(maxLateMs, 1), unit: 'ms late', target: null, pass: null });
+  }
+
+  const bareSpread = await spreadRun(bare, false);
+  results.push({ name: `bare Fastify, ${SPREAD_AWBS} consignments in turn: requests/s`, value: round(bareSpread), unit: 'req/s', target: null, pass: null });
+  for (const s of [redis, embedded]) {
+    const rate = await spreadRun(s, true);
+    results.push({ name: `API ${s.name} mode, ${SPREAD_KEYS} keys × ${SPREAD_AWBS} consignments: requests/s`, value: round(rate), unit: 'req/s', target: null, pass: null });
+    results.push({ name: `  (ratio to bare, same requests)`, value: round(rate / bareSpread, 2), unit: '', target: null, pass: null });
   }
 
   // Stop everything before the memory run, which starts from a fresh server.
