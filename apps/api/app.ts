@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import formbody from '@fastify/formbody';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { pino, type DestinationStream } from 'pino';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { ApiDeps } from './deps.ts';
 import { registerErrorHandling } from './errors.ts';
+import { stdoutLogStream } from './log-stream.ts';
 import { buildOpenApi } from './openapi.ts';
 import { registerAdminRoutes } from './routes/admin.ts';
 import { registerOpsRoutes } from './routes/ops.ts';
@@ -49,22 +49,10 @@ class OneLinePerRequest extends LogController {
   }
 }
 
-let stdoutLog: DestinationStream | null = null;
-
-/**
- * Log lines to stdout, buffered: one write per 4 KiB (or 250 ms) instead of one synchronous write
- * per line, which cost more than the line itself at thousands of lookups a second. pino flushes the
- * buffer when the process exits. One stream for every app of the process.
- */
-function defaultLogStream(): DestinationStream {
-  stdoutLog ??= pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 250 } as Parameters<typeof pino.destination>[0]);
-  return stdoutLog;
-}
-
 /** The API as a Fastify app. `server.ts` (or the embedded default) only listens. */
 export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: { level: deps.logLevel ?? 'info', serializers: { req: requestSerializer }, stream: deps.logStream ?? defaultLogStream() },
+    logger: { level: deps.logLevel ?? 'info', serializers: { req: requestSerializer }, stream: deps.logStream ?? stdoutLogStream() },
     logController: new OneLinePerRequest(),
     genReqId: nextRequestId,
     // Only behind a known proxy may X-Forwarded-For decide the client address (trial-page limits).

@@ -4,6 +4,7 @@
  */
 import { ConfigError, loadEnv } from '../../lib/config/index.ts';
 import { buildApp } from './app.ts';
+import { flushLogs } from './log-stream.ts';
 import { createApiRuntime } from './runtime.ts';
 
 async function main(): Promise<void> {
@@ -16,13 +17,15 @@ async function main(): Promise<void> {
   const stop = async () => {
     await app.close();
     await runtime.close();
+    await flushLogs();
     process.exit(0);
   };
   process.once('SIGTERM', () => void stop());
   process.once('SIGINT', () => void stop());
 }
 
-main().catch((err: unknown) => {
+main().catch(async (err: unknown) => {
   console.error(err instanceof ConfigError ? err.message : err);
+  await flushLogs();
   process.exit(1);
 });

@@ -4,6 +4,7 @@
  * DATA_DIR. Prints the admin token, a fresh trk_test_ trial key and a curl line to try.
  */
 import { buildApp } from '../api/app.ts';
+import { flushLogs } from '../api/log-stream.ts';
 import { createApiRuntime } from '../api/runtime.ts';
 import { startRefreshScheduler } from '../api/scheduler.ts';
 import { ConfigError, loadEnv } from '../../lib/config/index.ts';
@@ -59,13 +60,15 @@ async function main(): Promise<void> {
     mailer.close();
     await runtime.close();
     await sandbox.close();
+    await flushLogs();
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
 }
 
-main().catch((err: unknown) => {
+main().catch(async (err: unknown) => {
   console.error(err instanceof ConfigError ? err.message : err);
+  await flushLogs();
   process.exit(1);
 });

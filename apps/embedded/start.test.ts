@@ -70,7 +70,8 @@ async function start(dataDir: string): Promise<Started> {
   const curlLine = await new Promise<string>((resolve, reject) => {
     const bound = setTimeout(() => { cleanup(); reject(new Error(`no curl line printed within ${START_BOUND_MS} ms:\n${output}`)); }, START_BOUND_MS);
     const look = () => {
-      const line = /^\s*(curl .+)$/m.exec(output)?.[1];
+      // Only a whole line: output may end mid-line, between two chunks of the pipe.
+      const line = /^\s*(curl .+)\n/m.exec(output)?.[1];
       if (line) { cleanup(); resolve(line.trim()); }
     };
     const onExit = (code: number | null) => { cleanup(); reject(new Error(`npm start exited (${code}) before printing a curl line:\n${output}`)); };
