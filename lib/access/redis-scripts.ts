@@ -5,10 +5,10 @@
  */
 
 /**
- * The hot path, one round trip for every concurrent lookup of one key: read the presented key's
- * record and, when asked to count n lookups, check the stored key, then burst → daily → period, and
- * count as many of the n as the three limits allow. The record comes back with the verdict, so a
- * lookup needs no other read.
+ * The hot path: one call for every lookup of an event-loop turn, in groups (one group per key and
+ * second). For each group: read the presented key's record and, when asked to count n lookups,
+ * check the stored key, then burst → daily → period, and count as many of the n as the three limits
+ * allow. The record comes back with the verdict, so a lookup needs no other read.
  *
  * Counting n at once gives each of the n lookups exactly the answer it would get one after another:
  * a refusal counts nothing, so once one is refused every later one is refused by the same limit.
@@ -17,56 +17,64 @@
  *
  * The key's counters are one hash beside its record (usage:<sha256>): the window each count belongs
  * to is stored with it (period start, UTC day, Unix second), and a count of another window reads as
- * zero. So a renewal, a new day and a new second start from zero without expiries, and both KEYS
- * follow from the presented key alone.
+ * zero. So a renewal, a new day and a new second start from zero without expiries, and both keys
+ * of a group follow from the presented key alone.
  *
  * Decoding the record's fields was most of the client's work per lookup, so the record comes back
  * only when it differs from the one the caller already holds: the caller names the SHA-1 of the
- * fields it decoded last (ARGV 6), and gets the fields only if the stored ones hash differently.
+ * fields it decoded last, and gets the fields only if the stored ones hash differently.
  *
- * KEYS: 1 key record hash, 2 usage hash.
- * ARGV: 1 earliest and 2 latest "now" of the n lookups (UTC ISO), 3 their UTC day, 4 their Unix
- *       second, 5 n ('0' only to read the record), 6 digest of the record the caller holds ('' none).
- * Returns {'missing'} | {verdict, digest, fields or {} when the digest is the caller's, burst used,
- * daily used, period used (before counting), granted, refusal or ''}; verdict 'read' (not counted),
- * 'inactive', 'expired' (for all n), 'split' (the period ends between the earliest and the latest
- * "now": nothing counted, ask again one lookup at a time) or 'counted'. fields is the record hash as
- * HGETALL returns it (field, value, ...).
+ * Group g (from 1): KEYS[2g-1] key record hash, KEYS[2g] usage hash; ARGV[6(g-1) + 1..6]: earliest
+ * and latest "now" of its n lookups (UTC ISO), their UTC day, their Unix second, n ('0' only to read
+ * the record), digest of the record the caller holds ('' for none).
+ * Returns one reply per group: {'missing'} | {verdict, digest, fields or {} when the digest is the
+ * caller's, burst used, daily used, period used (before counting), granted, refusal or ''}; verdict
+ * 'read' (not counted), 'inactive', 'expired' (for all n), 'split' (the period ends between the
+ * earliest and the latest "now": nothing counted, ask again one lookup at a time) or 'counted'.
+ * fields is the record hash as HGETALL returns it (field, value, ...).
  */
 export const CONSUME_LUA = `
-local fields = redis.call('HGETALL', KEYS[1])
-if #fields == 0 then return {'missing'} end
-local digest = redis.sha1hex(table.concat(fields, '\\n'))
-local known = {}
-if digest ~= ARGV[6] then known = fields end
-local n = tonumber(ARGV[5])
-if n == 0 then return {'read', digest, known, 0, 0, 0, 0, ''} end
-local rec = {}
-for i = 1, #fields, 2 do rec[fields[i]] = fields[i + 1] end
-if rec.status ~= 'active' then return {'inactive', digest, known, 0, 0, 0, 0, ''} end
--- Both are UTC ISO 8601 strings of the same fixed width, so string order is time order.
-if ARGV[1] >= rec.period_end then return {'expired', digest, known, 0, 0, 0, 0, ''} end
-if ARGV[2] >= rec.period_end then return {'split', digest, known, 0, 0, 0, 0, ''} end
-local u = redis.call('HMGET', KEYS[2], 'period_start', 'period_used', 'day', 'day_used', 'burst_second', 'burst_used')
-local burst, daily, period = 0, 0, 0
-if u[1] == rec.period_start then
-  period = tonumber(u[2])
-  if u[3] == ARGV[3] then daily = tonumber(u[4]) end
+local function consume(recordKey, usageKey, earliest, latest, day, second, n, knownDigest)
+  local fields = redis.call('HGETALL', recordKey)
+  if #fields == 0 then return {'missing'} end
+  local digest = redis.sha1hex(table.concat(fields, '\\n'))
+  local known = {}
+  if digest ~= knownDigest then known = fields end
+  if n == 0 then return {'read', digest, known, 0, 0, 0, 0, ''} end
+  local rec = {}
+  for i = 1, #fields, 2 do rec[fields[i]] = fields[i + 1] end
+  if rec.status ~= 'active' then return {'inactive', digest, known, 0, 0, 0, 0, ''} end
+  -- Both are UTC ISO 8601 strings of the same fixed width, so string order is time order.
+  if earliest >= rec.period_end then return {'expired', digest, known, 0, 0, 0, 0, ''} end
+  if latest >= rec.period_end then return {'split', digest, known, 0, 0, 0, 0, ''} end
+  local u = redis.call('HMGET', usageKey, 'period_start', 'period_used', 'day', 'day_used', 'burst_second', 'burst_used')
+  local burst, daily, period = 0, 0, 0
+  if u[1] == rec.period_start then
+    period = tonumber(u[2])
+    if u[3] == day then daily = tonumber(u[4]) end
+  end
+  if u[5] == second then burst = tonumber(u[6]) end
+  local burstLimit, dailyLimit, periodLimit = tonumber(rec.burst_per_second), tonumber(rec.daily_quota), tonumber(rec.lookups_limit)
+  local granted = math.max(0, math.min(n, burstLimit - burst, dailyLimit - daily, periodLimit - period))
+  local refusal = ''
+  if granted < n then
+    if burst + granted >= burstLimit then refusal = 'rate_limit_exceeded'
+    elseif daily + granted >= dailyLimit then refusal = 'daily_quota_exceeded'
+    else refusal = 'plan_quota_exceeded' end
+  end
+  if granted > 0 then
+    redis.call('HSET', usageKey, 'period_start', rec.period_start, 'period_used', period + granted,
+      'day', day, 'day_used', daily + granted, 'burst_second', second, 'burst_used', burst + granted)
+  end
+  return {'counted', digest, known, burst, daily, period, granted, refusal}
 end
-if u[5] == ARGV[4] then burst = tonumber(u[6]) end
-local burstLimit, dailyLimit, periodLimit = tonumber(rec.burst_per_second), tonumber(rec.daily_quota), tonumber(rec.lookups_limit)
-local granted = math.max(0, math.min(n, burstLimit - burst, dailyLimit - daily, periodLimit - period))
-local refusal = ''
-if granted < n then
-  if burst + granted >= burstLimit then refusal = 'rate_limit_exceeded'
-  elseif daily + granted >= dailyLimit then refusal = 'daily_quota_exceeded'
-  else refusal = 'plan_quota_exceeded' end
+
+local replies = {}
+for g = 1, #KEYS / 2 do
+  local a = 6 * (g - 1)
+  replies[g] = consume(KEYS[2 * g - 1], KEYS[2 * g], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], tonumber(ARGV[a + 5]), ARGV[a + 6])
 end
-if granted > 0 then
-  redis.call('HSET', KEYS[2], 'period_start', rec.period_start, 'period_used', period + granted,
-    'day', ARGV[3], 'day_used', daily + granted, 'burst_second', ARGV[4], 'burst_used', burst + granted)
-end
-return {'counted', digest, known, burst, daily, period, granted, refusal}
+return replies
 `;
 
 /**

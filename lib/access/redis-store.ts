@@ -31,7 +31,8 @@ interface AccessAsk {
   count: boolean;
 }
 interface ScriptCommands {
-  accessConsume(rec: string, usage: string, ...argv: string[]): Promise<Reply>;
+  /** Variable number of keys (two per group): the count comes first. */
+  accessConsume(numKeys: number, ...keysThenArgv: string[]): Promise<Reply[]>;
   accessRefund(usage: string, ...argv: string[]): Promise<number>;
   accessCreate(rec: string, prefixIdx: string, all: string, trialIdx: string, ...argv: string[]): Promise<string>;
   /** Variable number of keys: the count comes first. */
@@ -43,6 +44,8 @@ type ScriptedRedis = Redis & ScriptCommands;
 const DECODED_RECORDS = 10_000;
 /** Prefix collisions (62^7 space) and concurrent admin edits are rare; a few attempts always suffice. */
 const MAX_ATTEMPTS = 5;
+/** Lookups answered by one CONSUME_LUA call at most. */
+const MAX_ASKS_PER_CALL = 1_000;
 
 /**
  * Key layout (all under the namespace):
@@ -54,11 +57,11 @@ const MAX_ATTEMPTS = 5;
  *                                                          period_start/period_used, day/day_used,
  *                                                          burst_second/burst_used (deleted on renew)
  *
- * A lookup's access step is one script call (CONSUME_LUA): both of its keys follow from the presented
- * key's hash. Concurrent lookups of one key share the call: the lookups read off the sockets in one
- * event-loop turn are grouped by key and second, and each group asks the script to count n at once.
- * Redis work and client work per lookup then fall as load rises; the answers are the ones the
- * lookups would have got one after another (CONSUME_LUA says why).
+ * The lookups read off the sockets in one event-loop turn make one script call (CONSUME_LUA): they
+ * are grouped by key and second, each group's two keys follow from the presented key's hash, and
+ * the script counts each group's n lookups at once. Redis work and client work per lookup then fall
+ * as load rises; the answers are the ones the lookups would have got one after another
+ * (CONSUME_LUA says why).
  */
 export class RedisAccessStore implements AccessStore {
   private readonly redis: ScriptedRedis;
@@ -77,6 +80,8 @@ export class RedisAccessStore implements AccessStore {
   private readonly asks = new DataLoader<AccessAsk, Authorization>((asks) => this.answerAll(asks), {
     cache: false,
     batchScheduleFn: (dispatch) => setImmediate(dispatch),
+    // Bounds one script's run, during which Redis serves nobody else (~1 µs per group).
+    maxBatchSize: MAX_ASKS_PER_CALL,
   });
 
   constructor(options: RedisAccessStoreOptions) {
@@ -85,7 +90,7 @@ export class RedisAccessStore implements AccessStore {
     this.ownsConnection = typeof options.redis === 'string';
     // Auto-pipelining: concurrent lookups' scripts share one socket write per event-loop turn.
     const redis = typeof options.redis === 'string' ? new Redis(options.redis, { enableAutoPipelining: true }) : options.redis;
-    redis.defineCommand('accessConsume', { numberOfKeys: 2, lua: CONSUME_LUA });
+    redis.defineCommand('accessConsume', { lua: CONSUME_LUA });
     redis.defineCommand('accessRefund', { numberOfKeys: 1, lua: REFUND_LUA });
     redis.defineCommand('accessCreate', { numberOfKeys: 4, lua: CREATE_LUA });
     redis.defineCommand('accessReplace', { lua: REPLACE_LUA });
@@ -204,8 +209,8 @@ export class RedisAccessStore implements AccessStore {
     return (await this.asks.load({ hash: record.hash, now, count: true })).consumed ?? { ok: false, code: 'invalid_api_key' };
   }
 
-  /** One script call per key and second (per key only for reads); a failed call fails its group. */
-  private async answerAll(asks: readonly AccessAsk[]): Promise<(Authorization | Error)[]> {
+  /** The asks of one turn, grouped by key and second (by key only for reads), in one script call. */
+  private async answerAll(asks: readonly AccessAsk[]): Promise<Authorization[]> {
     const groups = new Map<string, number[]>();
     asks.forEach((ask, i) => {
       const group = `${ask.hash} ${ask.count ? epochSecond(ask.now) : 'read'}`;
@@ -213,35 +218,46 @@ export class RedisAccessStore implements AccessStore {
       if (members) members.push(i);
       else groups.set(group, [i]);
     });
-    const answers = new Array<Authorization | Error>(asks.length);
-    await Promise.all([...groups.values()].map(async (members) => {
-      try {
-        const authorizations = await this.runConsume(members.map((i) => asks[i]!));
-        members.forEach((i, j) => { answers[i] = authorizations[j]!; });
-      } catch (err) {
-        for (const i of members) answers[i] = err instanceof Error ? err : new Error(String(err));
-      }
-    }));
+    const indices = [...groups.values()];
+    const authorizations = await this.consumeGroups(indices.map((members) => members.map((i) => asks[i]!)));
+    const answers = new Array<Authorization>(asks.length);
+    indices.forEach((members, g) => members.forEach((i, j) => { answers[i] = authorizations[g]![j]!; }));
     return answers;
   }
 
   /**
-   * One CONSUME_LUA call for asks of one key (and, when counting, one second): the stored record
-   * and, when counting, each ask's verdict, in the asks' order.
+   * One CONSUME_LUA call for groups of asks, each of one key (and, when counting, one second): per
+   * group, the stored record and, when counting, each ask's verdict, in the asks' order.
    */
-  private async runConsume(asks: readonly AccessAsk[]): Promise<Authorization[]> {
-    const { hash, count, now } = asks[0]!;
-    const times = asks.map((ask) => ask.now.getTime());
-    const known = this.decoded.get(hash);
-    const reply = await this.redis.accessConsume(
-      this.recordKey(hash), this.usageKey(hash),
-      toIso(Math.min(...times)), toIso(Math.max(...times)), utcDay(now), String(epochSecond(now)),
-      count ? String(asks.length) : '0', known?.digest ?? '',
-    );
+  private async consumeGroups(groups: readonly (readonly AccessAsk[])[]): Promise<Authorization[][]> {
+    const keys: string[] = [];
+    const argv: string[] = [];
+    const known = groups.map((asks) => {
+      const { hash, count, now } = asks[0]!;
+      const times = asks.map((ask) => ask.now.getTime());
+      const decoded = this.decoded.get(hash);
+      keys.push(this.recordKey(hash), this.usageKey(hash));
+      argv.push(
+        toIso(Math.min(...times)), toIso(Math.max(...times)), utcDay(now), String(epochSecond(now)),
+        count ? String(asks.length) : '0', decoded?.digest ?? '',
+      );
+      return decoded;
+    });
+    const replies = await this.redis.accessConsume(keys.length, ...keys, ...argv);
+    const answers = groups.map((asks, g) => this.authorizationsOf(asks, replies[g]!, known[g]));
+    // The period ends among a group's asks (once per period at most): each alone is exact again.
+    const split = groups.flatMap((asks, g) => (answers[g] === null ? asks.map((ask) => [ask]) : []));
+    const again = split.length > 0 ? await this.consumeGroups(split) : [];
+    let next = 0;
+    return answers.map((answer, g) => answer ?? groups[g]!.map(() => again[next++]![0]!));
+  }
+
+  /** One group's reply as its asks' authorizations; null for 'split' (nothing was counted). */
+  private authorizationsOf(asks: readonly AccessAsk[], reply: Reply, known: { digest: string; record: KeyRecord } | undefined): Authorization[] | null {
+    const { hash, now } = asks[0]!;
     const verdict = reply[0] as string;
     if (verdict === 'missing') return asks.map(() => ({ record: null, consumed: null }));
-    // The period ends among these asks (once per period at most): each alone is exact again.
-    if (verdict === 'split') return (await Promise.all(asks.map((ask) => this.runConsume([ask])))).flat();
+    if (verdict === 'split') return null;
     const digest = reply[1] as string;
     const fields = reply[2] as string[];
     const record = fields.length === 0 && known?.digest === digest ? known.record : this.decode(hash, digest, fields);

@@ -384,6 +384,27 @@ describe.each(harnesses)('$name access store', (factory) => {
       expect(await usage(record)).toEqual({ lookupsUsed: 5, dailyUsed: 5 });
     });
 
+    it('answers concurrent lookups of many keys each by its own key', async () => {
+      const a = await create({ ...roomy, lookups_limit: 2 });
+      const b = await create({ ...roomy, burst_per_second: 1 });
+      const suspended = await create(roomy);
+      await store.setStatus(suspended.record.prefix, 'suspended');
+      const asks: [string, number, boolean][] = [
+        [a.key, 100, true], [b.key, 100, true], [a.key, 100, false], [a.key, 100, true], [b.key, 100, true],
+        ['trk_live_ZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZ', 100, true], [a.key, 100, true], [suspended.key, 100, true], [b.key, 1_100, true],
+      ];
+      const answers = await Promise.all(asks.map(([key, offset, count]) => store.authorize(key, at(offset), count)));
+      expect(answers.map((x) => x.record?.prefix ?? null)).toEqual([
+        a.record.prefix, b.record.prefix, a.record.prefix, a.record.prefix, b.record.prefix, null, a.record.prefix, suspended.record.prefix, b.record.prefix,
+      ]);
+      expect(answers.map((x) => (x.consumed === null ? null : x.consumed.ok ? 'ok' : x.consumed.code))).toEqual([
+        'ok', 'ok', null, 'ok', 'rate_limit_exceeded', null, 'plan_quota_exceeded', 'invalid_api_key', 'ok',
+      ]);
+      expect(await usage(a.record)).toEqual({ lookupsUsed: 2, dailyUsed: 2 });
+      expect(await usage(b.record)).toEqual({ lookupsUsed: 2, dailyUsed: 2 });
+      expect(await usage(suspended.record)).toEqual({ lookupsUsed: 0, dailyUsed: 0 });
+    });
+
     it('refuses only the concurrent lookups made from period_end on', async () => {
       // The period ends mid-second, so these lookups share their second (and a Redis batch).
       const { key, record } = await create(roomy, at(500));

@@ -7,21 +7,28 @@ import type { TrackingCache } from './types.ts';
 
 /** Decoded entries remembered per process (see below); a few MiB at most. */
 const DECODED_ENTRIES = 1_000;
+/** Entries read by one script call at most (bounds the reply, ~3 KB per entry not held). */
+const MAX_READS_PER_CALL = 200;
 /** Hex characters of the content version that starts every stored value. */
 const VERSION_LENGTH = 16;
 
 /**
- * Reads an entry unless the caller holds it already. KEYS: 1 the entry. ARGV: 1 the version the
- * caller holds ('' for none). Returns nil (no entry), the version alone (unchanged) or the value.
+ * Reads entries unless the caller holds them already. KEYS: the entries. ARGV: per entry, the
+ * version the caller holds ('' for none). Returns per entry: false (no entry: nil), the version
+ * alone (unchanged) or the value.
  */
 const CACHE_READ_LUA = `
-local value = redis.call('GET', KEYS[1])
-if not value then return false end
-if ARGV[1] ~= '' and string.sub(value, 1, ${VERSION_LENGTH}) == ARGV[1] then return ARGV[1] end
-return value
+local replies = {}
+for i = 1, #KEYS do
+  local value = redis.call('GET', KEYS[i])
+  if not value then replies[i] = false
+  elseif ARGV[i] ~= '' and string.sub(value, 1, ${VERSION_LENGTH}) == ARGV[i] then replies[i] = ARGV[i]
+  else replies[i] = value end
+end
+return replies
 `;
 
-type CacheRedis = Redis & { trackingCacheRead(key: string, knownVersion: string): Promise<string | null> };
+type CacheRedis = Redis & { trackingCacheRead(numKeys: number, ...keysThenVersions: string[]): Promise<(string | null)[]> };
 
 /** A value as stored: the JSON's content version, then the JSON. */
 export function encodeEntry(entry: CachedLookup): string {
@@ -37,16 +44,15 @@ export function encodeEntry(entry: CachedLookup): string {
  * it decoded last with their content version, and Redis sends an entry only when its version is
  * not the one the caller holds. A value that cannot be read (another format) counts as a miss.
  *
- * Reads of one entry in one event-loop turn share one question: under load many lookups of one
- * consignment arrive together, and they are concurrent, so one read serves them all.
+ * The reads of one event-loop turn are one script call, and reads of one entry in it share one
+ * answer: under load many lookups arrive together, and they are concurrent, so one read serves all.
  */
 export function createRedisCache(redis: Redis, prefix = 'trk:cache:'): TrackingCache {
-  redis.defineCommand('trackingCacheRead', { numberOfKeys: 1, lua: CACHE_READ_LUA });
+  redis.defineCommand('trackingCacheRead', { lua: CACHE_READ_LUA });
   const scripted = redis as CacheRedis;
   const decoded = new LRUCache<string, { version: string; entry: CachedLookup }>({ max: DECODED_ENTRIES });
-  const readOne = async (key: string): Promise<CachedLookup | null> => {
-    const known = decoded.get(key);
-    const reply = await scripted.trackingCacheRead(prefix + key, known?.version ?? '');
+  /** The entry in a reply, unless it is the one held or unreadable (another format: a miss). */
+  const entryOf = (key: string, reply: string | null, known: { version: string; entry: CachedLookup } | undefined) => {
     if (reply === null) return null;
     if (known && reply === known.version) return known.entry;
     let entry: CachedLookup;
@@ -58,11 +64,17 @@ export function createRedisCache(redis: Redis, prefix = 'trk:cache:'): TrackingC
     decoded.set(key, { version: reply.slice(0, VERSION_LENGTH), entry });
     return entry;
   };
-  // The loader's memo holds only the reads of the turn not yet sent: it is emptied as they go out.
+  const readAll = async (keys: readonly string[]): Promise<(CachedLookup | null)[]> => {
+    const known = keys.map((key) => decoded.get(key));
+    const replies = await scripted.trackingCacheRead(keys.length, ...keys.map((key) => prefix + key), ...known.map((k) => k?.version ?? ''));
+    return keys.map((key, i) => entryOf(key, replies[i] ?? null, known[i]));
+  };
+  // The reads of one event-loop turn go out in one script call, each entry once. The loader's memo
+  // holds only the reads of the turn not yet sent: it is emptied as they go out.
   const reads: DataLoader<string, CachedLookup | null> = new DataLoader((keys) => {
     reads.clearAll();
-    return Promise.all(keys.map((key) => readOne(key).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))))));
-  }, { batchScheduleFn: (dispatch) => setImmediate(dispatch) });
+    return readAll(keys);
+  }, { batchScheduleFn: (dispatch) => setImmediate(dispatch), maxBatchSize: MAX_READS_PER_CALL });
   return {
     get: (key) => reads.load(key),
     async set(key, entry, ttlMs) {
