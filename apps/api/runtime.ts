@@ -62,9 +62,8 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
   const product = loadProduct(resolve(env.CONFIG_DIR));
   const metrics = createMetrics();
   const dataDir = resolve(env.DATA_DIR);
-  // One connection for keys, limits and the cache, auto-pipelined: the commands of the lookups in
-  // flight (a script and a cache read each) go out in one write per event-loop turn instead of one
-  // write each (measured with `npm run bench -- api`).
+  // One connection for keys, limits and the cache, auto-pipelined. The access store and the cache
+  // each send the lookups of one event-loop turn as one script call (lib/access/README.md).
   const redis = env.REDIS_URL ? new Redis(env.REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 2, enableAutoPipelining: true }) : null;
   const ns = options.redisNamespace ?? 'trk:';
   const access = redis
