@@ -1,4 +1,5 @@
 import DataLoader from 'dataloader';
+import { dispatchAtEndOfTurn } from '../batch/index.ts';
 import { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import type { PlanName, Plans } from '../config/index.ts';
@@ -74,13 +75,13 @@ export class RedisAccessStore implements AccessStore {
    */
   private readonly decoded = new LRUCache<string, { digest: string; record: KeyRecord }>({ max: DECODED_RECORDS });
   /**
-   * Collects the asks of one event-loop turn: dispatched in the check phase (setImmediate), after
-   * the poll phase has read every socket that had a request, rather than after each callback.
+   * Collects the asks of one event-loop turn, dispatched in its check phase (after the poll phase
+   * has read every socket that had a request) together with the cache's reads.
    */
   private readonly asks = new DataLoader<AccessAsk, Authorization>((asks) => this.answerAll(asks), {
     cache: false,
-    batchScheduleFn: (dispatch) => setImmediate(dispatch),
-    // Bounds one script's run, during which Redis serves nobody else (~1 µs per group).
+    batchScheduleFn: dispatchAtEndOfTurn,
+    // Bounds one script's run, during which Redis serves nobody else.
     maxBatchSize: MAX_ASKS_PER_CALL,
   });
 
@@ -235,10 +236,12 @@ export class RedisAccessStore implements AccessStore {
     const known = groups.map((asks) => {
       const { hash, count, now } = asks[0]!;
       const times = asks.map((ask) => ask.now.getTime());
+      const [earliest, latest] = [Math.min(...times), Math.max(...times)];
+      const earliestIso = toIso(earliest);
       const decoded = this.decoded.get(hash);
       keys.push(this.recordKey(hash), this.usageKey(hash));
       argv.push(
-        toIso(Math.min(...times)), toIso(Math.max(...times)), utcDay(now), String(epochSecond(now)),
+        earliestIso, latest === earliest ? earliestIso : toIso(latest), utcDay(now), String(epochSecond(now)),
         count ? String(asks.length) : '0', decoded?.digest ?? '',
       );
       return decoded;

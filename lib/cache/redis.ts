@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import DataLoader from 'dataloader';
+import { dispatchAtEndOfTurn } from '../batch/index.ts';
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import type { CachedLookup } from './policy.ts';
@@ -74,7 +75,7 @@ export function createRedisCache(redis: Redis, prefix = 'trk:cache:'): TrackingC
   const reads: DataLoader<string, CachedLookup | null> = new DataLoader((keys) => {
     reads.clearAll();
     return readAll(keys);
-  }, { batchScheduleFn: (dispatch) => setImmediate(dispatch), maxBatchSize: MAX_READS_PER_CALL });
+  }, { batchScheduleFn: dispatchAtEndOfTurn, maxBatchSize: MAX_READS_PER_CALL });
   return {
     get: (key) => reads.load(key),
     async set(key, entry, ttlMs) {

@@ -1,0 +1,1 @@
+export { dispatchAtEndOfTurn } from './turn.ts';
