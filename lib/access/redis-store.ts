@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader';
-import { dispatchAtEndOfTurn } from '../batch/index.ts';
 import { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
+import { dispatchAtEndOfTurn } from '../batch/index.ts';
 import type { PlanName, Plans } from '../config/index.ts';
 import { AccessError, keyNotFound } from './errors.ts';
 import { generateKey, hashKey, isWellFormedKey } from './key-format.ts';

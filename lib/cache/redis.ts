@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import DataLoader from 'dataloader';
-import { dispatchAtEndOfTurn } from '../batch/index.ts';
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
+import { dispatchAtEndOfTurn } from '../batch/index.ts';
 import type { CachedLookup } from './policy.ts';
 import type { TrackingCache } from './types.ts';
 
@@ -52,7 +52,7 @@ export function createRedisCache(redis: Redis, prefix = 'trk:cache:'): TrackingC
   redis.defineCommand('trackingCacheRead', { lua: CACHE_READ_LUA });
   const scripted = redis as CacheRedis;
   const decoded = new LRUCache<string, { version: string; entry: CachedLookup }>({ max: DECODED_ENTRIES });
-  /** The entry in a reply, unless it is the one held or unreadable (another format: a miss). */
+  /** What a reply stands for: the entry held when unchanged; null when absent or unreadable (a miss). */
   const entryOf = (key: string, reply: string | null, known: { version: string; entry: CachedLookup } | undefined) => {
     if (reply === null) return null;
     if (known && reply === known.version) return known.entry;
