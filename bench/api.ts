@@ -68,7 +68,7 @@ const MODERATE_RATE = 1_000;
 const MODERATE_SECONDS = 5;
 /**
  * The informative spread run: the same load over many keys and consignments, where concurrent
- * lookups seldom share a key or a cache entry (so the Redis store's batching gains little).
+ * lookups seldom share a key or a cache entry (only one script call per turn remains shared).
  */
 const SPREAD_KEYS = 50;
 const SPREAD_AWBS = 200;
