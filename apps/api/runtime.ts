@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
-import { Redis } from 'ioredis';
 import { RedisAccessStore, openAccessStore } from '../../lib/access/index.ts';
 import { createInProcessBus, type PollBus } from '../../lib/bus/index.ts';
 import { ClickHouseLaneSource, createClickHouseClient, resolveTarget } from '../../lib/clickhouse/index.ts';
@@ -13,6 +12,7 @@ import { LaneBook, type LaneStatsSource } from '../../lib/lanes/index.ts';
 import { createMetrics } from '../../lib/metrics/index.ts';
 import { ShipmentIndex } from '../../lib/pipeline/shipment-index.ts';
 import { loadProduct } from '../../lib/product/index.ts';
+import { connectRedis } from '../../lib/redis/index.ts';
 import { PollLog } from '../../lib/store/poll-log.ts';
 import { TrackingService } from '../../lib/tracking/index.ts';
 import type { ApiDeps, ReadinessCheck } from './deps.ts';
@@ -64,7 +64,7 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
   const dataDir = resolve(env.DATA_DIR);
   // One connection for keys, limits and the cache, auto-pipelined. The access store and the cache
   // each send the lookups of one event-loop turn as one script call (lib/access/README.md).
-  const redis = env.REDIS_URL ? new Redis(env.REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 2, enableAutoPipelining: true }) : null;
+  const redis = env.REDIS_URL ? connectRedis(env.REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 2, enableAutoPipelining: true }) : null;
   const ns = options.redisNamespace ?? 'trk:';
   const access = redis
     ? new RedisAccessStore({ plans: product.config.plans, redis, namespace: `${ns}access:` })

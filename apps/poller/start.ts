@@ -1,6 +1,5 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import cron from 'node-cron';
-import { Redis } from 'ioredis';
 import { openAccessStore, type AccessStore } from '../../lib/access/index.ts';
 import { createRedisCache } from '../../lib/cache/index.ts';
 import { createCarrierPoller } from '../../lib/carriers/poll.ts';
@@ -12,6 +11,7 @@ import { createMetrics } from '../../lib/metrics/index.ts';
 import { createMailer, noticeSettingsFromEnv, scheduleNotices } from '../../lib/notices/index.ts';
 import { DEFAULT_REFRESH_POLICY, refreshShipments, shipmentsDue, type RefreshPolicy, type RefreshTotals } from '../../lib/poller/index.ts';
 import { loadProduct } from '../../lib/product/index.ts';
+import { connectRedis } from '../../lib/redis/index.ts';
 import { TrackingService } from '../../lib/tracking/index.ts';
 
 export interface PollerApp {
@@ -45,7 +45,7 @@ export async function startPoller(env: Env, options: PollerStartOptions = {}): P
   const health = Fastify({ logger: { level: env.LOG_LEVEL } });
   const log = health.log;
   const clickhouse = createClickHouseClient(resolveTarget(env.CLICKHOUSE_URL, options.database));
-  const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 2 });
+  const redis = connectRedis(env.REDIS_URL, { maxRetriesPerRequest: 2 }, (level, message) => log[level](message));
   const kafka = createKafka({ brokers: env.KAFKA_BROKERS, clientId: 'tracking-poller', log: (level, message) => log[level](message) });
   const bus = new KafkaBus({ kafka, dataDir: env.DATA_DIR, onError: (err) => log.warn({ err }, 'raw-poll log unavailable; spooling') });
   const carriers = createCarrierPoller({ sandboxUrl: options.sandboxUrl ?? env.SANDBOX_URL ?? null, liveTarget: 'carriers' });

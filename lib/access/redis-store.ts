@@ -1,7 +1,8 @@
 import DataLoader from 'dataloader';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import { dispatchAtEndOfTurn } from '../batch/index.ts';
+import { connectRedis } from '../redis/index.ts';
 import type { PlanName, Plans } from '../config/index.ts';
 import { AccessError, keyNotFound } from './errors.ts';
 import { generateKey, hashKey, isWellFormedKey } from './key-format.ts';
@@ -90,7 +91,7 @@ export class RedisAccessStore implements AccessStore {
     this.ns = options.namespace ?? 'trk:access:';
     this.ownsConnection = typeof options.redis === 'string';
     // Auto-pipelining: concurrent lookups' scripts share one socket write per event-loop turn.
-    const redis = typeof options.redis === 'string' ? new Redis(options.redis, { enableAutoPipelining: true }) : options.redis;
+    const redis = typeof options.redis === 'string' ? connectRedis(options.redis, { enableAutoPipelining: true }) : options.redis;
     redis.defineCommand('accessConsume', { lua: CONSUME_LUA });
     redis.defineCommand('accessRefund', { numberOfKeys: 1, lua: REFUND_LUA });
     redis.defineCommand('accessCreate', { numberOfKeys: 4, lua: CREATE_LUA });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { withoutRepeats } from './client.ts';
+import { withoutRepeats } from './repeats.ts';
 
-describe('kafka log lines', () => {
+describe('withoutRepeats (a client retrying a service that is down)', () => {
   it('pass a repeated line once per 10 s, then with how many were held back', () => {
     const lines: string[] = [];
     let now = 0;

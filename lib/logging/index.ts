@@ -1,0 +1,1 @@
+export { withoutRepeats, type LineLog } from './repeats.ts';
