@@ -4,19 +4,9 @@
  * names Redis. The batched access step fails every lookup of its turn, and none hangs. The
  * connection error is logged once, not at every reconnection attempt.
  */
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi, type MockInstance } from 'vitest';
+import { freePort } from '../../lib/testing/ports.ts';
 import { expectError, startApiHarness, type ApiHarness } from './testing.ts';
-
-/** A loopback port nothing listens on (bound, then released). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 const KEY = `trk_test_${'A'.repeat(32)}`;
 
@@ -25,7 +15,7 @@ describe('Redis unreachable', () => {
   let stderr: MockInstance<typeof console.error>;
   beforeAll(async () => {
     stderr = vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    h = await startApiHarness({ env: { REDIS_URL: `redis://127.0.0.1:${await closedPort()}` } });
+    h = await startApiHarness({ env: { REDIS_URL: `redis://127.0.0.1:${await freePort()}` } });
   });
   afterAll(async () => {
     await h?.close();

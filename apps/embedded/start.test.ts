@@ -8,12 +8,12 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EnvSchema } from '../../lib/config/index.ts';
+import { freePort } from '../../lib/testing/ports.ts';
 import { TrackingRecordSchema, UsageRecordSchema, type UsageRecord } from '../../lib/schemas/index.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -37,15 +37,6 @@ interface Started extends Running {
 }
 
 const children: ChildProcess[] = [];
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 /** The environment of someone who just cloned the project: none of its variables set. */
 function freshCloneEnv(dataDir: string, port: number): NodeJS.ProcessEnv {
