@@ -2,19 +2,20 @@
  * The real API for `npm run bench -- api`, wired as the apps wire it (with their heap policy): with
  * REDIS_URL set, as `apps/api/server.ts` does (Redis keys, limits and cache; under a namespace of
  * its own, deleted at stop); without it, as `npm start` (apps/embedded/main.ts) does: embedded
- * store under DATA_DIR, in-process cache, normalizer and refresh scheduler. Both get an in-process sandbox carrier network
- * for trk_test_ keys. Forked by bench/api.ts; reports its URL and admin token over IPC.
+ * store under DATA_DIR, in-process cache, normalizer and refresh scheduler. Both get an in-process
+ * sandbox carrier network for trk_test_ keys. Forked by bench/api.ts; reports its URL and admin
+ * token over IPC.
  */
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { buildApp } from '../../apps/api/app.ts';
+import { applyHeapPolicy } from '../../apps/api/heap-policy.ts';
 import { createApiRuntime } from '../../apps/api/runtime.ts';
 import { startRefreshScheduler, type Scheduler } from '../../apps/api/scheduler.ts';
 import { deleteUnder } from '../../lib/access/testing.ts';
 import { loadEnv } from '../../lib/config/index.ts';
 import { startSandbox } from '../../lib/sandbox/server.ts';
 import { serveParent } from './protocol.ts';
-import { applyHeapPolicy } from '../../apps/api/heap-policy.ts';
 
 const env = loadEnv();
 if (!env.REDIS_URL) applyHeapPolicy();

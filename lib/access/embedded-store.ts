@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { dispatchAtEndOfTurn } from '../batch/index.ts';
 import type { PlanName, Plans } from '../config/index.ts';
 import { AccessFiles } from './embedded-files.ts';
 import { PendingCounts } from './embedded-pending.ts';
@@ -92,7 +93,7 @@ export class EmbeddedAccessStore implements AccessStore {
       const promise = new Promise<void>((res, rej) => { resolve = res; reject = rej; });
       this.groupCommit = { promise, resolve, reject };
       // After every request read in this turn of the event loop has been decided.
-      setImmediate(() => this.writePending());
+      dispatchAtEndOfTurn(() => this.writePending());
     }
     return this.groupCommit.promise;
   }

@@ -38,8 +38,8 @@ export interface AccessStore {
   getByKey(key: string): Promise<KeyRecord | null>;
   getByPrefix(prefix: string): Promise<KeyRecord | null>;
   /**
-   * The hot path of a lookup in one step (one Redis round trip): `getByKey(key)` and, when `count`
-   * is true and the key exists, `consume` of it. The caller still checks the record first: a
+   * The hot path of a lookup in one step (with Redis, one script call shared by the lookups of the
+   * event-loop turn): `getByKey(key)` and, when `count` is true and the key exists, `consume` of it. The caller still checks the record first: a
    * suspended, revoked or expired key is refused by both, and counts nothing.
    */
   authorize(key: string, now: Date, count: boolean): Promise<Authorization>;

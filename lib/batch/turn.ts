@@ -1,7 +1,8 @@
 /**
- * A `dataloader` batch schedule shared by every loader of the process: the batches of one
- * event-loop turn are dispatched together in its check phase (one `setImmediate`), after the poll
- * phase has read every socket that had a request.
+ * The batch schedule shared by the process's batching (the Redis store's and cache's `dataloader`s,
+ * the embedded store's group commit): the batches of one event-loop turn are dispatched together in
+ * its check phase (one `setImmediate`), after the poll phase has read every socket that had a
+ * request.
  *
  * Dispatching them in one callback matters with an auto-pipelined Redis connection: ioredis sends
  * the commands queued in one callback in one socket write, but two `setImmediate` callbacks (one

@@ -43,7 +43,7 @@ export class TrackingService {
 
   /**
    * Starts reading a lookup's cache entry, to be passed to `lookup`: a caller that has other I/O to
-   * do first (the access step) overlaps the two, which with Redis share one round trip.
+   * do first (the access step) overlaps the two, which with Redis go out in one socket write.
    */
   readCache(carrier: string, awb: string, mode: TrackingMode): Promise<CachedLookup | null> {
     return this.deps.cache.get(cacheKey(mode, carrier, awb));

@@ -36,7 +36,7 @@ export function registerTrackRoutes(app: FastifyInstance, deps: ApiDeps): void {
     // Input is checked before the store is asked, so the key's record and the count come in one
     // step; but a bad input is reported only after the key checks, as the order requires.
     const input = checkInput(deps, request.params.carrier, request.params.awb);
-    // The cache read goes out with the access step (with Redis, one round trip for both). A refused
+    // The cache read goes out with the access step (with Redis, in one socket write). A refused
     // lookup leaves it unused: a read has no effect.
     const cacheRead = input instanceof ApiError ? undefined : deps.tracking.readCache(input.carrier, input.awb, keyMode(key)!);
     cacheRead?.catch(() => undefined);
