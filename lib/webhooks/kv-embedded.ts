@@ -1,0 +1,212 @@
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import type { PushKv } from './kv.ts';
+
+/** One change, as a journal line. */
+type Entry =
+  | { o: 'set'; k: string; v: unknown; x?: number }
+  | { o: 'del'; k: string }
+  | { o: 'sadd' | 'srem'; k: string; m: string }
+  | { o: 'zadd'; k: string; m: string; s: number }
+  | { o: 'zrem'; k: string; m: string }
+  | { o: 'lpush'; k: string; v: unknown; n: number };
+
+interface Snapshot {
+  docs: [string, unknown, number | null][];
+  sets: [string, string[]][];
+  zsets: [string, [string, number][]][];
+  lists: [string, unknown[]][];
+}
+
+/** Journal lines past which the state is rewritten as a snapshot (bounds start-up time and disk). */
+const COMPACT_AFTER = 200_000;
+
+/**
+ * PushKv for the embedded default: the state in memory, every change appended to
+ * `DATA_DIR/push/journal.ndjson` with a synchronous write before the call returns, so a kill -9
+ * loses nothing that was acknowledged (the OS keeps written data through a process crash; a power
+ * cut may lose the last moments, as with the access store's counts). At start the snapshot and the
+ * journal are read back; now and then the state is rewritten as a snapshot (temp file, fsync,
+ * rename) and the journal starts again. Schedule leases are not journaled: after a restart
+ * everything leased is due at once, which is what a restart should do.
+ */
+export class EmbeddedPushKv implements PushKv {
+  private readonly docs = new Map<string, { v: unknown; x: number | null }>();
+  private readonly sets = new Map<string, Set<string>>();
+  private readonly zsets = new Map<string, Map<string, number>>();
+  private readonly lists = new Map<string, unknown[]>();
+  private readonly dir: string;
+  private fd: number;
+  private appended = 0;
+
+  constructor(dataDir: string, private readonly clock: () => number = Date.now) {
+    this.dir = join(dataDir, 'push');
+    mkdirSync(this.dir, { recursive: true });
+    const snapshotPath = join(this.dir, 'snapshot.json');
+    if (existsSync(snapshotPath)) this.load(JSON.parse(readFileSync(snapshotPath, 'utf8')) as Snapshot);
+    const journalPath = join(this.dir, 'journal.ndjson');
+    if (existsSync(journalPath)) {
+      const lines = readFileSync(journalPath, 'utf8').split('\n');
+      lines.pop(); // the piece after the last newline: empty, or a line torn by a crash
+      for (const line of lines) this.apply(JSON.parse(line) as Entry);
+      this.appended = lines.length;
+    }
+    this.fd = openSync(journalPath, 'a');
+  }
+
+  private load(snapshot: Snapshot): void {
+    for (const [k, v, x] of snapshot.docs) this.docs.set(k, { v, x });
+    for (const [k, members] of snapshot.sets) this.sets.set(k, new Set(members));
+    for (const [k, entries] of snapshot.zsets) this.zsets.set(k, new Map(entries));
+    for (const [k, items] of snapshot.lists) this.lists.set(k, items);
+  }
+
+  private apply(entry: Entry): void {
+    switch (entry.o) {
+      case 'set': this.docs.set(entry.k, { v: entry.v, x: entry.x ?? null }); break;
+      case 'del': this.docs.delete(entry.k); break;
+      case 'sadd': this.setOf(entry.k).add(entry.m); break;
+      case 'srem': this.sets.get(entry.k)?.delete(entry.m); break;
+      case 'zadd': this.zsetOf(entry.k).set(entry.m, entry.s); break;
+      case 'zrem': this.zsets.get(entry.k)?.delete(entry.m); break;
+      case 'lpush': {
+        const list = this.lists.get(entry.k) ?? [];
+        list.unshift(entry.v);
+        if (list.length > entry.n) list.length = entry.n;
+        this.lists.set(entry.k, list);
+        break;
+      }
+    }
+  }
+
+  /** Journal first, then memory: what a caller was told happened is on disk. */
+  private record(entry: Entry): void {
+    writeSync(this.fd, `${JSON.stringify(entry)}\n`);
+    this.apply(entry);
+    if (++this.appended >= COMPACT_AFTER) this.compact();
+  }
+
+  private setOf(key: string): Set<string> {
+    let set = this.sets.get(key);
+    if (!set) this.sets.set(key, (set = new Set()));
+    return set;
+  }
+
+  private zsetOf(key: string): Map<string, number> {
+    let zset = this.zsets.get(key);
+    if (!zset) this.zsets.set(key, (zset = new Map()));
+    return zset;
+  }
+
+  private read<T>(key: string): T | null {
+    const doc = this.docs.get(key);
+    if (!doc) return null;
+    if (doc.x !== null && doc.x <= this.clock()) {
+      this.docs.delete(key);
+      return null;
+    }
+    // A copy: callers may change what they read without changing the store.
+    return structuredClone(doc.v) as T;
+  }
+
+  async get<T>(key: string): Promise<T | null> {
+    return this.read<T>(key);
+  }
+
+  async getMany<T>(keys: readonly string[]): Promise<(T | null)[]> {
+    return keys.map((key) => this.read<T>(key));
+  }
+
+  async update<T, R>(key: string, change: (current: T | null) => { next?: T | null; result: R; ttlMs?: number }): Promise<R> {
+    // One process, and nothing awaited between the read and the write: atomic as it stands.
+    const outcome = change(this.read<T>(key));
+    if (outcome.next === null) this.record({ o: 'del', k: key });
+    else if (outcome.next !== undefined) this.record({ o: 'set', k: key, v: outcome.next, ...(outcome.ttlMs ? { x: this.clock() + outcome.ttlMs } : {}) });
+    return outcome.result;
+  }
+
+  async set<T>(key: string, value: T, ttlMs?: number): Promise<void> {
+    this.record({ o: 'set', k: key, v: value, ...(ttlMs ? { x: this.clock() + ttlMs } : {}) });
+  }
+
+  async delete(key: string): Promise<void> {
+    if (this.docs.has(key)) this.record({ o: 'del', k: key });
+  }
+
+  async setAdd(key: string, member: string): Promise<boolean> {
+    if (this.sets.get(key)?.has(member)) return false;
+    this.record({ o: 'sadd', k: key, m: member });
+    return true;
+  }
+
+  async setRemove(key: string, member: string): Promise<void> {
+    if (this.sets.get(key)?.has(member)) this.record({ o: 'srem', k: key, m: member });
+  }
+
+  async setMembers(key: string): Promise<string[]> {
+    return [...(this.sets.get(key) ?? [])];
+  }
+
+  async schedule(key: string, member: string, atMs: number): Promise<void> {
+    if (this.zsets.get(key)?.get(member) !== atMs) this.record({ o: 'zadd', k: key, m: member, s: atMs });
+  }
+
+  async unschedule(key: string, member: string): Promise<void> {
+    if (this.zsets.get(key)?.has(member)) this.record({ o: 'zrem', k: key, m: member });
+  }
+
+  async claimDue(key: string, nowMs: number, leaseMs: number, limit: number): Promise<string[]> {
+    const zset = this.zsets.get(key);
+    if (!zset) return [];
+    const due = [...zset].filter(([, at]) => at <= nowMs).sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1)).slice(0, limit).map(([member]) => member);
+    for (const member of due) zset.set(member, nowMs + leaseMs); // not journaled: see the class comment
+    return due;
+  }
+
+  async nextDue(key: string): Promise<number | null> {
+    const zset = this.zsets.get(key);
+    if (!zset || zset.size === 0) return null;
+    let min = Infinity;
+    for (const at of zset.values()) if (at < min) min = at;
+    return min;
+  }
+
+  async listPush(key: string, value: unknown, keep: number): Promise<void> {
+    this.record({ o: 'lpush', k: key, v: value, n: keep });
+  }
+
+  async listRange<T>(key: string, count: number): Promise<T[]> {
+    return structuredClone((this.lists.get(key) ?? []).slice(0, count)) as T[];
+  }
+
+  /** Rewrites the state as a snapshot and starts an empty journal (expired documents dropped). */
+  compact(): void {
+    const now = this.clock();
+    const snapshot: Snapshot = {
+      docs: [...this.docs].filter(([, d]) => d.x === null || d.x > now).map(([k, d]) => [k, d.v, d.x]),
+      sets: [...this.sets].filter(([, s]) => s.size > 0).map(([k, s]) => [k, [...s]]),
+      zsets: [...this.zsets].filter(([, z]) => z.size > 0).map(([k, z]) => [k, [...z]]),
+      lists: [...this.lists],
+    };
+    const path = join(this.dir, 'snapshot.json');
+    const temp = `${path}.tmp`;
+    const tempFd = openSync(temp, 'w');
+    try {
+      writeFileSync(tempFd, JSON.stringify(snapshot));
+      fsyncSync(tempFd);
+    } finally {
+      closeSync(tempFd);
+    }
+    // The rename is the commit point: before it, the old snapshot and the whole journal still hold.
+    renameSync(temp, path);
+    closeSync(this.fd);
+    const journal = join(this.dir, 'journal.ndjson');
+    rmSync(journal, { force: true });
+    this.fd = openSync(journal, 'a');
+    this.appended = 0;
+  }
+
+  async close(): Promise<void> {
+    closeSync(this.fd);
+  }
+}

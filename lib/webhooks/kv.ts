@@ -1,0 +1,48 @@
+/**
+ * The durable state push needs, as a few primitive operations with two implementations: Redis
+ * (shared by every API, normalizer and dispatcher process) and embedded (one process, a journal
+ * under DATA_DIR). All of push's rules are written once on top of this interface.
+ *
+ * Values are JSON documents. `update` is the one atomic step: read, compute in JS, write only if
+ * nothing changed meanwhile (else compute again), so concurrent processes never lose an update.
+ * Keys name their owner in braces (`{trk_test_Ab3dE9x}`): with Redis every key of one API key
+ * shares a hash slot, and each atomic step touches one key.
+ */
+export interface PushKv {
+  get<T>(key: string): Promise<T | null>;
+  /** Many documents at once, in the order asked (null where absent). */
+  getMany<T>(keys: readonly string[]): Promise<(T | null)[]>;
+  /**
+   * Atomic read-modify-write of one document. `change` may run more than once (on a conflicting
+   * write) and must be pure. `next: undefined` leaves the document as it is; `null` deletes it.
+   * `ttlMs` (with a `next`) makes it expire.
+   */
+  update<T, R>(key: string, change: (current: T | null) => { next?: T | null; result: R; ttlMs?: number }): Promise<R>;
+  set<T>(key: string, value: T, ttlMs?: number): Promise<void>;
+  delete(key: string): Promise<void>;
+
+  /** Sets of strings. `add` answers whether the member was new. */
+  setAdd(key: string, member: string): Promise<boolean>;
+  setRemove(key: string, member: string): Promise<void>;
+  setMembers(key: string): Promise<string[]>;
+
+  /** A schedule: members with a due time (epoch ms). `schedule` sets or moves one. */
+  schedule(key: string, member: string, atMs: number): Promise<void>;
+  unschedule(key: string, member: string): Promise<void>;
+  /**
+   * Members due by `nowMs` (earliest first, at most `limit`), each pushed to `nowMs + leaseMs` in
+   * the same atomic step: a process that dies holding one lets another take it after the lease.
+   */
+  claimDue(key: string, nowMs: number, leaseMs: number, limit: number): Promise<string[]>;
+  /** The earliest due time, or null when nothing is scheduled. */
+  nextDue(key: string): Promise<number | null>;
+
+  /** A capped list, newest first. */
+  listPush(key: string, value: unknown, keep: number): Promise<void>;
+  listRange<T>(key: string, count: number): Promise<T[]>;
+
+  close(): Promise<void>;
+}
+
+/** How often `update` tries before giving up on a document several writers fight over. */
+export const MAX_UPDATE_ATTEMPTS = 100;
