@@ -10,7 +10,9 @@ import { buildOpenApi } from './openapi.ts';
 import { registerAdminRoutes } from './routes/admin.ts';
 import { registerOpsRoutes } from './routes/ops.ts';
 import { registerTrackRoutes } from './routes/track.ts';
+import { registerTrackingRoutes } from './routes/trackings.ts';
 import { registerTrialRoutes } from './routes/trial.ts';
+import { registerWebhookRoutes } from './routes/webhooks.ts';
 import { registerUsageRoutes } from './routes/usage.ts';
 
 /**
@@ -74,5 +76,9 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   registerUsageRoutes(app, deps);
   registerAdminRoutes(app, deps);
   registerTrialRoutes(app, deps);
+  if (deps.push) {
+    registerTrackingRoutes(app, deps, deps.push);
+    registerWebhookRoutes(app, deps, deps.push);
+  }
   return app;
 }

@@ -3,6 +3,7 @@ import type { AccessStore } from '../../lib/access/index.ts';
 import type { Metrics } from '../../lib/metrics/index.ts';
 import type { Product } from '../../lib/product/index.ts';
 import type { TrackingService } from '../../lib/tracking/index.ts';
+import type { Push } from '../../lib/webhooks/index.ts';
 
 /** A dependency the readiness probe checks. */
 export interface ReadinessCheck {
@@ -15,6 +16,8 @@ export interface ApiDeps {
   product: Product;
   access: AccessStore;
   tracking: TrackingService;
+  /** Watches and webhooks; without it the push routes are not served. */
+  push?: Push;
   metrics: Metrics;
   /** Bearer token of the admin API. */
   adminToken: string;

@@ -14,6 +14,8 @@ export const CODE_TO_STATUS: Record<ErrorCode, number> = {
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
+  invalid_url: 400,
+  too_many_endpoints: 409,
   rate_limit_exceeded: 429,
   plan_quota_exceeded: 429,
   daily_quota_exceeded: 429,

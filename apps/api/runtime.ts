@@ -15,6 +15,9 @@ import { loadProduct } from '../../lib/product/index.ts';
 import { connectRedis } from '../../lib/redis/index.ts';
 import { PollLog } from '../../lib/store/poll-log.ts';
 import { TrackingService } from '../../lib/tracking/index.ts';
+import { createMailer } from '../../lib/notices/index.ts';
+import { EmbeddedPushKv, KafkaEventLog, RedisPushKv, createPush, endpointDisabledMessage, parseRetrySchedule, type Push } from '../../lib/webhooks/index.ts';
+import { WebhookSender } from '../../lib/webhooks/sender.ts';
 import type { ApiDeps, ReadinessCheck } from './deps.ts';
 
 /** TRUST_PROXY: "true" or a comma-separated list of proxy addresses/ranges; unset trusts none. */
@@ -39,6 +42,8 @@ export interface RuntimeOptions {
    * URL, else `tracking` (see resolveTarget). Tests point the API at a database of their own.
    */
   clickhouseDatabase?: string;
+  /** Options of the webhook sender (tests shorten the timeout). */
+  webhookSender?: ConstructorParameters<typeof WebhookSender>[0];
 }
 
 /** The API's dependencies plus what owns them: the pieces an app starts, and closes in order. */
@@ -47,6 +52,8 @@ export interface ApiRuntime {
   /** Present in the embedded default: the in-process normalizer's view of every shipment. */
   shipments: ShipmentIndex | null;
   bus: PollBus;
+  /** Watches, endpoints, change detection and (embedded) delivery. */
+  push: Push;
   /** True when ADMIN_TOKEN was not set and one was generated for this run. */
   adminTokenGenerated: boolean;
   close(): Promise<void>;
@@ -72,12 +79,31 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
   const cache: TrackingCache = redis ? createRedisCache(redis, `${ns}cache:`) : createMemoryCache();
   const carriers = createCarrierPoller({ sandboxUrl: options.sandboxUrl, liveTarget: options.liveTarget, clock });
 
+  const embeddedLanes = new LaneBook();
+  // Push state: Redis when set, else a journal under DATA_DIR. Events go to Kafka when it is set
+  // (the dispatcher app delivers them), else straight to this process's dispatcher.
+  const mailer = createMailer(env);
+  const pushLanes: { source: LaneStatsSource } = { source: embeddedLanes };
+  const push = createPush({
+    kv: redis ? new RedisPushKv(redis, `${ns}push:`) : new EmbeddedPushKv(dataDir, clock),
+    lanes: { get: (lane) => pushLanes.source.get(lane) },
+    events: env.KAFKA_BROKERS ? new KafkaEventLog(createKafka({ brokers: env.KAFKA_BROKERS, clientId: 'tracking-api-push' })) : undefined,
+    sender: new WebhookSender(options.webhookSender),
+    clock,
+    retrySchedule: parseRetrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
+    log: (level, message) => console[level === 'info' ? 'log' : level](message),
+    onDisabled: async (endpoint, reason) => {
+      const key = await access.getByPrefix(endpoint.key_prefix);
+      if (key) await mailer.send(endpointDisabledMessage(key.email, endpoint, reason));
+    },
+  });
+  if (!env.KAFKA_BROKERS) push.dispatcher.start();
+
   // Distributed: polls go to Kafka and lane benchmarks come from ClickHouse. Otherwise the
   // embedded pipeline: every poll is logged under DATA_DIR and normalized in process.
   let bus: PollBus;
   let shipments: ShipmentIndex | null = null;
   let log: PollLog | null = null;
-  const embeddedLanes = new LaneBook();
   if (env.KAFKA_BROKERS) {
     const kafka = createKafka({ brokers: env.KAFKA_BROKERS, clientId: 'tracking-api' });
     bus = new KafkaBus({ kafka, dataDir, onError: (err) => console.error(`raw-poll log unavailable, spooling to ${dataDir}/spool:`, (err as Error).message) });
@@ -88,9 +114,11 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
     for await (const { poll, mode } of pollLog.read((line) => console.error(`skipped damaged line ${line} of ${dataDir}/polls.ndjson`))) {
       index.handle(poll, mode);
     }
-    inProcess.subscribe((poll, mode) => {
+    inProcess.subscribe(async (poll, mode) => {
       pollLog.append({ poll, mode });
-      index.handle(poll, mode);
+      const result = index.handle(poll, mode);
+      // Push: a change of a watched shipment becomes an event, queued durably before this returns.
+      await push.detector.handle(poll, mode, result);
     });
     bus = inProcess;
     shipments = index;
@@ -102,6 +130,7 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
     : embeddedLanes;
 
   const tracking = new TrackingService({ cache, carriers, bus, rules: product.rules, lanes: laneSource, metrics, clock });
+  pushLanes.source = laneSource;
   const readiness: ReadinessCheck[] = [
     { name: 'access', check: async () => { await access.getByPrefix('trk_test_0000000'); } },
   ];
@@ -114,12 +143,15 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
 
   const adminToken = env.ADMIN_TOKEN ?? randomBytes(24).toString('base64url');
   return {
-    deps: { product, access, tracking, metrics, adminToken, clock, readiness, logLevel: env.LOG_LEVEL, trustProxy: trustProxyOf(env.TRUST_PROXY) },
+    deps: { product, access, tracking, push, metrics, adminToken, clock, readiness, logLevel: env.LOG_LEVEL, trustProxy: trustProxyOf(env.TRUST_PROXY) },
     shipments,
     bus,
+    push,
     adminTokenGenerated: env.ADMIN_TOKEN === undefined,
     async close() {
       await bus.close();
+      await push.close();
+      mailer.close();
       await log?.flush();
       await clickhouse?.close();
       await carriers.close();

@@ -9,7 +9,8 @@ import { createKafka } from '../../lib/kafka/client.ts';
 import { KafkaBus } from '../../lib/kafka/kafka-bus.ts';
 import { createMetrics } from '../../lib/metrics/index.ts';
 import { createMailer, noticeSettingsFromEnv, scheduleNotices } from '../../lib/notices/index.ts';
-import { DEFAULT_REFRESH_POLICY, refreshShipments, shipmentsDue, type RefreshPolicy, type RefreshTotals } from '../../lib/poller/index.ts';
+import { cronOfTick, mergeCandidates, refreshPolicyOf, refreshShipments, shipmentsDue, type RefreshPolicy, type RefreshTotals } from '../../lib/poller/index.ts';
+import { RedisPushKv, WatchStore } from '../../lib/webhooks/index.ts';
 import { loadProduct } from '../../lib/product/index.ts';
 import { connectRedis } from '../../lib/redis/index.ts';
 import { TrackingService } from '../../lib/tracking/index.ts';
@@ -30,6 +31,8 @@ export interface PollerStartOptions {
   /** Also run the plan-expiry notice job (default true). */
   notices?: boolean;
   sandboxUrl?: string | null;
+  /** Prefix of the Redis keys (default `trk:`, as the API's); tests use their own. */
+  redisNamespace?: string;
 }
 
 /**
@@ -40,7 +43,7 @@ export interface PollerStartOptions {
  */
 export async function startPoller(env: Env, options: PollerStartOptions = {}): Promise<PollerApp> {
   if (!env.KAFKA_BROKERS || !env.CLICKHOUSE_URL || !env.REDIS_URL) throw new Error('the poller needs KAFKA_BROKERS, CLICKHOUSE_URL and REDIS_URL');
-  const policy = options.policy ?? DEFAULT_REFRESH_POLICY;
+  const policy = options.policy ?? refreshPolicyOf(env.POLLER_INTERVAL_SECONDS);
   const product = loadProduct(env.CONFIG_DIR);
   const health = Fastify({ logger: { level: env.LOG_LEVEL } });
   const log = health.log;
@@ -49,6 +52,8 @@ export async function startPoller(env: Env, options: PollerStartOptions = {}): P
   const kafka = createKafka({ brokers: env.KAFKA_BROKERS, clientId: 'tracking-poller', log: (level, message) => log[level](message) });
   const bus = new KafkaBus({ kafka, dataDir: env.DATA_DIR, onError: (err) => log.warn({ err }, 'raw-poll log unavailable; spooling') });
   const carriers = createCarrierPoller({ sandboxUrl: options.sandboxUrl ?? env.SANDBOX_URL ?? null, liveTarget: 'carriers' });
+  // Watched shipments (push) are re-polled like active ones, even before their first scan.
+  const watches = new WatchStore(new RedisPushKv(redis, `${options.redisNamespace ?? 'trk:'}push:`));
   const tracking = new TrackingService({
     cache: createRedisCache(redis), carriers, bus, rules: product.rules,
     lanes: new ClickHouseLaneSource(clickhouse), metrics: createMetrics(false), clock: Date.now,
@@ -58,7 +63,7 @@ export async function startPoller(env: Env, options: PollerStartOptions = {}): P
   const tick = () => {
     running ??= (async () => {
       const now = Date.now();
-      const candidates = await activeShipments(clickhouse, now - policy.lookbackMs);
+      const candidates = mergeCandidates(await activeShipments(clickhouse, now - policy.lookbackMs), await watches.pollable(now));
       const due = shipmentsDue(candidates, now, policy);
       const totals = await refreshShipments(due, (s) => tracking.refresh(s.carrier, s.awb, s.mode));
       if (totals.polled) log.info(totals, 'poller: refreshed shipments');
@@ -66,8 +71,7 @@ export async function startPoller(env: Env, options: PollerStartOptions = {}): P
     })().finally(() => { running = null; });
     return running;
   };
-  const minutes = Math.max(1, Math.round(policy.tickMs / 60_000));
-  const task = cron.schedule(`*/${minutes} * * * *`, () => { tick().catch((err: unknown) => log.error({ err }, 'poller tick failed')); });
+  const task = cron.schedule(cronOfTick(policy.tickMs), () => { tick().catch((err: unknown) => log.error({ err }, 'poller tick failed')); });
 
   const access = openAccessStore({ plans: product.config.plans, redisUrl: env.REDIS_URL, dataDir: env.DATA_DIR });
   let stopNotices = async () => {};

@@ -83,5 +83,9 @@ export const EnvSchema = z.object({
   TRUST_PROXY: z.string().optional(),
   /** How long the API keeps a lane benchmark read from ClickHouse (default 60 s). */
   LANE_CACHE_TTL_MS: z.coerce.number().int().min(0).default(60_000),
+  /** How often active and watched shipments are re-polled (default 7200 s = 2 h). */
+  POLLER_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(7200),
+  /** Seconds to wait after each failed webhook attempt; one more failure than steps gives up. */
+  WEBHOOK_RETRY_SCHEDULE: z.string().regex(/^\s*\d+(\.\d+)?\s*(,\s*\d+(\.\d+)?\s*)*$/, 'comma-separated seconds, e.g. 5,300,1800').default('5,300,1800,7200,18000,36000,36000'),
 });
 export type Env = z.infer<typeof EnvSchema>;

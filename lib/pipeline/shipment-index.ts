@@ -1,6 +1,6 @@
 import { isTerminal } from '../cache/index.ts';
 import { laneKey, laneSampleOf, type LaneBook } from '../lanes/index.ts';
-import { normalizePoll, type RuleSet } from '../normalize/index.ts';
+import { normalizePoll, type NormalizeResult, type RuleSet } from '../normalize/index.ts';
 import type { CarrierPoll } from '../schemas/index.ts';
 import type { TrackingMode } from '../tracking/index.ts';
 
@@ -22,17 +22,19 @@ export class ShipmentIndex {
 
   constructor(private readonly rules: RuleSet, private readonly lanes: LaneBook) {}
 
-  handle(poll: CarrierPoll, mode: TrackingMode): void {
+  /** Takes in one poll; returns its normalization (push's change detection uses it too). */
+  handle(poll: CarrierPoll, mode: TrackingMode): NormalizeResult {
     const result = normalizePoll(poll, this.rules);
-    if (result.kind !== 'found') return;
+    if (result.kind !== 'found') return result;
     const key = `${mode}:${poll.carrier}:${result.shipment.record.awb}`;
     const polledMs = Date.parse(poll.polled_at);
     const known = this.shipments.get(key);
     // Polls can arrive out of order (replays, retries): the newest poll decides the state.
-    if (known && known.lastPolledMs > polledMs) return;
+    if (known && known.lastPolledMs > polledMs) return result;
     this.shipments.set(key, { carrier: poll.carrier, awb: result.shipment.record.awb, mode, terminal: isTerminal(result.shipment), lastPolledMs: polledMs });
     const sample = laneSampleOf(result.shipment);
     if (sample) this.lanes.add({ ...sample, lane: laneKey(sample.lane, mode) });
+    return result;
   }
 
   /** Non-terminal shipments polled since `sinceMs`: the poller's work list. */

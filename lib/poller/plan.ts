@@ -30,3 +30,31 @@ export function shipmentsDue(candidates: readonly RefreshCandidate[], nowMs: num
     .sort((a, b) => a.lastPolledMs - b.lastPolledMs)
     .slice(0, share);
 }
+
+/**
+ * The policy for POLLER_INTERVAL_SECONDS: re-poll after the interval, in ticks of 5 minutes (or of
+ * the interval itself when shorter, down to 1 s), so short intervals (tests, demos) work too.
+ */
+export function refreshPolicyOf(intervalSeconds: number): RefreshPolicy {
+  const intervalMs = Math.max(1, intervalSeconds) * 1000;
+  return { ...DEFAULT_REFRESH_POLICY, intervalMs, tickMs: Math.min(DEFAULT_REFRESH_POLICY.tickMs, intervalMs) };
+}
+
+/** node-cron expression of a tick: whole minutes, or seconds (six fields) under a minute. */
+export function cronOfTick(tickMs: number): string {
+  if (tickMs >= 60_000) return `*/${Math.max(1, Math.round(tickMs / 60_000))} * * * *`;
+  return `*/${Math.max(1, Math.round(tickMs / 1000))} * * * * *`;
+}
+
+/** Candidates from several sources, once per shipment, with the latest poll time any source knows. */
+export function mergeCandidates(...lists: readonly (readonly RefreshCandidate[])[]): RefreshCandidate[] {
+  const merged = new Map<string, RefreshCandidate>();
+  for (const list of lists) {
+    for (const c of list) {
+      const id = `${c.mode}:${c.carrier}:${c.awb.toUpperCase()}`;
+      const known = merged.get(id);
+      if (!known || known.lastPolledMs < c.lastPolledMs) merged.set(id, c);
+    }
+  }
+  return [...merged.values()];
+}

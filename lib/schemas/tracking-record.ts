@@ -144,7 +144,7 @@ export const ERROR_CODES = [
   'invalid_awb', 'unsupported_carrier', 'missing_api_key', 'invalid_api_key', 'payment_required',
   'shipment_not_found', 'rate_limit_exceeded', 'plan_quota_exceeded', 'daily_quota_exceeded',
   'upstream_error', 'not_found', 'method_not_allowed', 'internal_error', 'bad_request', 'unauthorized',
-  'conflict',
+  'conflict', 'invalid_url', 'too_many_endpoints',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 

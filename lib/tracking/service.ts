@@ -49,6 +49,14 @@ export class TrackingService {
     return this.deps.cache.get(cacheKey(mode, carrier, awb));
   }
 
+  /** The cached record with insights as of now, or null: no carrier poll, nothing counted (watch calls). */
+  async peek(carrier: string, awb: string, mode: TrackingMode): Promise<TrackingRecord | null> {
+    const cached = await this.deps.cache.get(cacheKey(mode, carrier, awb));
+    if (!cached?.shipment) return null;
+    const answer = await this.answer(cached.shipment, mode, { cached: true, stale: !isFresh(cached, this.deps.clock()) });
+    return answer.kind === 'found' ? answer.record : null;
+  }
+
   async lookup(carrier: string, awb: string, mode: TrackingMode, cacheRead?: Promise<CachedLookup | null>): Promise<LookupResult> {
     const key = cacheKey(mode, carrier, awb);
     const { cache, metrics, clock } = this.deps;

@@ -105,7 +105,7 @@ export class RedisPushKv implements PushKv {
   }
 
   async nextDue(key: string): Promise<number | null> {
-    const first = await this.redis.zrange(this.k(key), 0, 0, 'WITHSCORES');
+    const first = await this.redis.zrange(this.k(key), '0', '0', 'WITHSCORES');
     return first.length === 2 ? Number(first[1]) : null;
   }
 

@@ -1,0 +1,92 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { EndpointError, endpointView, testEvent, type NewEndpoint, type Push } from '../../../lib/webhooks/index.ts';
+import type { ApiDeps } from '../deps.ts';
+import { ApiError, methodNotAllowed } from '../errors.ts';
+import { managementKey } from '../push-auth.ts';
+
+type WithId = FastifyRequest<{ Params: { id: string } }>;
+
+/**
+ * Webhook endpoints (contracts.md "Push"). Every call is the key's own: an id of another key's
+ * endpoint answers 404, exactly like one that does not exist.
+ */
+export function registerWebhookRoutes(app: FastifyInstance, deps: ApiDeps, push: Push): void {
+  const endpointOf = async (request: WithId, reply: FastifyReply) => {
+    const key = await managementKey(deps, push.kv, request, reply);
+    const endpoint = await push.endpoints.get(key.prefix, request.params.id);
+    if (!endpoint) throw new ApiError('not_found', `No webhook endpoint ${request.params.id} for this key.`);
+    return { key, endpoint };
+  };
+
+  app.post('/v1/webhooks', async (request, reply) => {
+    const key = await managementKey(deps, push.kv, request, reply);
+    const body = request.body;
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      throw new ApiError('bad_request', 'Send a JSON object, e.g. {"url": "https://example.com/hooks/tracking"}.');
+    }
+    try {
+      const { endpoint, secret } = await push.endpoints.create(key.prefix, key.mode, body as NewEndpoint, deps.clock());
+      return reply.code(201).send({ ...endpoint, secret });
+    } catch (err) {
+      if (!(err instanceof EndpointError)) throw err;
+      if (err.reason === 'too_many_endpoints') throw new ApiError('too_many_endpoints', err.message);
+      throw new ApiError(err.reason === 'invalid_url' ? 'invalid_url' : 'bad_request', err.message);
+    }
+  });
+
+  app.get('/v1/webhooks', async (request, reply) => {
+    const key = await managementKey(deps, push.kv, request, reply);
+    return { webhooks: (await push.endpoints.list(key.prefix)).map(endpointView) };
+  });
+
+  app.get('/v1/webhooks/:id', async (request: WithId, reply) => endpointView((await endpointOf(request, reply)).endpoint));
+
+  app.delete('/v1/webhooks/:id', async (request: WithId, reply) => {
+    const { key } = await endpointOf(request, reply);
+    await push.endpoints.remove(key.prefix, request.params.id);
+    return reply.code(204).send();
+  });
+
+  app.post('/v1/webhooks/:id/rotate-secret', async (request: WithId, reply) => {
+    const { key } = await endpointOf(request, reply);
+    const secret = await push.endpoints.rotate(key.prefix, request.params.id, deps.clock());
+    if (!secret) throw new ApiError('not_found', `No webhook endpoint ${request.params.id} for this key.`);
+    return { id: request.params.id, secret, previous_secret_valid_until: new Date(deps.clock() + 24 * 3_600_000).toISOString() };
+  });
+
+  app.post('/v1/webhooks/:id/enable', async (request: WithId, reply) => {
+    const { key } = await endpointOf(request, reply);
+    const endpoint = await push.dispatcher.enableEndpoint(key.prefix, request.params.id);
+    if (!endpoint) throw new ApiError('not_found', `No webhook endpoint ${request.params.id} for this key.`);
+    return endpointView(endpoint);
+  });
+
+  app.post('/v1/webhooks/:id/test', async (request: WithId, reply) => {
+    const { key } = await endpointOf(request, reply);
+    const event = testEvent(key.prefix, key.mode, request.params.id, `evt_test_${randomBytes(12).toString('base64url')}`, deps.clock());
+    await push.events.publish([event]);
+    return reply.code(202).send({ event_id: event.id, type: event.type });
+  });
+
+  app.get('/v1/webhooks/:id/deliveries', async (request: FastifyRequest<{ Params: { id: string }; Querystring: { limit?: string } }>, reply) => {
+    const { key } = await endpointOf(request, reply);
+    const limit = request.query.limit === undefined ? 50 : Number(request.query.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new ApiError('bad_request', '"limit" must be a whole number from 1 to 100.');
+    return { deliveries: await push.dispatcher.attemptsOf(key.prefix, request.params.id, limit) };
+  });
+
+  app.post('/v1/webhooks/:id/deliveries/:eventId/resend', async (request: FastifyRequest<{ Params: { id: string; eventId: string } }>, reply) => {
+    const { key } = await endpointOf(request as WithId, reply);
+    const event = await push.dispatcher.resend(key.prefix, request.params.id, request.params.eventId);
+    if (!event) throw new ApiError('not_found', `Event ${request.params.eventId} is not kept any more (events are kept 8 days) or never existed.`);
+    await push.events.publish([event]);
+    return reply.code(202).send({ event_id: event.id, type: event.type });
+  });
+
+  methodNotAllowed(app, '/v1/webhooks', ['GET', 'POST']);
+  methodNotAllowed(app, '/v1/webhooks/:id', ['GET', 'DELETE']);
+  for (const action of ['rotate-secret', 'enable', 'test']) methodNotAllowed(app, `/v1/webhooks/:id/${action}`, ['POST']);
+  methodNotAllowed(app, '/v1/webhooks/:id/deliveries', ['GET']);
+  methodNotAllowed(app, '/v1/webhooks/:id/deliveries/:eventId/resend', ['POST']);
+}

@@ -1,0 +1,68 @@
+/**
+ * Change detection (pure): what a watch remembers of the shipment it last reported, whether a new
+ * record is a change worth an event, and which event type it is.
+ */
+import type { Stage, TrackingRecord } from '../schemas/index.ts';
+import type { TrackingEventType } from './events.ts';
+
+/** What a watch remembers of the last state it reported (or of the state when the watch began). */
+export interface ShipmentSnapshot {
+  /** Time of the poll this state came from: an older poll arriving late is ignored. */
+  polled_ms: number;
+  /** Null while the carrier had no scans for the number. */
+  status: string | null;
+  stage: Stage | null;
+  attempts: number;
+  stuck: boolean;
+  event_ids: string[];
+}
+
+export const EMPTY_SNAPSHOT: Omit<ShipmentSnapshot, 'polled_ms'> = { status: null, stage: null, attempts: 0, stuck: false, event_ids: [] };
+
+export function snapshotOf(record: TrackingRecord | null, polledMs: number): ShipmentSnapshot {
+  if (!record) return { ...EMPTY_SNAPSHOT, polled_ms: polledMs };
+  return {
+    polled_ms: polledMs,
+    status: record.status,
+    stage: record.insights.current_stage as Stage,
+    attempts: record.delivery_attempts.count,
+    stuck: record.insights.is_stuck,
+    event_ids: record.events.map((e) => e.event_id),
+  };
+}
+
+export interface Change {
+  type: TrackingEventType;
+  newEvents: TrackingRecord['events'];
+  previous: { status: string; current_stage: string } | null;
+}
+
+const RTO_STAGES: ReadonlySet<string> = new Set(['rto_in_transit', 'rto_delivered']);
+const EXCEPTION_STAGES: ReadonlySet<string> = new Set(['delivery_attempted', 'exception']);
+const EXCEPTION_CODES: ReadonlySet<string> = new Set(['delivery_attempted', 'exception']);
+
+/**
+ * The change from `before` to `record`, or null when nothing a receiver cares about moved: a new
+ * event, status, stage or attempt count, or `is_stuck` turning true (it turning false comes with a
+ * new scan anyway). The type is the most specific that applies (contracts.md "Push").
+ */
+export function changeOf(before: ShipmentSnapshot, record: TrackingRecord): Change | null {
+  const after = snapshotOf(record, before.polled_ms);
+  const known = new Set(before.event_ids);
+  const newEvents = record.events.filter((e) => !known.has(e.event_id));
+  const stuckNow = after.stuck && !before.stuck;
+  const moved = newEvents.length > 0 || after.status !== before.status || after.stage !== before.stage || after.attempts !== before.attempts;
+  if (!moved && !stuckNow) return null;
+
+  const stageChanged = after.stage !== before.stage;
+  const stage = after.stage ?? '';
+  let type: TrackingEventType = 'tracking.updated';
+  if (stage === 'delivered' && stageChanged) type = 'tracking.delivered';
+  else if (RTO_STAGES.has(stage) && stageChanged) type = 'tracking.rto';
+  else if ((EXCEPTION_STAGES.has(stage) && stageChanged) || newEvents.some((e) => EXCEPTION_CODES.has(e.code))) type = 'tracking.exception';
+  else if (stage === 'out_for_delivery' && stageChanged) type = 'tracking.out_for_delivery';
+  else if (stuckNow) type = 'tracking.stuck';
+
+  const previous = before.status !== null && before.stage !== null ? { status: before.status, current_stage: before.stage } : null;
+  return { type, newEvents, previous };
+}

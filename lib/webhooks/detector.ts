@@ -1,0 +1,109 @@
+import { isTerminal } from '../cache/index.ts';
+import { toTrackingRecord } from '../insights/index.ts';
+import { laneKey, type LaneStatsSource } from '../lanes/index.ts';
+import type { NormalizeResult } from '../normalize/index.ts';
+import type { CarrierPoll } from '../schemas/index.ts';
+import { changeOf, snapshotOf } from './change.ts';
+import type { EventLog } from './event-log.ts';
+import { trackingEvent, type PushMode, type WebhookEvent } from './events.ts';
+import type { PushKv } from './kv.ts';
+import { pushKeys, shipmentIdOf } from './keys.ts';
+import { expiryOf, type ShipmentDoc, type WatchDoc } from './watches.ts';
+
+export interface DetectorDeps {
+  kv: PushKv;
+  events: EventLog;
+  lanes: LaneStatsSource;
+  clock: () => number;
+  log?: (message: string, err?: unknown) => void;
+}
+
+/**
+ * Change detection: every normalized poll of a watched shipment is compared with what each
+ * watching key was last told; a change becomes one event with the next sequence of that key and
+ * shipment. State and event are written in one atomic step (the event goes into the watch's
+ * outbox), then handed to the event log and taken out of the outbox. So:
+ * - a re-delivered or replayed poll, or a second normalizer, finds the state already moved on and
+ *   makes no second event (the poll's time is not newer than the state's);
+ * - an older poll arriving late is ignored for the same reason;
+ * - a crash between the two steps leaves the event in the outbox, handed over by the next poll of
+ *   the shipment or by `sweep` (same id, so a receiver sees at most a duplicate of one webhook-id).
+ * Insights are computed as of the poll's time, so `is_stuck` turns true at the first poll after
+ * 72 h without a scan, and a re-derived event is byte-identical.
+ */
+export class ChangeDetector {
+  constructor(private readonly deps: DetectorDeps) {}
+
+  /** Handles one poll with its normalization; resolves once its events are on the event log. */
+  async handle(poll: CarrierPoll, mode: PushMode, result: NormalizeResult): Promise<number> {
+    const { kv } = this.deps;
+    const shipmentId = shipmentIdOf(mode, poll.carrier, poll.awb);
+    const polledMs = Date.parse(poll.polled_at);
+    const found = result.kind === 'found' ? result.shipment : null;
+    // One read for every poll; a write only for watched shipments.
+    const shipment = await kv.update<ShipmentDoc, ShipmentDoc | null>(pushKeys.shipment(shipmentId), (doc) => {
+      if (!doc) return { result: null };
+      const next: ShipmentDoc = {
+        ...doc,
+        last_polled_ms: Math.max(doc.last_polled_ms, polledMs),
+        terminal: found && polledMs >= doc.last_polled_ms ? isTerminal(found) : doc.terminal,
+      };
+      return { next, result: next };
+    });
+    if (!shipment || !found) return 0;
+
+    const lane = found.facts.lane ? await this.deps.lanes.get(laneKey(found.facts.lane, mode)) : null;
+    const record = toTrackingRecord(found.record, found.facts, { nowMs: polledMs, lane, cached: false, stale: false });
+    const terminal = isTerminal(found);
+    let published = 0;
+    for (const [prefix, until] of Object.entries(shipment.watchers)) {
+      if (until <= polledMs) continue;
+      const watchKey = pushKeys.watch(prefix, poll.carrier, record.awb);
+      const outbox = await kv.update<WatchDoc, WebhookEvent[]>(watchKey, (doc) => {
+        if (!doc) return { result: [] };
+        if (polledMs <= doc.snapshot.polled_ms || polledMs >= doc.expires_ms) return { result: doc.outbox };
+        const terminalMs = doc.terminal_ms ?? (terminal ? polledMs : null);
+        const base = { ...doc, snapshot: snapshotOf(record, polledMs), terminal_ms: terminalMs, expires_ms: expiryOf(doc.watched_since_ms, terminalMs) };
+        const change = changeOf(doc.snapshot, record);
+        if (!change) return { next: base, result: doc.outbox };
+        const sequence = doc.sequence + 1;
+        const event = trackingEvent({ keyPrefix: prefix, mode, type: change.type, sequence, previous: change.previous, newEvents: change.newEvents, tracking: record, atMs: polledMs });
+        const next = { ...base, sequence, outbox: [...doc.outbox, event] };
+        return { next, result: next.outbox };
+      });
+      published += await this.handOver(watchKey, outbox);
+    }
+    return published;
+  }
+
+  /** Hands events of a watch's outbox to the event log, then takes them out of the outbox. */
+  private async handOver(watchKey: string, outbox: readonly WebhookEvent[]): Promise<number> {
+    if (outbox.length === 0) return 0;
+    const { kv } = this.deps;
+    await kv.setAdd(pushKeys.outboxPending(), watchKey);
+    await this.deps.events.publish(outbox);
+    const sent = new Set(outbox.map((e) => e.id));
+    const left = await kv.update<WatchDoc, number>(watchKey, (doc) => {
+      if (!doc) return { result: 0 };
+      const rest = doc.outbox.filter((e) => !sent.has(e.id));
+      return rest.length === doc.outbox.length ? { result: rest.length } : { next: { ...doc, outbox: rest }, result: rest.length };
+    });
+    if (left === 0) await kv.setRemove(pushKeys.outboxPending(), watchKey);
+    return outbox.length;
+  }
+
+  /** Hands over outboxes a crash left behind (at start and now and then). */
+  async sweep(): Promise<number> {
+    const { kv } = this.deps;
+    let handed = 0;
+    for (const watchKey of await kv.setMembers(pushKeys.outboxPending())) {
+      const doc = await kv.get<WatchDoc>(watchKey);
+      if (!doc || doc.outbox.length === 0) {
+        await kv.setRemove(pushKeys.outboxPending(), watchKey);
+        continue;
+      }
+      handed += await this.handOver(watchKey, doc.outbox);
+    }
+    return handed;
+  }
+}

@@ -1,0 +1,69 @@
+import { CompressionTypes, Partitioners, type Kafka, type Producer } from 'kafkajs';
+import type { WebhookEvent } from './events.ts';
+import { shipmentKeyOf } from './events.ts';
+
+/** Kafka topic of webhook events (contracts.md): events are here before any delivery attempt. */
+export const WEBHOOK_EVENTS_TOPIC = 'tracking.webhook-events.v1';
+
+/**
+ * Where change detection and the API hand events to delivery. `publish` resolves once the events
+ * are durable there (on Kafka, or in the embedded dispatcher's queues).
+ */
+export interface EventLog {
+  publish(events: readonly WebhookEvent[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Message key: one key's events of one shipment share a partition, so they stay in order. */
+export function eventMessageKey(event: WebhookEvent): string {
+  return `${event.key_prefix}:${shipmentKeyOf(event)}`;
+}
+
+export async function ensureWebhookTopic(kafka: Kafka, partitions = 6): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    if (!(await admin.listTopics()).includes(WEBHOOK_EVENTS_TOPIC)) {
+      await admin.createTopics({ waitForLeaders: true, topics: [{ topic: WEBHOOK_EVENTS_TOPIC, numPartitions: partitions, replicationFactor: 1 }] });
+    }
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** The distributed event log: an idempotent producer, acknowledged by all in-sync replicas. */
+export class KafkaEventLog implements EventLog {
+  private readonly producer: Producer;
+  private connecting: Promise<void> | null = null;
+
+  constructor(kafka: Kafka, private readonly topic = WEBHOOK_EVENTS_TOPIC) {
+    this.producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner });
+  }
+
+  async publish(events: readonly WebhookEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    this.connecting ??= this.producer.connect().catch((err: unknown) => { this.connecting = null; throw err; });
+    await this.connecting;
+    await this.producer.send({
+      topic: this.topic,
+      acks: -1,
+      compression: CompressionTypes.None,
+      messages: events.map((event) => ({ key: eventMessageKey(event), value: JSON.stringify(event) })),
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.connecting) await this.connecting.then(() => this.producer.disconnect(), () => {});
+  }
+}
+
+/** The embedded default's event log: straight into the in-process dispatcher's durable queues. */
+export class InProcessEventLog implements EventLog {
+  constructor(private readonly enqueue: (events: readonly WebhookEvent[]) => Promise<void>) {}
+
+  publish(events: readonly WebhookEvent[]): Promise<void> {
+    return this.enqueue(events);
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,88 @@
+/**
+ * What push sends: the event types, the event as it travels (Kafka, the state store) and the body a
+ * receiver gets. Pure.
+ */
+import { createHash } from 'node:crypto';
+import type { TrackingRecord } from '../schemas/index.ts';
+
+/** Most specific first (contracts.md "Push"); `webhook.test` only ever goes to the endpoint tested. */
+export const TRACKING_EVENT_TYPES = [
+  'tracking.delivered', 'tracking.rto', 'tracking.exception', 'tracking.out_for_delivery', 'tracking.stuck', 'tracking.updated',
+] as const;
+export const WEBHOOK_EVENT_TYPES = [...TRACKING_EVENT_TYPES, 'webhook.test'] as const;
+export type TrackingEventType = (typeof TRACKING_EVENT_TYPES)[number];
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+export type PushMode = 'test' | 'live';
+
+/**
+ * One event as the pipeline carries it (Kafka topic tracking.webhook-events.v1, value JSON).
+ * `body` is the exact text every attempt sends and signs, so a retry or resend is byte-identical.
+ */
+export interface WebhookEvent {
+  schema: 'webhook_event.v1';
+  /** The `webhook-id` of every attempt and resend. */
+  id: string;
+  key_prefix: string;
+  mode: PushMode;
+  type: WebhookEventType;
+  carrier: string | null;
+  awb: string | null;
+  /** Per key and shipment, from 1; 0 for test events. */
+  sequence: number;
+  created_at: string;
+  body: string;
+  /** Only to this endpoint (test events and resends); absent: every subscribed endpoint of the key. */
+  target_endpoint?: string;
+  /** Delivered even if the endpoint already had it (a resend). */
+  forced?: boolean;
+}
+
+/** Stable per key, shipment and sequence: re-deriving an event after a crash gives the same id. */
+export function eventIdOf(keyPrefix: string, mode: PushMode, carrier: string, awb: string, sequence: number): string {
+  const digest = createHash('sha256').update(`${keyPrefix}|${mode}|${carrier}|${awb}|${sequence}`).digest('base64url');
+  return `evt_${digest.slice(0, 26)}`;
+}
+
+/** The queue an event waits in per endpoint: one per shipment (order is kept per endpoint and shipment). */
+export function shipmentKeyOf(event: Pick<WebhookEvent, 'carrier' | 'awb' | 'type'>): string {
+  return event.carrier && event.awb ? `${event.carrier}:${event.awb}` : event.type;
+}
+
+export interface TrackingEventInput {
+  keyPrefix: string;
+  mode: PushMode;
+  type: TrackingEventType;
+  sequence: number;
+  previous: { status: string; current_stage: string } | null;
+  newEvents: TrackingRecord['events'];
+  tracking: TrackingRecord;
+  /** When the change was learned: the poll's time, so a re-derived event is byte-identical. */
+  atMs: number;
+}
+
+export function trackingEvent(input: TrackingEventInput): WebhookEvent {
+  const { carrier, awb } = input.tracking;
+  const timestamp = new Date(input.atMs).toISOString();
+  const body = JSON.stringify({
+    type: input.type,
+    timestamp,
+    data: { carrier, awb, sequence: input.sequence, previous: input.previous, new_events: input.newEvents, tracking: input.tracking },
+  });
+  return {
+    schema: 'webhook_event.v1',
+    id: eventIdOf(input.keyPrefix, input.mode, carrier, awb, input.sequence),
+    key_prefix: input.keyPrefix, mode: input.mode, type: input.type, carrier, awb,
+    sequence: input.sequence, created_at: timestamp, body,
+  };
+}
+
+/** `POST /v1/webhooks/{id}/test`: a `webhook.test` event for that endpoint only. */
+export function testEvent(keyPrefix: string, mode: PushMode, endpointId: string, id: string, nowMs: number): WebhookEvent {
+  const timestamp = new Date(nowMs).toISOString();
+  const body = JSON.stringify({ type: 'webhook.test', timestamp, data: { endpoint_id: endpointId, message: 'A test event: your endpoint receives and verifies our webhooks.' } });
+  return {
+    schema: 'webhook_event.v1', id, key_prefix: keyPrefix, mode, type: 'webhook.test', carrier: null, awb: null,
+    sequence: 0, created_at: timestamp, body, target_endpoint: endpointId, forced: true,
+  };
+}

@@ -1,0 +1,15 @@
+export * from './events.ts';
+export * from './change.ts';
+export * from './kv.ts';
+export { RedisPushKv } from './kv-redis.ts';
+export { EmbeddedPushKv } from './kv-embedded.ts';
+export * from './keys.ts';
+export * from './watches.ts';
+export * from './endpoints.ts';
+export * from './dispatcher.ts';
+export * from './detector.ts';
+export * from './event-log.ts';
+export * from './retry.ts';
+export * from './push.ts';
+export { DeliveryWriter } from './deliveries-clickhouse.ts';
+export { endpointDisabledMessage } from './notify.ts';

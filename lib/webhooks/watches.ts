@@ -1,0 +1,179 @@
+import type { TrackingRecord } from '../schemas/index.ts';
+import { snapshotOf, type ShipmentSnapshot } from './change.ts';
+import type { PushMode, WebhookEvent } from './events.ts';
+import type { PushKv } from './kv.ts';
+import { parseShipmentId, pushKeys, shipmentIdOf } from './keys.ts';
+
+const DAY_MS = 86_400_000;
+/** A watch ends 60 days after it began, or 3 days after the shipment reached a terminal state. */
+export const WATCH_MAX_MS = 60 * DAY_MS;
+export const WATCH_AFTER_TERMINAL_MS = 3 * DAY_MS;
+
+/** A watch as stored: what the customer sees, plus detection state and its outbox. */
+export interface WatchDoc {
+  key_prefix: string;
+  mode: PushMode;
+  carrier: string;
+  awb: string;
+  watched_since_ms: number;
+  expires_ms: number;
+  terminal_ms: number | null;
+  snapshot: ShipmentSnapshot;
+  /** The sequence of the latest event; continues if the key watches the shipment again later. */
+  sequence: number;
+  /** Events made but not yet on the event log, oldest first (written in the same step as the state). */
+  outbox: WebhookEvent[];
+}
+
+/** Per watched shipment: its watchers (key prefix → end of watch) and what the poller needs. */
+export interface ShipmentDoc {
+  mode: PushMode;
+  carrier: string;
+  awb: string;
+  watchers: Record<string, number>;
+  terminal: boolean;
+  last_polled_ms: number;
+}
+
+export interface WatchView {
+  carrier: string;
+  awb: string;
+  status: 'active' | 'ended';
+  watched_since: string;
+  expires_at: string;
+}
+
+export function watchView(doc: WatchDoc, nowMs: number): WatchView {
+  return {
+    carrier: doc.carrier,
+    awb: doc.awb,
+    status: nowMs < doc.expires_ms ? 'active' : 'ended',
+    watched_since: new Date(doc.watched_since_ms).toISOString(),
+    expires_at: new Date(doc.expires_ms).toISOString(),
+  };
+}
+
+export function expiryOf(watchedSinceMs: number, terminalMs: number | null): number {
+  const max = watchedSinceMs + WATCH_MAX_MS;
+  return terminalMs === null ? max : Math.min(max, terminalMs + WATCH_AFTER_TERMINAL_MS);
+}
+
+export interface NewWatch {
+  keyPrefix: string;
+  mode: PushMode;
+  carrier: string;
+  awb: string;
+  /** The record the watch call answered with (null: no scans yet), and the time of its poll. */
+  record: TrackingRecord | null;
+  polledMs: number;
+  terminal: boolean;
+  nowMs: number;
+}
+
+export interface WatchListPage {
+  items: WatchView[];
+  next_cursor: string | null;
+}
+
+/** Watches: create, read, list, end. Change detection (detector.ts) updates their state. */
+export class WatchStore {
+  constructor(private readonly kv: PushKv) {}
+
+  /**
+   * Creates the watch unless the key already watches the shipment (then `created: false` and the
+   * existing watch). The indexes are written first: one pointing at a watch that was never made is
+   * skipped by readers, while a watch no index names would never be found.
+   */
+  async create(input: NewWatch): Promise<{ created: boolean; watch: WatchView }> {
+    const awb = input.awb.toUpperCase();
+    const shipmentId = shipmentIdOf(input.mode, input.carrier, awb);
+    const docKey = pushKeys.watch(input.keyPrefix, input.carrier, awb);
+    const existing = await this.kv.get<WatchDoc>(docKey);
+    if (existing && existing.expires_ms > input.nowMs) return { created: false, watch: watchView(existing, input.nowMs) };
+
+    const terminalMs = input.terminal ? input.polledMs : null;
+    const expiresMs = expiryOf(input.nowMs, terminalMs);
+    await this.kv.setAdd(pushKeys.watchIndex(input.keyPrefix), `${input.carrier}:${awb}`);
+    await this.kv.update<ShipmentDoc, void>(pushKeys.shipment(shipmentId), (doc) => ({
+      next: {
+        mode: input.mode, carrier: input.carrier, awb,
+        watchers: { ...doc?.watchers, [input.keyPrefix]: expiresMs },
+        terminal: doc?.terminal ?? input.terminal,
+        last_polled_ms: Math.max(doc?.last_polled_ms ?? 0, input.polledMs),
+      },
+      result: undefined,
+    }));
+    await this.kv.setAdd(pushKeys.watched(), shipmentId);
+    return this.kv.update<WatchDoc, { created: boolean; watch: WatchView }>(docKey, (current) => {
+      if (current && current.expires_ms > input.nowMs) return { result: { created: false, watch: watchView(current, input.nowMs) } };
+      const doc: WatchDoc = {
+        key_prefix: input.keyPrefix, mode: input.mode, carrier: input.carrier, awb,
+        watched_since_ms: input.nowMs, expires_ms: expiresMs, terminal_ms: terminalMs,
+        snapshot: snapshotOf(input.record, input.polledMs),
+        sequence: current?.sequence ?? 0,
+        outbox: current?.outbox ?? [],
+      };
+      return { next: doc, result: { created: true, watch: watchView(doc, input.nowMs) } };
+    });
+  }
+
+  async get(prefix: string, carrier: string, awb: string, nowMs: number): Promise<WatchView | null> {
+    const doc = await this.kv.get<WatchDoc>(pushKeys.watch(prefix, carrier, awb.toUpperCase()));
+    return doc ? watchView(doc, nowMs) : null;
+  }
+
+  /** The key's watches ordered by carrier and number, `limit` a page; the cursor is the last one's name. */
+  async list(prefix: string, nowMs: number, options: { cursor?: string | null; limit: number }): Promise<WatchListPage> {
+    const names = (await this.kv.setMembers(pushKeys.watchIndex(prefix))).sort();
+    const after = options.cursor ? Buffer.from(options.cursor, 'base64url').toString('utf8') : null;
+    const start = after === null ? 0 : names.findIndex((n) => n > after);
+    const items: WatchView[] = [];
+    let last: string | null = null;
+    for (let i = start < 0 ? names.length : start; i < names.length && items.length < options.limit; i += options.limit) {
+      const slice = names.slice(i, i + options.limit);
+      const docs = await this.kv.getMany<WatchDoc>(slice.map((n) => `watch:{${prefix}}:${n}`));
+      for (let j = 0; j < slice.length && items.length < options.limit; j++) {
+        last = slice[j]!;
+        const doc = docs[j];
+        if (doc) items.push(watchView(doc, nowMs));
+      }
+    }
+    const more = last !== null && names.some((n) => n > last!);
+    return { items, next_cursor: more && last !== null ? Buffer.from(last, 'utf8').toString('base64url') : null };
+  }
+
+  /** Ends a watch now (DELETE). False when the key did not watch the shipment. */
+  async remove(prefix: string, mode: PushMode, carrier: string, awb: string): Promise<boolean> {
+    const upper = awb.toUpperCase();
+    const existed = await this.kv.update<WatchDoc, boolean>(pushKeys.watch(prefix, carrier, upper), (doc) => ({ next: doc ? null : undefined, result: doc !== null }));
+    await this.kv.setRemove(pushKeys.watchIndex(prefix), `${carrier}:${upper}`);
+    await this.kv.update<ShipmentDoc, void>(pushKeys.shipment(shipmentIdOf(mode, carrier, upper)), (doc) => {
+      if (!doc || !(prefix in doc.watchers)) return { result: undefined };
+      const watchers = { ...doc.watchers };
+      delete watchers[prefix];
+      return { next: Object.keys(watchers).length ? { ...doc, watchers } : null, result: undefined };
+    });
+    return existed;
+  }
+
+  /**
+   * Watched shipments the poller should re-poll: not terminal and watched by someone until later
+   * than now. Shipments nobody watches any more leave the list.
+   */
+  async pollable(nowMs: number): Promise<{ carrier: string; awb: string; mode: PushMode; lastPolledMs: number }[]> {
+    const ids = await this.kv.setMembers(pushKeys.watched());
+    const docs = await this.kv.getMany<ShipmentDoc>(ids.map((id) => pushKeys.shipment(id)));
+    const due: { carrier: string; awb: string; mode: PushMode; lastPolledMs: number }[] = [];
+    for (let i = 0; i < ids.length; i++) {
+      const doc = docs[i];
+      const live = doc && Object.values(doc.watchers).some((until) => until > nowMs);
+      if (!doc || !live || doc.terminal) {
+        await this.kv.setRemove(pushKeys.watched(), ids[i]!);
+        continue;
+      }
+      const parsed = parseShipmentId(ids[i]!);
+      if (parsed) due.push({ ...parsed, lastPolledMs: doc.last_polled_ms });
+    }
+    return due;
+  }
+}
