@@ -15,9 +15,9 @@ const DAY = 24 * HOUR;
 
 /** Scenario 18: how long the slow carrier takes to answer. */
 export const SLOW_DELAY_MS = 3_000;
-/** Scenarios 25-99 and numbers with fewer than 4 digits behave like this one. */
+/** Scenarios 27-99 and numbers with fewer than 4 digits behave like this one. */
 export const DEFAULT_SCENARIO = 2;
-export const SCENARIO_COUNT = 25;
+export const SCENARIO_COUNT = 27;
 const EDD_AFTER_BOOKING = 5 * DAY;
 /**
  * The first movement comes this soon after the pickup. Counter carriers (postal, DTDC...) book at
@@ -180,6 +180,14 @@ class Story {
   delivered(at: number, remark: string | null = null): this {
     return this.add('delivered', at, this.lane.destination.city, remark);
   }
+
+  origin(): string {
+    return this.lane.origin.city;
+  }
+
+  hub(index: 0 | 1 | 2): string {
+    return this.lane.hubs[index];
+  }
 }
 
 interface Plot {
@@ -240,10 +248,57 @@ function shuffledSteps(steps: SandboxStep[], awb: string): SandboxStep[] {
   return out;
 }
 
+/** Scenarios 25 and 26: the stages one poll after another reveals (sandbox.md). */
+export const PROGRESSIONS: Readonly<Record<number, readonly StepKind[]>> = {
+  25: ['booked', 'picked_up', 'hub_in', 'out_for_delivery', 'delivered'],
+  26: ['booked', 'picked_up', 'hub_in', 'out_for_delivery', 'attempt_failed', 'out_for_delivery', 'delivered'],
+};
+
+/**
+ * The sandbox's only state (scenarios 25 and 26): per carrier and number, when each stage was first
+ * shown. Each poll reveals the next stage at the poll's time; the stages shown keep their times, so
+ * a stage's scan is the same scan at every later poll.
+ */
+export class ProgressBook {
+  private readonly revealed = new Map<string, number[]>();
+
+  /** A poll of `awb` at `now`: the reveal times after it (null for other scenarios). */
+  poll(carrier: string, awb: string, now: number): readonly number[] | null {
+    const stages = PROGRESSIONS[scenarioOf(keyOf(awb)).scenario];
+    if (!stages) return null;
+    const key = `${carrier}:${keyOf(awb)}`;
+    const times = this.revealed.get(key) ?? [];
+    if (times.length < stages.length) times.push(Math.max(now, times.at(-1) ?? now));
+    this.revealed.set(key, times);
+    return times;
+  }
+
+  /** The reveal times without polling (a second read of the number in the same request). */
+  seen(carrier: string, awb: string): readonly number[] | null {
+    return this.revealed.get(`${carrier}:${keyOf(awb)}`) ?? null;
+  }
+}
+
+/** A progression scenario as far as `revealed` goes; every stage at the time it was revealed. */
+function progressionPlot(story: Story, scenario: number, revealed: readonly number[], now: number): Plot {
+  const stages = PROGRESSIONS[scenario]!;
+  const times = revealed.length ? revealed : [now];
+  stages.slice(0, times.length).forEach((kind, i) => {
+    const at = times[i]!;
+    if (kind === 'booked') story.booked(at);
+    else if (kind === 'attempt_failed') story.failedAttempt(at, 'customer_unavailable', 'progress');
+    else if (kind === 'out_for_delivery') story.outForDelivery(at);
+    else if (kind === 'delivered') story.delivered(at);
+    else story.add(kind, at, kind === 'hub_in' ? story.hub(1) : story.origin());
+  });
+  return { steps: story.steps, bookedAt: times[0]! };
+}
+
 /** The story of one scenario that yields a shipment. */
-function plotOf(scenario: number, lane: Lane, awb: string, now: number): Plot {
+function plotOf(scenario: number, lane: Lane, awb: string, now: number, revealed: readonly number[] | null = null): Plot {
   const story = new Story(lane, awb);
   const { destination, hubs } = lane;
+  if (PROGRESSIONS[scenario]) return progressionPlot(story, scenario, revealed ?? [], now);
   const failedReason = FAILED_ATTEMPT_SCENARIOS[scenario];
   if (failedReason) {
     const pickedUpAt = now - 50 * HOUR;
@@ -366,9 +421,9 @@ function serviceTypeOf(carrier: string, awb: string): SandboxShipment['serviceTy
 }
 
 /** `story` is the scenario whose story is told: the slow carrier (18) tells the in-transit one. */
-function shipmentOf(carrier: string, awb: string, scenario: number, laneNumber: number, now: number, story = scenario): SandboxShipment {
+function shipmentOf(carrier: string, awb: string, scenario: number, laneNumber: number, now: number, story = scenario, revealed: readonly number[] | null = null): SandboxShipment {
   const lane = LANES[laneNumber % LANES.length]!;
-  const plot = plotOf(story, lane, awb, now);
+  const plot = plotOf(story, lane, awb, now, revealed);
   return {
     carrier,
     awb,
@@ -389,7 +444,7 @@ function shipmentOf(carrier: string, awb: string, scenario: number, laneNumber: 
  * What carrier `carrier` answers for `awb` at `nowMs`. Times are relative to `nowMs` floored to
  * the whole minute, so "80 hours ago" stays 80 hours ago and scans look like real scans.
  */
-export function answerFor(carrier: string, awb: string, nowMs: number): ScenarioAnswer {
+export function answerFor(carrier: string, awb: string, nowMs: number, revealed: readonly number[] | null = null): ScenarioAnswer {
   const number = keyOf(awb);
   const { scenario, lane } = scenarioOf(number);
   const now = Math.floor(nowMs / MINUTE) * MINUTE;
@@ -398,6 +453,6 @@ export function answerFor(carrier: string, awb: string, nowMs: number): Scenario
     case 17: return { kind: 'down' };
     case 18: return { kind: 'slow', shipment: shipmentOf(carrier, number, scenario, lane, now, DEFAULT_SCENARIO), delayMs: SLOW_DELAY_MS };
     case 19: return { kind: 'malformed' };
-    default: return { kind: 'shipment', shipment: shipmentOf(carrier, number, scenario, lane, now) };
+    default: return { kind: 'shipment', shipment: shipmentOf(carrier, number, scenario, lane, now, scenario, revealed) };
   }
 }

@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { RENDERERS } from './renderers.ts';
-import { answerFor } from './scenario.ts';
+import { ProgressBook, answerFor } from './scenario.ts';
 import type { SandboxRenderer, SandboxRequest, SandboxRoute, ScenarioAnswer } from './types.ts';
 import { seededRandom } from './seeded-random.ts';
 
@@ -144,11 +144,16 @@ function toSandboxRequest(request: FastifyRequest, prefix: string): SandboxReque
  * the slow carrier's shipment as a plain shipment, since the delay is not theirs to apply.
  */
 async function answerRoute(
-  slug: string, route: SandboxRoute, request: FastifyRequest, reply: FastifyReply, now: number,
+  slug: string, route: SandboxRoute, request: FastifyRequest, reply: FastifyReply, now: number, progress: ProgressBook,
 ): Promise<FastifyReply> {
   const seen: ScenarioAnswer[] = [];
+  // Scenarios 25 and 26 move one stage per poll: once per number and request, however often the
+  // route reads it.
+  const polled = new Set<string>();
   const lookup = (awb: string): ScenarioAnswer => {
-    const answer = answerFor(slug, awb, now);
+    const first = !polled.has(awb);
+    polled.add(awb);
+    const answer = answerFor(slug, awb, now, first ? progress.poll(slug, awb, now) : progress.seen(slug, awb));
     seen.push(answer);
     return answer.kind === 'slow' ? { kind: 'shipment', shipment: answer.shipment } : answer;
   };
@@ -169,6 +174,7 @@ export function buildSandboxApp(options: SandboxOptions = {}): FastifyInstance {
   const renderers = options.renderers ?? RENDERERS;
   const clock = options.clock ?? Date.now;
   const faults = new FaultTable(renderers.map((r) => r.slug), options.seed ?? 1);
+  const progress = new ProgressBook();
   for (const [slug, input] of Object.entries(options.faults ?? {})) {
     if (!faults.has(slug)) throw new Error(`faults for unknown sandbox carrier "${slug}"`);
     faults.set(slug, input);
@@ -205,7 +211,7 @@ export function buildSandboxApp(options: SandboxOptions = {}): FastifyInstance {
           const current = faults.get(slug);
           if (current.outage || faults.drawError(slug)) return sendUnavailable(reply);
           if (current.latencyMs > 0) await sleep(current.latencyMs);
-          return answerRoute(slug, route, request, reply, clock());
+          return answerRoute(slug, route, request, reply, clock(), progress);
         },
       });
     }
