@@ -18,7 +18,7 @@ describe('docker-compose.yml', () => {
   });
 
   it('runs every app, each from an entry point that exists', () => {
-    for (const app of ['api', 'normalizer', 'poller', 'carrier-sandbox', 'migrate']) {
+    for (const app of ['api', 'normalizer', 'poller', 'dispatcher', 'carrier-sandbox', 'migrate']) {
       const command = compose.services[app]?.command?.join(' ') ?? '';
       const entry = /apps\/[\w-]+\/[\w-]+\.ts/.exec(command)?.[0];
       expect(entry, app).toBeDefined();
@@ -27,7 +27,7 @@ describe('docker-compose.yml', () => {
   });
 
   it('points the apps at the services by the variables the code reads', () => {
-    for (const app of ['api', 'normalizer', 'poller']) {
+    for (const app of ['api', 'normalizer', 'poller', 'dispatcher']) {
       expect(compose.services[app]?.environment, app).toMatchObject({
         REDIS_URL: 'redis://redis:6379', KAFKA_BROKERS: 'kafka:9092', CLICKHOUSE_URL: 'http://clickhouse:8123',
       });

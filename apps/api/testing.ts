@@ -105,6 +105,8 @@ export interface ApiHarness {
   clock: TestClock;
   store: StoreKind;
   dataDir: string;
+  /** Prefix of every Redis key of this harness (the runtime's `redisNamespace`). */
+  namespace: string;
   /** An admin API call with the right bearer token. */
   admin(method: 'GET' | 'POST', url: string, body?: unknown): Promise<LightMyRequestResponse>;
   /** Creates a key through the admin API (asserting 201); defaults: starter, test mode. */
@@ -180,7 +182,7 @@ export async function startApiHarness(options: HarnessOptions = {}): Promise<Api
   };
 
   return {
-    app, runtime, deps, sandbox, clock, store, dataDir, admin, metric,
+    app, runtime, deps, sandbox, clock, store, dataDir, namespace, admin, metric,
     async createKey(overrides = {}) {
       const body: CreateKeyBody = { plan: 'starter', mode: 'test', email: `dev-${randomBytes(4).toString('hex')}@example.com`, ...overrides };
       const res = await admin('POST', '/admin/keys', body);

@@ -5,6 +5,9 @@ import type { Env } from '../../lib/config/index.ts';
 import { createKafka } from '../../lib/kafka/client.ts';
 import { NormalizerConsumer } from '../../lib/pipeline/normalizer.ts';
 import { loadProduct } from '../../lib/product/index.ts';
+import { ClickHouseLaneSource } from '../../lib/clickhouse/index.ts';
+import { connectRedis } from '../../lib/redis/index.ts';
+import { ChangeDetector, KafkaEventLog, PollChangeConsumer, RedisPushKv, ensureWebhookTopic } from '../../lib/webhooks/index.ts';
 
 /**
  * The writer's batching in the normalizer app (bench/pipeline.ts measures with the same).
@@ -36,6 +39,11 @@ export interface NormalizerStartOptions {
   healthPort?: number | null;
   /** Cron of the lane benchmark refresh (default every minute). */
   laneRefreshCron?: string;
+  /** Push's change detection: its consumer group (default tracking-push-detector) and Redis prefix. */
+  pushGroupId?: string;
+  redisNamespace?: string;
+  /** New consumer groups start at the topics' end (tests). */
+  fromLatest?: boolean;
 }
 
 /**
@@ -60,6 +68,31 @@ export async function startNormalizer(env: Env, options: NormalizerStartOptions 
   });
   await consumer.start();
 
+  // Push: with REDIS_URL (where watches live), changes of watched shipments become webhook events
+  // on Kafka. A consumer group of its own, so detection and the ClickHouse writer never wait on each other.
+  let stopPush = async () => {};
+  if (env.REDIS_URL) {
+    const redis = connectRedis(env.REDIS_URL, { maxRetriesPerRequest: 2, enableAutoPipelining: true }, (level, message) => log[level](message));
+    await ensureWebhookTopic(kafka);
+    const events = new KafkaEventLog(kafka);
+    const detector = new ChangeDetector({ kv: new RedisPushKv(redis, `${options.redisNamespace ?? 'trk:'}push:`), events, lanes: new ClickHouseLaneSource(clickhouse), clock: Date.now });
+    const changes = new PollChangeConsumer({
+      kafka, detector, rules: product.rules, resolveCarrier: (name) => product.registry.resolve(name), groupId: options.pushGroupId, fromLatest: options.fromLatest,
+      log: (level, message) => log[level](message),
+    });
+    await changes.start();
+    // Outboxes a crash left behind are handed over within seconds, not only at the shipment's next poll.
+    const sweep = setInterval(() => { detector.sweep().catch((err: unknown) => log.warn({ err }, 'push outbox sweep failed')); }, 10_000);
+    stopPush = async () => {
+      clearInterval(sweep);
+      await changes.stop();
+      await events.close();
+      redis.disconnect();
+    };
+  } else {
+    log.warn('REDIS_URL is not set: push change detection is off in this normalizer');
+  }
+
   const refreshLanes = async () => {
     try {
       await refreshLaneBenchmarks(clickhouse);
@@ -80,6 +113,7 @@ export async function startNormalizer(env: Env, options: NormalizerStartOptions 
     consumer, writer, clickhouse, health, refreshLanes,
     async stop() {
       await health.close();
+      await stopPush();
       await consumer.stop();
       await laneJob.stop();
       try {

@@ -13,3 +13,4 @@ export * from './retry.ts';
 export * from './push.ts';
 export { DeliveryWriter } from './deliveries-clickhouse.ts';
 export { endpointDisabledMessage } from './notify.ts';
+export { PollChangeConsumer, WebhookEventConsumer } from './consumers.ts';

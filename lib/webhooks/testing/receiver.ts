@@ -58,7 +58,7 @@ export async function startReceiver(options: { secrets?: string[] } = {}): Promi
       }
     });
     const id = headers['webhook-id'] ?? '';
-    let body: unknown = null;
+    let body: unknown;
     try {
       body = JSON.parse(rawBody);
     } catch {

@@ -1,0 +1,102 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
+import { openAccessStore } from '../../lib/access/index.ts';
+import { createClickHouseClient, migrate, resolveTarget, type ClickHouseClient } from '../../lib/clickhouse/index.ts';
+import type { Env } from '../../lib/config/index.ts';
+import { createKafka } from '../../lib/kafka/client.ts';
+import { createMailer } from '../../lib/notices/index.ts';
+import { loadProduct } from '../../lib/product/index.ts';
+import { connectRedis } from '../../lib/redis/index.ts';
+import {
+  DeliveryWriter, Dispatcher, EndpointStore, RedisPushKv, WebhookEventConsumer, endpointDisabledMessage, ensureWebhookTopic, parseRetrySchedule,
+} from '../../lib/webhooks/index.ts';
+import { WebhookSender, type WebhookSenderOptions } from '../../lib/webhooks/sender.ts';
+
+export interface DispatcherApp {
+  dispatcher: Dispatcher;
+  health: FastifyInstance;
+  stop(): Promise<void>;
+}
+
+export interface DispatcherStartOptions {
+  /** ClickHouse database of webhook_deliveries (default `tracking`; tests use their own). */
+  database?: string;
+  /** Prefix of the Redis keys (default `trk:`, as the API's). */
+  redisNamespace?: string;
+  groupId?: string;
+  /** A new consumer group starts at the topic's end (tests). */
+  fromLatest?: boolean;
+  healthPort?: number | null;
+  sender?: WebhookSenderOptions;
+}
+
+/**
+ * The webhook dispatcher app: events from Kafka into the durable queues in Redis, deliveries with
+ * leases (any number of instances share the work), every attempt a row of ClickHouse
+ * webhook_deliveries. Stops in order: health → intake → deliveries in flight → writer → clients.
+ */
+export async function startDispatcher(env: Env, options: DispatcherStartOptions = {}): Promise<DispatcherApp> {
+  if (!env.KAFKA_BROKERS || !env.REDIS_URL) throw new Error('the dispatcher needs KAFKA_BROKERS and REDIS_URL (CLICKHOUSE_URL for webhook_deliveries)');
+  const product = loadProduct(env.CONFIG_DIR);
+  const health = Fastify({ logger: { level: env.LOG_LEVEL } });
+  const log = (level: 'info' | 'warn' | 'error', message: string) => health.log[level](message);
+  const redis = connectRedis(env.REDIS_URL, { maxRetriesPerRequest: 2, enableAutoPipelining: true }, (level, message) => health.log[level](message));
+  const kv = new RedisPushKv(redis, `${options.redisNamespace ?? 'trk:'}push:`);
+  const access = openAccessStore({ plans: product.config.plans, redisUrl: env.REDIS_URL, dataDir: env.DATA_DIR });
+  const mailer = createMailer(env);
+
+  let clickhouse: ClickHouseClient | null = null;
+  let writer: DeliveryWriter | null = null;
+  if (env.CLICKHOUSE_URL) {
+    const target = resolveTarget(env.CLICKHOUSE_URL, options.database);
+    await migrate(target, { log: (line) => log('info', `migrate: ${line}`) });
+    clickhouse = createClickHouseClient(target);
+    writer = new DeliveryWriter(clickhouse, { log });
+  }
+
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const attempts = new Counter({ name: 'webhook_delivery_attempts_total', help: 'Delivery attempts by outcome', labelNames: ['outcome'], registers: [registry] });
+  const sender = new WebhookSender(options.sender);
+  const dispatcher = new Dispatcher({
+    kv, endpoints: new EndpointStore(kv), sender,
+    retrySchedule: parseRetrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
+    log,
+    onAttempt: (row) => {
+      attempts.inc({ outcome: row.status_code === null ? 'no_answer' : row.status_code < 300 && row.status_code >= 200 ? 'success' : `http_${Math.floor(row.status_code / 100)}xx` });
+      writer?.write(row);
+    },
+    onDisabled: async (endpoint, reason) => {
+      const key = await access.getByPrefix(endpoint.key_prefix);
+      if (key) await mailer.send(endpointDisabledMessage(key.email, endpoint, reason));
+    },
+  });
+  const kafka = createKafka({ brokers: env.KAFKA_BROKERS, clientId: 'tracking-dispatcher', log: (level, message) => health.log[level](message) });
+  await ensureWebhookTopic(kafka);
+  const intake = new WebhookEventConsumer({ kafka, dispatcher, groupId: options.groupId, fromLatest: options.fromLatest, log });
+  await intake.start();
+  dispatcher.start();
+
+  health.get('/healthz', async () => ({ status: 'ok' }));
+  health.get('/readyz', async (_request, reply) => {
+    const ready = intake.isHealthy() && (await redis.ping().then(() => true, () => false));
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready' });
+  });
+  health.get('/metrics', async (_request, reply) => reply.type(registry.contentType).send(await registry.metrics()));
+  if (options.healthPort !== null) await health.listen({ port: options.healthPort ?? env.PORT, host: env.HOST });
+
+  return {
+    dispatcher, health,
+    async stop() {
+      await health.close();
+      await intake.stop();
+      await dispatcher.stop();
+      await writer?.close().catch((err: unknown) => log('warn', `webhook_deliveries rows not written at stop: ${(err as Error).message}`));
+      await clickhouse?.close();
+      await sender.close();
+      mailer.close();
+      await access.close();
+      redis.disconnect();
+    },
+  };
+}

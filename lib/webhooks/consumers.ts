@@ -1,0 +1,98 @@
+import type { Consumer, Kafka } from 'kafkajs';
+import { POLLS_TOPIC } from '../kafka/topics.ts';
+import { normalizePoll, type RuleSet } from '../normalize/index.ts';
+import { parsePollLine } from '../replay/index.ts';
+import type { ChangeDetector } from './detector.ts';
+import type { Dispatcher } from './dispatcher.ts';
+import { WEBHOOK_EVENTS_TOPIC } from './event-log.ts';
+import type { WebhookEvent } from './events.ts';
+
+type Log = (level: 'info' | 'warn' | 'error', message: string) => void;
+
+interface ConsumerOptions {
+  kafka: Kafka;
+  groupId: string;
+  topic: string;
+  /** Start a new group at the topic's end (tests); default the beginning, so nothing is missed. */
+  fromLatest?: boolean;
+  log?: Log;
+  handle(value: string, headers: Record<string, string>): Promise<void>;
+}
+
+/**
+ * A consumer group whose offsets move only past messages handled: each message is handled in
+ * partition order and its offset committed after, so a crash re-delivers what was not finished
+ * (the handlers are idempotent). A failing handler makes kafkajs retry from that message.
+ */
+class HandledConsumer {
+  private readonly consumer: Consumer;
+  private healthy = false;
+
+  constructor(private readonly options: ConsumerOptions) {
+    this.consumer = options.kafka.consumer({ groupId: options.groupId, sessionTimeout: 30_000, heartbeatInterval: 3_000, maxWaitTimeInMs: 100 });
+    this.consumer.on(this.consumer.events.GROUP_JOIN, () => { this.healthy = true; });
+    this.consumer.on(this.consumer.events.CRASH, (e) => {
+      this.healthy = false;
+      options.log?.('error', `${options.groupId}: consumer crashed (${String(e.payload.error)}); kafkajs restarts it`);
+    });
+  }
+
+  async start(): Promise<void> {
+    await this.consumer.connect();
+    await this.consumer.subscribe({ topic: this.options.topic, fromBeginning: !this.options.fromLatest });
+    await this.consumer.run({
+      partitionsConsumedConcurrently: 6,
+      eachMessage: async ({ message }) => {
+        const headers = Object.fromEntries(Object.entries(message.headers ?? {}).map(([k, v]) => [k, String(v)]));
+        await this.options.handle(message.value?.toString() ?? '', headers);
+      },
+    });
+  }
+
+  isHealthy(): boolean {
+    return this.healthy;
+  }
+
+  async stop(): Promise<void> {
+    await this.consumer.disconnect();
+  }
+}
+
+/**
+ * Push's change detection in the distributed pipeline: a consumer group of its own on the raw-poll
+ * topic (beside the normalizer's ClickHouse writer, so neither waits on the other). Any number of
+ * normalizer processes share it; a re-delivered poll makes no second event (detector.ts).
+ */
+export class PollChangeConsumer extends HandledConsumer {
+  constructor(options: { kafka: Kafka; detector: ChangeDetector; rules: RuleSet; resolveCarrier: (name: string) => string | null; groupId?: string; topic?: string; fromLatest?: boolean; log?: Log }) {
+    super({
+      kafka: options.kafka, groupId: options.groupId ?? 'tracking-push-detector', topic: options.topic ?? POLLS_TOPIC, fromLatest: options.fromLatest, log: options.log,
+      async handle(value, headers) {
+        const poll = parsePollLine(value, options.resolveCarrier);
+        // Invalid polls are the normalizer's to report (its DLQ); they cannot be a change.
+        if (typeof poll === 'string') return;
+        await options.detector.handle(poll, headers.mode === 'test' ? 'test' : 'live', normalizePoll(poll, options.rules));
+      },
+    });
+  }
+}
+
+/** The dispatcher's intake: events from Kafka into the durable per-endpoint queues. */
+export class WebhookEventConsumer extends HandledConsumer {
+  constructor(options: { kafka: Kafka; dispatcher: Dispatcher; groupId?: string; topic?: string; fromLatest?: boolean; log?: Log }) {
+    super({
+      kafka: options.kafka, groupId: options.groupId ?? 'tracking-dispatcher', topic: options.topic ?? WEBHOOK_EVENTS_TOPIC, fromLatest: options.fromLatest, log: options.log,
+      async handle(value) {
+        let event: WebhookEvent;
+        try {
+          event = JSON.parse(value) as WebhookEvent;
+        } catch {
+          options.log?.('warn', 'webhook events topic: a message that is not JSON was skipped');
+          return;
+        }
+        if (event.schema !== 'webhook_event.v1') return;
+        await options.dispatcher.enqueue([event]);
+      },
+    });
+  }
+}

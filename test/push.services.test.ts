@@ -1,0 +1,97 @@
+/**
+ * Push in distributed mode against the real services: the API on Redis + Kafka, two change
+ * detectors in one consumer group on the raw-poll topic (what each normalizer runs), two dispatcher
+ * apps in one group on tracking.webhook-events.v1, every attempt a row of webhook_deliveries, and a
+ * loopback receiver verifying every delivery with the standardwebhooks package.
+ *
+ * Isolation: a Redis namespace and a ClickHouse database of this file's own, consumer groups of its
+ * own starting at the topics' end, so other runs' polls and events pass through untouched.
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startDispatcher, type DispatcherApp } from '../apps/dispatcher/start.ts';
+import { startApiHarness, type ApiHarness } from '../apps/api/testing.ts';
+import { TEST_CLICKHOUSE_URL, countOf, createTestDatabase, type TestDatabase } from '../lib/clickhouse/testing.ts';
+import { DEFAULT_CONFIG_DIR, loadEnv } from '../lib/config/index.ts';
+import { TEST_BROKERS, testKafka } from '../lib/kafka/testing.ts';
+import { ensureTopics } from '../lib/kafka/topics.ts';
+import { loadProduct } from '../lib/product/index.ts';
+import { ChangeDetector, KafkaEventLog, PollChangeConsumer, RedisPushKv, ensureWebhookTopic } from '../lib/webhooks/index.ts';
+import { startReceiver, type Receiver } from '../lib/webhooks/testing/receiver.ts';
+import { Redis } from 'ioredis';
+import { testRedisUrl } from '../lib/access/testing.ts';
+
+const RUN = randomBytes(4).toString('hex');
+let db: TestDatabase;
+let api: ApiHarness;
+let receiver: Receiver;
+const detectors: { consumer: PollChangeConsumer; close(): Promise<void> }[] = [];
+const dispatchers: DispatcherApp[] = [];
+
+async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  const kafka = testKafka();
+  const admin = kafka.admin();
+  await admin.connect();
+  await ensureTopics(admin);
+  await admin.disconnect();
+  await ensureWebhookTopic(kafka);
+  api = await startApiHarness({ store: 'redis', env: { KAFKA_BROKERS: TEST_BROKERS, CLICKHOUSE_URL: TEST_CLICKHOUSE_URL }, clickhouseDatabase: db.target.database });
+  receiver = await startReceiver();
+  const env = loadEnv({ DATA_DIR: api.dataDir, CONFIG_DIR: DEFAULT_CONFIG_DIR, LOG_LEVEL: 'silent', REDIS_URL: await testRedisUrl(), KAFKA_BROKERS: TEST_BROKERS, CLICKHOUSE_URL: TEST_CLICKHOUSE_URL });
+  const product = loadProduct(DEFAULT_CONFIG_DIR);
+  for (let i = 0; i < 2; i++) {
+    const redis = new Redis(env.REDIS_URL!);
+    const events = new KafkaEventLog(testKafka());
+    const detector = new ChangeDetector({ kv: new RedisPushKv(redis, `${api.namespace}push:`), events, lanes: { get: async () => null }, clock: Date.now });
+    const consumer = new PollChangeConsumer({ kafka: testKafka(), detector, rules: product.rules, resolveCarrier: (n) => product.registry.resolve(n), groupId: `push-detector-${RUN}`, fromLatest: true });
+    await consumer.start();
+    detectors.push({ consumer, async close() { await consumer.stop(); await events.close(); redis.disconnect(); } });
+    dispatchers.push(await startDispatcher(env, { database: db.target.database, redisNamespace: api.namespace, groupId: `dispatcher-${RUN}`, fromLatest: true, healthPort: null }));
+  }
+  await waitUntil(() => detectors.every((d) => d.consumer.isHealthy()), 60_000);
+}, 120_000);
+
+afterAll(async () => {
+  for (const d of dispatchers) await d.stop();
+  for (const d of detectors) await d.close();
+  await receiver?.close();
+  await api?.close();
+  await db?.drop();
+}, 60_000);
+
+it('two detectors and two dispatchers: scenario 25 arrives once per stage, in order, every attempt in webhook_deliveries', async () => {
+  const key = (await api.createKey({ plan: 'starter', mode: 'test', burst_per_second: 1000 })).key;
+  const created = await api.app.inject({ method: 'POST', url: '/v1/webhooks', headers: { 'x-api-key': key }, payload: { url: receiver.url } });
+  expect(created.statusCode, created.body).toBe(201);
+  receiver.setSecrets([(created.json() as { secret: string }).secret]);
+  // Unique per run: the sandbox keeps a progression per number.
+  const awb = `9${RUN.replace(/\D/g, '1').padEnd(8, '7').slice(0, 8)}0125`;
+  const watched = await api.app.inject({ method: 'POST', url: '/v1/trackings', headers: { 'x-api-key': key }, payload: { carrier: 'delhivery', awb } });
+  expect(watched.statusCode, watched.body).toBe(201);
+  for (let round = 0; round < 5; round++) {
+    api.clock.advance(2 * 3_600_000);
+    await api.deps.tracking.refresh('delhivery', awb, 'test');
+  }
+  await api.runtime.bus.flush();
+  await receiver.waitFor((r) => r.accepted().length >= 4, 30_000);
+  // Nothing more comes: no event twice.
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  const events = receiver.accepted();
+  expect(events.map((d) => (d.body as { data: { sequence: number } }).data.sequence)).toEqual([1, 2, 3, 4]);
+  expect(events.map((d) => (d.body as { type: string }).type)).toEqual(['tracking.updated', 'tracking.updated', 'tracking.out_for_delivery', 'tracking.delivered']);
+  expect(new Set(events.map((d) => d.id)).size).toBe(4);
+  expect(receiver.deliveries).toHaveLength(4);
+
+  for (const d of dispatchers) await d.stop();
+  dispatchers.length = 0;
+  expect(await countOf(db.client, `SELECT count() AS c FROM webhook_deliveries FINAL WHERE awb = '${awb}' AND status_code = 204`)).toBe(4);
+}, 90_000);
