@@ -56,6 +56,7 @@ export function buildOpenApi(product: Product): Record<string, unknown> {
           },
         },
       },
+      ...pushPaths(),
       '/v1/usage': {
         get: {
           summary: "The caller's plan, period and remaining lookups",
@@ -66,6 +67,73 @@ export function buildOpenApi(product: Product): Record<string, unknown> {
           },
         },
       },
+    },
+  };
+}
+
+const jsonBody = (properties: Record<string, unknown>, required: string[], example: unknown) => ({
+  required: true,
+  content: { 'application/json': { schema: { type: 'object', properties, required }, example } },
+});
+const ok = (description: string, example?: unknown) => ({ description, content: { 'application/json': { schema: { type: 'object' }, ...(example ? { example } : {}) } } });
+const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^wh_' } };
+const EVENT_TYPES = ['tracking.delivered', 'tracking.rto', 'tracking.exception', 'tracking.out_for_delivery', 'tracking.stuck', 'tracking.updated'];
+const WATCH_EXAMPLE = { carrier: 'delhivery', awb: '1234567890125', status: 'active', watched_since: '2026-11-23T10:00:00.000Z', expires_at: '2027-01-22T10:00:00.000Z' };
+
+/** Watches and webhooks (contracts.md "Push"): management calls consume no lookups. */
+function pushPaths(): Record<string, unknown> {
+  const tags = ['Push'];
+  return {
+    '/v1/trackings': {
+      post: {
+        tags, summary: 'Watch a shipment (consumes one lookup; watching again is free)', operationId: 'watch',
+        description: 'Starts pushing every change of the shipment to the key\'s webhook endpoints. Consumes one lookup exactly as a track call answered 200 or 404 would. A watch ends 3 days after a terminal state or 60 days after it began.',
+        requestBody: jsonBody({ carrier: { type: 'string' }, awb: { type: 'string' } }, ['carrier', 'awb'], { carrier: 'delhivery', awb: '1234567890125' }),
+        responses: {
+          201: ok('Watch started: { watch, tracking } (tracking null while the carrier has no scans)', { watch: WATCH_EXAMPLE, tracking: null }),
+          200: ok('Already watched by this key: nothing consumed'),
+          400: errorResponse('invalid_awb, unsupported_carrier or bad_request'), 401: errorResponse('missing_api_key or invalid_api_key'),
+          402: errorResponse('payment_required'), 429: errorResponse('a limit or quota'), 502: errorResponse('upstream_error (nothing consumed, no watch)'),
+        },
+      },
+      get: {
+        tags, summary: 'List the key\'s watches (cursor-paged)', operationId: 'listWatches',
+        parameters: [{ name: 'cursor', in: 'query', schema: { type: 'string' } }, { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } }],
+        responses: { 200: ok('{ watches: [watch], next_cursor }', { watches: [WATCH_EXAMPLE], next_cursor: null }), 401: errorResponse('missing_api_key or invalid_api_key') },
+      },
+    },
+    '/v1/trackings/{carrier}/{awb}': {
+      parameters: [{ name: 'carrier', in: 'path', required: true, schema: { type: 'string' } }, { name: 'awb', in: 'path', required: true, schema: { type: 'string' } }],
+      get: { tags, summary: 'One watch', operationId: 'getWatch', responses: { 200: ok('{ watch }'), 404: errorResponse('not_found') } },
+      delete: { tags, summary: 'End a watch', operationId: 'deleteWatch', responses: { 204: { description: 'Ended' }, 404: errorResponse('not_found') } },
+    },
+    '/v1/webhooks': {
+      post: {
+        tags, summary: 'Create a webhook endpoint (the secret is shown only here)', operationId: 'createWebhook',
+        description: `Deliveries are signed with Standard Webhooks v1 (webhook-id, webhook-timestamp, webhook-signature). Live keys need https and a host with public addresses only; test keys may use http and loopback. At most 10 endpoints per key. Event types: ${EVENT_TYPES.join(', ')}.`,
+        requestBody: jsonBody({ url: { type: 'string', format: 'uri' }, events: { type: 'array', items: { type: 'string', enum: EVENT_TYPES } }, description: { type: 'string', maxLength: 256 } }, ['url'], { url: 'https://example.com/hooks/tracking', events: ['tracking.delivered', 'tracking.exception'] }),
+        responses: {
+          201: ok('The endpoint with its secret (whsec_…)', { id: 'wh_…', url: 'https://example.com/hooks/tracking', events: ['tracking.delivered'], status: 'enabled', secret: 'whsec_…', created_at: '2026-11-23T10:00:00.000Z' }),
+          400: errorResponse('invalid_url or bad_request'), 409: errorResponse('too_many_endpoints'),
+        },
+      },
+      get: { tags, summary: 'List endpoints (no secrets)', operationId: 'listWebhooks', responses: { 200: ok('{ webhooks: [endpoint] }') } },
+    },
+    '/v1/webhooks/{id}': {
+      parameters: [idParam],
+      get: { tags, summary: 'One endpoint', operationId: 'getWebhook', responses: { 200: ok('The endpoint (status enabled|disabled, disabled_reason gone|failing)'), 404: errorResponse('not_found') } },
+      delete: { tags, summary: 'Delete an endpoint', operationId: 'deleteWebhook', responses: { 204: { description: 'Deleted' }, 404: errorResponse('not_found') } },
+    },
+    '/v1/webhooks/{id}/rotate-secret': { parameters: [idParam], post: { tags, summary: 'New secret; the old one keeps signing for 24 h', operationId: 'rotateWebhookSecret', responses: { 200: ok('{ id, secret, previous_secret_valid_until }'), 404: errorResponse('not_found') } } },
+    '/v1/webhooks/{id}/enable': { parameters: [idParam], post: { tags, summary: 'Enable again; kept events (7 days) are sent in order', operationId: 'enableWebhook', responses: { 200: ok('The endpoint'), 404: errorResponse('not_found') } } },
+    '/v1/webhooks/{id}/test': { parameters: [idParam], post: { tags, summary: 'Send a webhook.test event', operationId: 'testWebhook', responses: { 202: ok('{ event_id, type }'), 404: errorResponse('not_found') } } },
+    '/v1/webhooks/{id}/deliveries': {
+      parameters: [idParam],
+      get: { tags, summary: 'Latest delivery attempts', operationId: 'listWebhookDeliveries', parameters: [{ name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } }], responses: { 200: ok('{ deliveries: [{ event_id, type, attempt, status_code, latency_ms, error, attempted_at, next_attempt_at }] }') } },
+    },
+    '/v1/webhooks/{id}/deliveries/{event_id}/resend': {
+      parameters: [idParam, { name: 'event_id', in: 'path', required: true, schema: { type: 'string' } }],
+      post: { tags, summary: 'Send a kept event again (same webhook-id)', operationId: 'resendWebhookEvent', responses: { 202: ok('{ event_id, type }'), 404: errorResponse('not_found') } },
     },
   };
 }

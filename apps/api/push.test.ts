@@ -232,4 +232,12 @@ describe.each(STORE_KINDS)('push (%s store)', (store) => {
     const listed = await call('GET', '/v1/trackings?limit=100', undefined, small);
     expect((listed.json() as { watches: unknown[] }).watches).toHaveLength(50);
   });
+
+  it('/openapi.json documents every push operation', async () => {
+    const doc = (await h.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, { operationId?: string }>> };
+    const ids = Object.values(doc.paths).flatMap((p) => Object.values(p).map((op) => op.operationId)).filter(Boolean);
+    for (const id of ['watch', 'listWatches', 'getWatch', 'deleteWatch', 'createWebhook', 'listWebhooks', 'getWebhook', 'deleteWebhook', 'rotateWebhookSecret', 'enableWebhook', 'testWebhook', 'listWebhookDeliveries', 'resendWebhookEvent']) {
+      expect(ids).toContain(id);
+    }
+  });
 });

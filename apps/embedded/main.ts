@@ -11,6 +11,7 @@ import { ConfigError, loadEnv } from '../../lib/config/index.ts';
 import { createMailer, noticeSettingsFromEnv, scheduleNotices } from '../../lib/notices/index.ts';
 import { startSandbox } from '../../lib/sandbox/server.ts';
 import { applyHeapPolicy } from '../api/heap-policy.ts';
+import { refreshPolicyOf } from '../../lib/poller/index.ts';
 
 async function main(): Promise<void> {
   applyHeapPolicy();
@@ -18,7 +19,12 @@ async function main(): Promise<void> {
   const sandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
   const runtime = await createApiRuntime(env, { sandboxUrl: sandbox.url, liveTarget: 'sandbox' });
   const app = await buildApp(runtime.deps);
-  const scheduler = startRefreshScheduler(runtime.shipments!, runtime.deps.tracking, runtime.deps.clock, (m) => app.log.info(m));
+  // Active and watched shipments are re-polled every POLLER_INTERVAL_SECONDS (push events follow).
+  const push = runtime.push;
+  const scheduler = startRefreshScheduler(
+    runtime.shipments!, runtime.deps.tracking, runtime.deps.clock, (m) => app.log.info(m),
+    refreshPolicyOf(env.POLLER_INTERVAL_SECONDS), (now) => push.watches.pollable(now),
+  );
   // Plan-expiry notices: SMTP_URL when set, else .eml files under DATA_DIR/outbox/.
   const notices = noticeSettingsFromEnv(process.env);
   const mailer = createMailer(env, { from: notices.from });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { product } from '../testing/product.ts';
 import { istParts, istToMs } from './ist.ts';
 import {
+  ProgressBook,
   FAILED_ATTEMPT_REMARKS,
   HOLD_REMARKS,
   LANES,
@@ -52,10 +53,36 @@ describe('scenarioOf', () => {
     expect(scenarioOf('AB1C24')).toEqual({ scenario: 2, lane: 0 });
   });
 
-  it('treats unknown scenarios (25-99) as 02 and keeps the lane', () => {
-    expect(scenarioOf('1234560325')).toEqual({ scenario: 2, lane: 3 });
+  it('treats unknown scenarios (27-99) as 02 and keeps the lane', () => {
+    expect(scenarioOf('1234560327')).toEqual({ scenario: 2, lane: 3 });
+    expect(scenarioOf('1234560325')).toEqual({ scenario: 25, lane: 3 });
     expect(scenarioOf('1234560799')).toEqual({ scenario: 2, lane: 7 });
     expect(kinds(shipmentOf(answerFor('delhivery', '1234560157', NOW)))).toEqual(kinds(story(2)));
+  });
+});
+
+describe('progressions (25, 26)', () => {
+  it('each poll reveals the next stage at the poll time; shown stages keep their times; then it stays delivered', () => {
+    const book = new ProgressBook();
+    const seen: string[][] = [];
+    let firstTimes: number[] = [];
+    for (let poll = 0; poll < 7; poll++) {
+      const now = NOW + poll * 3_600_000;
+      const answer = answerFor('delhivery', '1234560125', now, book.poll('delhivery', '1234560125', now));
+      const steps = shipmentOf(answer).steps;
+      if (poll === 1) firstTimes = steps.map((s) => s.at);
+      if (poll > 1) expect(steps.slice(0, 2).map((s) => s.at)).toEqual(firstTimes);
+      seen.push(steps.map((s) => s.kind));
+    }
+    expect(seen.map((k) => k.at(-1))).toEqual(['booked', 'picked_up', 'hub_in', 'out_for_delivery', 'delivered', 'delivered', 'delivered']);
+    expect(book.poll('delhivery', '1234560102', NOW)).toBeNull();
+  });
+
+  it('26 fails once (customer unavailable) between two out-for-delivery stages', () => {
+    const book = new ProgressBook();
+    let kinds: string[] = [];
+    for (let poll = 0; poll < 7; poll++) kinds = shipmentOf(answerFor('dtdc', 'V01190126', NOW + poll * 60_000, book.poll('dtdc', 'V01190126', NOW + poll * 60_000))).steps.map((s) => s.kind);
+    expect(kinds).toEqual(['booked', 'picked_up', 'hub_in', 'out_for_delivery', 'attempt_failed', 'out_for_delivery', 'delivered']);
   });
 });
 
