@@ -50,12 +50,15 @@ export function scanInstants(scans: RawScan[]): number[] {
  * trips compare a real answer's record with the sandbox's rendering of the same story by this.
  */
 export function storyOf(record: TrackingRecord) {
+  // Before pickup, carriers differ only in how they name the wait (order placed, awaiting pickup,
+  // shipped): a reader says "not picked up yet" for all of them.
+  const said = (status: string) => (['pending', 'order_placed', 'awaiting_pickup', 'shipped'].includes(status) ? 'before pickup' : status);
   return {
-    status: record.status,
+    status: said(record.status),
     stage: record.insights.current_stage,
     is_rto: record.is_rto,
     is_delivered: record.is_delivered,
-    events: record.events.map((e) => ({ at: e.timestamp, code: e.code, status: e.status, reason: e.reason_code })),
+    events: record.events.map((e) => ({ at: e.timestamp, code: e.code, status: said(e.status), reason: e.reason_code })),
     milestones: record.milestones,
     attempts: record.delivery_attempts.attempts.map((a) => ({ at: a.at, outcome: a.outcome, reason: a.reason_code })),
   };
