@@ -91,6 +91,14 @@ function safeParse(adapter: CarrierAdapter, awb: string, response: Parameters<Ca
   }
 }
 
+/**
+ * A poll's error names the carrier: parsers say which field failed ("scan 3 has no readable
+ * ScanDateTime"), this says whose answer it was, so a reader of the stored poll needs nothing else.
+ */
+export function carrierError(carrier: string, error: string): string {
+  return error.toLowerCase().startsWith(carrier.toLowerCase()) ? error : `${carrier}: ${error}`;
+}
+
 export function createCarrierPoller(deps: CarrierPollerDeps = {}): CarrierPoller {
   const adapters = deps.adapters ?? ADAPTERS;
   const env = deps.env ?? process.env;
@@ -150,7 +158,7 @@ export function createCarrierPoller(deps: CarrierPollerDeps = {}): CarrierPoller
       ? { ...base, outcome: 'ok', shipment: redactShipment(parsed.shipment), scans: parsed.scans.map(redactScan), error: null }
       : parsed.outcome === 'not_found'
         ? { ...base, outcome: 'not_found', shipment: null, scans: [], error: null }
-        : { ...base, outcome: 'error', shipment: null, scans: [], error: redactText(parsed.error) || 'carrier error' };
+        : { ...base, outcome: 'error', shipment: null, scans: [], error: carrierError(carrier, redactText(parsed.error) || 'carrier error') };
 
     // A parser that produced something outside the contract must not publish it.
     const checked = CarrierPollSchema.safeParse(poll);
@@ -161,7 +169,7 @@ export function createCarrierPoller(deps: CarrierPollerDeps = {}): CarrierPoller
       outcome: 'error',
       shipment: null,
       scans: [],
-      error: `carrier answer could not be read: ${issue ? `${issue.path.join('.')} ${issue.message}` : 'invalid poll'}`,
+      error: `${carrier}: answer could not be read: ${issue ? `${issue.path.join('.')} ${issue.message}` : 'invalid poll'}`,
     };
   }
 

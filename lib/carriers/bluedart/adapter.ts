@@ -15,6 +15,7 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { z } from 'zod';
 import type { PollShipment, RawScan } from '../../schemas/index.ts';
 import { requireCredential } from '../shared/credentials.ts';
+import { credentialsRejected, parseJsonOrUndefined } from '../shared/json-body.ts';
 import { cityPlace, pincodeOf } from '../shared/places.ts';
 import { neverThrows } from '../shared/safe-parse.ts';
 import { looseText as text, unexpectedShape } from '../shared/schema-fields.ts';
@@ -138,8 +139,24 @@ function scansOf(s: BluedartShipment, offset: number): RawScan[] | string {
   return scans;
 }
 
+/**
+ * Blue Dart's API gateway answers errors as HTTP 200 JSON `{"ShipmentData":{"Error":"License
+ * Mismatch"}}` (real body: fixtures/SOURCES.md). A licence or login complaint is a credentials error.
+ */
+function jsonError(body: string): ParsedPoll {
+  const json = parseJsonOrUndefined(body) as { ShipmentData?: { Error?: unknown } } | undefined;
+  const error = json?.ShipmentData?.Error;
+  if (typeof error !== 'string' || error.trim() === '') return { outcome: 'error', error: 'unexpected JSON: no ShipmentData.Error' };
+  const words = error.trim().slice(0, 100);
+  if (/licen[cs]e|login|unauthori[sz]ed|token|credential/i.test(words)) return { outcome: 'error', error: `credentials rejected (ShipmentData.Error: ${words})` };
+  if (/no information|incorrect waybill/i.test(words)) return { outcome: 'not_found' };
+  return { outcome: 'error', error: `carrier error: ${words}` };
+}
+
 function readBody(awb: string, response: NativeResponse): ParsedPoll {
   const body = response.body.trim();
+  if (response.status === 401 || response.status === 403) return credentialsRejected(response);
+  if (body.startsWith('{') && response.status >= 200 && response.status <= 299) return jsonError(body);
   if (response.status === 404 && !/<html/i.test(body)) return { outcome: 'not_found' };
   if (response.status < 200 || response.status > 299) return { outcome: 'error', error: `HTTP ${response.status}` };
   if (body === '') return { outcome: 'error', error: 'empty body' };

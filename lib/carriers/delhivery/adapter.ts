@@ -6,8 +6,12 @@
  *
  * Quirks handled: IST times without offset and with 0-3 fraction digits, `PinCode` as a number,
  * facility names like `Amritsar_VerkaBypss_I (Punjab)`, misspelled keys (`RecievedBy`), scans that
- * carry `geo_location` (ignored: personal data the product never needs), "no such waybill" answers
- * as an empty `ShipmentData` with an `Error` string.
+ * carry `geo_location` and `call_duration` (ignored: personal data the product never needs),
+ * `Address1`/`Address2` as arrays (ignored), "no such waybill" answers as
+ * `{"Success": false, "Error": "No such waybill or Order Id found"}` (real) or an empty
+ * `ShipmentData`. During a return `Status.Status` may read "Pending" with StatusType RT, and
+ * informational DL scans (POD uploaded, POD audit) can follow the delivery: the scans, not the
+ * header's status, tell the state (config/mappings/delhivery.yaml). Real bodies: fixtures/SOURCES.md.
  */
 import { z } from 'zod';
 import type { Location, PollShipment, RawScan } from '../../schemas/index.ts';
@@ -115,13 +119,19 @@ function scansOf(s: DelhiveryShipment): RawScan[] | string {
   return scans;
 }
 
+/** Delhivery's words for a number it does not know. */
+const NO_SUCH_WAYBILL = /no such waybill|waybill not found|no data found/i;
+
 function readBody(awb: string, response: NativeResponse): ParsedPoll {
   const read = readJsonAnswer(response);
   if (!('json' in read)) return read;
   const parsed = BodySchema.safeParse(read.json);
   if (!parsed.success) return unexpectedShape('JSON', parsed.error);
   const { ShipmentData: data, Error: carrierError } = parsed.data;
-  if (!data) return { outcome: 'error', error: carrierError ? `carrier error: ${carrierError.slice(0, 100)}` : 'no ShipmentData' };
+  if (!data) {
+    if (carrierError !== null && NO_SUCH_WAYBILL.test(carrierError)) return { outcome: 'not_found' };
+    return { outcome: 'error', error: carrierError ? `carrier error: ${carrierError.slice(0, 100)}` : 'no ShipmentData' };
+  }
   if (data.length === 0) return { outcome: 'not_found' };
   const wanted = awb.trim().toUpperCase();
   const shipment = (data.find((d) => d.Shipment.AWB?.trim().toUpperCase() === wanted) ?? data[0]!).Shipment;

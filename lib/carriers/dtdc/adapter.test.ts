@@ -75,7 +75,7 @@ describe('dtdc parser on real-shaped answers', () => {
   it('maps the journey through the product rules: codes decide the "In Transit" moves, HELDUP is no attempt', () => {
     const record = answer(makePoll({ carrier: 'dtdc', awb: 'B32242001', scans: parsed.scans, shipment: parsed.shipment }), '2017-06-23T00:00:00Z');
     expect(record.events.map((e) => e.code).reverse()).toEqual([
-      'booked', 'dispatched', 'dispatched', 'received', 'unknown', 'exception', 'out_for_delivery', 'delivery_attempted', 'delivered',
+      'booked', 'dispatched', 'dispatched', 'received', 'received', 'exception', 'out_for_delivery', 'delivery_attempted', 'delivered',
     ]);
     expect(record.delivery_attempts.count).toBe(2);
     expect(record.delivery_attempts.attempts[0]?.reason_code).toBe('customer_unavailable');
@@ -165,7 +165,7 @@ describe('dtdc fetch: authenticate, then track with X-Access-Token', () => {
     const { sent, send } = recorder({ auth: [ok('Unauthorized', 401)], track: [] });
     const response = await adapter.fetch(AWB, { baseUrl: 'https://dtdc.example/bad-login', credentials }, send);
     expect(sent).toHaveLength(1);
-    expect(adapter.parse(AWB, response)).toEqual({ outcome: 'error', error: 'HTTP 401' });
+    expect(adapter.parse(AWB, response)).toEqual({ outcome: 'error', error: 'credentials rejected (HTTP 401)' });
   });
 
   it('treats a login answer without a token as a failure', async () => {
@@ -195,7 +195,7 @@ describe('dtdc round trip through the sandbox renderer', () => {
   const everyKind = everyKindStory(step);
   const expected: Record<StepKind, EventCode> = {
     // DTDC books at its own counter, so booking and pickup texts both map to `booked` (dtdc.yaml).
-    booked: 'booked', picked_up: 'booked', hub_in: 'received', bagged: 'dispatched', hub_out: 'dispatched',
+    booked: 'booked', picked_up: 'picked_up', hub_in: 'received', bagged: 'dispatched', hub_out: 'dispatched',
     hold: 'exception', unmapped: 'unknown', out_for_delivery: 'out_for_delivery', attempt_failed: 'delivery_attempted',
     lost: 'exception', cancelled: 'exception', delivered: 'delivered',
     rto_initiated: 'rto_initiated', rto_in_transit: 'dispatched', rto_delivered: 'rto_delivered',
@@ -231,7 +231,7 @@ describe('dtdc round trip through the sandbox renderer', () => {
     const shuffled = [step('hub_in', 6), step('booked', 0), step('hub_out', 9), step('picked_up', 2)];
     const { parsed, record } = await roundTrip(shipmentOf(shuffled, { shuffled: true }));
     expect(scanInstants(parsed.scans)).toEqual(shuffled.map((s) => s.at));
-    expect(record.events.map((e) => e.code)).toEqual(['dispatched', 'received', 'booked', 'booked']);
+    expect(record.events.map((e) => e.code)).toEqual(['dispatched', 'received', 'picked_up', 'booked']);
   });
 
   it('writes each failed-attempt reason so the product reads the same NDR reason back', async () => {

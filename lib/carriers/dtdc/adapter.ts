@@ -9,7 +9,12 @@
  *
  * Quirks handled: dates as DDMMYYYY with HHMM action times and "15:30:25" booking times (IST); the
  * scan remark key spelled `sTrRemarks`; weights as "0.1000" with a separate unit; "no data" as
- * `statusFlag:false` with `strError` "NO DATA FOUND FOR THIS CNNO NUMBER" inside `errorDetails`.
+ * `statusFlag:false` with `strError` "NO DATA FOUND FOR THIS CNNO NUMBER" inside `errorDetails`;
+ * title-case actions ("Out For Delivery") with DTDC's scan codes in `strCode` (the mapping reads
+ * codes first); non-delivery remarks as `CODE|DESCRIPTION` ("PNA|Receiver not available"), whose
+ * code joins the scan code as raw_code "NONDLV|PNA" so config/mappings/dtdc.yaml maps DTDC's own
+ * reason codes; a 401 in Spring's `{timestamp,status,error,message,path}` (a credentials error);
+ * extra fields (`version`, lat/long, codes) are ignored. Real sample: fixtures/SOURCES.md.
  */
 import { z } from 'zod';
 import type { PollShipment, RawScan } from '../../schemas/index.ts';
@@ -108,6 +113,16 @@ function remarkOf(value: string | number | null | undefined): string | null {
   return String(value).trim() === '' ? null : String(value);
 }
 
+/** DTDC's non-delivery remark `PNA|Receiver not available`: its reason code. */
+const NDR_REMARK = /^\s*([A-Za-z]{2,5})\s*\|/;
+
+/** The scan code, joined by the remark's NDR code on a non-delivery scan ("NONDLV|PNA"). */
+function rawCodeOf(code: string | null, remarks: string | null): string | null {
+  if (code === null || remarks === null || !/NONDLV$/i.test(code)) return code;
+  const ndr = NDR_REMARK.exec(remarks);
+  return ndr ? `${code}|${ndr[1]!.toUpperCase()}` : code;
+}
+
 function readBody(response: NativeResponse): ParsedPoll {
   const read = readJsonAnswer(response);
   if (!('json' in read)) return read;
@@ -125,11 +140,12 @@ function readBody(response: NativeResponse): ParsedPoll {
     const occurredAt = dtdcTime(d.strActionDate, d.strActionTime);
     if (occurredAt === null) return { outcome: 'error', error: `scan ${i + 1} has no readable strActionDate/strActionTime` };
     if (d.strAction.trim() === '') return { outcome: 'error', error: `scan ${i + 1} has no strAction` };
+    const remarks = remarkOf(d.sTrRemarks) ?? remarkOf(d.strRemarks);
     scans.push({
       occurred_at: occurredAt,
       raw_status: d.strAction,
-      raw_code: d.strCode,
-      remarks: remarkOf(d.sTrRemarks) ?? remarkOf(d.strRemarks),
+      raw_code: rawCodeOf(d.strCode, remarks),
+      remarks,
       location: d.strOrigin,
     });
   }

@@ -13,8 +13,8 @@
  */
 import { z } from 'zod';
 import { PollShipmentSchema, RawScanSchema, type PollShipment, type RawScan } from '../../schemas/index.ts';
-import { readJsonBody } from '../shared/json-body.ts';
-import { nonEmpty } from '../shared/json-fields.ts';
+import { credentialsRejected, readJsonBody } from '../shared/json-body.ts';
+import { isRecord, nonEmpty } from '../shared/json-fields.ts';
 import { PlaceSchema, locationOf } from '../shared/places.ts';
 import { neverThrows } from '../shared/safe-parse.ts';
 import { optionalText } from '../shared/schema-fields.ts';
@@ -102,13 +102,17 @@ function parseEntry(entry: z.infer<typeof TrackingEntrySchema>): ParsedPoll {
 
 function parseBody(awb: string, response: NativeResponse): ParsedPoll {
   const text = response.body.trim();
-  if (response.status === 401 || response.status === 403) return { outcome: 'error', error: `HTTP ${response.status}: authentication failed` };
+  if (response.status === 401 || response.status === 403) return credentialsRejected(response);
   if (response.status < 200 || response.status > 299) return { outcome: 'error', error: `HTTP ${response.status}` };
   const read = readJsonBody(text);
   if ('outcome' in read) return read;
   const { json } = read;
   if (typeof json !== 'object' || json === null || Array.isArray(json)) return { outcome: 'error', error: 'unexpected JSON shape' };
-  const raw = entryFor(awb, json as Record<string, unknown>);
+  const record = json as Record<string, unknown>;
+  // Real web-tracking answers (fixtures/SOURCES.md): `{}` for an unknown id, `{"csrfError":{…}}` when refused.
+  if (Object.keys(record).length === 0) return { outcome: 'not_found' };
+  if (isRecord(record.csrfError)) return { outcome: 'error', error: `request refused (csrfError.code ${String(record.csrfError.code ?? '?').slice(0, 40)})` };
+  const raw = entryFor(awb, record);
   if (raw === undefined) return { outcome: 'error', error: 'no entry for the tracking id' };
   if (isNoDataEntry(raw)) return { outcome: 'not_found' };
   const entry = TrackingEntrySchema.safeParse(raw);

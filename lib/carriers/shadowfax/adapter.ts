@@ -5,15 +5,17 @@
  *
  * Credentials: `token`.
  *
- * Unconfirmed (carrier-formats.md names only status/status_display in order_details): the header
- * fields `pickup_details` / `drop_details` {city, state, pincode}, `promised_delivery_date` and
- * `weight` (kg), and the `created` time format. Times are read as IST when they carry no offset;
- * `tracking_details` is taken in the carrier's own order.
+ * Real answers (fixtures/SOURCES.md) read `{"message":"Success","data":[{…order…, "status",
+ * "status_display", "pickup_details", "delivery_details", "promised_delivery_date",
+ * "tracking_details":[…]}]}` with `created` in UTC ("2024-04-05T10:29:08Z"); the older documented
+ * `{order_details, tracking_details}` is read too. The order-level `status` can lag the newest
+ * tracking row, so only the rows tell the state. Times without an offset are read as IST;
+ * `tracking_details` is taken in the carrier's own order. Unknown fields are ignored.
  */
 import { z } from 'zod';
 import { PollShipmentSchema, RawScanSchema, type PollShipment, type RawScan } from '../../schemas/index.ts';
-import { readJsonBody } from '../shared/json-body.ts';
-import { nonEmpty } from '../shared/json-fields.ts';
+import { credentialsRejected, readJsonBody } from '../shared/json-body.ts';
+import { isRecord, nonEmpty } from '../shared/json-fields.ts';
 import { PlaceSchema, locationOf } from '../shared/places.ts';
 import { neverThrows } from '../shared/safe-parse.ts';
 import { optionalText } from '../shared/schema-fields.ts';
@@ -33,17 +35,26 @@ const TrackingEntrySchema = z.object({
   remarks: z.string().nullish(),
 });
 
-const TrackBodySchema = z.object({
-  order_details: z.object({
-    status: optionalText,
-    status_display: optionalText,
-    pickup_details: PlaceSchema,
-    drop_details: PlaceSchema,
-    promised_delivery_date: optionalText,
-    weight: z.number().nonnegative().finite().nullish().catch(null),
-  }),
-  tracking_details: z.array(TrackingEntrySchema),
+const OrderSchema = z.object({
+  awb_number: optionalText,
+  status: optionalText,
+  status_display: optionalText,
+  pickup_details: PlaceSchema,
+  drop_details: PlaceSchema,
+  delivery_details: PlaceSchema,
+  promised_delivery_date: optionalText,
+  order_date: optionalText,
+  weight: z.number().nonnegative().finite().nullish().catch(null),
 });
+
+/** The documented shape: the order in `order_details`, its rows beside it. */
+const TrackBodySchema = z.object({ order_details: OrderSchema, tracking_details: z.array(TrackingEntrySchema) });
+
+/** The real shape: `data[]` of orders, each carrying its own `tracking_details`. */
+const DataBodySchema = z.object({ data: z.array(OrderSchema.extend({ tracking_details: z.array(TrackingEntrySchema) })) });
+
+type Order = z.infer<typeof OrderSchema>;
+type Entry = z.infer<typeof TrackingEntrySchema>;
 
 /** The carrier's time as ISO 8601 (offset kept when given, else IST wall time), null when invalid. */
 function isoTime(text: string): string | null {
@@ -63,9 +74,9 @@ function looksLikeNoData(body: unknown): boolean {
   return /not found|no order|invalid awb|does not exist/i.test(text);
 }
 
-function parseOk(body: z.infer<typeof TrackBodySchema>): ParsedPoll {
+function parseOk(details: Order, rows: Entry[]): ParsedPoll {
   const scans: RawScan[] = [];
-  for (const entry of body.tracking_details) {
+  for (const entry of rows) {
     const occurredAt = isoTime(entry.created);
     if (!occurredAt) return { outcome: 'error', error: `invalid scan time "${entry.created.slice(0, 40)}"` };
     scans.push({
@@ -77,14 +88,15 @@ function parseOk(body: z.infer<typeof TrackBodySchema>): ParsedPoll {
     });
   }
   if (scans.length === 0) return { outcome: 'not_found' };
-  const details = body.order_details;
-  const edd = details.promised_delivery_date ? isoTime(details.promised_delivery_date) : null;
+  // A promised day alone means by the end of that day (IST).
+  const promised = details.promised_delivery_date;
+  const edd = promised ? isoTime(/^\d{4}-\d{2}-\d{2}$/.test(promised) ? `${promised}T23:59:59` : promised) : null;
   const shipment: PollShipment = {
     origin: locationOf(details.pickup_details),
-    destination: locationOf(details.drop_details),
+    destination: locationOf(details.delivery_details ?? details.drop_details),
     service_type: null,
     weight_grams: details.weight === null || details.weight === undefined ? null : Math.round(details.weight * 1000),
-    booked_at: null,
+    booked_at: details.order_date && /^\d{4}-\d{2}-\d{2}$/.test(details.order_date) ? isoTime(`${details.order_date}T00:00:00`) : null,
     estimated_delivery_at: edd,
   };
   // Last guard: whatever slipped through must still be a valid carrier_poll.v1 part.
@@ -93,9 +105,9 @@ function parseOk(body: z.infer<typeof TrackBodySchema>): ParsedPoll {
   return { outcome: 'ok', shipment, scans };
 }
 
-function parseBody(response: NativeResponse): ParsedPoll {
+function parseBody(awb: string, response: NativeResponse): ParsedPoll {
   const text = response.body.trim();
-  if (response.status === 401 || response.status === 403) return { outcome: 'error', error: `HTTP ${response.status}: authentication failed` };
+  if (response.status === 401 || response.status === 403) return credentialsRejected(response);
   if (response.status === 404) {
     // DRF answers an unknown order with 404 and a JSON `detail`; any other 404 is not the API speaking.
     try {
@@ -107,11 +119,17 @@ function parseBody(response: NativeResponse): ParsedPoll {
   if (response.status < 200 || response.status > 299) return { outcome: 'error', error: `HTTP ${response.status}` };
   const read = readJsonBody(text);
   if ('outcome' in read) return read;
-  const body = TrackBodySchema.safeParse(read.json);
-  if (!body.success) {
-    return looksLikeNoData(read.json) ? { outcome: 'not_found' } : { outcome: 'error', error: 'unexpected JSON shape' };
+  const data = DataBodySchema.safeParse(read.json);
+  if (data.success) {
+    if (data.data.data.length === 0) return { outcome: 'not_found' };
+    const order = data.data.data.find((o) => o.awb_number?.toUpperCase() === awb.trim().toUpperCase()) ?? data.data.data[0]!;
+    return parseOk(order, order.tracking_details);
   }
-  return parseOk(body.data);
+  const body = TrackBodySchema.safeParse(read.json);
+  if (body.success) return parseOk(body.data.order_details, body.data.tracking_details);
+  if (looksLikeNoData(read.json)) return { outcome: 'not_found' };
+  const issue = (isRecord(read.json) && 'data' in read.json ? data.error : body.error).issues[0];
+  return { outcome: 'error', error: `unexpected JSON at ${issue?.path.join('.') ?? '?'}` };
 }
 
 async function fetchTracking(awb: string, endpoint: CarrierEndpoint, send: HttpSend): Promise<NativeResponse> {
@@ -125,5 +143,5 @@ async function fetchTracking(awb: string, endpoint: CarrierEndpoint, send: HttpS
 export const adapter: CarrierAdapter = {
   slug: SLUG,
   fetch: fetchTracking,
-  parse: neverThrows((_awb, response) => parseBody(response)),
+  parse: neverThrows(parseBody),
 };

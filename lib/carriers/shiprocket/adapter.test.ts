@@ -165,7 +165,7 @@ describe('shiprocket fetch', () => {
     const { sent, send } = recorder({ login: [ok({ message: 'Invalid email and password combination', status_code: 403 }, 403)], track: [] });
     const response = await adapter.fetch(AWB, { baseUrl: 'https://apiv2.shiprocket.example/bad-login', credentials }, send);
     expect(sent).toHaveLength(1);
-    expect(adapter.parse(AWB, response)).toEqual({ outcome: 'error', error: 'HTTP 403' });
+    expect(adapter.parse(AWB, response)).toEqual({ outcome: 'error', error: 'credentials rejected (HTTP 403: Invalid email and password combination)' });
   });
 
   it('treats a login answer without a token as a failure', async () => {

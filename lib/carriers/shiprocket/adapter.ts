@@ -6,15 +6,21 @@
  *
  * Credentials: `email` and `password` of the API user (for the login call), or a ready `token`.
  *
- * Quirks handled: `sr-status` as a string, a number or "NA" (→ raw_code null, so the text rules
- * decide); "2022-07-19 11:37:00" IST times; weights as kg strings; answers keyed by the AWB
- * (`{"<awb>": {"tracking_data": …}}`) as well as bare; "no activities" answers with `track_status` 0.
+ * Quirks handled (real bodies: fixtures/SOURCES.md): `sr-status` as a number, a numeric string or
+ * "NA", or missing in 2019-2020 data (→ raw_code null, so the text rules decide); `sr-status-label`
+ * missing; "2022-07-19 11:37:00" IST times; weights as kg strings; answers bare, keyed by the AWB
+ * (`POST /courier/track/awbs`), keyed by the shipment id (`/courier/track/shipment/{id}`) or an
+ * array (`/courier/track?order_id=`); "no activities" answers with `track_status` 0; errors as
+ * `{"message","status_code"}` (404 → not found); the activity's `status` carries the relayed
+ * courier's own code ("X-PPOM", "DLVD"), which is no remark; Xpressbees' out-for-delivery text
+ * carries the agent's name, cut here (shared/agent-detail.ts).
  */
 import { z } from 'zod';
 import type { PollShipment, RawScan } from '../../schemas/index.ts';
 import { requireCredential } from '../shared/credentials.ts';
 import { parseJsonOrUndefined, readJsonAnswer } from '../shared/json-body.ts';
 import { cityPlace, pincodeOf } from '../shared/places.ts';
+import { withoutAgentDetail } from '../shared/agent-detail.ts';
 import { neverThrows } from '../shared/safe-parse.ts';
 import { looseText as loose, unexpectedShape } from '../shared/schema-fields.ts';
 import { TokenCache, type LoginResult } from '../shared/token-cache.ts';
@@ -94,27 +100,63 @@ function codeOf(srStatus: string | null): string | null {
   return srStatus === null || srStatus.toUpperCase() === 'NA' ? null : srStatus;
 }
 
-/** The activity's `status` is the courier's remark; a mere repeat of the activity or label is no remark. */
+/** A relayed courier's scan code ("X-PPOM", "DLVD", "002-S-UD"): a code, not words. */
+const COURIER_CODE = /^[A-Z0-9][A-Z0-9_-]{0,15}$/;
+
+/** The activity's `status` is the courier's remark; a repeat of the activity or label, or a bare code, is no remark. */
 function remarksOf(status: string | number | null | undefined, activity: string, label: string | null): string | null {
   if (status === null || status === undefined) return null;
   const text = String(status);
+  if (COURIER_CODE.test(text.trim())) return null;
   const fold = (s: string) => s.replace(/\s+/g, ' ').trim().toLowerCase();
   if (fold(text) === '' || fold(text) === fold(activity) || (label !== null && fold(text) === fold(label))) return null;
   return text;
 }
 
-/** Bare `{"tracking_data": …}`, or keyed by the AWB as the multi-AWB answers are. */
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** True when a `tracking_data` object is about `awb` (its shipment_track names it). */
+function isAbout(awb: string, data: unknown): boolean {
+  const tracks = isObject(data) && Array.isArray(data.shipment_track) ? data.shipment_track : [];
+  return tracks.some((t) => isObject(t) && String(t.awb_code ?? '').trim().toUpperCase() === awb);
+}
+
+/**
+ * The `tracking_data` answering `awb`: bare `{"tracking_data": …}`, keyed by the AWB or by the
+ * shipment id (`{"<key>": {"tracking_data": …}}`), or an array of `{tracking_data}`; among several,
+ * the one whose shipment_track names the AWB, else the first.
+ */
 function trackingDataOf(awb: string, json: unknown): unknown {
-  if (typeof json !== 'object' || json === null) return undefined;
-  const record = json as Record<string, unknown>;
-  if ('tracking_data' in record) return record.tracking_data;
-  const keyed = Object.entries(record).find(([key]) => key.trim().toUpperCase() === awb.trim().toUpperCase())?.[1];
-  return typeof keyed === 'object' && keyed !== null ? (keyed as Record<string, unknown>).tracking_data : undefined;
+  const wanted = awb.trim().toUpperCase();
+  if (isObject(json) && 'tracking_data' in json) return json.tracking_data;
+  let candidates: unknown[];
+  if (Array.isArray(json)) candidates = json.map((item) => (isObject(item) ? item.tracking_data : undefined));
+  else if (isObject(json)) {
+    const keyed = Object.entries(json).find(([key]) => key.trim().toUpperCase() === wanted)?.[1];
+    if (isObject(keyed)) return keyed.tracking_data;
+    candidates = Object.values(json).map((item) => (isObject(item) ? item.tracking_data : undefined));
+  } else return undefined;
+  const present = candidates.filter((c) => c !== undefined && c !== null);
+  return present.find((c) => isAbout(wanted, c)) ?? present[0];
+}
+
+/** Shiprocket's error answer `{"message": "...", "status_code": 404}`: its outcome, or null when the body is no such answer. */
+function errorAnswer(json: unknown): ParsedPoll | null {
+  if (!isObject(json) || 'tracking_data' in json) return null;
+  const code = Number(json.status_code);
+  const message = typeof json.message === 'string' ? json.message.trim().slice(0, 100) : '';
+  if (code === 404) return { outcome: 'not_found' };
+  if (code === 401 || code === 403) return { outcome: 'error', error: `credentials rejected (status_code ${code}${message ? `: ${message}` : ''})` };
+  if (Number.isFinite(code) && code >= 400) return { outcome: 'error', error: `carrier error ${code}${message ? `: ${message}` : ''}` };
+  if (Object.keys(json).length === 0) return { outcome: 'error', error: 'empty answer, no tracking_data' };
+  return null;
 }
 
 function readBody(awb: string, response: NativeResponse): ParsedPoll {
   const read = readJsonAnswer(response);
   if (!('json' in read)) return read;
+  const failure = errorAnswer(read.json);
+  if (failure) return failure;
   const raw = trackingDataOf(awb, read.json);
   if (raw === undefined || raw === null) return { outcome: 'error', error: 'no tracking_data' };
   const parsed = TrackingDataSchema.safeParse(raw);
@@ -129,7 +171,7 @@ function readBody(awb: string, response: NativeResponse): ParsedPoll {
     if (a.activity.trim() === '') return { outcome: 'error', error: `activity ${i + 1} has no text` };
     scans.push({
       occurred_at: occurredAt,
-      raw_status: a.activity,
+      raw_status: withoutAgentDetail(a.activity),
       raw_code: codeOf(a['sr-status']),
       remarks: remarksOf(a.status, a.activity, a['sr-status-label']),
       location: a.location,

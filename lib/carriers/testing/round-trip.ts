@@ -43,3 +43,28 @@ export async function fetchAndNormalize(
 export function scanInstants(scans: RawScan[]): number[] {
   return scans.map((s) => Date.parse(`${s.occurred_at}+05:30`));
 }
+
+/**
+ * What a record says about a shipment's story, apart from the words a carrier chose: status, stage,
+ * each event's instant, code, status and NDR reason, milestones and attempts. The real-body round
+ * trips compare a real answer's record with the sandbox's rendering of the same story by this.
+ */
+export function storyOf(record: TrackingRecord) {
+  // Before pickup, carriers differ only in how they name the wait (order placed, awaiting pickup,
+  // shipped): a reader says "not picked up yet" for all of them.
+  const said = (status: string) => (['pending', 'order_placed', 'awaiting_pickup', 'shipped'].includes(status) ? 'before pickup' : status);
+  return {
+    status: said(record.status),
+    stage: record.insights.current_stage,
+    is_rto: record.is_rto,
+    is_delivered: record.is_delivered,
+    events: record.events.map((e) => ({ at: e.timestamp, code: e.code, status: said(e.status), reason: e.reason_code })),
+    milestones: record.milestones,
+    attempts: record.delivery_attempts.attempts.map((a) => ({ at: a.at, outcome: a.outcome, reason: a.reason_code })),
+  };
+}
+
+/** Epoch ms of an IST wall time written `2017-06-21T15:30` (the real bodies' clock). */
+export function istAt(wall: string): number {
+  return Date.parse(`${wall}:00+05:30`);
+}

@@ -38,14 +38,15 @@ const STEP_WORDS: Record<Exclude<StepKind, 'attempt_failed'>, ScanWords> = {
   hold: words('In Transit', 'UD', 'ST-108', 'Shipment held due to weather conditions'),
   // During a return Delhivery keeps writing "In Transit": only ScanType RT marks the return leg.
   rto_initiated: words('In Transit', 'RT', 'RT-101', 'Return to Origin initiated', true),
-  rto_in_transit: words('In Transit', 'RT', 'RT-110', 'Bag Added To Trip', true),
+  // Real answers read "Pending" while the return travels (StatusType RT).
+  rto_in_transit: words('Pending', 'RT', 'RT-110', 'Bag Added To Trip', true),
   rto_delivered: words('Delivered', 'RT', 'RT-113', 'RTO delivered to shipper'),
   cancelled: words('Canceled', 'CN', 'CN-101', 'Seller cancelled the order'),
   lost: words('Lost', 'LT', 'LT-100', 'Shipment lost'),
   unmapped: words('Sent for sanitisation', 'UD', 'ST-140', 'Shipment sent for sanitisation'),
 };
 
-/** Failed attempts: Scan "Undelivered" with the NSL reason as the instruction. */
+/** Failed attempts: Scan "Pending" (ScanType UD) with the NSL reason as the instruction, as real answers write them. */
 const ATTEMPT_REASONS: Record<NdrReason, { statusCode: string; instructions: string }> = {
   customer_unavailable: { statusCode: 'EOD-11', instructions: 'Consignee Unavailable' },
   address_issue: { statusCode: 'EOD-74', instructions: 'Bad/Incomplete Address' },
@@ -58,7 +59,7 @@ const ATTEMPT_REASONS: Record<NdrReason, { statusCode: string; instructions: str
 function wordsFor(step: SandboxStep): ScanWords {
   if (step.kind !== 'attempt_failed') return STEP_WORDS[step.kind];
   const reason = ATTEMPT_REASONS[step.ndr ?? 'other'];
-  return words('Undelivered', 'UD', reason.statusCode, reason.instructions);
+  return words('Pending', 'UD', reason.statusCode, reason.instructions);
 }
 
 function instructionsOf(step: SandboxStep, w: ScanWords): string {
@@ -165,7 +166,7 @@ const trackRoute: SandboxRoute = {
 
     const answer = lookup(waybill);
     switch (answer.kind) {
-      case 'not_found': return json(200, { ShipmentData: [], Error: 'No such waybill or Order Id found' });
+      case 'not_found': return json(200, { Success: false, Error: 'No such waybill or Order Id found' });
       case 'down': return unavailableReply();
       case 'malformed':
         return json(200, `{"ShipmentData":[{"Shipment":{"AWB":"${waybill.replace(/\W/g, '')}","Scans":[{"ScanDetail":{"ScanDateTime":"2026-`);

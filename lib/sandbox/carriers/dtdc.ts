@@ -6,7 +6,7 @@
 import { AUTH_PATH, PINCODE_KEYS, TRACK_PATH } from '../../carriers/dtdc/adapter.ts';
 import type { NdrReason } from '../../schemas/index.ts';
 import { istParts } from '../ist.ts';
-import type { SandboxRoute, SandboxShipment, SandboxStep, SandboxRenderer, StepKind } from '../types.ts';
+import type { SandboxRequest, SandboxRoute, SandboxShipment, SandboxStep, SandboxRenderer, StepKind } from '../types.ts';
 import { jsonReply as json, latestStep, oldestFirst, requestHeader, unavailableReply } from './shared.ts';
 
 const SANDBOX_CREDENTIAL = 'sandbox';
@@ -20,40 +20,48 @@ interface ActionWords {
   remark: string;
 }
 
+// Title-case actions with DTDC's scan codes, as real answers carry them (carrier-formats.md,
+// "Corrections from real bodies").
 const STEP_WORDS: Record<Exclude<StepKind, 'attempt_failed'>, ActionWords> = {
   booked: { code: 'BKD', action: 'Booked', remark: '' },
-  picked_up: { code: 'PCUP', action: 'Picked Up', remark: '' },
+  picked_up: { code: 'PCUP', action: 'Pickup Completed', remark: '' },
   // DTDC writes "In Transit" for every manifest move: only strCode tells them apart.
   hub_in: { code: 'CDIN', action: 'In Transit', remark: '' },
-  bagged: { code: 'OBMD', action: 'In Transit', remark: '' },
+  bagged: { code: 'OBMN', action: 'In Transit', remark: '' },
   hub_out: { code: 'CDOUT', action: 'In Transit', remark: '' },
   out_for_delivery: { code: 'OUTDLV', action: 'Out For Delivery', remark: '' },
   delivered: { code: 'DLV', action: 'Delivered', remark: 'SIGN' },
-  hold: { code: 'HLD', action: 'Heldup', remark: 'HEAVY RAIN IN THE AREA' },
-  rto_initiated: { code: 'RTO', action: 'RTO Initiated', remark: 'RETURN TO ORIGIN' },
-  rto_in_transit: { code: 'CDOUT', action: 'In Transit', remark: 'RTO' },
-  rto_delivered: { code: 'RTD', action: 'Consignment Has Returned', remark: '' },
-  cancelled: { code: 'CAN', action: 'Cancelled', remark: 'CANCELLED BY SHIPPER' },
-  lost: { code: 'LST', action: 'Shipment Lost', remark: '' },
+  hold: { code: 'HLDUP', action: 'Held Up', remark: 'HEAVY RAIN IN THE AREA' },
+  rto_initiated: { code: 'SETRTO', action: 'Set RTO', remark: 'RETURN TO ORIGIN' },
+  rto_in_transit: { code: 'RTOCDOUT', action: 'In Transit', remark: '' },
+  rto_delivered: { code: 'RTODLV', action: 'RTO Delivered', remark: '' },
+  cancelled: { code: 'CNCL', action: 'Cancelled', remark: 'CANCELLED BY SHIPPER' },
+  lost: { code: 'NONDLV', action: 'Not Delivered', remark: 'LST|SHIPMENT LOST' },
   unmapped: { code: 'SNT', action: 'Sent For Sanitisation', remark: '' },
 };
 
-/** Non-delivery reasons as DTDC writes them in the remarks. */
-const ATTEMPT_REMARKS: Record<NdrReason, string> = {
-  customer_unavailable: 'PARTY NOT AVAILABLE',
-  address_issue: 'ADDRESS NOT FOUND',
-  refused: 'CONSIGNEE REFUSED TO ACCEPT',
-  premises_closed: 'RESIDENCE/OFFICE CLOSED',
-  cod_not_ready: 'COD AMOUNT NOT READY',
-  other: 'NOT ATTEMPTED',
+/** Non-delivery reasons in DTDC's `CODE|DESCRIPTION` remark form. */
+const ATTEMPT_REMARKS: Record<NdrReason, [code: string, description: string]> = {
+  customer_unavailable: ['PNA', 'RECEIVER NOT AVAILABLE'],
+  address_issue: ['ADR', 'ADDRESS INCOMPLETE/WRONG'],
+  refused: ['PRF', 'REFUSED TO ACCEPT'],
+  premises_closed: ['DLK', 'OFFICE CLOSED/DOOR LOCKED'],
+  cod_not_ready: ['CAN', 'AMOUNT NOT READY'],
+  other: ['UAT', 'COULD NOT ATTEMPT'],
 };
 
 function wordsFor(step: SandboxStep): ActionWords {
-  if (step.kind === 'attempt_failed') return { code: 'NONDLV', action: 'Not Delivered', remark: ATTEMPT_REMARKS[step.ndr ?? 'other'] };
+  if (step.kind === 'attempt_failed') {
+    const [code, description] = ATTEMPT_REMARKS[step.ndr ?? 'other'];
+    return { code: 'NONDLV', action: 'Not Delivered', remark: `${code}|${step.remark ?? description}` };
+  }
+  if (step.kind === 'lost' && step.remark) return { ...STEP_WORDS.lost, remark: `LST|${step.remark}` };
   return STEP_WORDS[step.kind];
 }
 
-const remarkOf = (step: SandboxStep) => step.remark ?? wordsFor(step).remark;
+/** A coded remark (attempts, lost) is always written in DTDC's form; others are the step's own words. */
+const remarkOf = (step: SandboxStep) =>
+  (step.kind === 'attempt_failed' || step.kind === 'lost' ? wordsFor(step).remark : step.remark ?? wordsFor(step).remark);
 
 /** "21062017" */
 function ddmmyyyy(ms: number): string {
@@ -70,13 +78,15 @@ function hhmm(ms: number): string {
 /** The shipment's header status, from its latest step. */
 function headerStatus(kind: StepKind | undefined): string {
   switch (kind) {
-    case 'delivered': return 'DELIVERED';
-    case 'attempt_failed': return 'ATTEMPTED';
-    case 'hold': return 'HELDUP';
-    case 'rto_initiated': case 'rto_in_transit': case 'rto_delivered': return 'RTO';
-    case 'cancelled': return 'CANCELLED';
-    case 'booked': return 'BOOKED';
-    default: return 'DELIVERY PROCESS IN PROGRESS';
+    case 'delivered': return 'Delivered';
+    case 'attempt_failed': return 'Not Delivered';
+    case 'hold': return 'Held Up';
+    case 'rto_initiated': case 'rto_in_transit': return 'RTO In Transit';
+    case 'rto_delivered': return 'RTO Delivered';
+    case 'cancelled': return 'Cancelled';
+    case 'booked': return 'Booked';
+    case 'out_for_delivery': return 'Out For Delivery';
+    default: return 'In Transit';
   }
 }
 
@@ -150,6 +160,17 @@ function consignmentOf(body: string): string | null {
   }
 }
 
+/** DTDC's gateway refuses a missing or stale token the Spring way (real body: fixtures of the dtdc adapter). */
+function springUnauthorized(req: SandboxRequest) {
+  return {
+    timestamp: new Date().toISOString().replace('Z', '+00:00'),
+    status: 401,
+    error: 'Unauthorized',
+    message: 'Unauthorized: Authentication token was either missing or invalid.',
+    path: `/dtdc-tracking-api/dtdc-api${req.path}`,
+  };
+}
+
 const authenticateRoute: SandboxRoute = {
   method: 'GET',
   path: AUTH_PATH,
@@ -165,7 +186,7 @@ const trackRoute: SandboxRoute = {
   method: 'POST',
   path: TRACK_PATH,
   handle(req, _params, lookup) {
-    if (requestHeader(req, 'x-access-token') !== ISSUED_TOKEN) return json(401, failure(401, 'X-Access-Token', 'Unauthorized'));
+    if (requestHeader(req, 'x-access-token') !== ISSUED_TOKEN) return json(401, springUnauthorized(req));
     const cn = consignmentOf(req.body);
     if (cn === null) return json(400, failure(400, 'strcnno', 'Bad Request'));
 

@@ -30,10 +30,10 @@ function wordsFor(step: SandboxStep): ScanWords {
   switch (step.kind) {
     case 'booked': return { status: 'New', statusId: 'new', remark: '' };
     case 'picked_up': return { status: 'Picked', statusId: 'picked', remark: '' };
-    case 'hub_in': return { status: 'Received at forward hub', statusId: 'recd_at_fwd_hub', remark: '' };
+    case 'hub_in': return { status: 'Received at Forward Hub', statusId: 'recd_at_fwd_hub', remark: '' };
     case 'hub_out': return { status: 'Bag in transit', statusId: 'bag_in_transit', remark: '' };
     // Shadowfax has no bagging status of its own: a bag is reported when it moves.
-    case 'bagged': return { status: 'Bag in transit', statusId: 'bag_in_transit', remark: 'Added to bag' };
+    case 'bagged': return { status: 'Item added to Bag', statusId: 'item_manifested', remark: 'Item added to bag' };
     case 'out_for_delivery': return { status: 'Out for delivery', statusId: 'ofd', remark: '' };
     case 'attempt_failed': return ATTEMPT_WORDS[step.ndr ?? 'other'];
     case 'delivered': return { status: 'Delivered', statusId: 'delivered', remark: '' };
@@ -47,9 +47,14 @@ function wordsFor(step: SandboxStep): ScanWords {
   }
 }
 
-/** The one place the sandbox writes Shadowfax times: IST wall time, no offset (unconfirmed). */
+/** Shadowfax writes `created` in UTC with a `Z`, whole seconds (real bodies). */
 function shadowfaxTime(ms: number): string {
-  return istIsoLocal(ms);
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+/** The promised date is a calendar day (IST). */
+function shadowfaxDay(ms: number): string {
+  return istIsoLocal(ms).slice(0, 10);
 }
 
 function place(p: SandboxPlace) {
@@ -65,23 +70,29 @@ function trackBody(shipment: SandboxShipment): string {
       location: step.location,
       created: shadowfaxTime(step.at),
       remarks: step.remark ?? words.remark,
+      awb_number: shipment.awb,
     };
   });
   // Shadowfax lists oldest first, which is the steps' own order; shuffled steps go out as given.
   const latest = shipment.steps.reduce<SandboxStep | undefined>((a, b) => (a && a.at > b.at ? a : b), undefined);
   const latestWords = latest ? wordsFor(latest) : { status: 'New', statusId: 'new' };
+  // The real shape: `data[]` of orders, each with its own rows.
   return JSON.stringify({
     message: 'Success',
-    order_details: {
+    data: [{
+      id: 2873563,
+      client_order_id: `SBX-${shipment.awb}`,
       awb_number: shipment.awb,
-      status: latestWords.statusId,
+      payment_mode: 'prepaid',
+      order_date: shadowfaxDay(shipment.bookedAt),
+      promised_delivery_date: shipment.edd === null ? null : `${shadowfaxDay(shipment.edd)}T23:59:59`,
       status_display: latestWords.status,
-      pickup_details: place(shipment.origin),
-      drop_details: place(shipment.destination),
-      promised_delivery_date: shipment.edd === null ? null : shadowfaxTime(shipment.edd),
+      status: latestWords.statusId,
+      pickup_details: { name: '', contact: '', address_line_1: '', ...place(shipment.origin), latitude: null, longitude: null },
+      delivery_details: { name: '', contact: '', address_line_1: '', ...place(shipment.destination), latitude: null, longitude: null },
       weight: shipment.weightGrams / 1000,
-    },
-    tracking_details: details,
+      tracking_details: details,
+    }],
   });
 }
 
@@ -97,7 +108,7 @@ const trackRoute: SandboxRoute = {
       case 'not_found': return json(404, { detail: 'Not found.' });
       case 'down': return unavailableReply('503 Service Unavailable');
       case 'malformed': {
-        const sample = '{"message":"Success","order_details":{"status":"ofd","status_display":"Out for delivery"},"tracking_details":[{"status":"New","status_id":"new","location":"';
+        const sample = '{"message":"Success","data":[{"id":2873563,"status":"ofd","status_display":"Out For Delivery","tracking_details":[{"created":"2024-04-05T10:29:08Z","status_id":"new","location":"';
         return json(200, sample);
       }
       case 'shipment':
