@@ -1,3 +1,4 @@
+import { withoutRepeats, type LineLog } from '../logging/index.ts';
 import type { EndpointDoc, EndpointStore, DisabledReason } from './endpoints.ts';
 import { signingSecrets, subscribes } from './endpoints.ts';
 import { shipmentKeyOf, type WebhookEvent } from './events.ts';
@@ -104,6 +105,7 @@ export class Dispatcher {
   private stopped = true;
   private wakeUp: (() => void) | null = null;
   private readonly attempts = new Set<Promise<void>>();
+  private readonly quietLog: LineLog;
 
   constructor(private readonly options: DispatcherOptions) {
     this.kv = options.kv;
@@ -113,6 +115,7 @@ export class Dispatcher {
     this.maxInFlight = options.maxInFlight ?? 256;
     this.perEndpoint = options.perEndpoint ?? 16;
     this.idleMs = options.idleMs ?? 200;
+    this.quietLog = withoutRepeats((level, message) => options.log?.(level, message));
   }
 
   /**
@@ -193,16 +196,21 @@ export class Dispatcher {
   }
 
   private async loop(): Promise<void> {
+    let failures = 0;
     while (!this.stopped) {
       let claimed = 0;
       try {
-        claimed = await this.claimAndStart();
+        claimed = this.kv.available() ? await this.claimAndStart() : 0;
+        failures = 0;
       } catch (err) {
-        this.options.log?.('warn', `webhook dispatcher: claiming due deliveries failed: ${(err as Error).message}`);
+        // The state store is away: say so once per 10 s, and ask again less and less often (≤ 5 s).
+        failures++;
+        this.quietLog('warn', `webhook dispatcher: claiming due deliveries failed: ${(err as Error).message}`);
       }
       if (claimed === 0 || this.inFlight >= this.maxInFlight) {
+        const waitMs = failures ? Math.min(5_000, this.idleMs * 2 ** failures) : this.idleMs;
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, this.idleMs);
+          const timer = setTimeout(resolve, waitMs);
           this.wakeUp = () => { clearTimeout(timer); resolve(); };
         });
         this.wakeUp = null;

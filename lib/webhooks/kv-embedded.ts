@@ -206,6 +206,10 @@ export class EmbeddedPushKv implements PushKv {
     this.appended = 0;
   }
 
+  available(): boolean {
+    return true;
+  }
+
   async close(): Promise<void> {
     closeSync(this.fd);
   }

@@ -119,5 +119,9 @@ export class RedisPushKv implements PushKv {
     return items.map((item) => JSON.parse(item) as T);
   }
 
+  available(): boolean {
+    return this.redis.status === 'ready';
+  }
+
   async close(): Promise<void> {}
 }

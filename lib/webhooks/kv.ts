@@ -41,6 +41,12 @@ export interface PushKv {
   listPush(key: string, value: unknown, keep: number): Promise<void>;
   listRange<T>(key: string, count: number): Promise<T[]>;
 
+  /**
+   * False while the store is known to be unreachable (Redis reconnecting): background loops wait
+   * instead of queueing commands behind the connection, which would hold up requests' commands too.
+   */
+  available(): boolean;
+
   close(): Promise<void>;
 }
 
