@@ -1,131 +1,264 @@
 /**
- * Outbound webhook HTTP through undici: one bounded connection pool per endpoint, so a slow or dead
- * endpoint only ever holds its own connections; no redirects; a 15 s limit on the whole attempt;
- * the host checked against the URL rules at every attempt and again at connect time (the lookup the
- * socket uses), so a name that starts resolving to a private address is refused at that attempt.
+ * One webhook attempt over HTTP: POST a signed body to an endpoint and say what happened. The
+ * dispatcher decides about retries; this module only sends, and never throws.
+ *
+ * - One undici Pool per endpoint id, bounded to `connectionsPerEndpoint` sockets: a slow or dead
+ *   endpoint queues its own requests and never holds another endpoint's connections.
+ * - The URL rules (url-policy.ts) are applied at every attempt, after resolving the host: a host
+ *   that now resolves to a private address is refused at this attempt, without connecting.
+ * - The socket connects only to the addresses that check returned (the pool's connect `lookup`
+ *   hands them to net/tls instead of asking DNS again), so a DNS answer that changes between check
+ *   and connect (rebinding) cannot reach an address that was never checked. TLS still verifies the
+ *   certificate against the host name (SNI and the Host header are the URL's name).
+ * - Redirects are never followed (undici's Pool has no redirect handling; a 3xx is a failure).
+ * - One deadline (default 15 s) covers resolution, connection, headers and body; the answer's body
+ *   is read and discarded up to 64 KiB, beyond which the connection is dropped.
  */
 import type { LookupAddress } from 'node:dns';
-import { Agent, request } from 'undici';
-import { resolveEndpointHost, type EndpointMode, type HostLookup } from './url-policy.ts';
+import type { LookupFunction } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { Pool } from 'undici';
+import { checkEndpointUrl, resolveEndpointHost, systemLookup, type EndpointMode, type Lookup } from './url-policy.ts';
 
 export interface DeliveryRequest {
   endpointId: string;
   url: string;
   mode: EndpointMode;
+  /** The signature headers (signing.ts) and any others; content-type and user-agent are set here. */
   headers: Record<string, string>;
   body: string;
 }
 
 export interface DeliveryOutcome {
-  /** Null when no HTTP answer came (refused, unresolvable, connect error, timeout). */
+  /** The endpoint's HTTP status; null when there was no HTTP answer (refused, DNS, connect, timeout). */
   statusCode: number | null;
+  /** Whole attempt: resolution, connection, request, headers and the discarded body. */
   latencyMs: number;
-  /** Null on a 2xx. */
+  /** Short human text; null on a 2xx. */
   error: string | null;
-  /** The receiver's Retry-After on a non-2xx answer, in seconds. */
+  /**
+   * From a Retry-After header (delay seconds or HTTP-date) on a non-2xx answer, as sent: capping it
+   * (the contract honours at most 1 h) is the dispatcher's rule.
+   */
   retryAfterSeconds: number | null;
 }
 
 export interface WebhookSenderOptions {
-  /** Whole attempt, headers and body (default 15,000 ms). */
+  /** Deadline of one attempt, headers and body included. Default 15000 ms (the contract's). */
   timeoutMs?: number;
-  /** Connections per endpoint (default 8). */
+  /** Sockets per endpoint; requests beyond wait in that endpoint's queue. Default 8. */
   connectionsPerEndpoint?: number;
-  /** Name resolution (tests); default the system resolver. */
-  lookup?: HostLookup;
+  /** Resolver of host names to all their addresses (tests); default the system resolver. */
+  lookup?: Lookup;
+  /** A pool unused this long (and with nothing in flight) is closed. Default 5 minutes. */
+  idlePoolMs?: number;
+  /** Trusted CA certificates (PEM) instead of Node's bundled roots: tests with a local https receiver. */
+  ca?: string | string[];
 }
 
-const USER_AGENT = 'india-tracking-webhooks/1.0 (+https://standardwebhooks.com)';
-/** Pools unused this long are closed. */
-const IDLE_POOL_MS = 5 * 60_000;
+export const WEBHOOK_USER_AGENT = 'india-tracking-webhooks/1 (+Standard Webhooks v1)';
 
-export function parseRetryAfter(value: string | string[] | undefined, nowMs: number): number | null {
-  const text = Array.isArray(value) ? value[0] : value;
-  if (!text) return null;
-  if (/^\d+$/.test(text.trim())) return Number(text.trim());
-  const at = Date.parse(text);
-  return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - nowMs) / 1000));
+/** Bytes of an answer's body read before the connection is dropped instead. */
+const MAX_DISCARDED_BODY = 64 * 1024;
+/** Longest Location echoed in an error text. */
+const MAX_LOCATION_IN_ERROR = 200;
+
+/** The reason a deadline aborted an attempt, told apart from other aborts. */
+class AttemptTimeout extends Error {}
+
+/** Raised by the connect lookup if it has no checked addresses: never connect to unchecked ones. */
+class UncheckedAddressError extends Error {
+  readonly code = 'ERR_WEBHOOK_UNCHECKED_ADDRESS';
+}
+
+interface EndpointPool {
+  pool: Pool;
+  origin: string;
+  mode: EndpointMode;
+  /** The addresses the latest attempt's check allowed; what new connections go to. */
+  checked: string[] | null;
+  inFlight: number;
+  lastUsedAt: number;
+}
+
+function familyOf(address: string): 4 | 6 {
+  return address.includes(':') ? 6 : 4;
+}
+
+/**
+ * A net/tls `lookup` that answers with the endpoint's checked addresses and never asks DNS. With
+ * autoSelectFamily (Node's default) net asks for all of them and tries each in turn.
+ */
+function checkedLookup(entry: EndpointPool): LookupFunction {
+  return (hostname, options, callback) => {
+    const family = options.family === 4 || options.family === 6 ? options.family : null;
+    const addresses: LookupAddress[] = (entry.checked ?? [])
+      .map((address) => ({ address, family: familyOf(address) }))
+      .filter((a) => family === null || a.family === family);
+    if (addresses.length === 0) {
+      callback(new UncheckedAddressError(`refused: no checked address for ${hostname}`), '', 4);
+    } else if (options.all === true) {
+      callback(null, addresses);
+    } else {
+      callback(null, addresses[0]!.address, addresses[0]!.family);
+    }
+  };
+}
+
+/** Seconds from a Retry-After value: delay-seconds, or an HTTP-date (which starts with a day name). */
+export function parseRetryAfter(value: string | string[] | undefined, nowMs: number = Date.now()): number | null {
+  const raw = (Array.isArray(value) ? value[0] : value)?.trim();
+  if (raw === undefined || raw === '') return null;
+  if (/^\d+$/.test(raw)) return Math.min(Number(raw), Number.MAX_SAFE_INTEGER);
+  if (!/^[A-Za-z]{3}/.test(raw)) return null;
+  const at = Date.parse(raw);
+  if (Number.isNaN(at)) return null;
+  return Math.max(0, Math.ceil((at - nowMs) / 1000));
+}
+
+/** A short text for an attempt that got no HTTP answer. */
+function describeFailure(error: unknown, timeoutMs: number, signal: AbortSignal): string {
+  if (signal.aborted && signal.reason instanceof AttemptTimeout) return `timeout after ${timeoutMs} ms`;
+  if (error instanceof UncheckedAddressError) return error.message;
+  if (!(error instanceof Error)) return String(error).slice(0, 200);
+  const code = (error as { code?: unknown }).code;
+  const cause = error.cause instanceof Error ? error.cause : null;
+  const codeOf = (e: Error | null) => (e === null ? undefined : (e as { code?: unknown }).code);
+  switch (typeof code === 'string' ? code : codeOf(cause)) {
+    case 'ECONNREFUSED': return 'connection refused';
+    case 'ECONNRESET': case 'UND_ERR_SOCKET': case 'EPIPE': return 'connection closed by the endpoint';
+    case 'UND_ERR_CONNECT_TIMEOUT': return 'connect timeout';
+    case 'EHOSTUNREACH': case 'ENETUNREACH': return 'endpoint unreachable';
+    case 'UND_ERR_HEADERS_OVERFLOW': return 'response headers too large';
+    default: break;
+  }
+  // TLS failures (expired or self-signed certificate, wrong name...) carry OpenSSL-ish codes.
+  if (typeof code === 'string' && (/CERT|TLS|SSL/.test(code))) return `TLS: ${error.message}`.slice(0, 200);
+  return `${typeof code === 'string' ? `${code} ` : ''}${error.message}`.slice(0, 200);
+}
+
+/** Rejects with the signal's reason once it aborts; for steps that cannot be cancelled (DNS). */
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 export class WebhookSender {
-  private readonly pools = new Map<string, { agent: Agent; mode: EndpointMode; usedMs: number }>();
   private readonly timeoutMs: number;
-  private readonly connections: number;
-  private readonly lookup: HostLookup | undefined;
+  private readonly connectionsPerEndpoint: number;
+  private readonly lookup: Lookup;
+  private readonly idlePoolMs: number;
+  private readonly ca: string | string[] | undefined;
+  private readonly pools = new Map<string, EndpointPool>();
   private readonly sweeper: NodeJS.Timeout;
+  private closed = false;
 
   constructor(options: WebhookSenderOptions = {}) {
     this.timeoutMs = options.timeoutMs ?? 15_000;
-    this.connections = options.connectionsPerEndpoint ?? 8;
-    this.lookup = options.lookup;
-    this.sweeper = setInterval(() => this.closeIdle(), IDLE_POOL_MS);
+    this.connectionsPerEndpoint = options.connectionsPerEndpoint ?? 8;
+    this.lookup = options.lookup ?? systemLookup;
+    this.idlePoolMs = options.idlePoolMs ?? 5 * 60_000;
+    this.ca = options.ca;
+    this.sweeper = setInterval(() => this.closeIdlePools(), Math.min(this.idlePoolMs, 60_000));
     this.sweeper.unref();
   }
 
-  private agentFor(endpointId: string, mode: EndpointMode): Agent {
-    const known = this.pools.get(endpointId);
-    if (known && known.mode === mode) {
-      known.usedMs = Date.now();
-      return known.agent;
-    }
-    // The socket's own lookup applies the rules too: between our check and the connect, a name
-    // could be made to resolve elsewhere (DNS rebinding).
-    const connectLookup = (hostname: string, options: { all?: boolean }, callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void) => {
-      resolveEndpointHost(`http://${hostname.includes(':') ? `[${hostname}]` : hostname}/`, mode, this.lookup).then((checked) => {
-        if (!checked.ok) return callback(Object.assign(new Error(checked.reason), { code: 'EREFUSEDADDRESS' }), '', 4);
-        const entries = checked.addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
-        if (options.all) callback(null, entries);
-        else callback(null, entries[0]!.address, entries[0]!.family);
-      }, (err: Error) => callback(err, '', 4));
-    };
-    const agent = new Agent({ connections: this.connections, connect: { lookup: connectLookup } as never, keepAliveTimeout: 30_000 });
-    this.pools.set(endpointId, { agent, mode, usedMs: Date.now() });
-    return agent;
-  }
-
-  /** One attempt; never throws. */
-  async send(req: DeliveryRequest): Promise<DeliveryOutcome> {
+  async send(request: DeliveryRequest): Promise<DeliveryOutcome> {
     const started = performance.now();
-    const elapsed = () => performance.now() - started;
-    const checked = await resolveEndpointHost(req.url, req.mode, this.lookup);
-    if (!checked.ok) return { statusCode: null, latencyMs: elapsed(), error: checked.reason, retryAfterSeconds: null };
-    try {
-      const response = await request(req.url, {
-        method: 'POST',
-        dispatcher: this.agentFor(req.endpointId, req.mode),
-        headers: { ...req.headers, 'content-type': 'application/json', 'user-agent': USER_AGENT },
-        body: req.body,
-        signal: AbortSignal.timeout(this.timeoutMs),
-        maxRedirections: 0,
-      } as Parameters<typeof request>[1]);
-      // Read (and drop) the answer so the connection can be reused.
-      await response.body.dump({ limit: 64 * 1024 });
-      const status = response.statusCode;
-      if (status >= 200 && status < 300) return { statusCode: status, latencyMs: elapsed(), error: null, retryAfterSeconds: null };
-      const location = response.headers.location;
-      const error = status >= 300 && status < 400 ? `redirect not followed (${status}${location ? ` to ${String(location)}` : ''})` : `HTTP ${status}`;
-      return { statusCode: status, latencyMs: elapsed(), error, retryAfterSeconds: parseRetryAfter(response.headers['retry-after'], Date.now()) };
-    } catch (err) {
-      const e = err as Error & { code?: string; cause?: Error & { code?: string } };
-      const timedOut = e.name === 'TimeoutError' || e.name === 'AbortError';
-      const reason = timedOut ? `timeout after ${this.timeoutMs} ms` : (e.cause?.message ?? e.message) || e.code || 'connection failed';
-      return { statusCode: null, latencyMs: elapsed(), error: reason, retryAfterSeconds: null };
-    }
-  }
+    const done = (statusCode: number | null, error: string | null, retryAfterSeconds: number | null = null): DeliveryOutcome =>
+      ({ statusCode, latencyMs: Math.round(performance.now() - started), error, retryAfterSeconds });
+    if (this.closed) return done(null, 'sender closed');
 
-  private closeIdle(): void {
-    const now = Date.now();
-    for (const [id, pool] of this.pools) {
-      if (now - pool.usedMs > IDLE_POOL_MS) {
-        this.pools.delete(id);
-        void pool.agent.close().catch(() => {});
+    const syntax = checkEndpointUrl(request.url, request.mode);
+    if (!syntax.ok) return done(null, `refused: ${syntax.reason}`);
+
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new AttemptTimeout()), this.timeoutMs);
+    let entry: EndpointPool | undefined;
+    try {
+      const resolved = await raceAbort(resolveEndpointHost(syntax.url, request.mode, this.lookup), controller.signal);
+      if (!resolved.ok) return done(null, resolved.reason);
+      const url = new URL(syntax.url);
+      entry = this.poolFor(request.endpointId, url.origin, request.mode);
+      entry.checked = resolved.addresses;
+      entry.inFlight++;
+      const response = await entry.pool.request({
+        method: 'POST',
+        path: `${url.pathname}${url.search}`,
+        headers: { ...request.headers, 'content-type': 'application/json', 'user-agent': WEBHOOK_USER_AGENT },
+        body: request.body,
+        signal: controller.signal,
+      });
+      await response.body.dump({ limit: MAX_DISCARDED_BODY, signal: controller.signal });
+      const status = response.statusCode;
+      if (status >= 200 && status < 300) return done(status, null);
+      const retryAfter = parseRetryAfter(response.headers['retry-after']);
+      if (status >= 300 && status < 400) {
+        const location = response.headers.location;
+        const target = (Array.isArray(location) ? location[0] : location)?.slice(0, MAX_LOCATION_IN_ERROR);
+        return done(status, `redirect not followed (${status}${target ? ` to ${target}` : ''})`, retryAfter);
+      }
+      return done(status, `HTTP ${status}`, retryAfter);
+    } catch (error) {
+      return done(null, describeFailure(error, this.timeoutMs, controller.signal));
+    } finally {
+      clearTimeout(timer);
+      if (entry !== undefined) {
+        entry.inFlight--;
+        entry.lastUsedAt = Date.now();
       }
     }
   }
 
+  /** Closes every pool (waiting for requests in flight, each bounded by the deadline). */
   async close(): Promise<void> {
+    this.closed = true;
     clearInterval(this.sweeper);
-    await Promise.all([...this.pools.values()].map((p) => p.agent.close().catch(() => {})));
+    const pools = [...this.pools.values()].map((entry) => entry.pool);
     this.pools.clear();
+    await Promise.all(pools.map((pool) => pool.close()));
+  }
+
+  /** Endpoints with a pool now (for tests and metrics). */
+  get poolCount(): number {
+    return this.pools.size;
+  }
+
+  /** The endpoint's pool; a new one when the endpoint's origin or mode changed since. */
+  private poolFor(endpointId: string, origin: string, mode: EndpointMode): EndpointPool {
+    const existing = this.pools.get(endpointId);
+    if (existing !== undefined && existing.origin === origin && existing.mode === mode) return existing;
+    if (existing !== undefined) void existing.pool.close().catch(() => undefined);
+    const entry: EndpointPool = { pool: undefined as unknown as Pool, origin, mode, checked: null, inFlight: 0, lastUsedAt: Date.now() };
+    entry.pool = new Pool(origin, {
+      connections: this.connectionsPerEndpoint,
+      pipelining: 1,
+      // The attempt's own deadline governs; these only must not cut it shorter.
+      headersTimeout: this.timeoutMs,
+      bodyTimeout: this.timeoutMs,
+      keepAliveTimeout: 10_000,
+      connect: {
+        lookup: checkedLookup(entry),
+        autoSelectFamily: true,
+        timeout: this.timeoutMs,
+        ...(this.ca === undefined ? {} : { ca: this.ca }),
+      },
+    });
+    this.pools.set(endpointId, entry);
+    return entry;
+  }
+
+  private closeIdlePools(): void {
+    const now = Date.now();
+    for (const [endpointId, entry] of this.pools) {
+      if (entry.inFlight === 0 && now - entry.lastUsedAt >= this.idlePoolMs) {
+        this.pools.delete(endpointId);
+        void entry.pool.close().catch(() => undefined);
+      }
+    }
   }
 }

@@ -1,7 +1,11 @@
 /**
- * A webhook receiver on loopback for tests: every request is verified with the `standardwebhooks`
- * npm package (an implementation nobody here wrote) against the secrets it is given; one that
- * verifies with none is recorded and answered 400, so a bad signature fails the test that sent it.
+ * A webhook receiver for tests, on 127.0.0.1 with a free port. It checks every request with the
+ * `standardwebhooks` package (the reference implementation, not our signing code) against each
+ * configured secret: a request no secret verifies is recorded with `verifiedWith: []` and answered
+ * 400, so a test that expects deliveries notices bad signatures. Verified requests are answered as
+ * `respond` says (default 204), optionally after a delay.
+ *
+ * The package also checks the timestamp is within 5 minutes of now, as a real receiver would.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,89 +13,192 @@ import { Webhook } from 'standardwebhooks';
 
 export interface ReceivedDelivery {
   id: string;
+  /** `webhook-timestamp` (unix seconds); NaN when absent or not a number. */
   timestamp: number;
+  /** The JSON body parsed; null when it was not JSON. */
   body: unknown;
   rawBody: string;
+  /** Request headers, names in lower case. */
   headers: Record<string, string>;
-  /** Indexes into the secrets that verified this request. */
+  /** Indexes into the secrets (at arrival) that verified this request; [] = none. */
   verifiedWith: number[];
+  /** The status the receiver chose (400 for an unverified request). */
   answeredStatus: number;
+  /** Date.now() at arrival. */
   receivedAt: number;
+  /** 1 for the first request with this `webhook-id`, 2 for the next... */
+  attemptOfThisId?: number;
+  /** false until the answer is fully written; stays false if the sender hung up first (timeout). */
+  answered?: boolean;
 }
 
-export interface ReceiverAnswer {
+export interface ResponseSpec {
   status: number;
   headers?: Record<string, string>;
   delayMs?: number;
 }
 
+export type Responder = (delivery: { id: string; attemptOfThisId: number; body: unknown }) => ResponseSpec;
+
 export interface Receiver {
+  /** Base URL of the receiver (any path is accepted), e.g. http://127.0.0.1:41234/webhooks */
   url: string;
-  /** Every request, in arrival order. */
+  /** Every attempt, in arrival order, including unverified ones. */
   deliveries: ReceivedDelivery[];
-  /** Requests answered 2xx. */
+  /** The attempts answered 2xx (and whose answer was written before the sender hung up). */
   accepted(): ReceivedDelivery[];
   setSecrets(secrets: string[]): void;
-  respond(answer: (delivery: { id: string; attemptOfThisId: number; body: unknown }) => ReceiverAnswer): void;
-  waitFor(predicate: (receiver: Receiver) => boolean, timeoutMs?: number): Promise<void>;
+  respond(fn: Responder): void;
+  /** Resolves once the predicate holds (checked now and after every arrival and answer). */
+  waitFor(predicate: (r: Receiver) => boolean, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function startReceiver(options: { secrets?: string[] } = {}): Promise<Receiver> {
-  let secrets = options.secrets ?? [];
-  let answer: (d: { id: string; attemptOfThisId: number; body: unknown }) => ReceiverAnswer = () => ({ status: 204 });
-  const deliveries: ReceivedDelivery[] = [];
-  const attemptsById = new Map<string, number>();
+const DEFAULT_WAIT_MS = 10_000;
 
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const rawBody = Buffer.concat(chunks).toString('utf8');
-    const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v ?? '']));
-    const verifiedWith: number[] = [];
-    secrets.forEach((secret, i) => {
-      try {
-        new Webhook(secret).verify(rawBody, headers);
-        verifiedWith.push(i);
-      } catch {
-        // not signed with this secret
-      }
-    });
-    const id = headers['webhook-id'] ?? '';
-    let body: unknown;
+function lowerCaseHeaders(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+/** Indexes of the secrets that verify the request; a malformed secret simply verifies nothing. */
+function verifyingSecrets(secrets: readonly string[], rawBody: string, headers: Record<string, string>): number[] {
+  const indexes: number[] = [];
+  secrets.forEach((secret, index) => {
     try {
-      body = JSON.parse(rawBody);
+      new Webhook(secret).verify(rawBody, headers, { jsonParse: false });
+      indexes.push(index);
     } catch {
-      body = null;
+      // Not this one.
     }
-    const attemptOfThisId = (attemptsById.get(id) ?? 0) + 1;
-    attemptsById.set(id, attemptOfThisId);
-    const reply = verifiedWith.length === 0 ? { status: 400 } : answer({ id, attemptOfThisId, body });
-    deliveries.push({ id, timestamp: Number(headers['webhook-timestamp']), body, rawBody, headers, verifiedWith, answeredStatus: reply.status, receivedAt: Date.now() });
-    if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
-    res.writeHead(reply.status, reply.headers ?? {});
+  });
+  return indexes;
+}
+
+function parseJson(raw: string): unknown {
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    return null;
+  }
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+/** Without secrets every request is unverified (400) until setSecrets is called. */
+export async function startReceiver(options: { secrets?: string[] } = {}): Promise<Receiver> {
+  let secrets = [...(options.secrets ?? [])];
+  let responder: Responder = () => ({ status: 204 });
+  const attemptsById = new Map<string, number>();
+  const waiters = new Set<() => void>();
+  const timers = new Set<NodeJS.Timeout>();
+  const notify = () => { for (const check of [...waiters]) check(); };
+
+  const answer = (res: ServerResponse, delivery: ReceivedDelivery, spec: ResponseSpec) => {
+    res.once('finish', () => { delivery.answered = true; notify(); });
+    res.writeHead(spec.status, spec.headers);
     res.end();
   };
 
-  const server = createServer((req, res) => { void handle(req, res); });
-  server.keepAliveTimeout = 1_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const rawBody = await readBody(req);
+    const headers = lowerCaseHeaders(req);
+    const id = headers['webhook-id'] ?? '';
+    const attemptOfThisId = (attemptsById.get(id) ?? 0) + 1;
+    attemptsById.set(id, attemptOfThisId);
+    const body = parseJson(rawBody);
+    const verifiedWith = verifyingSecrets(secrets, rawBody, headers);
+    let spec: ResponseSpec = { status: 400 };
+    if (verifiedWith.length > 0) {
+      try {
+        spec = responder({ id, attemptOfThisId, body });
+      } catch {
+        spec = { status: 500 };
+      }
+    }
+    const timestampHeader = headers['webhook-timestamp'];
+    const delivery: ReceivedDelivery = {
+      id,
+      timestamp: timestampHeader !== undefined && /^\d+$/.test(timestampHeader) ? Number(timestampHeader) : Number.NaN,
+      body,
+      rawBody,
+      headers,
+      verifiedWith,
+      answeredStatus: spec.status,
+      receivedAt: Date.now(),
+      attemptOfThisId,
+      answered: false,
+    };
+    receiver.deliveries.push(delivery);
+    notify();
+    const delayMs = spec.delayMs ?? 0;
+    if (delayMs <= 0) {
+      answer(res, delivery, spec);
+      return;
+    }
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      if (!res.destroyed) answer(res, delivery, spec);
+    }, delayMs);
+    timers.add(timer);
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(500).end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
 
   const receiver: Receiver = {
-    url: `http://127.0.0.1:${port}/hooks`,
-    deliveries,
-    accepted: () => deliveries.filter((d) => d.answeredStatus >= 200 && d.answeredStatus < 300),
-    setSecrets(next) { secrets = next; },
-    respond(next) { answer = next; },
-    async waitFor(predicate, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (!predicate(receiver)) {
-        if (Date.now() > deadline) throw new Error(`receiver: condition not met within ${timeoutMs} ms (${deliveries.length} requests so far)`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+    url: `http://127.0.0.1:${port}/webhooks`,
+    deliveries: [],
+    accepted() {
+      return this.deliveries.filter((d) => d.answeredStatus >= 200 && d.answeredStatus < 300 && d.answered === true);
+    },
+    setSecrets(next) {
+      secrets = [...next];
+    },
+    respond(fn) {
+      responder = fn;
+    },
+    waitFor(predicate, timeoutMs = DEFAULT_WAIT_MS) {
+      return new Promise<void>((resolve, reject) => {
+        const finish = (error?: Error) => {
+          waiters.delete(check);
+          clearTimeout(timer);
+          if (error) reject(error);
+          else resolve();
+        };
+        const check = () => {
+          try {
+            if (predicate(receiver)) finish();
+          } catch (error) {
+            finish(error instanceof Error ? error : new Error(String(error)));
+          }
+        };
+        const timer = setTimeout(() => {
+          const seen = receiver.deliveries.map((d) => `${d.id || '(no id)'}:${d.answeredStatus}`).join(', ');
+          finish(new Error(`receiver: condition not met within ${timeoutMs} ms; ${receiver.deliveries.length} deliveries [${seen}]`));
+        }, timeoutMs);
+        waiters.add(check);
+        check();
+      });
     },
     async close() {
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
