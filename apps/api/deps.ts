@@ -1,5 +1,6 @@
 import type { DestinationStream } from 'pino';
 import type { AccessStore } from '../../lib/access/index.ts';
+import type { LaneWindowSource } from '../../lib/lanes/index.ts';
 import type { Metrics } from '../../lib/metrics/index.ts';
 import type { Product } from '../../lib/product/index.ts';
 import type { TrackingService } from '../../lib/tracking/index.ts';
@@ -15,6 +16,8 @@ export interface ApiDeps {
   product: Product;
   access: AccessStore;
   tracking: TrackingService;
+  /** Windowed lane statistics for GET /v1/lanes (the embedded book or ClickHouse's lane_stats). */
+  lanes: LaneWindowSource;
   metrics: Metrics;
   /** Bearer token of the admin API. */
   adminToken: string;

@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import cron from 'node-cron';
 import { ClickHouseWriter, LaneClosureSink, createClickHouseClient, migrate, refreshLaneStats, resolveTarget, type ClickHouseClient, type ClickHouseWriterOptions } from '../../lib/clickhouse/index.ts';
 import type { Env } from '../../lib/config/index.ts';
-import { DEFAULT_WINDOW_DAYS } from '../../lib/lanes/index.ts';
+import { laneWindowDaysOf } from '../../lib/lanes/index.ts';
 import { createKafka } from '../../lib/kafka/client.ts';
 import { NormalizerConsumer } from '../../lib/pipeline/normalizer.ts';
 import { loadProduct } from '../../lib/product/index.ts';
@@ -39,14 +39,6 @@ export interface NormalizerStartOptions {
   laneRefreshCron?: string;
   /** Days of closed shipments in lane_stats and the lookup's benchmark (default LANE_WINDOW_DAYS, else 90). */
   laneWindowDays?: number;
-}
-
-/** LANE_WINDOW_DAYS: a whole number of days from 1 to 3650; unset means 90. */
-export function laneWindowDaysOf(value: string | undefined): number {
-  if (value === undefined || value === '') return DEFAULT_WINDOW_DAYS;
-  const days = Number(value);
-  if (!Number.isInteger(days) || days < 1 || days > 3650) throw new Error(`LANE_WINDOW_DAYS must be a whole number of days from 1 to 3650, got ${JSON.stringify(value)}`);
-  return days;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LaneBook, laneStatsOf, type WindowedLaneStats } from '../lanes/index.ts';
+import { LaneBook, type WindowedLaneStats } from '../lanes/index.ts';
 import { NDR_REMARKS, journeyPoll, seeded, type JourneySpec } from '../lanes/fixture.ts';
 import { normalizePollTimed } from '../normalize/index.ts';
 import { ShipmentIndex } from '../pipeline/shipment-index.ts';

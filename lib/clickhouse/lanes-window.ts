@@ -277,3 +277,54 @@ function statsOfRow(r: StatsRow, windowDays: number): WindowedLaneStats {
     ndr_reasons: r.reasons.map((reason, i) => ({ reason, share: Number(r.shares[i]) })),
   };
 }
+
+export interface ClickHouseLaneWindowSourceOptions {
+  /** The carrier slugs whose lanes are read. */
+  carriers: readonly string[];
+  windowDays?: number;
+  /** How long an origin/destination pair's answer is served from memory. Default 60,000 ms (lane_stats changes once a minute). */
+  ttlMs?: number;
+  /** Pairs kept in memory; the least recently used go first. Default 10,000. */
+  maxEntries?: number;
+  timeoutMs?: number;
+  now?: () => number;
+}
+
+/**
+ * The lanes API's source over lane_stats: one query per origin/destination pair and TTL (every
+ * carrier's lane key in one `lane IN (...)` on the sort key), concurrent requests share it. A
+ * failed read fails the request (the route gives the lookup back): unlike the track call's
+ * benchmark, here the figures are the answer.
+ */
+export class ClickHouseLaneWindowSource {
+  readonly windowDays: number;
+  private readonly entries = new Map<string, { at: number; value: Promise<WindowedLaneStats[]> }>();
+  private readonly ttlMs: number;
+  private readonly maxEntries: number;
+  private readonly now: () => number;
+  /** Queries sent (tests, bench). */
+  reads = 0;
+
+  constructor(private readonly client: ClickHouseClient, private readonly options: ClickHouseLaneWindowSourceOptions) {
+    this.windowDays = options.windowDays ?? DEFAULT_WINDOW_DAYS;
+    this.ttlMs = options.ttlMs ?? 60_000;
+    this.maxEntries = Math.max(1, options.maxEntries ?? 10_000);
+    this.now = options.now ?? Date.now;
+  }
+
+  lanesBetween(originPrefix: string, destinationPrefix: string, mode: 'live' | 'test'): Promise<WindowedLaneStats[]> {
+    const key = `${mode}:${originPrefix}:${destinationPrefix}`;
+    const known = this.entries.get(key);
+    if (known && this.now() - known.at < this.ttlMs) return known.value;
+    this.reads++;
+    const value = readLaneStats(this.client, laneKeysBetween(this.options.carriers, originPrefix, destinationPrefix, mode), this.windowDays,
+      { signal: AbortSignal.timeout(this.options.timeoutMs ?? 2_000) })
+      .then((rows) => rows.filter((r) => r.closed > 0));
+    // A failure is not cached: the next request asks again.
+    value.catch(() => { if (this.entries.get(key)?.value === value) this.entries.delete(key); });
+    this.entries.delete(key);
+    this.entries.set(key, { at: this.now(), value });
+    while (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    return value;
+  }
+}

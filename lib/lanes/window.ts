@@ -10,6 +10,14 @@ export const DEFAULT_WINDOW_DAYS = 90;
 /** Figures are shown (API, lookup benchmark) only from this many delivered shipments. */
 export const MIN_SAMPLE = 30;
 
+/** LANE_WINDOW_DAYS: a whole number of days from 1 to 3650; unset or empty means 90. */
+export function laneWindowDaysOf(value: string | undefined): number {
+  if (value === undefined || value === '') return DEFAULT_WINDOW_DAYS;
+  const days = Number(value);
+  if (!Number.isInteger(days) || days < 1 || days > 3650) throw new Error(`LANE_WINDOW_DAYS must be a whole number of days from 1 to 3650, got ${JSON.stringify(value)}`);
+  return days;
+}
+
 export interface NdrShare {
   reason: string;
   share: number;
