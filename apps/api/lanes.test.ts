@@ -74,3 +74,29 @@ describe('GET /v1/lanes/{origin}/{destination} (real ClickHouse)', () => {
     expect(doc.components.schemas.LaneComparison.required).toContain('most_reliable');
   });
 });
+
+describe('npm run cli -- lanes', () => {
+  it('prints the comparison as a table against a running API', async () => {
+    const { runCli } = await import('../cli/commands/cli.ts');
+    const db = await createTestDatabase();
+    const api = await startApiHarness({ env: { CLICKHOUSE_URL: TEST_CLICKHOUSE_URL }, clickhouseDatabase: db.target.database });
+    try {
+      await writeClosures(db.client, closures('delhivery', 40, 'live', api.clock.now()));
+      await refreshLaneStats(db.client, { nowMs: api.clock.now() });
+      const { key } = await api.createKey({ mode: 'live' });
+      const url = await api.listen();
+      let out = '';
+      const code = await runCli(['lanes', '110001', '560001', '--key', key, '--url', url], { env: {}, stdout: (t) => { out += t; }, stderr: (t) => { out += t; } });
+      expect(code, out).toBe(0);
+      const [stats] = await readLaneStats(db.client, ['delhivery:110:560'], 90);
+      expect(out).toContain('Lane 110xxx → 560xxx, shipments closed in the last 90 days');
+      expect(out).toMatch(new RegExp(`delhivery \\(fastest, most reliable\\)\\s+40\\s+${stats!.p50_transit_days!.toFixed(1)}\\s+${stats!.p90_transit_days!.toFixed(1)}`));
+      let err = '';
+      expect(await runCli(['lanes', '11000', '560001', '--key', key, '--url', url], { env: {}, stdout: () => undefined, stderr: (t) => { err += t; } })).toBe(1);
+      expect(err).toContain('invalid_pincode');
+    } finally {
+      await api.close();
+      await db.drop();
+    }
+  });
+});
