@@ -109,15 +109,19 @@ interface PreviousRefresh {
   refreshedAtS: number;
 }
 
-type Settings = Record<string, string | number>;
+/** Per statement: a query_id and log_queries when the caller measures (bench), else nothing. */
+interface Settings {
+  query_id?: string;
+  clickhouse_settings?: { log_queries: 1 };
+}
 
 async function rowsOf<T>(client: ClickHouseClient, query: string, settings: Settings): Promise<T[]> {
-  const result = await client.query({ query, format: 'JSONEachRow', clickhouse_settings: settings as never });
+  const result = await client.query({ query, format: 'JSONEachRow', ...settings });
   return result.json<T>();
 }
 
 async function command(client: ClickHouseClient, query: string, settings: Settings): Promise<void> {
-  await client.command({ query, clickhouse_settings: settings as never });
+  await client.command({ query, ...settings });
 }
 
 async function previousRefresh(client: ClickHouseClient, windowDays: number, settings: Settings): Promise<PreviousRefresh | null> {
@@ -161,7 +165,7 @@ export async function refreshLaneStats(client: ClickHouseClient, options: LaneRe
   const version = started;
   let statement = 0;
   const settings = (name: string): Settings =>
-    options.queryIdPrefix ? { log_queries: 1, query_id: `${options.queryIdPrefix}-${++statement}-${name}` } : {};
+    options.queryIdPrefix ? { clickhouse_settings: { log_queries: 1 }, query_id: `${options.queryIdPrefix}-${++statement}-${name}` } : {};
   const previous = options.full ? null : await previousRefresh(client, windowDays, settings('previous'));
   const full = previous === null;
   const lanes = previous ? await changedLanes(client, previous, startS, windowDays, options.marginS ?? 300, settings) : null;
@@ -181,7 +185,7 @@ export async function refreshLaneStats(client: ClickHouseClient, options: LaneRe
       table: 'lane_stats',
       format: 'JSONEachRow',
       values: emptied.map((lane) => emptyStatsRow(lane, windowDays, endS, version)),
-      clickhouse_settings: settings('emptied') as never,
+      ...settings('emptied'),
     });
   }
   if (options.benchmarks ?? true) {
