@@ -73,7 +73,8 @@ async function measureScale(history: number, windowVolume: number): Promise<Scal
   const database = `tracking_bench_lanes_${randomBytes(4).toString('hex')}`;
   const target = resolveTarget(URL_, database);
   await migrate(target);
-  const client = createClickHouseClient(target);
+  // Generating 50 M rows takes minutes on two cores: no 30 s request limit here.
+  const client = createClickHouseClient(target, { request_timeout: 1_800_000 });
   try {
     const nowS = Math.floor(Date.now() / 1000);
     const spanDays = Math.round((90 * history) / windowVolume);
