@@ -1,9 +1,10 @@
 /**
  * npm run bench [-- <section>...] — prints every figure the issues ask for, measured side by side
- * in one run on this machine. Sections: normalize, carriers, api, pipeline.
+ * in one run on this machine. Sections: normalize, carriers, api, pipeline, lanes.
  */
 import { benchApi } from './api.ts';
 import { benchCarriers } from './carriers.ts';
+import { benchLanes } from './lanes.ts';
 import { benchNormalize } from './normalize.ts';
 import { benchPipeline } from './pipeline.ts';
 import { printResults, type BenchResult } from './report.ts';
@@ -12,6 +13,7 @@ const SECTIONS: Record<string, { title: string; run: () => Promise<BenchResult[]
   normalize: { title: 'Normalization (npm run bench -- normalize)', run: benchNormalize },
   carriers: { title: 'Carrier clients against the sandbox (npm run bench -- carriers)', run: benchCarriers },
   api: { title: 'API throughput and memory (npm run bench -- api)', run: benchApi },
+  lanes: { title: 'Windowed lane statistics: refresh at 5 M vs 50 M history, same window (npm run bench -- lanes)', run: benchLanes },
   pipeline: { title: 'Pipeline: Kafka → normalizer → ClickHouse, lane benchmarks at scale (npm run bench -- pipeline)', run: benchPipeline },
 };
 

@@ -8,6 +8,7 @@ import { registerErrorHandling } from './errors.ts';
 import { stdoutLogStream } from './log-stream.ts';
 import { buildOpenApi } from './openapi.ts';
 import { registerAdminRoutes } from './routes/admin.ts';
+import { registerLaneRoutes } from './routes/lanes.ts';
 import { registerOpsRoutes } from './routes/ops.ts';
 import { registerTrackRoutes } from './routes/track.ts';
 import { registerTrackingRoutes } from './routes/trackings.ts';
@@ -74,6 +75,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   registerOpsRoutes(app, deps);
   registerTrackRoutes(app, deps);
   registerUsageRoutes(app, deps);
+  registerLaneRoutes(app, deps);
   registerAdminRoutes(app, deps);
   registerTrialRoutes(app, deps);
   if (deps.push) {

@@ -1,5 +1,6 @@
 import type { DestinationStream } from 'pino';
 import type { AccessStore } from '../../lib/access/index.ts';
+import type { LaneWindowSource } from '../../lib/lanes/index.ts';
 import type { Metrics } from '../../lib/metrics/index.ts';
 import type { Product } from '../../lib/product/index.ts';
 import type { TrackingService } from '../../lib/tracking/index.ts';
@@ -18,6 +19,8 @@ export interface ApiDeps {
   tracking: TrackingService;
   /** Watches and webhooks; without it the push routes are not served. */
   push?: Push;
+  /** Windowed lane statistics for GET /v1/lanes (the embedded book or ClickHouse's lane_stats). */
+  lanes: LaneWindowSource;
   metrics: Metrics;
   /** Bearer token of the admin API. */
   adminToken: string;

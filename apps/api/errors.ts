@@ -6,6 +6,7 @@ export const CODE_TO_STATUS: Record<ErrorCode, number> = {
   bad_request: 400,
   invalid_awb: 400,
   unsupported_carrier: 400,
+  invalid_pincode: 400,
   missing_api_key: 401,
   invalid_api_key: 401,
   unauthorized: 401,

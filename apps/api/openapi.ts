@@ -6,6 +6,37 @@ const json = (schema: z.ZodType) => z.toJSONSchema(schema, { target: 'draft-2020
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: ref('ErrorBody') } } });
 
+const rate = { type: ['number', 'null'], minimum: 0, maximum: 1 };
+/** GET /v1/lanes's answer (lib/lanes/compare.ts LaneComparison). */
+const LANE_COMPARISON_SCHEMA = {
+  type: 'object',
+  required: ['origin_prefix', 'destination_prefix', 'window_days', 'carriers', 'fastest', 'most_reliable'],
+  properties: {
+    origin_prefix: { type: 'string', pattern: '^[0-9]{3}$' },
+    destination_prefix: { type: 'string', pattern: '^[0-9]{3}$' },
+    window_days: { type: 'integer', minimum: 1 },
+    carriers: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['carrier', 'sample_size', 'p50_transit_days', 'p90_transit_days', 'on_time_rate', 'first_attempt_rate', 'rto_rate', 'ndr_reasons'],
+        properties: {
+          carrier: { type: 'string' },
+          sample_size: { type: 'integer', minimum: 0, description: 'Delivered shipments in the window' },
+          p50_transit_days: { type: ['number', 'null'] },
+          p90_transit_days: { type: ['number', 'null'] },
+          on_time_rate: { ...rate, description: 'Delivered by the carrier EDD, of deliveries that had one' },
+          first_attempt_rate: { ...rate, description: 'Delivered with no failed attempt first' },
+          rto_rate: { ...rate, description: 'Returned to origin, of delivered + returned' },
+          ndr_reasons: { type: ['object', 'null'], additionalProperties: { type: 'number' }, description: 'Reason code → share of failed attempts' },
+        },
+      },
+    },
+    fastest: { type: ['string', 'null'], description: 'Lowest p50 among carriers with figures' },
+    most_reliable: { type: ['string', 'null'], description: 'Highest on-time rate among carriers with figures' },
+  },
+};
+
 /** OpenAPI 3.1 of the public API, generated from the same zod schemas the service validates with. */
 export function buildOpenApi(product: Product): Record<string, unknown> {
   const carriers = product.registry.list();
@@ -21,7 +52,7 @@ export function buildOpenApi(product: Product): Record<string, unknown> {
       securitySchemes: {
         ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'trk_live_… or trk_test_… (sandbox carriers) key.' },
       },
-      schemas: { TrackingRecord: json(TrackingRecordSchema), UsageRecord: json(UsageRecordSchema), ErrorBody: json(ErrorBodySchema) },
+      schemas: { TrackingRecord: json(TrackingRecordSchema), UsageRecord: json(UsageRecordSchema), ErrorBody: json(ErrorBodySchema), LaneComparison: LANE_COMPARISON_SCHEMA },
     },
     security: [{ ApiKey: [] }],
     paths: {
@@ -57,6 +88,30 @@ export function buildOpenApi(product: Product): Record<string, unknown> {
         },
       },
       ...pushPaths(),
+      '/v1/lanes/{origin_pincode}/{destination_pincode}': {
+        get: {
+          summary: 'Compare carriers on a lane',
+          operationId: 'lanes',
+          description: 'Every carrier\'s figures on the lane of the two pincodes\' first three digits, over shipments closed in the last window_days (default 90). '
+            + 'Figures are null for a carrier with fewer than 30 delivered shipments in the window; rates are null when nothing could be counted. '
+            + 'p50 is the median (mean of the middle two), p90 interpolates at rank 0.9·(n−1). trk_test_ keys see the sandbox\'s lanes. One lookup, like a track call answered 200.',
+          parameters: [
+            { name: 'origin_pincode', in: 'path', required: true, description: '6-digit Indian pincode', schema: { type: 'string', pattern: '^[0-9]{6}$' } },
+            { name: 'destination_pincode', in: 'path', required: true, description: '6-digit Indian pincode', schema: { type: 'string', pattern: '^[0-9]{6}$' } },
+          ],
+          responses: {
+            200: {
+              description: 'The lane comparison',
+              headers: { 'X-Lookups-Remaining': { schema: { type: 'integer' } }, 'X-Request-Id': { schema: { type: 'string' } } },
+              content: { 'application/json': { schema: ref('LaneComparison') } },
+            },
+            400: errorResponse('invalid_pincode: not 6 digits'),
+            401: errorResponse('missing_api_key or invalid_api_key'),
+            402: errorResponse('payment_required: the plan period has ended'),
+            429: errorResponse('rate_limit_exceeded, daily_quota_exceeded or plan_quota_exceeded'),
+          },
+        },
+      },
       '/v1/usage': {
         get: {
           summary: "The caller's plan, period and remaining lookups",

@@ -2,13 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { RedisAccessStore, openAccessStore } from '../../lib/access/index.ts';
 import { createInProcessBus, type PollBus } from '../../lib/bus/index.ts';
-import { ClickHouseLaneSource, createClickHouseClient, resolveTarget } from '../../lib/clickhouse/index.ts';
+import { ClickHouseLaneSource, ClickHouseLaneWindowSource, createClickHouseClient, resolveTarget } from '../../lib/clickhouse/index.ts';
 import { createKafka } from '../../lib/kafka/client.ts';
 import { KafkaBus } from '../../lib/kafka/kafka-bus.ts';
 import { createMemoryCache, createRedisCache, type TrackingCache } from '../../lib/cache/index.ts';
 import { createCarrierPoller } from '../../lib/carriers/poll.ts';
 import type { Env } from '../../lib/config/index.ts';
-import { LaneBook, type LaneStatsSource } from '../../lib/lanes/index.ts';
+import { LaneBook, laneWindowDaysOf, type LaneStatsSource, type LaneWindowSource } from '../../lib/lanes/index.ts';
 import { createMetrics } from '../../lib/metrics/index.ts';
 import { ShipmentIndex } from '../../lib/pipeline/shipment-index.ts';
 import { loadProduct } from '../../lib/product/index.ts';
@@ -79,7 +79,8 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
   const cache: TrackingCache = redis ? createRedisCache(redis, `${ns}cache:`) : createMemoryCache();
   const carriers = createCarrierPoller({ sandboxUrl: options.sandboxUrl, liveTarget: options.liveTarget, clock });
 
-  const embeddedLanes = new LaneBook();
+  const laneWindowDays = laneWindowDaysOf(process.env.LANE_WINDOW_DAYS);
+  const embeddedLanes = new LaneBook({ windowDays: laneWindowDays, clock });
   // Push state: Redis when set, else a journal under DATA_DIR. Events go to Kafka when it is set
   // (the dispatcher app delivers them), else straight to this process's dispatcher.
   const mailer = createMailer(env);
@@ -128,6 +129,9 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
   const laneSource: LaneStatsSource = clickhouse
     ? new ClickHouseLaneSource(clickhouse, { ttlMs: env.LANE_CACHE_TTL_MS })
     : embeddedLanes;
+  const laneWindows: LaneWindowSource = clickhouse
+    ? new ClickHouseLaneWindowSource(clickhouse, { carriers: product.registry.list().map((c) => c.slug), windowDays: laneWindowDays, ttlMs: env.LANE_CACHE_TTL_MS })
+    : embeddedLanes;
 
   const tracking = new TrackingService({ cache, carriers, bus, rules: product.rules, lanes: laneSource, metrics, clock });
   pushLanes.source = laneSource;
@@ -143,7 +147,7 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
 
   const adminToken = env.ADMIN_TOKEN ?? randomBytes(24).toString('base64url');
   return {
-    deps: { product, access, tracking, push, metrics, adminToken, clock, readiness, logLevel: env.LOG_LEVEL, trustProxy: trustProxyOf(env.TRUST_PROXY) },
+    deps: { product, access, tracking, push, lanes: laneWindows, metrics, adminToken, clock, readiness, logLevel: env.LOG_LEVEL, trustProxy: trustProxyOf(env.TRUST_PROXY) },
     shipments,
     bus,
     push,

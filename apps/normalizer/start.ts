@@ -1,7 +1,8 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import cron from 'node-cron';
-import { ClickHouseWriter, createClickHouseClient, migrate, refreshLaneBenchmarks, resolveTarget, type ClickHouseClient, type ClickHouseWriterOptions } from '../../lib/clickhouse/index.ts';
+import { ClickHouseWriter, LaneClosureSink, createClickHouseClient, migrate, refreshLaneStats, resolveTarget, type ClickHouseClient, type ClickHouseWriterOptions } from '../../lib/clickhouse/index.ts';
 import type { Env } from '../../lib/config/index.ts';
+import { laneWindowDaysOf } from '../../lib/lanes/index.ts';
 import { createKafka } from '../../lib/kafka/client.ts';
 import { NormalizerConsumer } from '../../lib/pipeline/normalizer.ts';
 import { loadProduct } from '../../lib/product/index.ts';
@@ -25,7 +26,7 @@ export interface NormalizerApp {
   writer: ClickHouseWriter;
   clickhouse: ClickHouseClient;
   health: FastifyInstance;
-  /** Recomputes lane_benchmarks now (the cron job does it every minute). */
+  /** Recomputes lane_stats and lane_benchmarks of changed lanes now (the cron job does it every minute). */
   refreshLanes(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -44,6 +45,8 @@ export interface NormalizerStartOptions {
   redisNamespace?: string;
   /** New consumer groups start at the topics' end (tests). */
   fromLatest?: boolean;
+  /** Days of closed shipments in lane_stats and the lookup's benchmark (default LANE_WINDOW_DAYS, else 90). */
+  laneWindowDays?: number;
 }
 
 /**
@@ -53,6 +56,7 @@ export interface NormalizerStartOptions {
 export async function startNormalizer(env: Env, options: NormalizerStartOptions = {}): Promise<NormalizerApp> {
   if (!env.KAFKA_BROKERS || !env.CLICKHOUSE_URL) throw new Error('the normalizer needs KAFKA_BROKERS and CLICKHOUSE_URL');
   const product = loadProduct(env.CONFIG_DIR);
+  const laneWindowDays = options.laneWindowDays ?? laneWindowDaysOf(process.env.LANE_WINDOW_DAYS);
   const target = resolveTarget(env.CLICKHOUSE_URL, options.database);
   const health = Fastify({ logger: { level: env.LOG_LEVEL } });
   const log = health.log;
@@ -62,7 +66,8 @@ export async function startNormalizer(env: Env, options: NormalizerStartOptions 
   const writer = new ClickHouseWriter(clickhouse, { ...NORMALIZER_WRITER_OPTIONS, logger: log });
   const kafka = createKafka({ brokers: env.KAFKA_BROKERS, clientId: 'tracking-normalizer', log: (level, message) => log[level](message) });
   const consumer = new NormalizerConsumer({
-    kafka, sink: writer, rules: product.rules, groupId: options.groupId,
+    // Closed shipments also become lane_closures rows, written after the rows they come from.
+    kafka, sink: new LaneClosureSink(writer, clickhouse), rules: product.rules, groupId: options.groupId,
     resolveCarrier: (name) => product.registry.resolve(name),
     log: (level, message, details) => log[level](details ?? {}, message),
   });
@@ -95,7 +100,8 @@ export async function startNormalizer(env: Env, options: NormalizerStartOptions 
 
   const refreshLanes = async () => {
     try {
-      await refreshLaneBenchmarks(clickhouse);
+      // Recomputes only the lanes touched or slid since the last refresh (lib/clickhouse/README.md).
+      await refreshLaneStats(clickhouse, { windowDays: laneWindowDays });
     } catch (err) {
       log.warn({ err }, 'lane benchmark refresh failed; the next run retries');
     }

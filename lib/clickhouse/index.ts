@@ -7,3 +7,5 @@ export * from './rows.ts';
 export * from './shipments.ts';
 export * from './sql.ts';
 export * from './writer.ts';
+export * from './lanes-closures.ts';
+export * from './lanes-window.ts';

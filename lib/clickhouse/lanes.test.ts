@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LaneBook, laneSampleOf, median } from '../lanes/index.ts';
-import { normalizePoll } from '../normalize/index.ts';
+import { median } from '../lanes/index.ts';
+import { DAY_MS } from '../normalize/time.ts';
+import { normalizePoll, type NormalizedShipment } from '../normalize/index.ts';
 import type { CarrierPoll } from '../schemas/index.ts';
 import { makePoll, scan } from '../testing/polls.ts';
 import { product } from '../testing/product.ts';
@@ -54,10 +55,29 @@ function journey({ awb, transitHours, delivered = true, origin = '110001', desti
 /** 24 h to about 5 days, uneven, with a few ties. */
 const transitHoursOf = (i: number) => 24 + ((i * 37) % 97) + (i % 4) * 0.25;
 
+/** All-time medians per lane, as refreshLaneBenchmarks computes them (the newest poll per shipment). */
+class AllTimeBook {
+  private readonly lanes = new Map<string, Map<string, number>>();
+  add(sample: { lane: string; shipmentKey: string; transitDays: number }): void {
+    if (!this.lanes.has(sample.lane)) this.lanes.set(sample.lane, new Map());
+    this.lanes.get(sample.lane)!.set(sample.shipmentKey, sample.transitDays);
+  }
+  async get(lane: string) {
+    const values = [...(this.lanes.get(lane)?.values() ?? [])];
+    return values.length ? { median_transit_days: median(values), sample_size: values.length } : null;
+  }
+}
+
+function laneSampleOf(shipment: NormalizedShipment) {
+  const { record, facts } = shipment;
+  if (!facts.lane || facts.stage !== 'delivered' || facts.first_physical_scan_ms === null || facts.terminal_at_ms === null) return null;
+  return { lane: facts.lane, shipmentKey: `${record.carrier}:${record.awb}`, transitDays: (facts.terminal_at_ms - facts.first_physical_scan_ms) / DAY_MS };
+}
+
 describe('lane benchmarks (real ClickHouse)', () => {
   let db: TestDatabase;
   let writer: ClickHouseWriter;
-  const book = new LaneBook();
+  const book = new AllTimeBook();
   const written: CarrierPoll[] = [];
 
   async function store(polls: CarrierPoll[], mode: 'live' | 'test' = 'live'): Promise<void> {

@@ -50,7 +50,7 @@ CREATE TABLE a (s String DEFAULT 'x;y', t String DEFAULT 'it\\'s;') ENGINE = Mem
 
   it('reads the repository migrations in number order', () => {
     const migrations = loadMigrations();
-    expect(migrations.map((m) => m.file)).toEqual(['0001_carrier_polls.sql', '0002_events.sql', '0003_shipments.sql', '0004_lane_benchmarks.sql']);
+    expect(migrations.map((m) => m.file)).toEqual(['0001_carrier_polls.sql', '0002_events.sql', '0003_shipments.sql', '0004_lane_benchmarks.sql', '0005_webhook_deliveries.sql', '0006_lane_closures.sql', '0007_lane_touches.sql', '0008_lane_touches_view.sql', '0009_lane_stats.sql', '0010_lane_refreshes.sql', '0011_lane_closures_backfill.sql']);
     for (const m of migrations) expect(m.statements.length).toBeGreaterThan(0);
   });
 
@@ -69,7 +69,7 @@ describe('migrate (real ClickHouse)', () => {
     const target = freshTarget();
     const lines: string[] = [];
     const first = await migrate(target, { log: (l) => lines.push(l) });
-    expect(first.applied).toEqual(['0001_carrier_polls.sql', '0002_events.sql', '0003_shipments.sql', '0004_lane_benchmarks.sql']);
+    expect(first.applied).toEqual(['0001_carrier_polls.sql', '0002_events.sql', '0003_shipments.sql', '0004_lane_benchmarks.sql', '0005_webhook_deliveries.sql', '0006_lane_closures.sql', '0007_lane_touches.sql', '0008_lane_touches_view.sql', '0009_lane_stats.sql', '0010_lane_refreshes.sql', '0011_lane_closures_backfill.sql']);
     expect(lines).toEqual(first.applied.map((f) => `applied ${f} (1 statement)`));
 
     const client = createClickHouseClient(target);
@@ -82,8 +82,14 @@ describe('migrate (real ClickHouse)', () => {
         ['carrier_polls', 'ReplacingMergeTree'],
         ['events', 'ReplacingMergeTree'],
         ['lane_benchmarks', 'ReplacingMergeTree'],
+        ['lane_closures', 'ReplacingMergeTree'],
+        ['lane_refreshes', 'MergeTree'],
+        ['lane_stats', 'ReplacingMergeTree'],
+        ['lane_touches', 'MergeTree'],
+        ['lane_touches_view', 'MaterializedView'],
         ['schema_migrations', 'ReplacingMergeTree'],
         ['shipments', 'ReplacingMergeTree'],
+        ['webhook_deliveries', 'ReplacingMergeTree'],
       ]);
       const columns = await rowsOf<{ table: string; name: string; type: string }>(
         client,
@@ -104,9 +110,9 @@ describe('migrate (real ClickHouse)', () => {
 
       const again = await migrate(target);
       expect(again.applied).toEqual([]);
-      expect(again.alreadyApplied).toHaveLength(4);
+      expect(again.alreadyApplied).toHaveLength(first.applied.length);
       const recorded = await rowsOf<{ version: number; file: string }>(client, 'SELECT version, file FROM schema_migrations ORDER BY version');
-      expect(recorded.map((r) => [Number(r.version), r.file])).toEqual(first.applied.map((f, i) => [i + 1, f]));
+      expect(recorded.map((r) => [Number(r.version), r.file])).toEqual(first.applied.map((f) => [Number(f.slice(0, 4)), f]));
     } finally {
       await client.close();
     }
@@ -115,30 +121,30 @@ describe('migrate (real ClickHouse)', () => {
   it('stops at a bad migration with its file name and ClickHouse message, keeping the ones before', async () => {
     const target = freshTarget();
     const dir = copyOfMigrations();
-    writeFileSync(join(dir, '0005_broken.sql'), 'CREATE TABLE IF NOT EXISTS ok_one (x UInt8) ENGINE = Memory;\nCREATE TABLE broken (x UInt8) ENGINE = NoSuchEngine();\n');
-    writeFileSync(join(dir, '0006_after.sql'), 'CREATE TABLE after_broken (x UInt8) ENGINE = Memory;');
+    writeFileSync(join(dir, '0098_broken.sql'), 'CREATE TABLE IF NOT EXISTS ok_one (x UInt8) ENGINE = Memory;\nCREATE TABLE broken (x UInt8) ENGINE = NoSuchEngine();\n');
+    writeFileSync(join(dir, '0099_after.sql'), 'CREATE TABLE after_broken (x UInt8) ENGINE = Memory;');
     const error = await migrate(target, { dir }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MigrationError);
     const { message, file, clickhouseMessage } = error as MigrationError;
-    expect(file).toBe('0005_broken.sql');
-    expect(message).toMatch(/^0005_broken\.sql: statement 2 of 2 failed: .*NoSuchEngine/);
+    expect(file).toBe('0098_broken.sql');
+    expect(message).toMatch(/^0098_broken\.sql: statement 2 of 2 failed: .*NoSuchEngine/);
     expect(clickhouseMessage).toMatch(/NoSuchEngine/);
 
     const client = createClickHouseClient(target);
     try {
       const recorded = await rowsOf<{ file: string }>(client, 'SELECT file FROM schema_migrations ORDER BY version');
-      expect(recorded.map((r) => r.file)).toEqual(['0001_carrier_polls.sql', '0002_events.sql', '0003_shipments.sql', '0004_lane_benchmarks.sql']);
+      expect(recorded.map((r) => r.file)).toEqual(['0001_carrier_polls.sql', '0002_events.sql', '0003_shipments.sql', '0004_lane_benchmarks.sql', '0005_webhook_deliveries.sql', '0006_lane_closures.sql', '0007_lane_touches.sql', '0008_lane_touches_view.sql', '0009_lane_stats.sql', '0010_lane_refreshes.sql', '0011_lane_closures_backfill.sql']);
       const tables = await rowsOf<{ name: string }>(client, "SELECT name FROM system.tables WHERE database = currentDatabase() AND name IN ('ok_one', 'after_broken')");
       expect(tables.map((t) => t.name)).toEqual(['ok_one']);
 
       // Fixed, it finishes: the first statement re-runs harmlessly (IF NOT EXISTS).
-      writeFileSync(join(dir, '0005_broken.sql'), 'CREATE TABLE IF NOT EXISTS ok_one (x UInt8) ENGINE = Memory;\nCREATE TABLE broken (x UInt8) ENGINE = Memory;\n');
+      writeFileSync(join(dir, '0098_broken.sql'), 'CREATE TABLE IF NOT EXISTS ok_one (x UInt8) ENGINE = Memory;\nCREATE TABLE broken (x UInt8) ENGINE = Memory;\n');
       const fixed = await migrate(target, { dir });
-      expect(fixed.applied).toEqual(['0005_broken.sql', '0006_after.sql']);
+      expect(fixed.applied).toEqual(['0098_broken.sql', '0099_after.sql']);
 
       // An applied migration edited afterwards is refused.
-      writeFileSync(join(dir, '0006_after.sql'), 'CREATE TABLE after_broken (x UInt16) ENGINE = Memory;');
-      await expect(migrate(target, { dir })).rejects.toThrow(/0006_after\.sql: changed after it was applied/);
+      writeFileSync(join(dir, '0099_after.sql'), 'CREATE TABLE after_broken (x UInt16) ENGINE = Memory;');
+      await expect(migrate(target, { dir })).rejects.toThrow(/0099_after\.sql: changed after it was applied/);
     } finally {
       await client.close();
     }
@@ -151,14 +157,14 @@ describe('migrate (real ClickHouse)', () => {
     const env = { ...process.env, CLICKHOUSE_URL: TEST_CLICKHOUSE_URL };
     const first = await run(tsx, [cli, '--database', target.database], { env });
     expect(first.stdout).toContain('migrate: applied 0001_carrier_polls.sql (1 statement)');
-    expect(first.stdout).toContain('migrate: applied 4, 0 already applied');
+    expect(first.stdout).toContain('migrate: applied 11, 0 already applied');
     const second = await run(tsx, [cli, '--database', target.database], { env });
-    expect(second.stdout).toContain('migrate: up to date (4 already applied)');
+    expect(second.stdout).toContain('migrate: up to date (11 already applied)');
 
     const dir = copyOfMigrations();
-    writeFileSync(join(dir, '0005_typo.sql'), 'CREAT TABLE x (a UInt8) ENGINE = Memory;');
+    writeFileSync(join(dir, '0098_typo.sql'), 'CREAT TABLE x (a UInt8) ENGINE = Memory;');
     const failed = await run(tsx, [cli, '--database', target.database, '--dir', dir], { env }).catch((e: { code: number; stderr: string }) => e);
     expect('code' in failed ? failed.code : 0).toBe(1);
-    expect(failed.stderr).toMatch(/migrate: 0005_typo\.sql: statement 1 of 1 failed: .*Syntax error/);
+    expect(failed.stderr).toMatch(/migrate: 0098_typo\.sql: statement 1 of 1 failed: .*Syntax error/);
   });
 });

@@ -1,16 +1,34 @@
 import { describe, expect, it } from 'vitest';
-import { LaneBook } from './book.ts';
+import { normalizePoll } from '../normalize/index.ts';
+import { product } from '../testing/product.ts';
+import { LaneBook, closureOfShipment } from './book.ts';
+import { journeyPoll } from './fixture.ts';
+
+const DAY = 86_400_000;
+const NOW = Date.UTC(2026, 10, 20, 12);
+
+function closure(awb: string, transitHours: number, closedAtMs = NOW - DAY, mode: 'live' | 'test' = 'live') {
+  const poll = journeyPoll({ awb, origin: '110001', destination: '560001', outcome: 'delivered', closedAtMs, transitHours, failedRemarks: [], eddMs: null });
+  const result = normalizePoll(poll, product.rules);
+  if (result.kind !== 'found') throw new Error('not found');
+  return closureOfShipment(result.shipment, mode, Date.parse(poll.polled_at))!;
+}
 
 describe('embedded lane book', () => {
-  it('gives the median and sample size of a lane, counting each shipment once, updated on every add', async () => {
-    const book = new LaneBook();
-    expect(await book.get('dtdc:110:560')).toBeNull();
-    book.add({ lane: 'dtdc:110:560', shipmentKey: 'dtdc:A', transitDays: 3 });
-    book.add({ lane: 'dtdc:110:560', shipmentKey: 'dtdc:B', transitDays: 1 });
-    expect(await book.get('dtdc:110:560')).toEqual({ median_transit_days: 2, sample_size: 2 });
-    book.add({ lane: 'dtdc:110:560', shipmentKey: 'dtdc:C', transitDays: 7 });
-    book.add({ lane: 'dtdc:110:560', shipmentKey: 'dtdc:A', transitDays: 4 }); // re-polled: replaces A
-    expect(await book.get('dtdc:110:560')).toEqual({ median_transit_days: 4, sample_size: 3 });
-    expect(await book.get('test:dtdc:110:560')).toBeNull();
+  it('gives the window p50 and sample size, each shipment once, sandbox lanes apart', async () => {
+    const book = new LaneBook({ clock: () => NOW, ttlMs: 0 });
+    expect(await book.get('delhivery:110:560')).toBeNull();
+    book.add(closure('A', 72));
+    book.add(closure('B', 24));
+    expect(await book.get('delhivery:110:560')).toEqual({ median_transit_days: 2, sample_size: 2 });
+    book.add(closure('C', 168));
+    book.add(closure('A', 96)); // re-polled later: replaces A
+    expect(await book.get('delhivery:110:560')).toEqual({ median_transit_days: 4, sample_size: 3 });
+    book.add(closure('OLD', 1, NOW - 91 * DAY)); // outside the 90-day window
+    expect((await book.get('delhivery:110:560'))?.sample_size).toBe(3);
+    expect(await book.get('test:delhivery:110:560')).toBeNull();
+    book.add(closure('S', 5, NOW - DAY, 'test'));
+    expect(await book.get('test:delhivery:110:560')).toEqual({ median_transit_days: 5 / 24, sample_size: 1 });
+    expect((await book.lanesBetween('110', '560', 'live')).map((s) => s.lane)).toEqual(['delhivery:110:560']);
   });
 });

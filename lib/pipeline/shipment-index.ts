@@ -1,5 +1,5 @@
 import { isTerminal } from '../cache/index.ts';
-import { laneKey, laneSampleOf, type LaneBook } from '../lanes/index.ts';
+import { closureOfShipment, type LaneBook } from '../lanes/index.ts';
 import { normalizePoll, type NormalizeResult, type RuleSet } from '../normalize/index.ts';
 import type { CarrierPoll } from '../schemas/index.ts';
 import type { TrackingMode } from '../tracking/index.ts';
@@ -32,8 +32,10 @@ export class ShipmentIndex {
     // Polls can arrive out of order (replays, retries): the newest poll decides the state.
     if (known && known.lastPolledMs > polledMs) return result;
     this.shipments.set(key, { carrier: poll.carrier, awb: result.shipment.record.awb, mode, terminal: isTerminal(result.shipment), lastPolledMs: polledMs });
-    const sample = laneSampleOf(result.shipment);
-    if (sample) this.lanes.add({ ...sample, lane: laneKey(sample.lane, mode) });
+    // A closed shipment's lane closure (the windowed lane statistics, lib/lanes); the book keeps
+    // the newest poll's per shipment, so re-delivered polls change nothing.
+    const closure = closureOfShipment(result.shipment, mode, polledMs);
+    if (closure) this.lanes.add(closure);
     return result;
   }
 

@@ -145,6 +145,7 @@ export const ERROR_CODES = [
   'shipment_not_found', 'rate_limit_exceeded', 'plan_quota_exceeded', 'daily_quota_exceeded',
   'upstream_error', 'not_found', 'method_not_allowed', 'internal_error', 'bad_request', 'unauthorized',
   'conflict', 'invalid_url', 'too_many_endpoints',
+  'invalid_pincode',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 

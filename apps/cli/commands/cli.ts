@@ -3,6 +3,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { AdminApiError, createAdminClient } from './admin-client.ts';
 import type { Command, OptionValues } from './command.ts';
 import { keysCreate } from './keys-create.ts';
+import { runLanes } from './lanes.ts';
 import { keysRenew } from './keys-renew.ts';
 import { keysShow } from './keys-show.ts';
 import { keysResume, keysRevoke, keysSuspend } from './keys-status.ts';
@@ -74,6 +75,8 @@ function adminToken(values: OptionValues, env: NodeJS.ProcessEnv): string {
 
 /** Runs one command line; returns the exit code (0 ok, 1 API error, 2 usage error). */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  // `lanes` calls the public API with an API key, not the admin API: its own parser.
+  if (argv[0] === 'lanes') return runLanes(argv.slice(1), io);
   try {
     const parsed = parse(argv);
     if (parsed === 'help') {

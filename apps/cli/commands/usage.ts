@@ -11,6 +11,8 @@ Commands (all call the admin HTTP API):
   keys resume <key_prefix>
   keys revoke <key_prefix>            (final)
   keys renew <key_prefix> [--plan <plan>]
+  lanes <origin_pincode> <destination_pincode> [--key trk_…] [--json]
+              (the public API with an API key or TRACKING_API_KEY; one lookup)
 
 Options:
   --url <base>     admin API base URL (default http://127.0.0.1:\${PORT:-3000})
