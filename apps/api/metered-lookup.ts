@@ -34,32 +34,29 @@ export interface MeteredLookup {
   remaining: number;
 }
 
+/** A lookup counted by the access store: the key's record and the ticket that gives it back. */
+export interface CountedLookup {
+  key: KeyRecord;
+  ticket: ConsumeTicket;
+  /** Lookups left in the period after this one. */
+  remaining: number;
+}
+
 /**
- * One metered lookup, as `GET /v1/track` and `POST /v1/trackings` make it. Checks in the order of
- * the product's contract: key present → key valid → plan active → input valid → burst → daily →
- * period quota → cache/carrier. Throws the ApiError of every refusal; a 502 or an unexpected
- * failure gives the lookup back. The caller answers 200 or 404, or refunds `ticket` itself.
+ * The access step every metered call shares (track, watch, lanes): key present → key valid → plan
+ * active → input valid (`inputError`, reported only after the key checks) → burst → daily → period
+ * quota, counted in one store step. Throws the ApiError of every refusal; sets the limit headers.
  */
-export async function meteredLookup(deps: ApiDeps, request: FastifyRequest, reply: FastifyReply, carrierName: unknown, rawAwb: unknown): Promise<MeteredLookup> {
+export async function countLookup(deps: ApiDeps, request: FastifyRequest, reply: FastifyReply, inputError: ApiError | null): Promise<CountedLookup> {
   const now = new Date(deps.clock());
   const key = presentedKey(request);
-  // Input is checked before the store is asked, so the key's record and the count come in one
-  // step; but a bad input is reported only after the key checks, as the order requires.
-  const input = checkShipmentInput(deps, carrierName, rawAwb);
-  // The cache read goes out with the access step (with Redis, in one socket write). A refused
-  // lookup leaves it unused: a read has no effect.
-  const cacheRead = input instanceof ApiError ? undefined : deps.tracking.readCache(input.carrier, input.awb, keyMode(key)!);
-  cacheRead?.catch(() => undefined);
-
-  const { record: stored, consumed } = await deps.access.authorize(key, now, !(input instanceof ApiError));
+  const { record: stored, consumed } = await deps.access.authorize(key, now, inputError === null);
   const record = acceptKeyRecord(request, stored, now);
   if (effectiveStatus(record, now) === 'expired') {
     throw new ApiError('payment_required', `The plan period ended at ${record.period_end}. Renew to restore access at once.`);
   }
-  if (input instanceof ApiError) throw input;
+  if (inputError) throw inputError;
   if (!consumed) throw new Error('the access store counted nothing for a valid lookup of an existing key');
-  const { carrier, awb } = input;
-
   if (!consumed.ok) {
     // The store refused the key itself: it changed between the record read and the count.
     if (!('limits' in consumed)) {
@@ -77,21 +74,40 @@ export async function meteredLookup(deps: ApiDeps, request: FastifyRequest, repl
     throw new ApiError(consumed.code, messages[consumed.code], retryAfter);
   }
   limitHeaders(reply, consumed);
+  return { key: record, ticket: consumed.ticket, remaining: consumed.remaining.period };
+}
+
+/**
+ * One metered lookup, as `GET /v1/track` and `POST /v1/trackings` make it (countLookup, then the
+ * cache or the carrier). A 502 or an unexpected failure gives the lookup back. The caller answers
+ * 200 or 404, or refunds `ticket` itself.
+ */
+export async function meteredLookup(deps: ApiDeps, request: FastifyRequest, reply: FastifyReply, carrierName: unknown, rawAwb: unknown): Promise<MeteredLookup> {
+  const key = presentedKey(request);
+  // Input is checked before the store is asked, so the key's record and the count come in one
+  // step; but a bad input is reported only after the key checks, as the order requires.
+  const input = checkShipmentInput(deps, carrierName, rawAwb);
+  // The cache read goes out with the access step (with Redis, in one socket write). A refused
+  // lookup leaves it unused: a read has no effect.
+  const cacheRead = input instanceof ApiError ? undefined : deps.tracking.readCache(input.carrier, input.awb, keyMode(key)!);
+  cacheRead?.catch(() => undefined);
+  const counted = await countLookup(deps, request, reply, input instanceof ApiError ? input : null);
+  const { carrier, awb } = input as { carrier: string; awb: string };
 
   let result: LookupResult;
   try {
-    result = await deps.tracking.lookup(carrier, awb, record.mode, cacheRead);
+    result = await deps.tracking.lookup(carrier, awb, counted.key.mode, cacheRead);
   } catch (err) {
     // An unexpected failure answers 500, which consumes nothing either: give the lookup back.
-    await deps.access.refund(consumed.ticket);
+    await deps.access.refund(counted.ticket);
     throw err;
   }
   deps.metrics.lookups.inc({ outcome: result.kind === 'found' ? (result.record.stale ? 'stale' : result.record.cached ? 'cached' : 'live') : result.kind, carrier });
   if (result.kind === 'upstream_error') {
     // A 502 consumes nothing (decisions.md): give the lookup back.
-    await deps.access.refund(consumed.ticket);
-    reply.header('X-Lookups-Remaining', consumed.remaining.period + 1);
+    await deps.access.refund(counted.ticket);
+    reply.header('X-Lookups-Remaining', counted.remaining + 1);
     throw new ApiError('upstream_error', `The ${carrier} network could not be reached and no earlier record exists. Try again shortly.`);
   }
-  return { key: record, carrier, awb, result, ticket: consumed.ticket, remaining: consumed.remaining.period };
+  return { ...counted, carrier, awb, result };
 }

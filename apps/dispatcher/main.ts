@@ -3,20 +3,8 @@
  * CLICKHOUSE_URL for webhook_deliveries; PORT serves /healthz, /readyz and /metrics. Reads
  * tracking.webhook-events.v1 in a consumer group and delivers; run as many as you like.
  */
-import { ConfigError, loadEnv } from '../../lib/config/index.ts';
+import { loadEnv } from '../../lib/config/index.ts';
+import { runApp } from '../../lib/process/run.ts';
 import { startDispatcher } from './start.ts';
 
-async function main(): Promise<void> {
-  const app = await startDispatcher(loadEnv(), { database: process.env.CLICKHOUSE_DATABASE });
-  const stop = async () => {
-    await app.stop();
-    process.exit(0);
-  };
-  process.once('SIGTERM', () => void stop());
-  process.once('SIGINT', () => void stop());
-}
-
-main().catch((err: unknown) => {
-  console.error(err instanceof ConfigError ? err.message : err);
-  process.exit(1);
-});
+runApp('dispatcher', () => startDispatcher(loadEnv(), { database: process.env.CLICKHOUSE_DATABASE }));
