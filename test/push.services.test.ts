@@ -7,7 +7,9 @@
  * Isolation: a Redis namespace and a ClickHouse database of this file's own, consumer groups of its
  * own starting at the topics' end, so other runs' polls and events pass through untouched.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startDispatcher, type DispatcherApp } from '../apps/dispatcher/start.ts';
 import { startApiHarness, type ApiHarness } from '../apps/api/testing.ts';
@@ -95,3 +97,61 @@ it('two detectors and two dispatchers: scenario 25 arrives once per stage, in or
   dispatchers.length = 0;
   expect(await countOf(db.client, `SELECT count() AS c FROM webhook_deliveries FINAL WHERE awb = '${awb}' AND status_code = 204`)).toBe(4);
 }, 90_000);
+
+/** A dispatcher app in its own process, to be killed with SIGKILL. */
+async function dispatcherChild(env: Record<string, string>, options: object): Promise<ChildProcess> {
+  const child = spawn(join(import.meta.dirname, '../node_modules/.bin/tsx'), [join(import.meta.dirname, '../apps/dispatcher/testing-child.ts'), JSON.stringify(options)], {
+    env: { ...process.env, ...env, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => { if (chunk.toString().includes('ready')) resolve(); });
+    child.once('exit', (code) => reject(new Error(`dispatcher child exited with ${code}: ${stderr}`)));
+  });
+  // Nothing more is read from it: its pipes must not keep the test process alive.
+  child.stdout!.destroy();
+  child.stderr!.destroy();
+  return child;
+}
+
+it('a dispatcher killed with SIGKILL mid-delivery: another one delivers everything, duplicates carry the same webhook-id', async () => {
+  for (const d of dispatchers) await d.stop();
+  dispatchers.length = 0;
+  const key = (await api.createKey({ plan: 'starter', mode: 'test', burst_per_second: 1000 })).key;
+  const kill = await startReceiver();
+  try {
+    const created = await api.app.inject({ method: 'POST', url: '/v1/webhooks', headers: { 'x-api-key': key }, payload: { url: kill.url } });
+    const { id, secret } = created.json() as { id: string; secret: string };
+    kill.setSecrets([secret]);
+    // The first attempt of every event hangs long enough for the kill to land in the middle of it.
+    kill.respond(({ attemptOfThisId }) => ({ status: 204, delayMs: attemptOfThisId === 1 ? 5_000 : 0 }));
+    const env = { REDIS_URL: await testRedisUrl(), KAFKA_BROKERS: TEST_BROKERS, CLICKHOUSE_URL: TEST_CLICKHOUSE_URL, DATA_DIR: api.dataDir, CONFIG_DIR: DEFAULT_CONFIG_DIR };
+    const options = { database: db.target.database, redisNamespace: api.namespace, groupId: `dispatcher-kill-${RUN}`, leaseMs: 3_000 };
+    const first = await dispatcherChild(env, { ...options, fromLatest: true });
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await api.app.inject({ method: 'POST', url: `/v1/webhooks/${id}/test`, headers: { 'x-api-key': key } });
+      ids.push((res.json() as { event_id: string }).event_id);
+    }
+    await kill.waitFor((r) => r.deliveries.length >= 1, 30_000);
+    first.kill('SIGKILL');
+    await new Promise((resolve) => first.once('exit', resolve));
+    const second = await dispatcherChild(env, options);
+    try {
+      await kill.waitFor((r) => new Set(r.accepted().map((d) => d.id)).size >= 5, 60_000);
+    } finally {
+      second.kill('SIGTERM');
+      await new Promise((resolve) => second.once('exit', resolve));
+    }
+    expect(new Set(kill.accepted().map((d) => d.id))).toEqual(new Set(ids));
+    // At least once: an id seen twice is the same event, byte for byte.
+    for (const delivery of kill.deliveries) {
+      const twin = kill.deliveries.find((d) => d.id === delivery.id && d !== delivery);
+      if (twin) expect(twin.rawBody).toBe(delivery.rawBody);
+    }
+    expect(kill.deliveries.every((d) => d.verifiedWith.length === 1)).toBe(true);
+  } finally {
+    await kill.close();
+  }
+}, 120_000);

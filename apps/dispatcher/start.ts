@@ -28,6 +28,8 @@ export interface DispatcherStartOptions {
   fromLatest?: boolean;
   healthPort?: number | null;
   sender?: WebhookSenderOptions;
+  /** How long a claimed queue stays this instance's (default 30 s, past the 15 s attempt timeout). */
+  leaseMs?: number;
 }
 
 /**
@@ -59,7 +61,7 @@ export async function startDispatcher(env: Env, options: DispatcherStartOptions 
   const attempts = new Counter({ name: 'webhook_delivery_attempts_total', help: 'Delivery attempts by outcome', labelNames: ['outcome'], registers: [registry] });
   const sender = new WebhookSender(options.sender);
   const dispatcher = new Dispatcher({
-    kv, endpoints: new EndpointStore(kv), sender,
+    kv, endpoints: new EndpointStore(kv), sender, leaseMs: options.leaseMs,
     retrySchedule: parseRetrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
     log,
     onAttempt: (row) => {
