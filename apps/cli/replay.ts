@@ -72,12 +72,14 @@ function source(run: Run, client: ClickHouseClient | null): AsyncIterable<Source
 
 /** Polls of the source within the window; bad lines reported on stderr and counted. */
 async function* polls(run: Run, client: ClickHouseClient | null, counts: { invalid: number }) {
+  // Kafka and ClickHouse select the window by query (Kafka by message time); files and the log here.
+  const localFilter = run.options.source === 'input' || run.options.source === 'embedded';
   for await (const item of source(run, client)) {
     run.signal.throwIfAborted();
     if (item.kind === 'invalid') {
       counts.invalid++;
       process.stderr.write(`replay: line ${item.line}: ${item.message}\n`);
-    } else if (inWindow(item, run.filter)) {
+    } else if (!localFilter || inWindow(item, run.filter)) {
       yield item;
     }
   }
