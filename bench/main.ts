@@ -1,11 +1,12 @@
 /**
  * npm run bench [-- <section>...] — prints every figure the issues ask for, measured side by side
- * in one run on this machine. Sections: normalize, carriers, api, pipeline.
+ * in one run on this machine. Sections: normalize, carriers, api, pipeline, replay.
  */
 import { benchApi } from './api.ts';
 import { benchCarriers } from './carriers.ts';
 import { benchNormalize } from './normalize.ts';
 import { benchPipeline } from './pipeline.ts';
+import { benchReplay } from './replay.ts';
 import { printResults, type BenchResult } from './report.ts';
 
 const SECTIONS: Record<string, { title: string; run: () => Promise<BenchResult[]> }> = {
@@ -13,6 +14,7 @@ const SECTIONS: Record<string, { title: string; run: () => Promise<BenchResult[]
   carriers: { title: 'Carrier clients against the sandbox (npm run bench -- carriers)', run: benchCarriers },
   api: { title: 'API throughput and memory (npm run bench -- api)', run: benchApi },
   pipeline: { title: 'Pipeline: Kafka → normalizer → ClickHouse, lane benchmarks at scale (npm run bench -- pipeline)', run: benchPipeline },
+  replay: { title: 'Replay over 1 M polls stored in ClickHouse: --diff, --apply (npm run bench -- replay)', run: benchReplay },
 };
 
 async function main(): Promise<void> {

@@ -40,11 +40,33 @@ export interface ClickHouseDiff {
   toWrite: TableCounts;
 }
 
+/**
+ * Pages with their plans. The next page and its stored state are read while this one is planned
+ * (and, in an apply, written): ClickHouse works on the other core meanwhile. Pages are disjoint AWB
+ * ranges, so what a page's writes change is never part of the next page's state.
+ */
 async function* plannedPages(client: ClickHouseClient, options: ClickHouseRunOptions, after: PageCursor | null): AsyncGenerator<{ page: PollPage; plan: PagePlan; maxIngestVersion: number }> {
-  for await (const page of pollPages(client, options.window, { after, pollsPerPage: options.pollsPerPage })) {
-    options.signal?.throwIfAborted();
-    const state = await pageState(client, page.carrier, page.firstAwb, page.lastAwb);
-    yield { page, plan: planPage(page.polls, state, options.rules), maxIngestVersion: state.maxIngestVersion };
+  const pages = pollPages(client, options.window, { after, pollsPerPage: options.pollsPerPage });
+  const fetchNext = async () => {
+    const next = await pages.next();
+    if (next.done) return null;
+    return { page: next.value, state: await pageState(client, next.value.carrier, next.value.firstAwb, next.value.lastAwb) };
+  };
+  let next = fetchNext();
+  try {
+    for (;;) {
+      const current = await next;
+      if (!current) return;
+      next = fetchNext();
+      // Awaited on the next turn of the loop; a run stopped before then must not leave it unhandled.
+      next.catch(() => {});
+      options.signal?.throwIfAborted();
+      const { page, state } = current;
+      yield { page, plan: planPage(page.polls, state, options.rules), maxIngestVersion: state.maxIngestVersion };
+    }
+  } finally {
+    await next.catch(() => null);
+    await pages.return(undefined);
   }
 }
 

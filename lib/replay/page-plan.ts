@@ -4,7 +4,7 @@
  */
 import { shipmentRowIdentity, type ApplyRows, type PageState } from '../clickhouse/replay-apply.ts';
 import type { StoredPoll } from '../clickhouse/poll-reader.ts';
-import { toRows, type EventRow, type ShipmentRow } from '../clickhouse/rows.ts';
+import { eventRows, shipmentRow, toRows, type EventRow, type ShipmentRow } from '../clickhouse/rows.ts';
 import { normalizePollTimed, type RuleSet } from '../normalize/index.ts';
 import { diffEvents, type DiffReport, type MappedEvent } from './diff.ts';
 
@@ -33,12 +33,17 @@ export function planPage(polls: readonly StoredPoll[], state: PageState, rules: 
     const { result, times } = normalizePollTimed(poll, rules);
     let pollRows;
     try {
-      pollRows = toRows(poll, result, version, mode, times);
+      // The carrier_polls row (scans re-serialized) only when it is to be written.
+      pollRows = mapping_version !== version
+        ? toRows(poll, result, version, mode, times)
+        : result.kind === 'found'
+          ? { poll: null, events: eventRows(poll, result.shipment, times), shipment: shipmentRow(poll, result.shipment, mode, times) }
+          : { poll: null, events: [], shipment: null };
     } catch (err) {
       invalid.push({ poll_id: poll.poll_id, message: (err as Error).message });
       continue;
     }
-    if (mapping_version !== version) rows.carrier_polls.push(pollRows.poll);
+    if (pollRows.poll) rows.carrier_polls.push(pollRows.poll);
     for (const e of pollRows.events) if (!events.has(e.event_id)) events.set(e.event_id, e);
     if (pollRows.shipment) {
       const key = `${pollRows.shipment.awb}\u0000${mode}`;
