@@ -19,6 +19,7 @@ import type { CarrierPoll, Location } from '../schemas/index.ts';
 import type { ClickHouseClient } from './client.ts';
 import { clickHouseDateTimeToIso } from './datetime.ts';
 import { windowConditions, type PollWindow } from './events.ts';
+import { withReadRetry } from './read-retry.ts';
 import { sqlString } from './sql.ts';
 
 export interface StoredPoll {
@@ -99,8 +100,7 @@ export function rebuildPoll(row: CarrierPollsRow): StoredPoll {
 export async function countPolls(client: ClickHouseClient, window: PollWindow): Promise<number> {
   const conditions = windowConditions(window);
   if (!conditions) return 0;
-  const result = await client.query({ query: `SELECT count() AS c FROM carrier_polls WHERE ${conditions.join(' AND ')}`, format: 'JSONEachRow' });
-  const [row] = await result.json<{ c: string }>();
+  const [row] = await withReadRetry(async () => (await client.query({ query: `SELECT count() AS c FROM carrier_polls WHERE ${conditions.join(' AND ')}`, format: 'JSONEachRow' })).json<{ c: string }>());
   return Number(row?.c ?? 0);
 }
 
@@ -113,13 +113,14 @@ export interface StreamOptions {
 export async function* streamPollsByTime(client: ClickHouseClient, window: PollWindow, options: StreamOptions = {}): AsyncGenerator<StoredPoll> {
   const conditions = windowConditions(window);
   if (!conditions) return;
-  const result = await client.query({
+  // Retried until the stream starts; a failure mid-stream ends the run (its output is partial).
+  const result = await withReadRetry(() => client.query({
     // ingest_version DESC: of a poll's rows, the latest written comes first and the rest are skipped.
     query: `SELECT ${POLL_COLUMNS} FROM carrier_polls WHERE ${conditions.join(' AND ')}
       ORDER BY polled_at, polled_at_ms, poll_id, ingest_version DESC`,
     format: 'JSONEachRow',
     clickhouse_settings: { max_bytes_before_external_sort: String(options.externalSortBytes ?? 256_000_000) },
-  });
+  }));
   let previous: string | null = null;
   for await (const rows of result.stream<CarrierPollsRow>()) {
     for (const row of rows) {
@@ -157,8 +158,8 @@ export interface PageOptions {
 
 /** The window's carriers, in order. */
 async function carriersOf(client: ClickHouseClient, conditions: string[]): Promise<string[]> {
-  const result = await client.query({ query: `SELECT DISTINCT carrier FROM carrier_polls WHERE ${conditions.join(' AND ')} ORDER BY carrier`, format: 'JSONEachRow' });
-  return (await result.json<{ carrier: string }>()).map((r) => r.carrier);
+  const rows = await withReadRetry(async () => (await client.query({ query: `SELECT DISTINCT carrier FROM carrier_polls WHERE ${conditions.join(' AND ')} ORDER BY carrier`, format: 'JSONEachRow' })).json<{ carrier: string }>());
+  return rows.map((r) => r.carrier);
 }
 
 /** Pages of whole shipments, in (carrier, AWB) order (see the top of this file). */
@@ -174,12 +175,12 @@ export async function* pollPages(client: ClickHouseClient, window: PollWindow, o
     let last = after && carrier === after.carrier ? after.awb : null;
     for (;;) {
       // carrier = X AND awb > Y: a primary-key range, so each key query reads only what is left.
-      const keys = await (await client.query({
+      const keys = await withReadRetry(async () => (await client.query({
         query: `SELECT awb, count() AS n FROM carrier_polls
           WHERE carrier = ${sqlString(carrier)} AND ${where}${last === null ? '' : ` AND awb > ${sqlString(last)}`}
           GROUP BY awb ORDER BY awb LIMIT ${keysPerQuery}`,
         format: 'JSONEachRow',
-      })).json<{ awb: string; n: string }>();
+      })).json<{ awb: string; n: string }>());
       if (keys.length === 0) break;
       let start = 0;
       let polls = 0;
@@ -197,15 +198,15 @@ export async function* pollPages(client: ClickHouseClient, window: PollWindow, o
 }
 
 async function readPage(client: ClickHouseClient, carrier: string, firstAwb: string, lastAwb: string, where: string): Promise<PollPage> {
-  const result = await client.query({
+  const rows = await withReadRetry(async () => (await client.query({
     query: `SELECT ${POLL_COLUMNS} FROM carrier_polls
       WHERE carrier = ${sqlString(carrier)} AND awb >= ${sqlString(firstAwb)} AND awb <= ${sqlString(lastAwb)} AND ${where}
       ORDER BY awb, polled_at, polled_at_ms, poll_id, ingest_version DESC`,
     format: 'JSONEachRow',
-  });
+  })).json<CarrierPollsRow>());
   const polls: StoredPoll[] = [];
   let previous: string | null = null;
-  for (const row of await result.json<CarrierPollsRow>()) {
+  for (const row of rows) {
     if (row.poll_id === previous) continue;
     previous = row.poll_id;
     polls.push(rebuildPoll(row));

@@ -18,6 +18,7 @@ import type { ClickHouseClient } from './client.ts';
 import { isRetryableClickHouseError } from './client.ts';
 import { toClickHouseDateTime } from './datetime.ts';
 import { jsonEachRowStream } from './json-each-row.ts';
+import { withReadRetry } from './read-retry.ts';
 import type { CarrierPollRow, EventRow, ShipmentRow } from './rows.ts';
 import { sqlInt, sqlString } from './sql.ts';
 
@@ -52,7 +53,7 @@ function range(carrier: string, firstAwb: string, lastAwb: string): string {
 export async function pageState(client: ClickHouseClient, carrier: string, firstAwb: string, lastAwb: string): Promise<PageState> {
   const where = range(carrier, firstAwb, lastAwb);
   const [events, shipments] = await Promise.all([
-    client.query({
+    withReadRetry(() => client.query({
       // One tuple: argMax of a Nullable column alone skips NULLs (lib/clickhouse/README.md).
       query: `SELECT event_id, awb AS shipment_awb, tupleElement(latest, 1) AS status, tupleElement(latest, 2) AS code,
           tupleElement(latest, 3) AS reason_code, tupleElement(latest, 4) AS mapping_version, top AS iv
@@ -61,11 +62,11 @@ export async function pageState(client: ClickHouseClient, carrier: string, first
           FROM events WHERE ${where} GROUP BY awb, event_id
         )`,
       format: 'JSONEachRow',
-    }).then((r) => r.json<{ event_id: string; shipment_awb: string; status: string; code: string; reason_code: string | null; mapping_version: string; iv: string }>()),
-    client.query({
+    }).then((r) => r.json<{ event_id: string; shipment_awb: string; status: string; code: string; reason_code: string | null; mapping_version: string; iv: string }>())),
+    withReadRetry(() => client.query({
       query: `SELECT awb, mode, poll_id, mapping_version, ingest_version AS iv FROM shipments WHERE ${where}`,
       format: 'JSONEachRow',
-    }).then((r) => r.json<{ awb: string; mode: string; poll_id: string; mapping_version: string; iv: string }>()),
+    }).then((r) => r.json<{ awb: string; mode: string; poll_id: string; mapping_version: string; iv: string }>())),
   ]);
   let maxIngestVersion = 0;
   const state: PageState = { events: [], shipmentRows: new Set(), maxIngestVersion: 0 };
@@ -151,7 +152,7 @@ export interface Checkpoint {
 
 /** The run's latest checkpoint, or null when it never started. */
 export async function readCheckpoint(client: ClickHouseClient, runId: string): Promise<Checkpoint | null> {
-  const result = await client.query({
+  const result = await withReadRetry(() => client.query({
     query: `SELECT run_id, tupleElement(c, 1) AS mapping_version, tupleElement(c, 2) AS window, tupleElement(c, 3) AS state,
         tupleElement(c, 4) AS carrier, tupleElement(c, 5) AS awb, tupleElement(c, 6) AS pages, tupleElement(c, 7) AS polls,
         tupleElement(c, 8) AS rows_written, tupleElement(c, 9) AS started_version, tupleElement(c, 10) AS updated_at
@@ -160,7 +161,7 @@ export async function readCheckpoint(client: ClickHouseClient, runId: string): P
         FROM replay_checkpoints WHERE run_id = ${sqlString(runId)} GROUP BY run_id
       )`,
     format: 'JSONEachRow',
-  });
+  }));
   const [row] = await result.json<Record<keyof Checkpoint, string>>();
   if (!row) return null;
   return {
@@ -175,17 +176,18 @@ let lastCheckpointVersion = 0;
 export async function writeCheckpoint(client: ClickHouseClient, checkpoint: Omit<Checkpoint, 'updated_at'>): Promise<void> {
   lastCheckpointVersion = Math.max(Date.now(), lastCheckpointVersion + 1);
   const row = { ...checkpoint, updated_at: toClickHouseDateTime(Date.now()), version: lastCheckpointVersion };
-  await client.exec({ query: 'INSERT INTO replay_checkpoints FORMAT JSONEachRow', values: jsonEachRowStream([row]) }).then(({ stream }) => finished(stream.resume()));
+  // A checkpoint row written twice is the same row: retrying is safe.
+  await withReadRetry(() => client.exec({ query: 'INSERT INTO replay_checkpoints FORMAT JSONEachRow', values: jsonEachRowStream([row]) }).then(({ stream }) => finished(stream.resume())));
 }
 
 /** Month partitions (toYYYYMM) holding rows this run wrote (ingest_version ≥ its first stamp). */
 async function touchedMonths(client: ClickHouseClient, table: 'carrier_polls' | 'events', timeColumn: string, mappingVersion: string, sinceVersion: number): Promise<number[]> {
-  const result = await client.query({
+  const rows = await withReadRetry(async () => (await client.query({
     query: `SELECT DISTINCT toYYYYMM(${timeColumn}) AS m FROM ${table}
       WHERE mapping_version = ${sqlString(mappingVersion)} AND ingest_version >= ${sqlInt(sinceVersion)} ORDER BY m`,
     format: 'JSONEachRow',
-  });
-  return (await result.json<{ m: number | string }>()).map((r) => Number(r.m));
+  })).json<{ m: number | string }>());
+  return rows.map((r) => Number(r.m));
 }
 
 export interface CollapseReport {

@@ -149,6 +149,15 @@ describe('replay everywhere (ClickHouse, Kafka, the embedded log)', () => {
     expect(diff.compared).toBeGreaterThan(1000);
   });
 
+  it('--from-clickhouse streams the stored polls back as records, in polled_at order', async () => {
+    const run = await cli(['--from-clickhouse', '--since', new Date(START - 86_400_000).toISOString(), '--carrier', 'dtdc', '--database', db.target.database, '--quiet']);
+    expect(run.status, run.stderr).toBe(0);
+    const records = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as { poll_id: string; carrier: string; last_polled_at: string });
+    const dtdc = polls.filter((p) => p.poll.carrier === 'dtdc').map((p) => p.poll).sort((a, b) => a.polled_at.localeCompare(b.polled_at) || a.poll_id.localeCompare(b.poll_id));
+    expect(records.map((r) => r.poll_id)).toEqual(dtdc.map((p) => p.poll_id));
+    expect(records.map((r) => r.last_polled_at)).toEqual(dtdc.map((p) => p.polled_at));
+  });
+
   it('with one rule changed, the embedded log, Kafka and ClickHouse report the same changes on the same polls', async () => {
     const [embedded, kafka, clickhouse] = await Promise.all([
       cli(['--from-embedded', '--diff', '--data-dir', dataDir, '--config', config]),
