@@ -50,7 +50,7 @@ CREATE TABLE a (s String DEFAULT 'x;y', t String DEFAULT 'it\\'s;') ENGINE = Mem
 
   it('reads the repository migrations in number order', () => {
     const migrations = loadMigrations();
-    expect(migrations.map((m) => m.file)).toEqual(['0001_carrier_polls.sql', '0002_events.sql', '0003_shipments.sql', '0004_lane_benchmarks.sql']);
+    expect(migrations.map((m) => m.file)).toEqual(['0001_carrier_polls.sql', '0002_events.sql', '0003_shipments.sql', '0004_lane_benchmarks.sql', '0008_replay_checkpoints.sql']);
     for (const m of migrations) expect(m.statements.length).toBeGreaterThan(0);
   });
 
@@ -69,7 +69,7 @@ describe('migrate (real ClickHouse)', () => {
     const target = freshTarget();
     const lines: string[] = [];
     const first = await migrate(target, { log: (l) => lines.push(l) });
-    expect(first.applied).toEqual(['0001_carrier_polls.sql', '0002_events.sql', '0003_shipments.sql', '0004_lane_benchmarks.sql']);
+    expect(first.applied).toEqual(['0001_carrier_polls.sql', '0002_events.sql', '0003_shipments.sql', '0004_lane_benchmarks.sql', '0008_replay_checkpoints.sql']);
     expect(lines).toEqual(first.applied.map((f) => `applied ${f} (1 statement)`));
 
     const client = createClickHouseClient(target);
@@ -82,6 +82,7 @@ describe('migrate (real ClickHouse)', () => {
         ['carrier_polls', 'ReplacingMergeTree'],
         ['events', 'ReplacingMergeTree'],
         ['lane_benchmarks', 'ReplacingMergeTree'],
+        ['replay_checkpoints', 'ReplacingMergeTree'],
         ['schema_migrations', 'ReplacingMergeTree'],
         ['shipments', 'ReplacingMergeTree'],
       ]);
@@ -104,9 +105,9 @@ describe('migrate (real ClickHouse)', () => {
 
       const again = await migrate(target);
       expect(again.applied).toEqual([]);
-      expect(again.alreadyApplied).toHaveLength(4);
+      expect(again.alreadyApplied).toHaveLength(5);
       const recorded = await rowsOf<{ version: number; file: string }>(client, 'SELECT version, file FROM schema_migrations ORDER BY version');
-      expect(recorded.map((r) => [Number(r.version), r.file])).toEqual(first.applied.map((f, i) => [i + 1, f]));
+      expect(recorded.map((r) => [Number(r.version), r.file])).toEqual(first.applied.map((f) => [Number(f.slice(0, 4)), f]));
     } finally {
       await client.close();
     }
@@ -134,7 +135,7 @@ describe('migrate (real ClickHouse)', () => {
       // Fixed, it finishes: the first statement re-runs harmlessly (IF NOT EXISTS).
       writeFileSync(join(dir, '0005_broken.sql'), 'CREATE TABLE IF NOT EXISTS ok_one (x UInt8) ENGINE = Memory;\nCREATE TABLE broken (x UInt8) ENGINE = Memory;\n');
       const fixed = await migrate(target, { dir });
-      expect(fixed.applied).toEqual(['0005_broken.sql', '0006_after.sql']);
+      expect(fixed.applied).toEqual(['0005_broken.sql', '0006_after.sql', '0008_replay_checkpoints.sql']);
 
       // An applied migration edited afterwards is refused.
       writeFileSync(join(dir, '0006_after.sql'), 'CREATE TABLE after_broken (x UInt16) ENGINE = Memory;');
@@ -151,9 +152,9 @@ describe('migrate (real ClickHouse)', () => {
     const env = { ...process.env, CLICKHOUSE_URL: TEST_CLICKHOUSE_URL };
     const first = await run(tsx, [cli, '--database', target.database], { env });
     expect(first.stdout).toContain('migrate: applied 0001_carrier_polls.sql (1 statement)');
-    expect(first.stdout).toContain('migrate: applied 4, 0 already applied');
+    expect(first.stdout).toContain('migrate: applied 5, 0 already applied');
     const second = await run(tsx, [cli, '--database', target.database], { env });
-    expect(second.stdout).toContain('migrate: up to date (4 already applied)');
+    expect(second.stdout).toContain('migrate: up to date (5 already applied)');
 
     const dir = copyOfMigrations();
     writeFileSync(join(dir, '0005_typo.sql'), 'CREAT TABLE x (a UInt8) ENGINE = Memory;');
