@@ -1,12 +1,13 @@
 /**
  * npm run bench [-- <section>...] — prints every figure the issues ask for, measured side by side
- * in one run on this machine. Sections: normalize, carriers, api, pipeline, lanes.
+ * in one run on this machine. Sections: normalize, carriers, api, pipeline, lanes, replay.
  */
 import { benchApi } from './api.ts';
 import { benchCarriers } from './carriers.ts';
 import { benchLanes } from './lanes.ts';
 import { benchNormalize } from './normalize.ts';
 import { benchPipeline } from './pipeline.ts';
+import { benchReplay } from './replay.ts';
 import { printResults, type BenchResult } from './report.ts';
 
 const SECTIONS: Record<string, { title: string; run: () => Promise<BenchResult[]> }> = {
@@ -15,6 +16,7 @@ const SECTIONS: Record<string, { title: string; run: () => Promise<BenchResult[]
   api: { title: 'API throughput and memory (npm run bench -- api)', run: benchApi },
   lanes: { title: 'Windowed lane statistics: refresh at 5 M vs 50 M history, same window (npm run bench -- lanes)', run: benchLanes },
   pipeline: { title: 'Pipeline: Kafka → normalizer → ClickHouse, lane benchmarks at scale (npm run bench -- pipeline)', run: benchPipeline },
+  replay: { title: 'Replay over 1 M polls stored in ClickHouse: --diff, --apply (npm run bench -- replay)', run: benchReplay },
 };
 
 async function main(): Promise<void> {

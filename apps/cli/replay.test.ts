@@ -45,9 +45,31 @@ describe('npm run replay', () => {
     expect(run.stdout.trim().split('\n')).toHaveLength(2);
   });
 
-  it('explains usage errors', () => {
-    const run = runReplay([]);
-    expect(run.status).toBe(2);
-    expect(run.stderr).toMatch(/--input \(or --from-kafka\) is required/);
+  it('explains usage errors in one line, with exit status 2', () => {
+    for (const [args, message] of [
+      [[], /name a source: --input <file\|->, --from-embedded, --from-kafka or --from-clickhouse/],
+      [['--input', '-', '--carrier', 'fedex'], /unknown carrier "fedex"/],
+    ] as const) {
+      const run = runReplay([...args], '');
+      expect(run.status).toBe(2);
+      expect(run.stderr.trim().split('\n')).toHaveLength(1);
+      expect(run.stderr).toMatch(message);
+    }
+  }, 30_000);
+
+  it('--help documents every option with an example', () => {
+    const run = runReplay(['--help']);
+    expect(run.status).toBe(0);
+    const options = ['--input', '--from-embedded', '--from-kafka', '--from-clickhouse', '--since', '--until', '--carrier', '--output', '--diff', '--apply', '--yes', '--against', '--baseline', '--config', '--data-dir', '--database', '--topic'];
+    for (const option of options) expect(run.stdout).toMatch(new RegExp(`e\\.g\\. [^\\n]*${option}`));
+    expect(run.stdout).toMatch(/--quiet/);
+  });
+
+  it('reads the embedded default\'s log lines ({"poll": ..., "mode": ...}) as they are', () => {
+    const poll = journeyPoll('dtdc', 3);
+    const run = runReplay(['--input', '-'], `${JSON.stringify({ poll, mode: 'test' })}\n${JSON.stringify({ poll, mode: 'sandbox' })}\n`);
+    expect(run.status).toBe(1);
+    expect(JSON.parse(run.stdout)).toMatchObject({ poll_id: poll.poll_id, status: 'delivered' });
+    expect(run.stderr).toMatch(/line 2: embedded log line: "mode" must be "live" or "test"/);
   });
 });

@@ -1,160 +1,271 @@
 /**
- * npm run replay -- --input <file|-> [--output <file|->] [--diff]
- * npm run replay -- --from-kafka --since <ISO> [--until <ISO>] [--output <file|->] [--diff]
+ * npm run replay -- <source> [options]   (`--help` lists every option with an example)
  *
- * Replays carrier_poll.v1 records through today's mapping rules (contracts.md "Replay"): each line
- * of output is the tracking record the API would answer, with insights as of the poll's polled_at.
- * --diff instead compares the current rules' events with those stored in ClickHouse and reports
- * what would change per carrier and status; nothing is written anywhere.
- * Exit status 1 when any record was invalid, 2 on a usage or configuration error.
+ * Replays carrier_poll.v1 records through the current mapping rules (contracts.md "Replay") from a
+ * file, the embedded default's log, Kafka or ClickHouse; prints the records, or the diff against
+ * what is stored, or applies the new rules to what is stored. Wiring only: the work is in
+ * lib/replay (README there). Exit status: 0 done, 1 invalid records / apply declined or
+ * interrupted, 2 usage or configuration error.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
 import { once } from 'node:events';
-import { PassThrough, type Readable } from 'node:stream';
-import { createInterface } from 'node:readline';
-import { parseArgs } from 'node:util';
-import cliProgress from 'cli-progress';
-import { createClickHouseClient, resolveTarget, storedEventsFor } from '../../lib/clickhouse/index.ts';
+import { createInterface } from 'node:readline/promises';
+import type { Writable } from 'node:stream';
+import { createClickHouseClient, resolveTarget, storedEventsFor, type ClickHouseClient, type PollWindow } from '../../lib/clickhouse/index.ts';
+import { countPolls } from '../../lib/clickhouse/poll-reader.ts';
 import { createKafka } from '../../lib/kafka/client.ts';
-import { readPollWindow } from '../../lib/kafka/read-window.ts';
-import { loadProduct } from '../../lib/product/index.ts';
-import { diffEvents, formatDiff, type MappedEvent } from '../../lib/replay/diff.ts';
-import { replayLine, replayStream, type ReplayContext, type ReplayTotals } from '../../lib/replay/index.ts';
+import { loadProduct, type Product } from '../../lib/product/index.ts';
+import { applyClickHouse, diffClickHouse, type ClickHouseDiff } from '../../lib/replay/clickhouse-run.ts';
+import { diffEvents, formatDiff, type DiffReport } from '../../lib/replay/diff.ts';
+import { embeddedBaseline, storedEmbeddedEvents, writeAppliedMapping } from '../../lib/replay/embedded.ts';
+import { EventSet, mappedEventsOf } from '../../lib/replay/fresh-events.ts';
+import { HELP, parseReplayOptions, UsageError, type ReplayOptions } from '../../lib/replay/options.ts';
+import { createProgress, type Progress } from '../../lib/replay/progress.ts';
+import { replayPoll, type ReplayContext } from '../../lib/replay/replay-line.ts';
+import { clickHouseSource, embeddedSource, inWindow, kafkaSource, lineSource, type PollFilter, type SourceItem } from '../../lib/replay/sources.ts';
 
-const USAGE = [
-  'usage: npm run replay -- --input <file|-> [--output <file|->] [--diff]',
-  '       npm run replay -- --from-kafka --since <ISO> [--until <ISO>] [--output <file|->] [--diff]',
-].join('\n');
-
-function fail(message: string): never {
-  process.stderr.write(`replay: ${message}\n${USAGE}\n`);
-  process.exit(2);
-}
-
-function parseTime(value: string | undefined, name: string): number | undefined {
-  if (value === undefined) return undefined;
-  const ms = Date.parse(value);
-  if (Number.isNaN(ms)) fail(`${name} must be an ISO 8601 date-time, got "${value}"`);
-  return ms;
-}
-
-/** The polls to replay: a file, standard input, or a window of the Kafka topic (streamed). */
-function openSource(args: { input?: string; 'from-kafka': boolean; since?: string; until?: string }, onDone: (err?: unknown) => void): Readable {
-  if (!args['from-kafka']) {
-    const input = args.input === '-' ? process.stdin : createReadStream(args.input!);
-    input.on('error', (err: Error) => fail(`cannot read ${args.input}: ${err.message}`));
-    input.on('end', () => onDone());
-    return input;
+/** Exit status 2 with one line. */
+class ExitError extends Error {
+  constructor(message: string, readonly status = 2) {
+    super(message);
   }
-  const brokers = process.env.KAFKA_BROKERS;
-  if (!brokers) fail('--from-kafka needs KAFKA_BROKERS');
-  const sinceMs = parseTime(args.since, '--since');
-  if (sinceMs === undefined) fail('--from-kafka needs --since');
-  const untilMs = parseTime(args.until, '--until');
-  const stream = new PassThrough();
-  const kafka = createKafka({ brokers, clientId: 'tracking-replay', log: () => {} });
-  readPollWindow(kafka, { sinceMs, untilMs }, async (value) => {
-    if (!stream.write(value + '\n')) await once(stream, 'drain');
-  }).then(() => { stream.end(); onDone(); }, (err: unknown) => { stream.destroy(err as Error); onDone(err); });
-  return stream;
 }
 
-function progressBar(enabled: boolean) {
-  if (!enabled) return null;
-  const bar = new cliProgress.SingleBar({ format: 'replay | {value} polls | {records} records | {invalid} invalid', stream: process.stderr }, cliProgress.Presets.shades_classic);
-  bar.start(0, 0, { records: 0, invalid: 0 });
-  return bar;
+interface Run {
+  options: ReplayOptions;
+  product: Product;
+  ctx: ReplayContext;
+  window: PollWindow;
+  filter: PollFilter;
+  output: Writable;
+  progress: Progress;
+  signal: AbortSignal;
 }
 
-/** --diff: the current rules' events for every replayed poll, compared with ClickHouse. */
-async function runDiff(source: Readable, ctx: ReplayContext, output: NodeJS.WritableStream): Promise<number> {
-  const target = resolveTarget(process.env.CLICKHOUSE_URL ?? fail('--diff needs CLICKHOUSE_URL'), process.env.CLICKHOUSE_DATABASE);
-  const fresh = new Map<string, MappedEvent>();
-  let invalid = 0;
-  let lineNumber = 0;
-  for await (const line of createInterface({ input: source, crlfDelay: Infinity })) {
-    lineNumber++;
-    if (!line.trim()) continue;
-    const outcome = replayLine(line, ctx);
-    if (outcome.kind === 'invalid') {
-      invalid++;
-      process.stderr.write(`replay: line ${lineNumber}: ${outcome.message}\n`);
-    } else if (outcome.kind === 'record') {
-      const record = outcome.output as { carrier: string; awb: string; events: Omit<MappedEvent, 'carrier' | 'awb'>[] };
-      for (const e of record.events) {
-        fresh.set(e.event_id, { event_id: e.event_id, carrier: record.carrier, awb: record.awb, status: e.status, code: e.code, reason_code: e.reason_code });
-      }
+function clickHouse(options: ReplayOptions): ClickHouseClient {
+  const url = process.env.CLICKHOUSE_URL;
+  if (!url) throw new ExitError(`${options.source === 'clickhouse' ? '--from-clickhouse' : '--diff against ClickHouse'} needs CLICKHOUSE_URL (or --against embedded)`);
+  return createClickHouseClient(resolveTarget(url, options.database ?? undefined));
+}
+
+function source(run: Run, client: ClickHouseClient | null): AsyncIterable<SourceItem> {
+  const { options, ctx } = run;
+  const resolve = ctx.resolveCarrier;
+  switch (options.source) {
+    case 'input': {
+      const input = options.input === '-' ? process.stdin : createReadStream(options.input!);
+      input.on('error', (err: Error) => { input.destroy(); fatal(`cannot read ${options.input}: ${err.message}`); });
+      return lineSource(input, resolve);
+    }
+    case 'embedded':
+      return embeddedSource(options.dataDir, resolve);
+    case 'kafka': {
+      const brokers = process.env.KAFKA_BROKERS;
+      if (!brokers) throw new ExitError('--from-kafka needs KAFKA_BROKERS');
+      const kafka = createKafka({ brokers, clientId: 'tracking-replay', log: () => {} });
+      return kafkaSource(kafka, { sinceMs: options.sinceMs!, untilMs: options.untilMs ?? undefined }, resolve, options.topic ?? undefined);
+    }
+    case 'clickhouse':
+      return clickHouseSource(client!, run.window);
+  }
+}
+
+/** Polls of the source within the window; bad lines reported on stderr and counted. */
+async function* polls(run: Run, client: ClickHouseClient | null, counts: { invalid: number }) {
+  // Kafka and ClickHouse select the window by query (Kafka by message time); files and the log here.
+  const localFilter = run.options.source === 'input' || run.options.source === 'embedded';
+  for await (const item of source(run, client)) {
+    run.signal.throwIfAborted();
+    if (item.kind === 'invalid') {
+      counts.invalid++;
+      process.stderr.write(`replay: line ${item.line}: ${item.message}\n`);
+    } else if (!localFilter || inWindow(item, run.filter)) {
+      yield item;
     }
   }
-  const client = createClickHouseClient(target);
+}
+
+async function writeLine(output: Writable, line: string): Promise<void> {
+  if (!output.write(line + '\n')) await once(output, 'drain');
+}
+
+/** No --diff/--apply: the record the API would answer for each poll. */
+async function runRecords(run: Run): Promise<number> {
+  const client = run.options.source === 'clickhouse' ? clickHouse(run.options) : null;
+  const totals = { lines: 0, records: 0, notFound: 0, carrierErrors: 0 };
+  const counts = { invalid: 0 };
   try {
-    const shipments = [...new Map([...fresh.values()].map((e) => [`${e.carrier}:${e.awb}`, { carrier: e.carrier, awb: e.awb }])).values()];
-    const stored = await storedEventsFor(client, shipments);
-    const report = diffEvents(stored, [...fresh.values()]);
-    output.write(JSON.stringify({ mapping_version: ctx.rules.mappingVersion, ...report }) + '\n');
-    process.stderr.write(`${formatDiff(report)}\n`);
+    run.progress.phase('records', client ? await countPolls(client, run.window) : null);
+    for await (const { poll } of polls(run, client, counts)) {
+      totals.lines++;
+      const outcome = replayPoll(poll, run.ctx);
+      if (outcome.kind === 'record') totals.records++;
+      else if (outcome.kind === 'not_found') totals.notFound++;
+      else if (outcome.kind === 'carrier_error') totals.carrierErrors++;
+      if (outcome.kind !== 'invalid') await writeLine(run.output, JSON.stringify(outcome.output));
+      if (totals.lines % 1000 === 0) run.progress.update(totals.lines);
+    }
   } finally {
+    run.progress.stop();
+    await client?.close();
+  }
+  process.stderr.write(
+    `replay: ${totals.lines + counts.invalid} polls, ${totals.records} records, ${totals.notFound} not found, ` +
+      `${totals.carrierErrors} carrier errors, ${counts.invalid} invalid lines (mapping ${run.ctx.rules.mappingVersion})\n`,
+  );
+  return counts.invalid > 0 ? 1 : 0;
+}
+
+async function printDiff(run: Run, summary: Record<string, unknown>, report: DiffReport): Promise<void> {
+  await writeLine(run.output, JSON.stringify({ mapping_version: run.ctx.rules.mappingVersion, ...summary, ...report }));
+  process.stderr.write(`${formatDiff(report)}\n`);
+}
+
+async function confirmed(run: Run, question: string): Promise<boolean> {
+  if (run.options.yes) return true;
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await rl.question(`${question} [y/N] `)).trim());
+  } finally {
+    rl.close();
+  }
+}
+
+/** --from-clickhouse --diff / --apply: page by page, never the whole window in memory. */
+async function runClickHouse(run: Run): Promise<number> {
+  const client = clickHouse(run.options);
+  try {
+    if (run.options.apply) {
+      const [row] = await (await client.query({ query: "SELECT count() AS c FROM system.tables WHERE database = currentDatabase() AND name = 'replay_checkpoints'", format: 'JSONEachRow' })).json<{ c: string }>();
+      if (Number(row?.c) === 0) throw new ExitError('ClickHouse has no replay_checkpoints table: run `npm run migrate` first');
+    }
+    const total = await countPolls(client, run.window);
+    run.progress.phase('diff', total);
+    const diff: ClickHouseDiff = await diffClickHouse(client, { window: run.window, rules: run.ctx.rules, signal: run.signal, onProgress: (n) => run.progress.update(n) });
+    run.progress.stop();
+    await printDiff(run, { against: 'clickhouse', polls: diff.polls, invalid_polls: diff.invalid, to_write: diff.toWrite }, diff.report);
+    const { carrier_polls, events, shipments } = diff.toWrite;
+    process.stderr.write(`rows not yet under mapping ${run.ctx.rules.mappingVersion}: ${carrier_polls} polls, ${events} events, ${shipments} shipments (of ${diff.polls} polls read)\n`);
+    if (!run.options.apply) return diff.invalid > 0 ? 1 : 0;
+    if (!(await confirmed(run, `Write these rows to ClickHouse database ${resolveTarget(process.env.CLICKHOUSE_URL, run.options.database ?? undefined).database}?`))) {
+      process.stderr.write('replay: apply declined; nothing written\n');
+      return 1;
+    }
+    run.progress.phase('apply', total);
+    const result = await applyClickHouse(client, { window: run.window, rules: run.ctx.rules, signal: run.signal, onProgress: (n) => run.progress.update(n) });
+    run.progress.stop();
+    if (result.resumedFrom) process.stderr.write(`replay: resumed run ${result.runId} after ${result.resumedFrom.carrier} ${result.resumedFrom.awb} (${result.resumedFrom.pages} pages done before)\n`);
+    const collapse = result.collapse ? `; merged ${result.collapse.partitions} partitions in ${(result.collapse.durationMs / 1000).toFixed(1)} s` : '';
+    process.stderr.write(`replay: applied mapping ${run.ctx.rules.mappingVersion} (run ${result.runId}): wrote ${result.written.carrier_polls} polls, ${result.written.events} events, ${result.written.shipments} shipments rows${collapse}\n`);
+    return 0;
+  } finally {
+    run.progress.stop();
     await client.close();
   }
-  return invalid;
 }
 
-async function main(): Promise<void> {
-  let args;
+/** --diff (and --apply to the embedded default) from a file, the embedded log or Kafka. */
+async function runDiff(run: Run): Promise<number> {
+  const { options } = run;
+  const fresh = new EventSet();
+  const counts = { invalid: 0 };
+  let read = 0;
+  const client = options.against === 'clickhouse' || options.source === 'clickhouse' ? clickHouse(options) : null;
   try {
-    args = parseArgs({
-      options: {
-        input: { type: 'string' },
-        output: { type: 'string', default: '-' },
-        'from-kafka': { type: 'boolean', default: false },
-        since: { type: 'string' },
-        until: { type: 'string' },
-        diff: { type: 'boolean', default: false },
-      },
-      strict: true,
-    }).values;
-  } catch (err) {
-    fail((err as Error).message);
+    run.progress.phase('diff', null);
+    for await (const { poll } of polls(run, client, counts)) {
+      read++;
+      fresh.touch(poll.carrier, poll.awb);
+      fresh.add(mappedEventsOf(poll, run.ctx.rules));
+      if (read % 1000 === 0) run.progress.update(read);
+    }
+    run.progress.stop();
+    let report: DiffReport;
+    let summary: Record<string, unknown>;
+    if (options.against === 'clickhouse') {
+      report = diffEvents(await storedEventsFor(client!, fresh.shipments), fresh.events);
+      summary = { against: 'clickhouse', polls: read };
+    } else {
+      const baseline = embeddedBaseline(options.dataDir, options.baseline ?? undefined);
+      process.stderr.write(`replay: stored = the embedded log under ${baseline.source}, mapping ${baseline.rules.mappingVersion}\n`);
+      const stored = await storedEmbeddedEvents(options.dataDir, baseline.rules, fresh, run.ctx.resolveCarrier);
+      report = diffEvents(stored.events, fresh.events);
+      summary = { against: 'embedded', stored_mapping_version: baseline.rules.mappingVersion, polls: read };
+    }
+    await printDiff(run, summary, report);
+    if (!options.apply) return counts.invalid > 0 ? 1 : 0;
+    if (!(await confirmed(run, `Record mapping ${run.ctx.rules.mappingVersion} as applied to the embedded default in ${options.dataDir}?`))) {
+      process.stderr.write('replay: apply declined; nothing written\n');
+      return 1;
+    }
+    writeAppliedMapping(options.dataDir, { mapping_version: run.ctx.rules.mappingVersion, applied_at: new Date().toISOString(), polls: read, mappings: run.product.config.mappings });
+    process.stderr.write(
+      `replay: mapping ${run.ctx.rules.mappingVersion} recorded as applied in ${options.dataDir}/replay/applied-mapping.json. ` +
+        `The embedded default re-derives its state from the log at start: restart it with these rules in ${options.config ?? 'config/'} to serve them.\n`,
+    );
+    return counts.invalid > 0 ? 1 : 0;
+  } finally {
+    run.progress.stop();
+    await client?.close();
   }
-  if (!args['from-kafka'] && !args.input) fail('--input (or --from-kafka) is required');
-  if (args['from-kafka'] && args.input) fail('use either --input or --from-kafka, not both');
-
-  // CONFIG_DIR (as every app): replay --diff is how a changed copy of the mapping rules is tried out.
-  const product = loadProduct(process.env.CONFIG_DIR || undefined);
-  const ctx: ReplayContext = { rules: product.rules, resolveCarrier: (n) => product.registry.resolve(n) };
-  let sourceError: unknown = null;
-  const source = openSource(args, (err) => { if (err) sourceError = err; });
-  const output = args.output === '-' ? process.stdout : createWriteStream(args.output!);
-
-  if (args.diff) {
-    const invalid = await runDiff(source, ctx, output);
-    if (output !== process.stdout) await new Promise<void>((resolve) => output.end(resolve));
-    process.exitCode = invalid > 0 ? 1 : 0;
-    return;
-  }
-
-  // A progress bar only where a person is watching, never mixed into piped output.
-  const bar = progressBar(process.stderr.isTTY && args.output !== '-');
-  const totals: ReplayTotals = await replayStream(source, output, ctx, {
-    onInvalidLine(lineNumber, message) {
-      process.stderr.write(`replay: line ${lineNumber}: ${message}\n`);
-    },
-    onProgress(t) {
-      bar?.setTotal(t.lines);
-      bar?.update(t.lines, { records: t.records, invalid: t.invalid });
-    },
-  });
-  bar?.stop();
-  if (output !== process.stdout) await new Promise<void>((resolve) => output.end(resolve));
-  if (sourceError) throw sourceError;
-  process.stderr.write(
-    `replay: ${totals.lines} polls, ${totals.records} records, ${totals.notFound} not found, ` +
-      `${totals.carrierErrors} carrier errors, ${totals.invalid} invalid lines (mapping ${product.rules.mappingVersion})\n`,
-  );
-  process.exitCode = totals.invalid > 0 ? 1 : 0;
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`replay: ${(err as Error).message}\n`);
+function fatal(message: string): never {
+  process.stderr.write(`replay: ${message}\n`);
   process.exit(2);
-});
+}
+
+async function main(): Promise<number> {
+  let options: ReplayOptions | null;
+  try {
+    options = parseReplayOptions(process.argv.slice(2), process.env);
+  } catch (err) {
+    if (err instanceof UsageError) throw new ExitError(`${err.message} (npm run replay -- --help)`);
+    throw err;
+  }
+  if (!options) {
+    process.stdout.write(`${HELP}\n`);
+    return 0;
+  }
+  // Refused before reading anything: nobody could answer the question.
+  if (options.apply && !options.yes && !process.stdin.isTTY) throw new ExitError('--apply asks for confirmation and standard input is not a terminal: add --yes to apply without asking');
+
+  let product: Product;
+  try {
+    product = loadProduct(options.config ?? undefined);
+  } catch (err) {
+    throw new ExitError((err as Error).message.replace(/\s*\n\s*/g, ' '));
+  }
+  const carriers = options.carriers.map((name) => product.registry.resolve(name) ?? (() => { throw new ExitError(`--carrier: unknown carrier "${name}"`); })());
+  const window: PollWindow = { since: options.sinceMs ?? 0, ...(options.untilMs !== null ? { until: options.untilMs } : {}), ...(carriers.length ? { carriers } : {}) };
+  const output = options.output === '-' ? process.stdout : createWriteStream(options.output);
+  const controller = new AbortController();
+  process.once('SIGINT', () => {
+    process.stderr.write('\nreplay: interrupted; stopping after the current step (run the same command again to resume an apply)\n');
+    controller.abort(new ExitError('interrupted', 1));
+  });
+  const run: Run = {
+    options, product, window, output,
+    ctx: { rules: product.rules, resolveCarrier: (n) => product.registry.resolve(n) },
+    filter: { sinceMs: options.sinceMs, untilMs: options.untilMs, carriers: carriers.length ? new Set(carriers) : null },
+    // Progress only where a person may watch, and never into the records themselves.
+    progress: createProgress({ enabled: !options.quiet && (process.stderr.isTTY || options.source === 'clickhouse') }),
+    signal: controller.signal,
+  };
+  try {
+    if (options.source === 'clickhouse' && (options.diff || options.apply)) return await runClickHouse(run);
+    if (options.diff || options.apply) return await runDiff(run);
+    return await runRecords(run);
+  } finally {
+    if (output !== process.stdout) await new Promise<void>((resolve) => output.end(resolve));
+  }
+}
+
+main().then(
+  (status) => { process.exitCode = status; },
+  (err: unknown) => {
+    const status = err instanceof ExitError ? err.status : 2;
+    process.stderr.write(`replay: ${(err as Error).message}\n`);
+    process.exit(status);
+  },
+);

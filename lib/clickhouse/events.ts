@@ -91,7 +91,7 @@ function epochMs(value: string | number, what: string): number {
 }
 
 /** carrier_polls conditions of a window; null when it selects nothing (an empty carrier list). */
-function windowConditions(window: PollWindow): string[] | null {
+export function windowConditions(window: PollWindow): string[] | null {
   const since = epochMs(window.since, 'since');
   const until = window.until === undefined ? null : epochMs(window.until, 'until');
   const polled = 'toUInt64(toUnixTimestamp(polled_at)) * 1000 + polled_at_ms';

@@ -50,7 +50,7 @@ CREATE TABLE a (s String DEFAULT 'x;y', t String DEFAULT 'it\\'s;') ENGINE = Mem
 
   it('reads the repository migrations in number order', () => {
     const migrations = loadMigrations();
-    expect(migrations.map((m) => m.file)).toEqual(['0001_carrier_polls.sql', '0002_events.sql', '0003_shipments.sql', '0004_lane_benchmarks.sql', '0005_webhook_deliveries.sql', '0006_lane_closures.sql', '0007_lane_touches.sql', '0008_lane_touches_view.sql', '0009_lane_stats.sql', '0010_lane_refreshes.sql', '0011_lane_closures_backfill.sql']);
+    expect(migrations.map((m) => m.file)).toEqual(['0001_carrier_polls.sql', '0002_events.sql', '0003_shipments.sql', '0004_lane_benchmarks.sql', '0005_webhook_deliveries.sql', '0006_lane_closures.sql', '0007_lane_touches.sql', '0008_lane_touches_view.sql', '0009_lane_stats.sql', '0010_lane_refreshes.sql', '0011_lane_closures_backfill.sql', '0012_replay_checkpoints.sql']);
     for (const m of migrations) expect(m.statements.length).toBeGreaterThan(0);
   });
 
@@ -69,7 +69,7 @@ describe('migrate (real ClickHouse)', () => {
     const target = freshTarget();
     const lines: string[] = [];
     const first = await migrate(target, { log: (l) => lines.push(l) });
-    expect(first.applied).toEqual(['0001_carrier_polls.sql', '0002_events.sql', '0003_shipments.sql', '0004_lane_benchmarks.sql', '0005_webhook_deliveries.sql', '0006_lane_closures.sql', '0007_lane_touches.sql', '0008_lane_touches_view.sql', '0009_lane_stats.sql', '0010_lane_refreshes.sql', '0011_lane_closures_backfill.sql']);
+    expect(first.applied).toEqual(['0001_carrier_polls.sql', '0002_events.sql', '0003_shipments.sql', '0004_lane_benchmarks.sql', '0005_webhook_deliveries.sql', '0006_lane_closures.sql', '0007_lane_touches.sql', '0008_lane_touches_view.sql', '0009_lane_stats.sql', '0010_lane_refreshes.sql', '0011_lane_closures_backfill.sql', '0012_replay_checkpoints.sql']);
     expect(lines).toEqual(first.applied.map((f) => `applied ${f} (1 statement)`));
 
     const client = createClickHouseClient(target);
@@ -87,6 +87,7 @@ describe('migrate (real ClickHouse)', () => {
         ['lane_stats', 'ReplacingMergeTree'],
         ['lane_touches', 'MergeTree'],
         ['lane_touches_view', 'MaterializedView'],
+        ['replay_checkpoints', 'ReplacingMergeTree'],
         ['schema_migrations', 'ReplacingMergeTree'],
         ['shipments', 'ReplacingMergeTree'],
         ['webhook_deliveries', 'ReplacingMergeTree'],
@@ -133,7 +134,7 @@ describe('migrate (real ClickHouse)', () => {
     const client = createClickHouseClient(target);
     try {
       const recorded = await rowsOf<{ file: string }>(client, 'SELECT file FROM schema_migrations ORDER BY version');
-      expect(recorded.map((r) => r.file)).toEqual(['0001_carrier_polls.sql', '0002_events.sql', '0003_shipments.sql', '0004_lane_benchmarks.sql', '0005_webhook_deliveries.sql', '0006_lane_closures.sql', '0007_lane_touches.sql', '0008_lane_touches_view.sql', '0009_lane_stats.sql', '0010_lane_refreshes.sql', '0011_lane_closures_backfill.sql']);
+      expect(recorded.map((r) => r.file)).toEqual(['0001_carrier_polls.sql', '0002_events.sql', '0003_shipments.sql', '0004_lane_benchmarks.sql', '0005_webhook_deliveries.sql', '0006_lane_closures.sql', '0007_lane_touches.sql', '0008_lane_touches_view.sql', '0009_lane_stats.sql', '0010_lane_refreshes.sql', '0011_lane_closures_backfill.sql', '0012_replay_checkpoints.sql']);
       const tables = await rowsOf<{ name: string }>(client, "SELECT name FROM system.tables WHERE database = currentDatabase() AND name IN ('ok_one', 'after_broken')");
       expect(tables.map((t) => t.name)).toEqual(['ok_one']);
 
@@ -157,9 +158,9 @@ describe('migrate (real ClickHouse)', () => {
     const env = { ...process.env, CLICKHOUSE_URL: TEST_CLICKHOUSE_URL };
     const first = await run(tsx, [cli, '--database', target.database], { env });
     expect(first.stdout).toContain('migrate: applied 0001_carrier_polls.sql (1 statement)');
-    expect(first.stdout).toContain('migrate: applied 11, 0 already applied');
+    expect(first.stdout).toContain('migrate: applied 12, 0 already applied');
     const second = await run(tsx, [cli, '--database', target.database], { env });
-    expect(second.stdout).toContain('migrate: up to date (11 already applied)');
+    expect(second.stdout).toContain('migrate: up to date (12 already applied)');
 
     const dir = copyOfMigrations();
     writeFileSync(join(dir, '0098_typo.sql'), 'CREAT TABLE x (a UInt8) ENGINE = Memory;');

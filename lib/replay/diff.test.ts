@@ -25,8 +25,8 @@ describe('replay diff', () => {
     expect(report).toMatchObject({ compared: 5, unchanged: 1, changed: 3, added: 1, missing: 1 });
     expect(report.rows).toEqual([
       { carrier: 'dtdc', from: 'in_transit/unknown', to: 'in_transit/exception (other)', count: 2 },
-      { carrier: 'dtdc', from: 'exception/delivery_attempted (other)', to: 'exception/delivery_attempted (refused)', count: 1 },
       { carrier: 'dtdc', from: 'delivered/delivered', to: null, count: 1 },
+      { carrier: 'dtdc', from: 'exception/delivery_attempted (other)', to: 'exception/delivery_attempted (refused)', count: 1 },
       { carrier: 'dtdc', from: null, to: 'out_for_delivery/out_for_delivery', count: 1 },
     ]);
     expect(formatDiff(report)).toMatch(/3 changed/);

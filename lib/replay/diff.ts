@@ -35,6 +35,11 @@ function label(e: MappedEvent): string {
   return `${e.status}/${e.code}${e.reason_code ? ` (${e.reason_code})` : ''}`;
 }
 
+/** Per carrier, most frequent first; ties by label, so equal diffs print (and compare) equal. */
+function byCarrierAndCount(a: DiffRow, b: DiffRow): number {
+  return a.carrier.localeCompare(b.carrier) || b.count - a.count || String(a.from).localeCompare(String(b.from)) || String(a.to).localeCompare(String(b.to));
+}
+
 /**
  * Compares by event_id (stable per carrier + AWB + time + raw status). Only shipments present in
  * `fresh` are compared, so a replay of part of the log reports nothing about the rest.
@@ -71,7 +76,7 @@ export function diffEvents(stored: readonly MappedEvent[], fresh: readonly Mappe
     report.added++;
     bump(now.carrier, null, label(now));
   }
-  report.rows = [...counts.values()].sort((a, b) => a.carrier.localeCompare(b.carrier) || b.count - a.count);
+  report.rows = [...counts.values()].sort(byCarrierAndCount);
   return report;
 }
 
@@ -85,4 +90,29 @@ export function formatDiff(report: DiffReport): string {
     lines.push(`  ${row.carrier.padEnd(22)} ${(row.from ?? '(none)').padEnd(40)} → ${(row.to ?? '(none)').padEnd(40)} ${row.count}`);
   }
   return lines.join('\n');
+}
+
+export function emptyDiffReport(): DiffReport {
+  return { compared: 0, unchanged: 0, changed: 0, added: 0, missing: 0, rows: [] };
+}
+
+/**
+ * Adds `part` into `total` (diffs computed a page of shipments at a time). Pages never share a
+ * shipment, so the sum is the diff of the whole run.
+ */
+export function addDiffReport(total: DiffReport, part: DiffReport): DiffReport {
+  total.compared += part.compared;
+  total.unchanged += part.unchanged;
+  total.changed += part.changed;
+  total.added += part.added;
+  total.missing += part.missing;
+  const rows = new Map(total.rows.map((r) => [`${r.carrier}|${r.from}|${r.to}`, r]));
+  for (const row of part.rows) {
+    const key = `${row.carrier}|${row.from}|${row.to}`;
+    const known = rows.get(key);
+    if (known) known.count += row.count;
+    else rows.set(key, { ...row });
+  }
+  total.rows = [...rows.values()].sort(byCarrierAndCount);
+  return total;
 }

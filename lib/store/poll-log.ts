@@ -5,6 +5,11 @@ import { createInterface } from 'node:readline';
 import { CarrierPollSchema, type CarrierPoll } from '../schemas/index.ts';
 import type { TrackingMode } from '../tracking/index.ts';
 
+/** Where the embedded default keeps its raw-poll log under DATA_DIR (replay reads it directly). */
+export function pollLogPath(dataDir: string): string {
+  return join(dataDir, 'polls.ndjson');
+}
+
 /** One line of the log: the poll (personal data already removed) and the key mode it was made for. */
 export interface LoggedPoll {
   mode: TrackingMode;
@@ -23,7 +28,7 @@ export class PollLog {
 
   constructor(dataDir: string) {
     mkdirSync(dataDir, { recursive: true });
-    this.path = join(dataDir, 'polls.ndjson');
+    this.path = pollLogPath(dataDir);
   }
 
   append(entry: LoggedPoll): void {
