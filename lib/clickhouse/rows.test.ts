@@ -110,8 +110,10 @@ describe('toRows (pure)', () => {
     });
     // Pickup (2nd scan) to delivery (10th): 8 steps of 7 hours.
     expect(shipment!.transit_days).toBeCloseTo(56 / 24, 12);
-    // One failed attempt, then the delivery (the record's delivery_attempts.count).
-    expect(shipment!.attempts).toBe(2);
+    // Two failed attempts, then the delivery (the record's delivery_attempts.count): Delhivery
+    // writes a failed attempt as Scan "Pending" with the NSL reason (real bodies, carrier-formats.md),
+    // so the journey's "Pending / Consignee Unavailable" is an attempt as well as its "Undelivered".
+    expect(shipment!.attempts).toBe(3);
   });
 
   it('keeps milliseconds of polled_at apart and the header as columns', () => {
