@@ -4,6 +4,8 @@
  */
 export const pushKeys = {
   watch: (prefix: string, carrier: string, awb: string) => `watch:{${prefix}}:${carrier}:${awb}`,
+  /** The same, from an index entry `carrier:AWB`. */
+  watchOf: (prefix: string, name: string) => `watch:{${prefix}}:${name}`,
   watchIndex: (prefix: string) => `watches:{${prefix}}`,
   /** Per shipment: who watches it, until when, and what the poller needs. */
   shipment: (shipmentId: string) => `shipment:{${shipmentId}}`,

@@ -124,22 +124,21 @@ export class WatchStore {
 
   /** The key's watches ordered by carrier and number, `limit` a page; the cursor is the last one's name. */
   async list(prefix: string, nowMs: number, options: { cursor?: string | null; limit: number }): Promise<WatchListPage> {
-    const names = (await this.kv.setMembers(pushKeys.watchIndex(prefix))).sort();
-    const after = options.cursor ? Buffer.from(options.cursor, 'base64url').toString('utf8') : null;
-    const start = after === null ? 0 : names.findIndex((n) => n > after);
+    const after = options.cursor ? Buffer.from(options.cursor, 'base64url').toString('utf8') : '';
+    const names = (await this.kv.setMembers(pushKeys.watchIndex(prefix))).filter((n) => n > after).sort();
     const items: WatchView[] = [];
     let last: string | null = null;
-    for (let i = start < 0 ? names.length : start; i < names.length && items.length < options.limit; i += options.limit) {
-      const slice = names.slice(i, i + options.limit);
-      const docs = await this.kv.getMany<WatchDoc>(slice.map((n) => `watch:{${prefix}}:${n}`));
-      for (let j = 0; j < slice.length && items.length < options.limit; j++) {
-        last = slice[j]!;
-        const doc = docs[j];
-        if (doc) items.push(watchView(doc, nowMs));
+    // A page of names at a time: an index entry whose watch was never made is skipped.
+    for (let i = 0; i < names.length && items.length < options.limit; i += options.limit) {
+      const page = names.slice(i, i + options.limit);
+      const docs = await this.kv.getMany<WatchDoc>(page.map((n) => pushKeys.watchOf(prefix, n)));
+      for (let j = 0; j < page.length && items.length < options.limit; j++) {
+        last = page[j]!;
+        if (docs[j]) items.push(watchView(docs[j]!, nowMs));
       }
     }
-    const more = last !== null && names.some((n) => n > last!);
-    return { items, next_cursor: more && last !== null ? Buffer.from(last, 'utf8').toString('base64url') : null };
+    const more = last !== null && names.at(-1)! > last;
+    return { items, next_cursor: more ? Buffer.from(last!, 'utf8').toString('base64url') : null };
   }
 
   /** Ends a watch now (DELETE). False when the key did not watch the shipment. */
