@@ -1,28 +1,33 @@
 /**
- * npm start — the embedded default: one process with the API, the sandbox carrier network, the
- * in-process normalizer and poller, an in-process cache and bus, and the embedded store under
- * DATA_DIR. Prints the admin token, a fresh trk_test_ trial key and a curl line to try.
+ * npm start. With no service URLs, the embedded default: one process with the API, the sandbox
+ * carrier network, the in-process normalizer and poller, an in-process cache and bus, and the
+ * embedded store under DATA_DIR. With REDIS_URL, KAFKA_BROKERS and CLICKHOUSE_URL, every app runs
+ * in this process against those services (apps/embedded/mode.ts). Prints the mode, the admin
+ * token, a fresh trk_test_ trial key and a curl line to try.
  */
 import { buildApp } from '../api/app.ts';
 import { flushLogs } from '../api/log-stream.ts';
-import { createApiRuntime } from '../api/runtime.ts';
+import { createApiRuntime, type ApiRuntime } from '../api/runtime.ts';
 import { startRefreshScheduler } from '../api/scheduler.ts';
-import { ConfigError, loadEnv } from '../../lib/config/index.ts';
+import { startDispatcher } from '../dispatcher/start.ts';
+import { startNormalizer } from '../normalizer/start.ts';
+import { startPoller } from '../poller/start.ts';
+import { ConfigError, loadEnv, type Env } from '../../lib/config/index.ts';
 import { createMailer, noticeSettingsFromEnv, scheduleNotices } from '../../lib/notices/index.ts';
+import { refreshPolicyOf } from '../../lib/poller/index.ts';
+import { runApp } from '../../lib/process/run.ts';
 import { startSandbox } from '../../lib/sandbox/server.ts';
 import { applyHeapPolicy } from '../api/heap-policy.ts';
-import { refreshPolicyOf } from '../../lib/poller/index.ts';
+import { startModeOf } from './mode.ts';
 
-async function main(): Promise<void> {
-  applyHeapPolicy();
-  const env = loadEnv();
-  const sandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
-  const runtime = await createApiRuntime(env, { sandboxUrl: sandbox.url, liveTarget: 'sandbox' });
-  const app = await buildApp(runtime.deps);
+type Stop = () => Promise<void>;
+
+/** The embedded pipeline's poller and the plan notices, in this process. */
+function startEmbeddedJobs(env: Env, runtime: ApiRuntime, log: (m: string) => void): Stop {
   // Active and watched shipments are re-polled every POLLER_INTERVAL_SECONDS (push events follow).
   const push = runtime.push;
   const scheduler = startRefreshScheduler(
-    runtime.shipments!, runtime.deps.tracking, runtime.deps.clock, (m) => app.log.info(m),
+    runtime.shipments!, runtime.deps.tracking, runtime.deps.clock, log,
     refreshPolicyOf(env.POLLER_INTERVAL_SECONDS), (now) => push.watches.pollable(now),
   );
   // Plan-expiry notices: SMTP_URL when set, else .eml files under DATA_DIR/outbox/.
@@ -31,18 +36,48 @@ async function main(): Promise<void> {
   const stopNotices = scheduleNotices({
     access: runtime.deps.access,
     mailer,
-    log: { info: (m) => app.log.info(m), warn: (m) => app.log.warn(m), error: (m) => app.log.error(m) },
+    log: { info: log, warn: log, error: log },
     content: { paymentBaseUrl: notices.paymentBaseUrl, plans: runtime.deps.product.config.plans },
     clock: runtime.deps.clock,
     cron: notices.cron,
   });
+  return async () => {
+    await scheduler.stop();
+    await stopNotices();
+    mailer.close();
+  };
+}
+
+/** The distributed apps in this process: normalizer (and push detection), poller (and notices), dispatcher. */
+async function startDistributedApps(env: Env, sandboxUrl: string): Promise<Stop> {
+  const normalizer = await startNormalizer(env, { healthPort: null });
+  const poller = await startPoller(env, { healthPort: null, sandboxUrl, liveTarget: 'sandbox' });
+  const dispatcher = await startDispatcher(env, { healthPort: null });
+  return async () => {
+    await poller.stop();
+    await dispatcher.stop();
+    await normalizer.stop();
+  };
+}
+
+async function start() {
+  applyHeapPolicy();
+  const env = loadEnv();
+  const mode = startModeOf(env);
+  if ('error' in mode) throw new ConfigError(mode.error);
+  const sandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
+  const runtime = await createApiRuntime(env, { sandboxUrl: sandbox.url, liveTarget: 'sandbox' });
+  const app = await buildApp(runtime.deps);
+  const log = (m: string) => app.log.info(m);
+  const stopJobs = mode.distributed ? await startDistributedApps(env, sandbox.url) : startEmbeddedJobs(env, runtime, log);
   // The address actually bound (PORT=0 picks a free port), for the printed curl line.
   const base = await app.listen({ port: env.PORT, host: env.HOST });
 
   const { key } = await runtime.deps.access.createKey({ plan: 'trial', mode: 'test', email: 'quickstart@example.com' }, new Date());
   const lines = [
     '',
-    `Tracking API (embedded default) listening on ${base}`,
+    `Tracking API listening on ${base}`,
+    `  mode:        ${mode.banner}`,
     `  docs:        ${base}/docs      trial page: ${base}/trial`,
     `  data dir:    ${env.DATA_DIR}   sandbox carriers: ${sandbox.url}`,
     runtime.adminTokenGenerated ? `  ADMIN_TOKEN: ${runtime.deps.adminToken}   (generated for this run; set ADMIN_TOKEN to fix it)` : '  ADMIN_TOKEN: (from the environment)',
@@ -54,27 +89,16 @@ async function main(): Promise<void> {
   ];
   process.stdout.write(lines.join('\n') + '\n');
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    app.log.info(`${signal}: shutting down`);
-    // Fixed order: stop taking requests → stop the poller and notices → flush and close stores.
-    await app.close();
-    await scheduler.stop();
-    await stopNotices();
-    mailer.close();
-    await runtime.close();
-    await sandbox.close();
-    await flushLogs();
-    process.exit(0);
+  return {
+    // Fixed order: stop taking requests → stop the jobs and consumers → flush and close stores.
+    async stop() {
+      app.log.info('shutting down');
+      await app.close();
+      await stopJobs();
+      await runtime.close();
+      await sandbox.close();
+    },
   };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
 }
 
-main().catch(async (err: unknown) => {
-  console.error(err instanceof ConfigError ? err.message : err);
-  await flushLogs();
-  process.exit(1);
-});
+runApp('npm start', start, { finally: flushLogs });

@@ -46,9 +46,9 @@ function freshCloneEnv(dataDir: string, port: number): NodeJS.ProcessEnv {
 }
 
 /** `npm start` (what its script runs), until the banner's curl line is printed. */
-async function start(dataDir: string): Promise<Started> {
+async function start(dataDir: string, services: NodeJS.ProcessEnv = {}): Promise<Started> {
   const port = await freePort();
-  const child = spawn(TSX, ['apps/embedded/main.ts'], { cwd: REPO_ROOT, env: freshCloneEnv(dataDir, port), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(TSX, ['apps/embedded/main.ts'], { cwd: REPO_ROOT, env: { ...freshCloneEnv(dataDir, port), ...services }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let output = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => { output += chunk; });
@@ -150,5 +150,33 @@ describe('npm start (the embedded default)', () => {
     expect((await usage(second.base, second.trialKey)).period.lookups_used).toBe(0);
 
     expect(await stop(second)).toEqual({ code: 0, signal: null });
+  });
+
+  it('with REDIS_URL, KAFKA_BROKERS and CLICKHOUSE_URL: says so, and a lookup reaches ClickHouse with no other command run', { timeout: 300_000 }, async () => {
+    const services = {
+      REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6380',
+      KAFKA_BROKERS: process.env.KAFKA_BROKERS ?? '127.0.0.1:9092',
+      // A database of this run's own (the path of the URL names it; migrations create it).
+      CLICKHOUSE_URL: `${process.env.CLICKHOUSE_URL ?? 'http://127.0.0.1:8123'}/tracking_test_start_${Date.now().toString(36)}`,
+    };
+    dataDir = await mkdtemp(join(tmpdir(), 'npm-start-'));
+    const started = await start(dataDir, services);
+    expect(started.output()).toMatch(/mode:\s+distributed: Redis, Kafka and ClickHouse/);
+    const res = await fetch(`${started.base}/v1/track/delhivery/1234567890104`, { headers: { 'x-api-key': started.trialKey } });
+    expect(res.status).toBe(200);
+    const record = TrackingRecordSchema.parse(await res.json());
+    const database = new URL(services.CLICKHOUSE_URL).pathname.slice(1);
+    const count = async (table: string) => {
+      const query = `SELECT count() FROM ${database}.${table} WHERE awb = '${record.awb}' FORMAT TabSeparated`;
+      const answer = await fetch(`${new URL(services.CLICKHOUSE_URL).origin}/?query=${encodeURIComponent(query)}`);
+      return Number((await answer.text()).trim());
+    };
+    const deadline = Date.now() + 60_000;
+    while ((await count('shipments')) === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await count('carrier_polls')).toBeGreaterThan(0);
+    expect(await count('events')).toBe(record.events.length);
+    expect(await count('shipments')).toBeGreaterThan(0);
+    expect(await stop(started)).toEqual({ code: 0, signal: null });
+    await fetch(`${new URL(services.CLICKHOUSE_URL).origin}/?query=${encodeURIComponent(`DROP DATABASE IF EXISTS ${database}`)}`, { method: 'POST' });
   });
 });

@@ -33,6 +33,8 @@ export interface PollerStartOptions {
   sandboxUrl?: string | null;
   /** Prefix of the Redis keys (default `trk:`, as the API's); tests use their own. */
   redisNamespace?: string;
+  /** Where live keys' shipments are polled: the real carriers (default) or the sandbox (npm start). */
+  liveTarget?: 'carriers' | 'sandbox';
 }
 
 /**
@@ -51,7 +53,7 @@ export async function startPoller(env: Env, options: PollerStartOptions = {}): P
   const redis = connectRedis(env.REDIS_URL, { maxRetriesPerRequest: 2 }, (level, message) => log[level](message));
   const kafka = createKafka({ brokers: env.KAFKA_BROKERS, clientId: 'tracking-poller', log: (level, message) => log[level](message) });
   const bus = new KafkaBus({ kafka, dataDir: env.DATA_DIR, onError: (err) => log.warn({ err }, 'raw-poll log unavailable; spooling') });
-  const carriers = createCarrierPoller({ sandboxUrl: options.sandboxUrl ?? env.SANDBOX_URL ?? null, liveTarget: 'carriers' });
+  const carriers = createCarrierPoller({ sandboxUrl: options.sandboxUrl ?? env.SANDBOX_URL ?? null, liveTarget: options.liveTarget ?? 'carriers' });
   // Watched shipments (push) are re-polled like active ones, even before their first scan.
   const watches = new WatchStore(new RedisPushKv(redis, `${options.redisNamespace ?? 'trk:'}push:`));
   const tracking = new TrackingService({
