@@ -10,7 +10,7 @@
  * One key and one consignment is the best case for batching (the Redis store counts the concurrent
  * lookups of one key together, and the caches read one entry once per turn); so the three servers
  * are measured again in the same way (informative) with the load spread over 50 keys and 200
- * consignments.
+ * consignments, together with a fourth server: the API on the Redis Cluster (spread load only).
  * Then 1,000,000 lookups against a fresh embedded API: cached lookups over a hot set of 1,000 AWBs,
  * and one lookup in five walking a cold set of 60,000 more (61,000 distinct AWBs, more than the
  * in-process cache's 50,000 entries: it fills, then evicts), with the server's memory read (after a
@@ -19,7 +19,9 @@
  *
  * --profile runs the API servers under `node --cpu-prof` and prints where their CPU time went;
  * --skip-memory leaves out the 1,000,000-lookup memory run, --memory-only everything else (for
- * quick iterations on one of them).
+ * quick iterations on one of them), --batch-only runs only the batch rows (bench/api-batch.ts),
+ * --cluster-only only the spread run of bare Fastify and the API on one Redis and on the Redis
+ * Cluster of `npm run services` (REDIS_CLUSTER_URL), which the full run measures beside the others.
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
@@ -31,7 +33,9 @@ import autocannon from 'autocannon';
 import { EnvSchema } from '../lib/config/index.ts';
 import { TrackingRecordSchema } from '../lib/schemas/index.ts';
 import type { BenchResult } from './report.ts';
+import { HEAP_POLICY_FLAGS } from '../apps/api/heap-policy.ts';
 import type { ChildMessage, CpuMessage, MemoryMessage, ReadyMessage } from './servers/protocol.ts';
+import { batchRun } from './api-batch.ts';
 
 export const TARGET_REDIS_RATIO = 0.4;
 export const TARGET_EMBEDDED_RATIO = 0.6;
@@ -79,7 +83,7 @@ const SERVERS_DIR = fileURLToPath(new URL('./servers/', import.meta.url));
 const TSX_LOADER = import.meta.resolve('tsx');
 const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 
-interface Server {
+export interface Server {
   name: string;
   child: ChildProcess;
   url: string;
@@ -105,11 +109,12 @@ function nextMessage<T extends ChildMessage['type']>(child: ChildProcess, type: 
 }
 
 /** Forks a server script of bench/servers/ (run by tsx) and waits for its URL. */
-async function startServer(name: string, script: string, env: NodeJS.ProcessEnv, profileDir: string | null): Promise<Server> {
+export async function startServer(name: string, script: string, env: NodeJS.ProcessEnv, profileDir: string | null): Promise<Server> {
   const child = fork(join(SERVERS_DIR, script), [], {
     cwd: REPO_ROOT,
     env,
-    execArgv: ['--import', TSX_LOADER, '--expose-gc', ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])],
+    // The embedded default's heap policy, as npm start passes it (not with Redis: apps/api/heap-policy.ts).
+    execArgv: [...(env.REDIS_URL ? [] : HEAP_POLICY_FLAGS), '--import', TSX_LOADER, '--expose-gc', ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])],
     // Logs (the API's default level writes a line per request) go where a deployment's would not
     // be read back by this process: /dev/null. Errors still show.
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
@@ -142,7 +147,7 @@ async function startServer(name: string, script: string, env: NodeJS.ProcessEnv,
 }
 
 /** REDIS_URL, else what `scripts/services/services.sh env` reports for our own Redis. */
-function redisUrl(): string {
+export function redisUrl(): string {
   if (process.env.REDIS_URL) return process.env.REDIS_URL;
   const out = execFileSync('bash', [join(REPO_ROOT, 'scripts/services/services.sh'), 'env'], { encoding: 'utf8' });
   const url = /^REDIS_URL=(\S+)$/m.exec(out)?.[1];
@@ -150,15 +155,24 @@ function redisUrl(): string {
   return url;
 }
 
+/** REDIS_CLUSTER_URL, else what `scripts/services/services.sh env` reports for our own Redis Cluster. */
+export function redisClusterUrl(): string {
+  if (process.env.REDIS_CLUSTER_URL) return process.env.REDIS_CLUSTER_URL;
+  const out = execFileSync('bash', [join(REPO_ROOT, 'scripts/services/services.sh'), 'env'], { encoding: 'utf8' });
+  const url = /^REDIS_CLUSTER_URL=(\S+)$/m.exec(out)?.[1];
+  if (!url) throw new Error('No REDIS_CLUSTER_URL: set it or run `npm run services -- up`.');
+  return url;
+}
+
 /** A server's environment: none of the project's variables but `extra` (so defaults, LOG_LEVEL info). */
-function serverEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+export function serverEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of Object.keys(EnvSchema.shape)) delete env[name];
   return { ...env, ADMIN_TOKEN, ...extra };
 }
 
 /** A key with limits no benchmark reaches, created through the admin API. */
-async function createBenchKey(server: Server, label = server.name): Promise<string> {
+export async function createBenchKey(server: Server, label = server.name): Promise<string> {
   const res = await fetch(`${server.url}/admin/keys`, {
     method: 'POST',
     headers: { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' },
@@ -190,14 +204,14 @@ interface SideBySide {
   cpuMicrosPerRequest: number;
 }
 
-interface LoadFigures {
+export interface LoadFigures {
   requestsPerSecond: number;
   /** Latencies of every answered request, in ms, as autocannon timed them. */
   latencies: number[];
   total: number;
 }
 
-async function load(url: string, options: Partial<autocannon.Options>, what: string): Promise<LoadFigures> {
+export async function load(url: string, options: Partial<autocannon.Options>, what: string): Promise<LoadFigures> {
   const latencies: number[] = [];
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon({ url, connections: CONNECTIONS, ...options }, (err: unknown, res) => (err ? reject(err) : resolve(res)));
@@ -210,7 +224,7 @@ async function load(url: string, options: Partial<autocannon.Options>, what: str
   return { requestsPerSecond: total / result.duration, latencies, total };
 }
 
-function percentile(sorted: readonly number[], p: number): number {
+export function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
 }
 
@@ -280,7 +294,7 @@ async function openLoop(server: Server, key: string, rate: number, seconds: numb
   return { latencies, maxLateMs };
 }
 
-const round = (n: number, digits = 0) => Math.round(n * 10 ** digits) / 10 ** digits;
+export const round = (n: number, digits = 0) => Math.round(n * 10 ** digits) / 10 ** digits;
 const mib = (bytes: number) => round(bytes / 2 ** 20, 1);
 
 /**
@@ -437,10 +451,46 @@ async function printProfile(name: string, dir: string): Promise<void> {
 }
 
 /** Awaits a starting server and adds it to `servers`, which the bench stops at the end whatever happens. */
-async function tracked(servers: Server[], starting: Promise<Server>): Promise<Server> {
+export async function tracked(servers: Server[], starting: Promise<Server>): Promise<Server> {
   const server = await starting;
   servers.push(server);
   return server;
+}
+
+/**
+ * The spread load (SPREAD_KEYS keys × SPREAD_AWBS consignments) on bare Fastify and each API,
+ * side by side: requests/s, ratio to bare and p99. The Redis Cluster API (the 3 masters of
+ * `npm run services`) is measured here only: with lookups of many keys, where it must send one
+ * script call per key (one Redis sends one for the whole turn).
+ */
+async function spreadRun(bare: Server, apis: Server[]): Promise<BenchResult[]> {
+  const results: BenchResult[] = [];
+  const targets = [{ server: bare, lookups: await spreadLookups(bare, false) }];
+  for (const server of apis) targets.push({ server, lookups: await spreadLookups(server, true) });
+  const spread = await measureSideBySide(targets);
+  results.push({ name: `bare Fastify, ${SPREAD_AWBS} consignments in turn: requests/s`, value: round(spread.get(bare)!.requestsPerSecond), unit: 'req/s', target: null, pass: null });
+  for (const s of apis) {
+    const rate = spread.get(s)!.requestsPerSecond;
+    results.push({ name: `API ${s.name} mode, ${SPREAD_KEYS} keys × ${SPREAD_AWBS} consignments: requests/s`, value: round(rate), unit: 'req/s', target: null, pass: null });
+    results.push({ name: `  (ratio to bare, same requests)`, value: round(rate / spread.get(bare)!.requestsPerSecond, 2), unit: '', target: null, pass: null });
+    results.push({ name: `  (latency p99, ${CONNECTIONS} connections)`, value: round(spread.get(s)!.p99, 2), unit: 'ms', target: null, pass: null });
+  }
+  return results;
+}
+
+/**
+ * --cluster-only: the spread run of bare Fastify, the API on one Redis and on the Redis Cluster,
+ * nothing else (a short run to compare the two Redis deployments).
+ */
+async function clusterRun(tmp: string, servers: Server[]): Promise<BenchResult[]> {
+  const redis = await tracked(servers, startServer('redis', 'api.ts', serverEnv({ REDIS_URL: redisUrl(), DATA_DIR: join(tmp, 'data-redis') }), null));
+  const cluster = await tracked(servers, startServer('redis-cluster', 'api.ts', serverEnv({ REDIS_URL: redisClusterUrl(), DATA_DIR: join(tmp, 'data-cluster') }), null));
+  const key = await createBenchKey(redis);
+  await track(redis, key);
+  const bodyFile = join(tmp, 'record.json');
+  await writeFile(bodyFile, (await track(redis, key)).text);
+  const bare = await tracked(servers, startServer('bare', 'bare.ts', serverEnv({ BENCH_BODY_FILE: bodyFile }), null));
+  return spreadRun(bare, [redis, cluster]);
 }
 
 /** The three servers side by side (and their CPU profiles with --profile); stops them at the end. */
@@ -500,18 +550,8 @@ async function throughputRun(tmp: string, servers: Server[], profiling: boolean)
     results.push({ name: `  (load generator's latest send in that run)`, value: round(maxLateMs, 1), unit: 'ms late', target: null, pass: null });
   }
 
-  const spread = await measureSideBySide([
-    { server: bare, lookups: await spreadLookups(bare, false) },
-    { server: redis, lookups: await spreadLookups(redis, true) },
-    { server: embedded, lookups: await spreadLookups(embedded, true) },
-  ]);
-  results.push({ name: `bare Fastify, ${SPREAD_AWBS} consignments in turn: requests/s`, value: round(spread.get(bare)!.requestsPerSecond), unit: 'req/s', target: null, pass: null });
-  for (const s of [redis, embedded]) {
-    const rate = spread.get(s)!.requestsPerSecond;
-    results.push({ name: `API ${s.name} mode, ${SPREAD_KEYS} keys × ${SPREAD_AWBS} consignments: requests/s`, value: round(rate), unit: 'req/s', target: null, pass: null });
-    results.push({ name: `  (ratio to bare, same requests)`, value: round(rate / spread.get(bare)!.requestsPerSecond, 2), unit: '', target: null, pass: null });
-    results.push({ name: `  (latency p99, ${CONNECTIONS} connections)`, value: round(spread.get(s)!.p99, 2), unit: 'ms', target: null, pass: null });
-  }
+  const cluster = await tracked(servers, startServer('redis-cluster', 'api.ts', serverEnv({ REDIS_URL: redisClusterUrl(), DATA_DIR: join(tmp, 'data-cluster') }), profileDir('redis-cluster')));
+  results.push(...await spreadRun(bare, [redis, cluster, embedded]));
 
   // Stop everything before the memory run, which starts from a fresh server.
   for (const s of servers.splice(0)) {
@@ -521,6 +561,7 @@ async function throughputRun(tmp: string, servers: Server[], profiling: boolean)
   if (profiling) {
     await printProfile('bare Fastify', profileDir('bare')!);
     await printProfile('API Redis mode', profileDir('redis')!);
+    await printProfile('API Redis Cluster mode', profileDir('redis-cluster')!);
     await printProfile('API embedded mode', profileDir('embedded')!);
   }
 
@@ -536,7 +577,12 @@ export async function benchApi(): Promise<BenchResult[]> {
     const [load1] = loadavg();
     results.push({ name: 'machine load average (1 min) before the run', value: round(load1!, 2), unit: 'runnable', target: null, pass: null });
 
-    if (!process.argv.includes('--memory-only')) results.push(...await throughputRun(tmp, servers, profiling));
+    if (process.argv.includes('--cluster-only')) return [...results, ...await clusterRun(tmp, servers)];
+    if (process.argv.includes('--batch-only')) return [...results, ...await batchRun(tmp, servers)];
+    if (!process.argv.includes('--memory-only')) {
+      results.push(...await throughputRun(tmp, servers, profiling));
+      results.push(...await batchRun(tmp, servers));
+    }
     if (process.argv.includes('--skip-memory')) return results;
     const fresh = await tracked(servers, startServer('embedded-memory', 'api.ts', serverEnv({ DATA_DIR: join(tmp, 'data-memory') }), null));
     results.push(...await memoryRun(fresh, await createBenchKey(fresh)));

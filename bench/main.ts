@@ -1,6 +1,6 @@
 /**
  * npm run bench [-- <section>...] — prints every figure the issues ask for, measured side by side
- * in one run on this machine. Sections: normalize, carriers, api, pipeline, lanes, replay.
+ * in one run on this machine. Sections: normalize, carriers, api, pipeline, lanes, replay, webhooks.
  */
 import { benchApi } from './api.ts';
 import { benchCarriers } from './carriers.ts';
@@ -8,6 +8,7 @@ import { benchLanes } from './lanes.ts';
 import { benchNormalize } from './normalize.ts';
 import { benchPipeline } from './pipeline.ts';
 import { benchReplay } from './replay.ts';
+import { benchWebhooks } from './webhooks.ts';
 import { printResults, type BenchResult } from './report.ts';
 
 const SECTIONS: Record<string, { title: string; run: () => Promise<BenchResult[]> }> = {
@@ -17,6 +18,7 @@ const SECTIONS: Record<string, { title: string; run: () => Promise<BenchResult[]
   lanes: { title: 'Windowed lane statistics: refresh at 5 M vs 50 M history, same window (npm run bench -- lanes)', run: benchLanes },
   pipeline: { title: 'Pipeline: Kafka → normalizer → ClickHouse, lane benchmarks at scale (npm run bench -- pipeline)', run: benchPipeline },
   replay: { title: 'Replay over 1 M polls stored in ClickHouse: --diff, --apply (npm run bench -- replay)', run: benchReplay },
+  webhooks: { title: 'Push: deliveries to a verifying receiver, embedded vs Redis; poll on Kafka → delivery (npm run bench -- webhooks)', run: benchWebhooks },
 };
 
 async function main(): Promise<void> {

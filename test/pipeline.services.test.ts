@@ -24,6 +24,7 @@ import { TEST_BROKERS, testKafka } from '../lib/kafka/testing.ts';
 import { POLLS_TOPIC, ensureTopics } from '../lib/kafka/topics.ts';
 import { deliveredTransitDays } from '../lib/sandbox/scenario.ts';
 import type { CarrierPoll, TrackingRecord } from '../lib/schemas/index.ts';
+import type { KeyMode } from '../lib/schemas/index.ts';
 
 const TSX = join(import.meta.dirname, '../node_modules/.bin/tsx');
 const REPLAY = join(import.meta.dirname, '../apps/cli/replay.ts');
@@ -65,7 +66,7 @@ const groupId = `test-pipeline-${randomUUID()}`;
 let startOffsets: { partition: number; offset: string }[] = [];
 const startedAtMs = Date.now();
 /** Every poll the API handed to its bus (a tap in front of KafkaBus.publish, which still runs). */
-const published: { poll: CarrierPoll; mode: 'live' | 'test' }[] = [];
+const published: { poll: CarrierPoll; mode: KeyMode }[] = [];
 /** How many times the normalizer was handed each poll (a tap in front of handleBatch, which still runs). */
 const handled = new Map<string, number>();
 
@@ -145,8 +146,8 @@ beforeAll(async () => {
   // The cron never fires during the file: the tests refresh lane benchmarks themselves.
   normalizer = await startNormalizer(pipelineEnv(), { database: db.target.database, groupId, healthPort: null, laneRefreshCron: '0 0 1 1 *' });
   const consumer = normalizer.consumer;
-  const handleBatch = consumer.handleBatch.bind(consumer);
-  consumer.handleBatch = (messages) => {
+  const handleBatch = consumer.flow.handleBatch.bind(consumer.flow);
+  consumer.flow.handleBatch = (messages) => {
     for (const message of messages) {
       const id = pollIdOf(message.value);
       if (id) handled.set(id, (handled.get(id) ?? 0) + 1);
@@ -283,6 +284,11 @@ describe('pipeline: API (distributed) → Kafka → normalizer → ClickHouse', 
       expect(row.transit_days).toBeCloseTo(deliveredTransitDays(row.awb), 9);
     }
 
+    // Closures are written after the rows they come from (LaneClosureSink): the refresh needs them in.
+    await eventually(
+      () => rowsOf<{ awb: string }>(db.client, `SELECT awb FROM lane_closures WHERE carrier = 'shadowfax' AND awb IN ${list(delivered)}`),
+      (r) => new Set(r.map((x) => x.awb)).size >= 30,
+    );
     await normalizer.refreshLanes();
     const stored = await readLaneBenchmark(db.client, laneKey);
     expect(stored?.sample_size).toBeGreaterThanOrEqual(30);
@@ -337,8 +343,8 @@ describe('pipeline: API (distributed) → Kafka → normalizer → ClickHouse', 
     const messages = published.map(({ poll, mode }, i) => ({
       key: Buffer.from(`${poll.carrier}:${poll.awb}`), value: Buffer.from(JSON.stringify(poll)), offset: String(i), headers: { mode: Buffer.from(mode) },
     }));
-    expect(await normalizer.consumer.handleBatch(messages)).toEqual({ written: published.length, dlq: 0 });
-    expect(await normalizer.consumer.handleBatch(messages)).toEqual({ written: published.length, dlq: 0 });
+    expect(await normalizer.consumer.flow.handleBatch(messages)).toEqual({ written: published.length, dlq: 0 });
+    expect(await normalizer.consumer.flow.handleBatch(messages)).toEqual({ written: published.length, dlq: 0 });
     expect(await counts()).toEqual(before);
 
     // 2. A second consumer group re-reads this file's whole window of the log into the same database.

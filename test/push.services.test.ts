@@ -18,7 +18,7 @@ import { DEFAULT_CONFIG_DIR, loadEnv } from '../lib/config/index.ts';
 import { TEST_BROKERS, testKafka } from '../lib/kafka/testing.ts';
 import { ensureTopics } from '../lib/kafka/topics.ts';
 import { loadProduct } from '../lib/product/index.ts';
-import { ChangeDetector, KafkaEventLog, PollChangeConsumer, RedisPushKv, ensureWebhookTopic } from '../lib/webhooks/index.ts';
+import { ChangeDetector, KafkaEventLog, PollChangeConsumer, RedisPushKv, ensureWebhookTopic, pushKeys, type QueueDoc } from '../lib/webhooks/index.ts';
 import { startReceiver, type Receiver } from '../lib/webhooks/testing/receiver.ts';
 import { Redis } from 'ioredis';
 import { testRedisUrl } from '../lib/access/testing.ts';
@@ -100,7 +100,8 @@ it('two detectors and two dispatchers: scenario 25 arrives once per stage, in or
 
 /** A dispatcher app in its own process, to be killed with SIGKILL. */
 async function dispatcherChild(env: Record<string, string>, options: object): Promise<ChildProcess> {
-  const child = spawn(join(import.meta.dirname, '../node_modules/.bin/tsx'), [join(import.meta.dirname, '../apps/dispatcher/testing-child.ts'), JSON.stringify(options)], {
+  // node --import tsx, not the tsx CLI: a SIGKILL of the CLI would leave its child dispatcher running.
+  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '../apps/dispatcher/testing-child.ts'), JSON.stringify(options)], {
     env: { ...process.env, ...env, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
@@ -118,7 +119,7 @@ async function dispatcherChild(env: Record<string, string>, options: object): Pr
 it('a dispatcher killed with SIGKILL mid-delivery: another one delivers everything, duplicates carry the same webhook-id', async () => {
   for (const d of dispatchers) await d.stop();
   dispatchers.length = 0;
-  const key = (await api.createKey({ plan: 'starter', mode: 'test', burst_per_second: 1000 })).key;
+  const { key, key_prefix: prefix } = await api.createKey({ plan: 'starter', mode: 'test', burst_per_second: 1000 });
   const kill = await startReceiver();
   try {
     const created = await api.app.inject({ method: 'POST', url: '/v1/webhooks', headers: { 'x-api-key': key }, payload: { url: kill.url } });
@@ -135,6 +136,14 @@ it('a dispatcher killed with SIGKILL mid-delivery: another one delivers everythi
       ids.push((res.json() as { event_id: string }).event_id);
     }
     await kill.waitFor((r) => r.deliveries.length >= 1, 30_000);
+    // Every event queued before the kill: this is about deliveries in flight and queued in Redis, and the
+    // group's offsets may not be committed yet (a second dispatcher would then read the topic from its start).
+    const redis = new Redis(await testRedisUrl());
+    const queues = new RedisPushKv(redis, `${api.namespace}push:`);
+    await waitUntil(async () => {
+      const queue = await queues.get<QueueDoc>(pushKeys.queue(prefix, id, 'webhook.test'));
+      return ids.every((e) => queue?.pending.some((p) => p.id === e) || kill.accepted().some((d) => d.id === e));
+    }).finally(() => redis.disconnect());
     first.kill('SIGKILL');
     await new Promise((resolve) => first.once('exit', resolve));
     const second = await dispatcherChild(env, options);

@@ -1,15 +1,20 @@
 import { randomBytes } from 'node:crypto';
-import formbody from '@fastify/formbody';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { ApiDeps } from './deps.ts';
 import { registerErrorHandling } from './errors.ts';
+import { registerDrain } from './drain.ts';
+import { SERVER_LIMITS, registerHardening, serverOptions } from './hardening.ts';
+import { requestSerializer } from './log-redaction.ts';
 import { stdoutLogStream } from './log-stream.ts';
 import { buildOpenApi } from './openapi.ts';
 import { registerAdminRoutes } from './routes/admin.ts';
+import { registerBatchRoute } from './routes/batch.ts';
+import { registerCarrierRoutes } from './routes/carriers.ts';
 import { registerLaneRoutes } from './routes/lanes.ts';
 import { registerOpsRoutes } from './routes/ops.ts';
+import { registerDetectedTrackRoute } from './routes/track-detect.ts';
 import { registerTrackRoutes } from './routes/track.ts';
 import { registerTrackingRoutes } from './routes/trackings.ts';
 import { registerTrialRoutes } from './routes/trial.ts';
@@ -23,20 +28,6 @@ import { registerUsageRoutes } from './routes/usage.ts';
 const REQUEST_ID_PREFIX = `req_${randomBytes(6).toString('hex')}`;
 let requestCount = 0;
 const nextRequestId = () => `${REQUEST_ID_PREFIX}${(++requestCount).toString(16).padStart(20, '0')}`;
-
-/** A key-shaped string: its first 16 characters (the prefix) may be logged, the rest never. */
-const KEY_IN_TEXT = /(trk_(?:live|test)_[A-Za-z0-9]{7})[A-Za-z0-9]+/g;
-
-/**
- * Logs name a key only by its prefix; the key header and admin token never reach a log line, and
- * a key a client or operator put in a URL (a query string, a full key for an admin prefix) is cut.
- */
-const requestSerializer = (request: { method: string; url: string; id: string; keyPrefix?: string }) => ({
-  method: request.method,
-  url: request.url.replace(KEY_IN_TEXT, '$1…'),
-  id: request.id,
-  key_prefix: request.keyPrefix,
-});
 
 /**
  * One log line per request, when it completes, naming the request too, instead of Fastify's two
@@ -54,26 +45,32 @@ class OneLinePerRequest extends LogController {
 
 /** The API as a Fastify app. `server.ts` (or the embedded default) only listens. */
 export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
-  const app = Fastify({
+  const limits = { ...SERVER_LIMITS, ...deps.serverLimits };
+  const app: FastifyInstance = Fastify({
+    // Limits, timeouts and the answers to what never reaches a route (hardening.ts).
+    ...serverOptions(nextRequestId, () => app.log, limits),
     logger: { level: deps.logLevel ?? 'info', serializers: { req: requestSerializer }, stream: deps.logStream ?? stdoutLogStream() },
     logController: new OneLinePerRequest(),
     genReqId: nextRequestId,
     // Only behind a known proxy may X-Forwarded-For decide the client address (trial-page limits).
     trustProxy: deps.trustProxy ?? false,
-    bodyLimit: 64 * 1024,
   });
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
     done();
   });
   registerErrorHandling(app);
-  await app.register(formbody);
+  registerHardening(app, limits);
+  registerDrain(app);
   await app.register(swagger, { mode: 'static', specification: { document: buildOpenApi(deps.product) as never } });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', async () => app.swagger());
 
   registerOpsRoutes(app, deps);
   registerTrackRoutes(app, deps);
+  registerBatchRoute(app, deps);
+  registerDetectedTrackRoute(app, deps);
+  registerCarrierRoutes(app, deps);
   registerUsageRoutes(app, deps);
   registerLaneRoutes(app, deps);
   registerAdminRoutes(app, deps);

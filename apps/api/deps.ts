@@ -1,9 +1,12 @@
 import type { DestinationStream } from 'pino';
 import type { AccessStore } from '../../lib/access/index.ts';
+import type { IdempotencyStore } from '../../lib/idempotency/index.ts';
 import type { LaneWindowSource } from '../../lib/lanes/index.ts';
 import type { Metrics } from '../../lib/metrics/index.ts';
 import type { Product } from '../../lib/product/index.ts';
 import type { TrackingService } from '../../lib/tracking/index.ts';
+import type { ServerLimits } from './hardening.ts';
+import type { AddressThrottle } from '../../lib/throttle/index.ts';
 import type { Push } from '../../lib/webhooks/index.ts';
 
 /** A dependency the readiness probe checks. */
@@ -16,6 +19,8 @@ export interface ReadinessCheck {
 export interface ApiDeps {
   product: Product;
   access: AccessStore;
+  /** Idempotency-Key answers of POST /v1/track/batch (beside the keys: Redis or DATA_DIR). */
+  idempotency: IdempotencyStore;
   tracking: TrackingService;
   /** Watches and webhooks; without it the push routes are not served. */
   push?: Push;
@@ -31,6 +36,10 @@ export interface ApiDeps {
   logStream?: DestinationStream;
   /** Fastify's trustProxy: false (default), true, or the proxies' addresses. */
   trustProxy?: boolean | string;
+  /** Per-address attempt counts that survive a restart (trial keys issued, wrong admin tokens). */
+  throttle: AddressThrottle;
+  /** Server limits and timeouts; default hardening.ts SERVER_LIMITS (tests shorten the timeouts). */
+  serverLimits?: Partial<ServerLimits>;
   /** Trial keys issued per client address per hour on the self-serve page. */
   trialsPerAddressPerHour?: number;
 }

@@ -7,6 +7,8 @@ export const CODE_TO_STATUS: Record<ErrorCode, number> = {
   invalid_awb: 400,
   unsupported_carrier: 400,
   invalid_pincode: 400,
+  carrier_not_detected: 400,
+  idempotency_key_reused: 422,
   missing_api_key: 401,
   invalid_api_key: 401,
   unauthorized: 401,
@@ -22,6 +24,11 @@ export const CODE_TO_STATUS: Record<ErrorCode, number> = {
   daily_quota_exceeded: 429,
   internal_error: 500,
   upstream_error: 502,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  header_fields_too_large: 431,
+  request_timeout: 408,
+  too_many_attempts: 429,
 };
 
 /** An answer with the standard error body; thrown by handlers, rendered by the root error handler. */
@@ -44,7 +51,7 @@ export function errorBody(code: ErrorCode, message: string, requestId: string): 
   return { error: { code, message, request_id: requestId } };
 }
 
-function sendError(reply: FastifyReply, request: FastifyRequest, error: ApiError): FastifyReply {
+export function sendError(reply: FastifyReply, request: FastifyRequest, error: ApiError): FastifyReply {
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   return reply.code(error.status).type('application/json; charset=utf-8').send(errorBody(error.code, error.message, request.id));
 }
@@ -55,6 +62,8 @@ function fromFastifyError(error: FastifyError): ApiError {
   if (status === 404) return new ApiError('not_found', 'No such resource.');
   if (status === 405) return new ApiError('method_not_allowed', 'Method not allowed on this resource.');
   if (status === 401) return new ApiError('unauthorized', error.message);
+  if (status === 413) return new ApiError('payload_too_large', 'The request body is larger than this service accepts (64 KiB).');
+  if (status === 415) return new ApiError('unsupported_media_type', `Unsupported Content-Type: ${error.message.replace(/^Unsupported Media Type:?\s*/i, '') || 'none'}.`);
   if (status >= 400 && status < 500) return new ApiError('bad_request', `Bad request: ${error.message}`);
   return new ApiError('internal_error', 'An unexpected error occurred. Quote the request id to support.');
 }
@@ -70,14 +79,25 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => sendError(reply, request, new ApiError('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`)));
 }
 
-/** Answers 405 for the other methods of a path that exists (Fastify would say 404). */
-export function methodNotAllowed(app: FastifyInstance, url: string, allowed: string[]): void {
-  const others = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => !allowed.includes(m));
+/**
+ * Answers 405 for every other method on a path that exists (Fastify would say 404). The refusal
+ * comes in `onRequest`, before any body is read: a bad or huge body sent with a wrong method still
+ * hears 405. HEAD is refused only when the route serves no GET (Fastify answers HEAD for GET
+ * routes) or when `refuseHead` says so (a GET that costs the caller, such as a lookup).
+ */
+export function methodNotAllowed(app: FastifyInstance, url: string, allowed: string[], options: { refuseHead?: boolean } = {}): void {
+  const answersHead = allowed.includes('GET') && !options.refuseHead;
+  // Every method Node's parser passes is routable (hardening.ts adds the ones Fastify lacks).
+  const others = app.supportedMethods.filter((m) => !allowed.includes(m) && !(m === 'HEAD' && answersHead));
+  const refusal = () => new ApiError('method_not_allowed', `Use ${allowed.join(' or ')} on this resource.`, { Allow: allowed.join(', ') });
   app.route({
-    method: others as ('GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE')[],
+    method: others,
     url,
+    onRequest: async () => {
+      throw refusal();
+    },
     handler: async () => {
-      throw new ApiError('method_not_allowed', `Use ${allowed.join(' or ')} on this resource.`, { Allow: allowed.join(', ') });
+      throw refusal();
     },
   });
 }

@@ -1,12 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { effectiveStatus, keyMode, type ConsumeTicket, type KeyRecord, type LimitState } from '../../lib/access/index.ts';
+import { effectiveStatus, keyMode, periodNotStarted, type ConsumeTicket, type KeyRecord, type LimitState } from '../../lib/access/index.ts';
 import type { LookupResult } from '../../lib/tracking/index.ts';
 import { acceptKeyRecord, presentedKey } from './auth.ts';
+import { checkAwb } from './awb-input.ts';
 import type { ApiDeps } from './deps.ts';
 import { ApiError } from './errors.ts';
-
-/** decisions.md: trimmed, 4 to 40 characters of [A-Za-z0-9-]. */
-const AWB_PATTERN = /^[A-Za-z0-9-]{4,40}$/;
 
 export function limitHeaders(reply: FastifyReply, state: LimitState): void {
   reply.header('RateLimit-Limit', state.limits.burst);
@@ -19,9 +17,8 @@ export function limitHeaders(reply: FastifyReply, state: LimitState): void {
 export function checkShipmentInput(deps: ApiDeps, carrierName: unknown, rawAwb: unknown): { carrier: string; awb: string } | ApiError {
   const carrier = typeof carrierName === 'string' ? deps.product.registry.resolve(carrierName) : null;
   if (!carrier) return new ApiError('unsupported_carrier', `Carrier "${String(carrierName)}" is not supported. See /openapi.json for the list of carriers.`);
-  const awb = typeof rawAwb === 'string' ? rawAwb.trim() : '';
-  if (!AWB_PATTERN.test(awb)) return new ApiError('invalid_awb', 'The consignment number must be 4 to 40 letters, digits or dashes.');
-  return { carrier, awb };
+  const awb = checkAwb(rawAwb);
+  return awb instanceof ApiError ? awb : { carrier, awb };
 }
 
 /** A lookup that was counted and answered 200 or 404 (the answers that consume one). */
@@ -54,6 +51,9 @@ export async function countLookup(deps: ApiDeps, request: FastifyRequest, reply:
   const record = acceptKeyRecord(request, stored, now);
   if (effectiveStatus(record, now) === 'expired') {
     throw new ApiError('payment_required', `The plan period ended at ${record.period_end}. Renew to restore access at once.`);
+  }
+  if (periodNotStarted(record, now)) {
+    throw new ApiError('payment_required', `The plan period starts at ${record.period_start}; lookups are possible from then on.`);
   }
   if (inputError) throw inputError;
   if (!consumed) throw new Error('the access store counted nothing for a valid lookup of an existing key');

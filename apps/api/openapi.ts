@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Product } from '../../lib/product/index.ts';
 import { ErrorBodySchema, TrackingRecordSchema, UsageRecordSchema } from '../../lib/schemas/index.ts';
+import { BATCH_SCHEMAS, lookupPaths } from './openapi-lookups.ts';
 
 const json = (schema: z.ZodType) => z.toJSONSchema(schema, { target: 'draft-2020-12', unrepresentable: 'any' });
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -52,7 +53,7 @@ export function buildOpenApi(product: Product): Record<string, unknown> {
       securitySchemes: {
         ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'trk_live_… or trk_test_… (sandbox carriers) key.' },
       },
-      schemas: { TrackingRecord: json(TrackingRecordSchema), UsageRecord: json(UsageRecordSchema), ErrorBody: json(ErrorBodySchema), LaneComparison: LANE_COMPARISON_SCHEMA },
+      schemas: { TrackingRecord: json(TrackingRecordSchema), UsageRecord: json(UsageRecordSchema), ErrorBody: json(ErrorBodySchema), LaneComparison: LANE_COMPARISON_SCHEMA, ...BATCH_SCHEMAS },
     },
     security: [{ ApiKey: [] }],
     paths: {
@@ -87,6 +88,7 @@ export function buildOpenApi(product: Product): Record<string, unknown> {
           },
         },
       },
+      ...lookupPaths(product),
       ...pushPaths(),
       '/v1/lanes/{origin_pincode}/{destination_pincode}': {
         get: {

@@ -33,18 +33,6 @@ describe('health and readiness', () => {
   });
 });
 
-describe('readiness with Redis', () => {
-  let h: ApiHarness;
-  beforeAll(async () => { h = await startApiHarness({ store: 'redis' }); });
-  afterAll(() => h.close());
-
-  it('checks the access store, Redis and the sandbox', async () => {
-    const res = await h.app.inject({ method: 'GET', url: '/readyz' });
-    expect(res.statusCode).toBe(200);
-    expect((res.json() as { checks: { name: string }[] }).checks.map((c) => c.name)).toEqual(['access', 'redis', 'carrier-sandbox']);
-  });
-});
-
 describe('metrics', () => {
   let h: ApiHarness;
   beforeAll(async () => { h = await startApiHarness(); });

@@ -45,6 +45,8 @@ describe('pages in a browser', () => {
   let app: FastifyInstance | undefined;
   let context: BrowserContext | undefined;
   let page: Page;
+  /** What Chromium reports the pages' Content-Security-Policy blocked: must stay empty. */
+  const cspViolations: string[] = [];
 
   /**
    * Starts the server and the browser once, inside the first test that needs them: a failure here
@@ -70,6 +72,9 @@ describe('pages in a browser', () => {
     // A fresh, empty profile directory for this run only.
     context = await chromium.launchPersistentContext(profileDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 900 } });
     page = context.pages()[0] ?? await context.newPage();
+    page.on('console', (message) => {
+      if (/Content Security Policy|Refused to (load|execute|apply|connect|frame)/i.test(message.text())) cspViolations.push(message.text());
+    });
     return { base, page };
   })());
 
@@ -105,6 +110,9 @@ describe('pages in a browser', () => {
     expect(await block.locator('.opblock-summary-method').innerText()).toBe('GET');
     expect(await block.locator('.opblock-summary-description').innerText()).toBe('Track a shipment');
     await screenshot('docs');
+    // It all works under the page's CSP (apps/api/hardening.ts), which blocked nothing.
+    expect(res?.headers()['content-security-policy']).toContain("default-src 'self'");
+    expect(cspViolations).toEqual([]);
   });
 
   it('/trial issues a key to a person who fills in the form; the key works on /v1/usage', { timeout: 90_000 }, async () => {
@@ -124,6 +132,8 @@ describe('pages in a browser', () => {
     expect(key).toMatch(/^trk_live_[A-Za-z0-9]{32}$/);
     expect(await page.locator('body').innerText()).toContain('shown once');
     await screenshot('trial-key');
+    expect(res?.headers()['content-security-policy']).toContain("form-action 'self'");
+    expect(cspViolations).toEqual([]);
 
     const usage = await fetch(`${base}/v1/usage`, { headers: { 'x-api-key': key } });
     expect(usage.status).toBe(200);

@@ -5,15 +5,17 @@ import { createInProcessBus, type PollBus } from '../../lib/bus/index.ts';
 import { ClickHouseLaneSource, ClickHouseLaneWindowSource, createClickHouseClient, resolveTarget } from '../../lib/clickhouse/index.ts';
 import { createKafka } from '../../lib/kafka/client.ts';
 import { KafkaBus } from '../../lib/kafka/kafka-bus.ts';
+import { EmbeddedIdempotencyStore, RedisIdempotencyStore, embeddedIdempotencyDir, type IdempotencyStore } from '../../lib/idempotency/index.ts';
 import { createMemoryCache, createRedisCache, type TrackingCache } from '../../lib/cache/index.ts';
 import { createCarrierPoller } from '../../lib/carriers/poll.ts';
 import type { Env } from '../../lib/config/index.ts';
-import { LaneBook, laneWindowDaysOf, type LaneStatsSource, type LaneWindowSource } from '../../lib/lanes/index.ts';
+import { LaneBook, type LaneStatsSource, type LaneWindowSource } from '../../lib/lanes/index.ts';
 import { createMetrics } from '../../lib/metrics/index.ts';
 import { ShipmentIndex } from '../../lib/pipeline/shipment-index.ts';
 import { loadProduct } from '../../lib/product/index.ts';
 import { connectRedis } from '../../lib/redis/index.ts';
 import { PollLog } from '../../lib/store/poll-log.ts';
+import { EmbeddedThrottle, RedisThrottle } from '../../lib/throttle/index.ts';
 import { TrackingService } from '../../lib/tracking/index.ts';
 import { createMailer } from '../../lib/notices/index.ts';
 import { EmbeddedPushKv, KafkaEventLog, RedisPushKv, createPush, endpointDisabledMessage, parseRetrySchedule, type Push } from '../../lib/webhooks/index.ts';
@@ -71,15 +73,21 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
   const dataDir = resolve(env.DATA_DIR);
   // One connection for keys, limits and the cache, auto-pipelined. The access store and the cache
   // each send the lookups of one event-loop turn as one script call (lib/access/README.md).
+  // One Redis or a Redis Cluster (redis+cluster://): every store keeps each call to one slot.
   const redis = env.REDIS_URL ? connectRedis(env.REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 2, enableAutoPipelining: true }) : null;
   const ns = options.redisNamespace ?? 'trk:';
   const access = redis
     ? new RedisAccessStore({ plans: product.config.plans, redis, namespace: `${ns}access:` })
     : openAccessStore({ plans: product.config.plans, dataDir });
+  const throttle = redis ? new RedisThrottle(redis, `${ns}throttle:`) : new EmbeddedThrottle(dataDir);
   const cache: TrackingCache = redis ? createRedisCache(redis, `${ns}cache:`) : createMemoryCache();
+  // Idempotency-Key answers live beside the keys: the same Redis, or files under DATA_DIR.
+  const idempotency: IdempotencyStore = redis
+    ? new RedisIdempotencyStore(redis, `${ns}idempotency:`)
+    : new EmbeddedIdempotencyStore(embeddedIdempotencyDir(dataDir), clock);
   const carriers = createCarrierPoller({ sandboxUrl: options.sandboxUrl, liveTarget: options.liveTarget, clock });
 
-  const laneWindowDays = laneWindowDaysOf(process.env.LANE_WINDOW_DAYS);
+  const laneWindowDays = env.LANE_WINDOW_DAYS;
   const embeddedLanes = new LaneBook({ windowDays: laneWindowDays, clock });
   // Push state: Redis when set, else a journal under DATA_DIR. Events go to Kafka when it is set
   // (the dispatcher app delivers them), else straight to this process's dispatcher.
@@ -147,7 +155,7 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
 
   const adminToken = env.ADMIN_TOKEN ?? randomBytes(24).toString('base64url');
   return {
-    deps: { product, access, tracking, push, lanes: laneWindows, metrics, adminToken, clock, readiness, logLevel: env.LOG_LEVEL, trustProxy: trustProxyOf(env.TRUST_PROXY) },
+    deps: { product, access, idempotency, tracking, push, throttle, lanes: laneWindows, metrics, adminToken, clock, readiness, logLevel: env.LOG_LEVEL, trustProxy: trustProxyOf(env.TRUST_PROXY) },
     shipments,
     bus,
     push,
@@ -161,6 +169,8 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
       await carriers.close();
       await cache.close();
       await access.close();
+      await idempotency.close();
+      await throttle.close();
       redis?.disconnect();
     },
   };

@@ -1,31 +1,14 @@
 /**
  * The API on its own (distributed mode): REDIS_URL for keys, limits and cache; SANDBOX_URL for
- * trk_test_ keys; live keys go to the real carrier endpoints. Only listens: buildApp() is the app.
+ * trk_test_ keys; live keys go to the real carrier endpoints. Runs under the shared process runner
+ * (SIGTERM/SIGINT → stop in order → exit 0, or exit 1 past the deadline naming what hung).
  */
-import { ConfigError, loadEnv } from '../../lib/config/index.ts';
-import { buildApp } from './app.ts';
+import { loadEnv } from '../../lib/config/index.ts';
+import { runApp } from '../../lib/process/run.ts';
 import { flushLogs } from './log-stream.ts';
-import { createApiRuntime } from './runtime.ts';
+import { startApi } from './start.ts';
 
-async function main(): Promise<void> {
+runApp('api', () => {
   const env = loadEnv();
-  const runtime = await createApiRuntime(env, { sandboxUrl: env.SANDBOX_URL ?? null, liveTarget: 'carriers' });
-  const app = await buildApp(runtime.deps);
-  await app.listen({ port: env.PORT, host: env.HOST });
-  if (runtime.adminTokenGenerated) app.log.warn(`ADMIN_TOKEN not set; generated for this run: ${runtime.deps.adminToken}`);
-
-  const stop = async () => {
-    await app.close();
-    await runtime.close();
-    await flushLogs();
-    process.exit(0);
-  };
-  process.once('SIGTERM', () => void stop());
-  process.once('SIGINT', () => void stop());
-}
-
-main().catch(async (err: unknown) => {
-  console.error(err instanceof ConfigError ? err.message : err);
-  await flushLogs();
-  process.exit(1);
-});
+  return startApi(env, { sandboxUrl: env.SANDBOX_URL ?? null, liveTarget: 'carriers' });
+}, { finally: flushLogs });

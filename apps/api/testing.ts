@@ -8,9 +8,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { Redis } from 'ioredis';
 import { expect } from 'vitest';
-import { deleteUnder, testRedisUrl } from '../../lib/access/testing.ts';
+import { deleteUnder, testRedisClusterUrl, testRedisUrl } from '../../lib/access/testing.ts';
+import { connectRedis } from '../../lib/redis/index.ts';
 import { DEFAULT_CONFIG_DIR, loadEnv, type Env } from '../../lib/config/index.ts';
 import { startSandbox, type FaultsInput, type RunningSandbox } from '../../lib/sandbox/server.ts';
 import {
@@ -20,15 +20,21 @@ import {
 import { buildApp } from './app.ts';
 import type { ApiDeps } from './deps.ts';
 import { createApiRuntime, type ApiRuntime } from './runtime.ts';
+import type { KeyMode } from '../../lib/schemas/index.ts';
 
-export type StoreKind = 'embedded' | 'redis';
-export const STORE_KINDS: readonly StoreKind[] = ['embedded', 'redis'];
+/** Where a harness keeps keys and usage: files, one Redis, or the 3-master cluster of `npm run services`. */
+export type StoreKind = 'embedded' | 'redis' | 'redis-cluster';
+
+/** The REDIS_URL of a store kind (none for the embedded one). */
+export async function redisUrlOf(store: StoreKind): Promise<string | undefined> {
+  if (store === 'redis') return testRedisUrl();
+  if (store === 'redis-cluster') return testRedisClusterUrl();
+  return undefined;
+}
 
 /** A Thursday mid-morning UTC: far from midnight, so a test's day never rolls over by accident. */
 export const DEFAULT_START = '2026-11-19T06:30:00.000Z';
-export const HOUR_MS = 3_600_000;
-export const MINUTE_MS = 60_000;
-export const DAY_MS = 86_400_000;
+export { DAY_MS, HOUR_MS, MINUTE_MS } from '../../lib/time/index.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 
@@ -58,7 +64,7 @@ export class TestClock {
 /** `POST /admin/keys` body (contracts.md). */
 export interface CreateKeyBody {
   plan: 'trial' | 'starter' | 'growth' | 'business';
-  mode: 'live' | 'test';
+  mode: KeyMode;
   email: string;
   period_start?: string;
   period_end?: string;
@@ -94,6 +100,8 @@ export interface HarnessOptions {
   env?: Record<string, string>;
   /** ClickHouse database the runtime reads lane benchmarks from (with CLICKHOUSE_URL in `env`). */
   clickhouseDatabase?: string;
+  /** Redis key prefix; give another harness's `namespace` to run a second instance on its data. */
+  namespace?: string;
 }
 
 export interface ApiHarness {
@@ -123,6 +131,11 @@ export interface ApiHarness {
   carrierPolls(carrier?: string): Promise<number>;
   /** Listens on a free loopback port; returns the base URL. */
   listen(): Promise<string>;
+  /**
+   * Closes the app and the runtime and starts them again on the same DATA_DIR or Redis namespace
+   * (what a restart keeps); `app`, `runtime` and `deps` are then the new ones.
+   */
+  restart(): Promise<void>;
   /** Stops the sandbox early (readiness tests); close() copes with it. */
   closeSandbox(): Promise<void>;
   close(): Promise<void>;
@@ -133,8 +146,8 @@ export async function startApiHarness(options: HarnessOptions = {}): Promise<Api
   const store = options.store ?? 'embedded';
   const clock = new TestClock(options.start);
   const dataDir = await mkdtemp(join(tmpdir(), 'api-test-'));
-  const redisUrl = store === 'redis' ? await testRedisUrl() : undefined;
-  const namespace = `test:${randomBytes(6).toString('hex')}:api:`;
+  const redisUrl = await redisUrlOf(store);
+  const namespace = options.namespace ?? `test:${randomBytes(6).toString('hex')}:api:`;
   const sandbox = await startSandbox({ port: 0, host: '127.0.0.1', clock: clock.now });
   let sandboxOpen = true;
   const closeSandbox = async () => {
@@ -151,12 +164,15 @@ export async function startApiHarness(options: HarnessOptions = {}): Promise<Api
     ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
     ...options.env,
   });
-  const runtime = await createApiRuntime(env, {
-    sandboxUrl: sandbox.url, liveTarget: 'sandbox', clock: clock.now, redisNamespace: namespace,
-    ...(options.clickhouseDatabase ? { clickhouseDatabase: options.clickhouseDatabase } : {}),
-  });
-  const deps = options.deps ? options.deps(runtime.deps) : runtime.deps;
-  const app = await buildApp(deps);
+  const start = async () => {
+    const started = await createApiRuntime(env, {
+      sandboxUrl: sandbox.url, liveTarget: 'sandbox', clock: clock.now, redisNamespace: namespace,
+      ...(options.clickhouseDatabase ? { clickhouseDatabase: options.clickhouseDatabase } : {}),
+    });
+    const startedDeps = options.deps ? options.deps(started.deps) : started.deps;
+    return { runtime: started, deps: startedDeps, app: await buildApp(startedDeps) };
+  };
+  let { runtime, deps, app } = await start();
 
   const admin = (method: 'GET' | 'POST', url: string, body?: unknown) => app.inject({
     method, url,
@@ -182,7 +198,15 @@ export async function startApiHarness(options: HarnessOptions = {}): Promise<Api
   };
 
   return {
-    app, runtime, deps, sandbox, clock, store, dataDir, namespace, admin, metric,
+    get app() { return app; },
+    get runtime() { return runtime; },
+    get deps() { return deps; },
+    sandbox, clock, store, dataDir, namespace, admin, metric,
+    async restart() {
+      await app.close();
+      await runtime.close();
+      ({ runtime, deps, app } = await start());
+    },
     async createKey(overrides = {}) {
       const body: CreateKeyBody = { plan: 'starter', mode: 'test', email: `dev-${randomBytes(4).toString('hex')}@example.com`, ...overrides };
       const res = await admin('POST', '/admin/keys', body);
@@ -218,7 +242,7 @@ export async function startApiHarness(options: HarnessOptions = {}): Promise<Api
       await runtime.close();
       await closeSandbox();
       if (redisUrl) {
-        const redis = new Redis(redisUrl);
+        const redis = connectRedis(redisUrl);
         try {
           await deleteUnder(redis, namespace);
         } finally {

@@ -3,14 +3,12 @@
  * 127.0.0.1), SANDBOX_FAULTS (JSON object slug → {latencyMs?, errorRate?, outage?}), LOG_LEVEL.
  */
 import { pino } from 'pino';
+import { loadSandboxEnv } from '../../lib/config/index.ts';
 import { parseFaultsEnv, startSandbox } from '../../lib/sandbox/server.ts';
 
-const log = pino({ level: process.env.LOG_LEVEL ?? 'info' });
-
-const port = Number(process.env.PORT ?? 4010);
-if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`PORT must be a port number, got "${process.env.PORT}"`);
-const host = process.env.HOST ?? '127.0.0.1';
-const sandbox = await startSandbox({ port, host, faults: parseFaultsEnv(process.env.SANDBOX_FAULTS) });
+const env = loadSandboxEnv();
+const log = pino({ level: env.LOG_LEVEL });
+const sandbox = await startSandbox({ port: env.PORT, host: env.HOST, faults: parseFaultsEnv(env.SANDBOX_FAULTS) });
 log.info({ url: sandbox.url }, `carrier sandbox listening on ${sandbox.url}`);
 
 let closing = false;

@@ -8,6 +8,7 @@
 import { parseArgs } from 'node:util';
 import { resolveTarget } from '../../lib/clickhouse/client.ts';
 import { migrate, MigrationError } from '../../lib/clickhouse/migrate.ts';
+import { loadEnv } from '../../lib/config/index.ts';
 
 const USAGE = 'usage: npm run migrate [-- --database <name>] [--dir <migrations dir>]';
 
@@ -21,7 +22,8 @@ async function main(): Promise<void> {
   }
   let target;
   try {
-    target = resolveTarget(process.env.CLICKHOUSE_URL, values.database ?? process.env.CLICKHOUSE_DATABASE);
+    const env = loadEnv();
+    target = resolveTarget(env.CLICKHOUSE_URL, values.database ?? env.CLICKHOUSE_DATABASE);
   } catch (err) {
     process.stderr.write(`migrate: ${(err as Error).message}\n`);
     process.exit(2);

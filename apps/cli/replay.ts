@@ -7,6 +7,7 @@
  * lib/replay (README there). Exit status: 0 done, 1 invalid records / apply declined or
  * interrupted, 2 usage or configuration error.
  */
+import { loadEnv, type Env } from '../../lib/config/index.ts';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline/promises';
@@ -32,6 +33,7 @@ class ExitError extends Error {
 }
 
 interface Run {
+  env: Env;
   options: ReplayOptions;
   product: Product;
   ctx: ReplayContext;
@@ -42,8 +44,8 @@ interface Run {
   signal: AbortSignal;
 }
 
-function clickHouse(options: ReplayOptions): ClickHouseClient {
-  const url = process.env.CLICKHOUSE_URL;
+function clickHouse(env: Env, options: ReplayOptions): ClickHouseClient {
+  const url = env.CLICKHOUSE_URL;
   if (!url) throw new ExitError(`${options.source === 'clickhouse' ? '--from-clickhouse' : '--diff against ClickHouse'} needs CLICKHOUSE_URL (or --against embedded)`);
   return createClickHouseClient(resolveTarget(url, options.database ?? undefined));
 }
@@ -60,7 +62,7 @@ function source(run: Run, client: ClickHouseClient | null): AsyncIterable<Source
     case 'embedded':
       return embeddedSource(options.dataDir, resolve);
     case 'kafka': {
-      const brokers = process.env.KAFKA_BROKERS;
+      const brokers = run.env.KAFKA_BROKERS;
       if (!brokers) throw new ExitError('--from-kafka needs KAFKA_BROKERS');
       const kafka = createKafka({ brokers, clientId: 'tracking-replay', log: () => {} });
       return kafkaSource(kafka, { sinceMs: options.sinceMs!, untilMs: options.untilMs ?? undefined }, resolve, options.topic ?? undefined);
@@ -91,7 +93,7 @@ async function writeLine(output: Writable, line: string): Promise<void> {
 
 /** No --diff/--apply: the record the API would answer for each poll. */
 async function runRecords(run: Run): Promise<number> {
-  const client = run.options.source === 'clickhouse' ? clickHouse(run.options) : null;
+  const client = run.options.source === 'clickhouse' ? clickHouse(run.env, run.options) : null;
   const totals = { lines: 0, records: 0, notFound: 0, carrierErrors: 0 };
   const counts = { invalid: 0 };
   try {
@@ -133,7 +135,7 @@ async function confirmed(run: Run, question: string): Promise<boolean> {
 
 /** --from-clickhouse --diff / --apply: page by page, never the whole window in memory. */
 async function runClickHouse(run: Run): Promise<number> {
-  const client = clickHouse(run.options);
+  const client = clickHouse(run.env, run.options);
   try {
     if (run.options.apply) {
       const [row] = await (await client.query({ query: "SELECT count() AS c FROM system.tables WHERE database = currentDatabase() AND name = 'replay_checkpoints'", format: 'JSONEachRow' })).json<{ c: string }>();
@@ -147,7 +149,7 @@ async function runClickHouse(run: Run): Promise<number> {
     const { carrier_polls, events, shipments } = diff.toWrite;
     process.stderr.write(`rows not yet under mapping ${run.ctx.rules.mappingVersion}: ${carrier_polls} polls, ${events} events, ${shipments} shipments (of ${diff.polls} polls read)\n`);
     if (!run.options.apply) return diff.invalid > 0 ? 1 : 0;
-    if (!(await confirmed(run, `Write these rows to ClickHouse database ${resolveTarget(process.env.CLICKHOUSE_URL, run.options.database ?? undefined).database}?`))) {
+    if (!(await confirmed(run, `Write these rows to ClickHouse database ${resolveTarget(run.env.CLICKHOUSE_URL, run.options.database ?? undefined).database}?`))) {
       process.stderr.write('replay: apply declined; nothing written\n');
       return 1;
     }
@@ -170,7 +172,7 @@ async function runDiff(run: Run): Promise<number> {
   const fresh = new EventSet();
   const counts = { invalid: 0 };
   let read = 0;
-  const client = options.against === 'clickhouse' || options.source === 'clickhouse' ? clickHouse(options) : null;
+  const client = options.against === 'clickhouse' || options.source === 'clickhouse' ? clickHouse(run.env, options) : null;
   try {
     run.progress.phase('diff', null);
     for await (const { poll } of polls(run, client, counts)) {
@@ -217,8 +219,14 @@ function fatal(message: string): never {
 
 async function main(): Promise<number> {
   let options: ReplayOptions | null;
+  let env: Env;
   try {
-    options = parseReplayOptions(process.argv.slice(2), process.env);
+    env = loadEnv();
+  } catch (err) {
+    throw new ExitError((err as Error).message.replace(/\s*\n\s*/g, ' '));
+  }
+  try {
+    options = parseReplayOptions(process.argv.slice(2), env);
   } catch (err) {
     if (err instanceof UsageError) throw new ExitError(`${err.message} (npm run replay -- --help)`);
     throw err;
@@ -245,7 +253,7 @@ async function main(): Promise<number> {
     controller.abort(new ExitError('interrupted', 1));
   });
   const run: Run = {
-    options, product, window, output,
+    env, options, product, window, output,
     ctx: { rules: product.rules, resolveCarrier: (n) => product.registry.resolve(n) },
     filter: { sinceMs: options.sinceMs, untilMs: options.untilMs, carriers: carriers.length ? new Set(carriers) : null },
     // Progress only where a person may watch, and never into the records themselves.

@@ -7,4 +7,7 @@ import { loadEnv } from '../../lib/config/index.ts';
 import { runApp } from '../../lib/process/run.ts';
 import { startDispatcher } from './start.ts';
 
-runApp('dispatcher', () => startDispatcher(loadEnv(), { database: process.env.CLICKHOUSE_DATABASE }));
+runApp('dispatcher', () => {
+  const env = loadEnv();
+  return startDispatcher(env, { database: env.CLICKHOUSE_DATABASE });
+});

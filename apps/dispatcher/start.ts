@@ -6,6 +6,7 @@ import type { Env } from '../../lib/config/index.ts';
 import { createKafka } from '../../lib/kafka/client.ts';
 import { createMailer } from '../../lib/notices/index.ts';
 import { loadProduct } from '../../lib/product/index.ts';
+import { StopSteps } from '../../lib/process/run.ts';
 import { connectRedis } from '../../lib/redis/index.ts';
 import {
   DeliveryWriter, Dispatcher, EndpointStore, RedisPushKv, WebhookEventConsumer, endpointDisabledMessage, ensureWebhookTopic, parseRetrySchedule,
@@ -16,6 +17,7 @@ export interface DispatcherApp {
   dispatcher: Dispatcher;
   health: FastifyInstance;
   stop(): Promise<void>;
+  stopStep(): string | null;
 }
 
 export interface DispatcherStartOptions {
@@ -87,17 +89,19 @@ export async function startDispatcher(env: Env, options: DispatcherStartOptions 
   health.get('/metrics', async (_request, reply) => reply.type(registry.contentType).send(await registry.metrics()));
   if (options.healthPort !== null) await health.listen({ port: options.healthPort ?? env.PORT, host: env.HOST });
 
+  const steps = new StopSteps();
   return {
     dispatcher, health,
+    stopStep: () => steps.underWay(),
     async stop() {
-      await health.close();
-      await intake.stop();
-      await dispatcher.stop();
-      await writer?.close().catch((err: unknown) => log('warn', `webhook_deliveries rows not written at stop: ${(err as Error).message}`));
-      await clickhouse?.close();
-      await sender.close();
+      await steps.step('the health server', () => health.close());
+      await steps.step('the event intake (Kafka consumer)', () => intake.stop());
+      await steps.step('the deliveries in flight', () => dispatcher.stop());
+      await steps.step('the webhook_deliveries writer', () => writer?.close().catch((err: unknown) => log('warn', `webhook_deliveries rows not written at stop: ${(err as Error).message}`)));
+      await steps.step('the ClickHouse client', () => clickhouse?.close());
+      await steps.step('the webhook sender', () => sender.close());
       mailer.close();
-      await access.close();
+      await steps.step('the access store', () => access.close());
       redis.disconnect();
     },
   };

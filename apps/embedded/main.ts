@@ -13,11 +13,10 @@ import { startDispatcher } from '../dispatcher/start.ts';
 import { startNormalizer } from '../normalizer/start.ts';
 import { startPoller } from '../poller/start.ts';
 import { ConfigError, loadEnv, type Env } from '../../lib/config/index.ts';
-import { createMailer, noticeSettingsFromEnv, scheduleNotices } from '../../lib/notices/index.ts';
+import { createMailer, noticeSettingsOf, scheduleNotices } from '../../lib/notices/index.ts';
 import { refreshPolicyOf } from '../../lib/poller/index.ts';
 import { runApp } from '../../lib/process/run.ts';
 import { startSandbox } from '../../lib/sandbox/server.ts';
-import { applyHeapPolicy } from '../api/heap-policy.ts';
 import { startModeOf } from './mode.ts';
 
 type Stop = () => Promise<void>;
@@ -31,7 +30,7 @@ function startEmbeddedJobs(env: Env, runtime: ApiRuntime, log: (m: string) => vo
     refreshPolicyOf(env.POLLER_INTERVAL_SECONDS), (now) => push.watches.pollable(now),
   );
   // Plan-expiry notices: SMTP_URL when set, else .eml files under DATA_DIR/outbox/.
-  const notices = noticeSettingsFromEnv(process.env);
+  const notices = noticeSettingsOf(env);
   const mailer = createMailer(env, { from: notices.from });
   const stopNotices = scheduleNotices({
     access: runtime.deps.access,
@@ -61,7 +60,6 @@ async function startDistributedApps(env: Env, sandboxUrl: string): Promise<Stop>
 }
 
 async function start() {
-  applyHeapPolicy();
   const env = loadEnv();
   const mode = startModeOf(env);
   if ('error' in mode) throw new ConfigError(mode.error);

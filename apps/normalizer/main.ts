@@ -7,4 +7,7 @@ import { loadEnv } from '../../lib/config/index.ts';
 import { runApp } from '../../lib/process/run.ts';
 import { startNormalizer } from './start.ts';
 
-runApp('normalizer', () => startNormalizer(loadEnv(), { database: process.env.CLICKHOUSE_DATABASE }));
+runApp('normalizer', () => {
+  const env = loadEnv();
+  return startNormalizer(env, { database: env.CLICKHOUSE_DATABASE });
+});

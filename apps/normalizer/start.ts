@@ -1,12 +1,14 @@
 import Fastify, { type FastifyInstance } from 'fastify';
+import { Registry, collectDefaultMetrics } from 'prom-client';
 import cron from 'node-cron';
 import { ClickHouseWriter, LaneClosureSink, createClickHouseClient, migrate, refreshLaneStats, resolveTarget, type ClickHouseClient, type ClickHouseWriterOptions } from '../../lib/clickhouse/index.ts';
 import type { Env } from '../../lib/config/index.ts';
-import { laneWindowDaysOf } from '../../lib/lanes/index.ts';
 import { createKafka } from '../../lib/kafka/client.ts';
+import { createNormalizerMetrics } from '../../lib/metrics/index.ts';
 import { NormalizerConsumer } from '../../lib/pipeline/normalizer.ts';
 import { loadProduct } from '../../lib/product/index.ts';
 import { ClickHouseLaneSource } from '../../lib/clickhouse/index.ts';
+import { StopSteps } from '../../lib/process/run.ts';
 import { connectRedis } from '../../lib/redis/index.ts';
 import { ChangeDetector, KafkaEventLog, PollChangeConsumer, RedisPushKv, ensureWebhookTopic } from '../../lib/webhooks/index.ts';
 
@@ -29,6 +31,7 @@ export interface NormalizerApp {
   /** Recomputes lane_stats and lane_benchmarks of changed lanes now (the cron job does it every minute). */
   refreshLanes(): Promise<void>;
   stop(): Promise<void>;
+  stopStep(): string | null;
 }
 
 export interface NormalizerStartOptions {
@@ -47,6 +50,8 @@ export interface NormalizerStartOptions {
   fromLatest?: boolean;
   /** Days of closed shipments in lane_stats and the lookup's benchmark (default LANE_WINDOW_DAYS, else 90). */
   laneWindowDays?: number;
+  /** The raw-poll topic (default tracking.carrier-polls.v1; tests use their own). */
+  topic?: string;
 }
 
 /**
@@ -56,18 +61,21 @@ export interface NormalizerStartOptions {
 export async function startNormalizer(env: Env, options: NormalizerStartOptions = {}): Promise<NormalizerApp> {
   if (!env.KAFKA_BROKERS || !env.CLICKHOUSE_URL) throw new Error('the normalizer needs KAFKA_BROKERS and CLICKHOUSE_URL');
   const product = loadProduct(env.CONFIG_DIR);
-  const laneWindowDays = options.laneWindowDays ?? laneWindowDaysOf(process.env.LANE_WINDOW_DAYS);
+  const laneWindowDays = options.laneWindowDays ?? env.LANE_WINDOW_DAYS;
   const target = resolveTarget(env.CLICKHOUSE_URL, options.database);
   const health = Fastify({ logger: { level: env.LOG_LEVEL } });
   const log = health.log;
   await migrate(target, { log: (line) => log.info(`migrate: ${line}`) });
 
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const metrics = createNormalizerMetrics(registry);
   const clickhouse = createClickHouseClient(target);
-  const writer = new ClickHouseWriter(clickhouse, { ...NORMALIZER_WRITER_OPTIONS, logger: log });
+  const writer = new ClickHouseWriter(clickhouse, { ...NORMALIZER_WRITER_OPTIONS, logger: log, onFlush: (report) => metrics.flushed(report) });
   const kafka = createKafka({ brokers: env.KAFKA_BROKERS, clientId: 'tracking-normalizer', log: (level, message) => log[level](message) });
   const consumer = new NormalizerConsumer({
     // Closed shipments also become lane_closures rows, written after the rows they come from.
-    kafka, sink: new LaneClosureSink(writer, clickhouse), rules: product.rules, groupId: options.groupId,
+    kafka, sink: new LaneClosureSink(writer, clickhouse), rules: product.rules, groupId: options.groupId, topic: options.topic, metrics,
     resolveCarrier: (name) => product.registry.resolve(name),
     log: (level, message, details) => log[level](details ?? {}, message),
   });
@@ -82,7 +90,7 @@ export async function startNormalizer(env: Env, options: NormalizerStartOptions 
     const events = new KafkaEventLog(kafka);
     const detector = new ChangeDetector({ kv: new RedisPushKv(redis, `${options.redisNamespace ?? 'trk:'}push:`), events, lanes: new ClickHouseLaneSource(clickhouse), clock: Date.now });
     const changes = new PollChangeConsumer({
-      kafka, detector, rules: product.rules, resolveCarrier: (name) => product.registry.resolve(name), groupId: options.pushGroupId, fromLatest: options.fromLatest,
+      kafka, detector, rules: product.rules, resolveCarrier: (name) => product.registry.resolve(name), groupId: options.pushGroupId, topic: options.topic, fromLatest: options.fromLatest,
       log: (level, message) => log[level](message),
     });
     await changes.start();
@@ -91,6 +99,7 @@ export async function startNormalizer(env: Env, options: NormalizerStartOptions 
     stopPush = async () => {
       clearInterval(sweep);
       await changes.stop();
+      await detector.settled();
       await events.close();
       redis.disconnect();
     };
@@ -113,21 +122,24 @@ export async function startNormalizer(env: Env, options: NormalizerStartOptions 
     const ready = consumer.isHealthy() && (await writer.ping());
     return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready' });
   });
+  health.get('/metrics', async (_request, reply) => reply.type(registry.contentType).send(await registry.metrics()));
   if (options.healthPort !== null) await health.listen({ port: options.healthPort ?? env.PORT, host: env.HOST });
 
+  const steps = new StopSteps();
   return {
     consumer, writer, clickhouse, health, refreshLanes,
+    stopStep: () => steps.underWay(),
     async stop() {
-      await health.close();
-      await stopPush();
-      await consumer.stop();
-      await laneJob.stop();
+      await steps.step('the health server', () => health.close());
+      await steps.step('push change detection', () => stopPush());
+      await steps.step('the Kafka consumer', () => consumer.stop());
+      await steps.step('the lane refresh job', () => laneJob.stop());
       try {
         // Rejects when queued rows cannot be written (ClickHouse away): their offsets are not
         // committed, so the next start reads those polls again.
-        await writer.close();
+        await steps.step('the ClickHouse writer (last flush)', () => writer.close());
       } finally {
-        await clickhouse.close();
+        await steps.step('the ClickHouse client', () => clickhouse.close());
       }
     },
   };

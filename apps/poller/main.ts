@@ -7,4 +7,7 @@ import { loadEnv } from '../../lib/config/index.ts';
 import { runApp } from '../../lib/process/run.ts';
 import { startPoller } from './start.ts';
 
-runApp('poller', () => startPoller(loadEnv(), { database: process.env.CLICKHOUSE_DATABASE }));
+runApp('poller', () => {
+  const env = loadEnv();
+  return startPoller(env, { database: env.CLICKHOUSE_DATABASE });
+});

@@ -3,16 +3,17 @@ import cron from 'node-cron';
 import { openAccessStore, type AccessStore } from '../../lib/access/index.ts';
 import { createRedisCache } from '../../lib/cache/index.ts';
 import { createCarrierPoller } from '../../lib/carriers/poll.ts';
-import { ClickHouseLaneSource, activeShipments, createClickHouseClient, resolveTarget } from '../../lib/clickhouse/index.ts';
+import { ClickHouseLaneSource, activeShipments, createClickHouseClient, pingClickHouse, resolveTarget } from '../../lib/clickhouse/index.ts';
 import type { Env } from '../../lib/config/index.ts';
 import { createKafka } from '../../lib/kafka/client.ts';
 import { KafkaBus } from '../../lib/kafka/kafka-bus.ts';
-import { createMetrics } from '../../lib/metrics/index.ts';
-import { createMailer, noticeSettingsFromEnv, scheduleNotices } from '../../lib/notices/index.ts';
+import { createMetrics, createPollerMetrics } from '../../lib/metrics/index.ts';
+import { createMailer, noticeSettingsOf, scheduleNotices } from '../../lib/notices/index.ts';
 import { cronOfTick, mergeCandidates, refreshPolicyOf, refreshShipments, shipmentsDue, type RefreshPolicy, type RefreshTotals } from '../../lib/poller/index.ts';
 import { RedisPushKv, WatchStore } from '../../lib/webhooks/index.ts';
 import { loadProduct } from '../../lib/product/index.ts';
 import { connectRedis } from '../../lib/redis/index.ts';
+import { StopSteps } from '../../lib/process/run.ts';
 import { TrackingService } from '../../lib/tracking/index.ts';
 
 export interface PollerApp {
@@ -22,6 +23,7 @@ export interface PollerApp {
   access: AccessStore;
   health: FastifyInstance;
   stop(): Promise<void>;
+  stopStep(): string | null;
 }
 
 export interface PollerStartOptions {
@@ -35,6 +37,8 @@ export interface PollerStartOptions {
   redisNamespace?: string;
   /** Where live keys' shipments are polled: the real carriers (default) or the sandbox (npm start). */
   liveTarget?: 'carriers' | 'sandbox';
+  /** Cron of the ticks (default from the policy's tick); null: no schedule, ticks only through tick() (tests). */
+  tickCron?: string | null;
 }
 
 /**
@@ -56,30 +60,45 @@ export async function startPoller(env: Env, options: PollerStartOptions = {}): P
   const carriers = createCarrierPoller({ sandboxUrl: options.sandboxUrl ?? env.SANDBOX_URL ?? null, liveTarget: options.liveTarget ?? 'carriers' });
   // Watched shipments (push) are re-polled like active ones, even before their first scan.
   const watches = new WatchStore(new RedisPushKv(redis, `${options.redisNamespace ?? 'trk:'}push:`));
+  // Carrier poll latency and errors (lib/metrics), the poller's polls by outcome and its ticks, and
+  // the process's own metrics, on /metrics.
+  const metrics = createMetrics();
+  const pollerMetrics = createPollerMetrics(metrics.registry);
   const tracking = new TrackingService({
     cache: createRedisCache(redis), carriers, bus, rules: product.rules,
-    lanes: new ClickHouseLaneSource(clickhouse), metrics: createMetrics(false), clock: Date.now,
+    lanes: new ClickHouseLaneSource(clickhouse), metrics, clock: Date.now,
   });
 
   let running: Promise<RefreshTotals> | null = null;
+  // Aborted at stop: the tick in progress starts no further poll (lib/poller/run.ts).
+  const stopping = new AbortController();
   const tick = () => {
     running ??= (async () => {
       const now = Date.now();
       const candidates = mergeCandidates(await activeShipments(clickhouse, now - policy.lookbackMs), await watches.pollable(now));
       const due = shipmentsDue(candidates, now, policy);
-      const totals = await refreshShipments(due, (s) => tracking.refresh(s.carrier, s.awb, s.mode));
+      const totals = await refreshShipments(due, async (s) => {
+        const outcome = await tracking.refresh(s.carrier, s.awb, s.mode).catch(() => 'error' as const);
+        pollerMetrics.poll(s.carrier, outcome);
+        return outcome;
+      }, undefined, stopping.signal);
       if (totals.polled) log.info(totals, 'poller: refreshed shipments');
+      pollerMetrics.tick(due.length, false);
       return totals;
-    })().finally(() => { running = null; });
+    })().catch((err: unknown) => {
+      pollerMetrics.tick(0, true);
+      throw err;
+    }).finally(() => { running = null; });
     return running;
   };
-  const task = cron.schedule(cronOfTick(policy.tickMs), () => { tick().catch((err: unknown) => log.error({ err }, 'poller tick failed')); });
+  const tickCron = options.tickCron === undefined ? cronOfTick(policy.tickMs) : options.tickCron;
+  const task = tickCron === null ? null : cron.schedule(tickCron, () => { tick().catch((err: unknown) => log.error({ err }, 'poller tick failed')); });
 
   const access = openAccessStore({ plans: product.config.plans, redisUrl: env.REDIS_URL, dataDir: env.DATA_DIR });
   let stopNotices = async () => {};
   let closeMailer = () => {};
   if (options.notices !== false) {
-    const settings = noticeSettingsFromEnv(process.env);
+    const settings = noticeSettingsOf(env);
     const mailer = createMailer(env, { from: settings.from });
     closeMailer = () => mailer.close();
     stopNotices = scheduleNotices({
@@ -90,21 +109,34 @@ export async function startPoller(env: Env, options: PollerStartOptions = {}): P
   }
 
   health.get('/healthz', async () => ({ status: 'ok' }));
+  // Ready when the engines a tick needs answer: Redis (cache, watches) and ClickHouse (shipments).
+  health.get('/readyz', async (_request, reply) => {
+    const [redisUp, clickhouseUp] = await Promise.all([
+      redis.ping().then(() => true, () => false),
+      pingClickHouse(clickhouse),
+    ]);
+    const ready = redisUp && clickhouseUp;
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', redis: redisUp, clickhouse: clickhouseUp });
+  });
+  health.get('/metrics', async (_request, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()));
   if (options.healthPort !== null) await health.listen({ port: options.healthPort ?? env.PORT, host: env.HOST });
 
+  const steps = new StopSteps();
   return {
     tick, tracking, access, health,
+    stopStep: () => steps.underWay(),
     async stop() {
-      await health.close();
-      await task.stop();
-      await running;
-      await stopNotices();
+      await steps.step('the health server', () => health.close());
+      await steps.step('the tick schedule', () => task?.stop());
+      stopping.abort();
+      await steps.step('the polls in flight of the tick under way', () => running?.catch(() => undefined));
+      await steps.step('the plan notices', () => stopNotices());
       closeMailer();
-      await bus.close();
-      await carriers.close();
-      await access.close();
+      await steps.step('the raw-poll producer (Kafka or spool)', () => bus.close());
+      await steps.step('the carrier clients', () => carriers.close());
+      await steps.step('the access store', () => access.close());
       redis.disconnect();
-      await clickhouse.close();
+      await steps.step('the ClickHouse client', () => clickhouse.close());
     },
   };
 }

@@ -1,5 +1,6 @@
 /**
- * The real API for `npm run bench -- api`, wired as the apps wire it (with their heap policy): with
+ * The real API for `npm run bench -- api`, wired as the apps wire it (bench/api.ts forks it with
+ * their heap policy's node flags): with
  * REDIS_URL set, as `apps/api/server.ts` does (Redis keys, limits and cache; under a namespace of
  * its own, deleted at stop); without it, as `npm start` (apps/embedded/main.ts) does: embedded
  * store under DATA_DIR, in-process cache, normalizer and refresh scheduler. Both get an in-process
@@ -7,18 +8,16 @@
  * token over IPC.
  */
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { buildApp } from '../../apps/api/app.ts';
-import { applyHeapPolicy } from '../../apps/api/heap-policy.ts';
 import { createApiRuntime } from '../../apps/api/runtime.ts';
 import { startRefreshScheduler, type Scheduler } from '../../apps/api/scheduler.ts';
 import { deleteUnder } from '../../lib/access/testing.ts';
 import { loadEnv } from '../../lib/config/index.ts';
+import { connectRedis } from '../../lib/redis/index.ts';
 import { startSandbox } from '../../lib/sandbox/server.ts';
 import { serveParent } from './protocol.ts';
 
 const env = loadEnv();
-if (!env.REDIS_URL) applyHeapPolicy();
 const namespace = `bench:${randomBytes(6).toString('hex')}:`;
 const sandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
 const runtime = await createApiRuntime(env, { sandboxUrl: sandbox.url, liveTarget: 'sandbox', redisNamespace: namespace });
@@ -35,7 +34,7 @@ serveParent(async () => {
   await runtime.close();
   await sandbox.close();
   if (env.REDIS_URL) {
-    const redis = new Redis(env.REDIS_URL);
+    const redis = connectRedis(env.REDIS_URL);
     try {
       await deleteUnder(redis, namespace);
     } finally {

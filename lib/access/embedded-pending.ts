@@ -13,12 +13,13 @@ export class PendingCounts {
     return this.byPrefix.size === 0;
   }
 
-  add(prefix: string, periodStart: string, day: string): void {
+  /** `n` lookups granted in that window (more than one for a batch). */
+  add(prefix: string, periodStart: string, day: string, n = 1): void {
     const entries = this.byPrefix.get(prefix);
     const same = entries?.find((e) => e.period_start === periodStart && e.day === day);
-    if (same) same.delta += 1;
-    else if (entries) entries.push({ op: 'count', prefix, period_start: periodStart, day, delta: 1 });
-    else this.byPrefix.set(prefix, [{ op: 'count', prefix, period_start: periodStart, day, delta: 1 }]);
+    if (same) same.delta += n;
+    else if (entries) entries.push({ op: 'count', prefix, period_start: periodStart, day, delta: n });
+    else this.byPrefix.set(prefix, [{ op: 'count', prefix, period_start: periodStart, day, delta: n }]);
   }
 
   /** Pending lookups of that period, and of that day in that period. */

@@ -6,12 +6,14 @@ import { PendingCounts } from './embedded-pending.ts';
 import { AccessState, type JournalEntry } from './embedded-state.ts';
 import { AccessError, keyNotFound } from './errors.ts';
 import { generateKey, hashKey, isWellFormedKey, keyPrefix } from './key-format.ts';
-import { firstExceeded, limitOutcome, limitsOf, type ConsumeResult, type ConsumeTicket } from './limits.ts';
 import {
-  effectiveStatus, newKeyRecord, parseCreateKeyInput, renewedRecord, withNotice, withStatus,
+  batchGrant, batchOutcome, firstExceeded, limitOutcome, limitsOf, type BatchConsumeResult, type ConsumeResult, type ConsumeTicket,
+} from './limits.ts';
+import {
+  effectiveStatus, newKeyRecord, periodNotStarted, parseCreateKeyInput, renewedRecord, withNotice, withStatus,
   type CreateKeyInput, type KeyRecord, type KeyStatus, type Notice, type UsageCounters,
 } from './record.ts';
-import type { AccessStore, Authorization, CreatedKey, TrialRequest } from './store.ts';
+import type { AccessStore, Authorization, BatchAuthorization, CreatedKey, TrialRequest } from './store.ts';
 import { epochSecond, utcDay } from './time.ts';
 
 export interface EmbeddedAccessStoreOptions {
@@ -83,10 +85,10 @@ export class EmbeddedAccessStore implements AccessStore {
     if (this.files.appended >= this.compactEvery) this.files.compact((generation) => this.state.toSnapshot(generation));
   }
 
-  /** Counts one granted lookup now; resolves once it is in the journal (see the class comment). */
-  private countLookup(prefix: string, periodStart: string, day: string): Promise<void> {
+  /** Counts granted lookups now; resolves once they are in the journal (see the class comment). */
+  private countLookup(prefix: string, periodStart: string, day: string, n = 1): Promise<void> {
     if (this.closed) return Promise.reject(new Error('access store is closed'));
-    this.pending.add(prefix, periodStart, day);
+    this.pending.add(prefix, periodStart, day, n);
     if (!this.groupCommit) {
       let resolve!: () => void;
       let reject!: (err: unknown) => void;
@@ -206,6 +208,7 @@ export class EmbeddedAccessStore implements AccessStore {
     const status = effectiveStatus(stored, now);
     if (status === 'expired') return { ok: false, code: 'payment_required' };
     if (status !== 'active') return { ok: false, code: 'invalid_api_key' };
+    if (periodNotStarted(stored, now)) return { ok: false, code: 'payment_required' };
 
     const day = utcDay(now);
     const second = epochSecond(now);
@@ -221,6 +224,35 @@ export class EmbeddedAccessStore implements AccessStore {
     this.bursts.set(stored.prefix, { second, count: burstUsed + 1 });
     await written;
     return limitOutcome(null, limits, { burst: burstUsed + 1, daily: daily + 1, period: period + 1 }, now, ticket);
+  }
+
+  async authorizeBatch(key: string, now: Date, lookups: number): Promise<BatchAuthorization> {
+    const record = await this.getByKey(key);
+    return { record, consumed: record ? await this.consumeBatch(record, now, lookups) : null };
+  }
+
+  /** The batch rule of `batchGrant`, decided without awaiting (atomic on Node's one thread). */
+  private async consumeBatch(record: KeyRecord, now: Date, n: number): Promise<BatchConsumeResult> {
+    const stored = this.state.byHash.get(record.hash);
+    if (!stored) return { ok: false, code: 'invalid_api_key' };
+    const status = effectiveStatus(stored, now);
+    if (status === 'expired') return { ok: false, code: 'payment_required' };
+    if (status !== 'active') return { ok: false, code: 'invalid_api_key' };
+
+    const day = utcDay(now);
+    const second = epochSecond(now);
+    const burst = this.bursts.get(stored.prefix);
+    const burstUsed = burst?.second === second ? burst.count : 0;
+    const { period, daily } = this.counts(stored.prefix, stored.period_start, day);
+    const limits = limitsOf(stored);
+    const before = { burst: burstUsed, daily, period };
+    const { burstRefused, granted } = batchGrant(limits, before, n);
+    const ticket: ConsumeTicket = { prefix: stored.prefix, hash: stored.hash, periodStart: stored.period_start, day };
+    if (!burstRefused) {
+      this.bursts.set(stored.prefix, { second, count: burstUsed + 1 });
+      if (granted > 0) await this.countLookup(stored.prefix, stored.period_start, day, granted);
+    }
+    return batchOutcome(limits, before, n, granted, burstRefused, now, ticket);
   }
 
   async refund(ticket: ConsumeTicket): Promise<void> {

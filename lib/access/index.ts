@@ -3,17 +3,19 @@ export {
   type KeyMode,
 } from './key-format.ts';
 export {
-  CreateKeyInputSchema, KEY_STATUSES, KeyRecordSchema, NOTICES, effectiveStatus, normalizeEmail, toUsageRecord,
+  CreateKeyInputSchema, KEY_STATUSES, KeyRecordSchema, NOTICES, effectiveStatus, normalizeEmail, periodNotStarted, toUsageRecord,
   type CreateKeyInput, type EffectiveStatus, type KeyRecord, type KeyStatus, type Notice, type UsageCounters,
 } from './record.ts';
 export {
   BURST_WINDOW_SECONDS,
-  type Allowance, type ConsumeGranted, type ConsumeLimited, type ConsumeRefusedKey, type ConsumeResult,
+  batchGrant, batchOutcome,
+  type Allowance, type BatchConsumeResult, type BatchGranted, type ConsumeGranted, type ConsumeLimited, type ConsumeRefusedKey, type ConsumeResult,
   type ConsumeTicket, type KeyStateCode, type LimitCode, type LimitState,
 } from './limits.ts';
 export { msToNextUtcMidnight, secondsToNextUtcMidnight, utcDay } from './time.ts';
 export { AccessError, type AccessErrorReason } from './errors.ts';
-export type { AccessStore, Authorization, CreatedKey, TrialRequest } from './store.ts';
+export type { AccessStore, Authorization, BatchAuthorization, CreatedKey, TrialRequest } from './store.ts';
 export { RedisAccessStore, type RedisAccessStoreOptions } from './redis-store.ts';
 export { EmbeddedAccessStore, embeddedAccessDir, type EmbeddedAccessStoreOptions } from './embedded-store.ts';
 export { openAccessStore, type OpenAccessStoreOptions } from './open.ts';
+export { ACCESS_LAYOUT_VERSION, upgradeAccessLayout } from './redis-layout.ts';

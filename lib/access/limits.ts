@@ -83,3 +83,36 @@ export function limitOutcome(
   const retry = retryAfterSeconds(refusal, now);
   return retry === undefined ? { ok: false, code: refusal, ...state } : { ok: false, code: refusal, retryAfterSeconds: retry, ...state };
 }
+
+/**
+ * A batch's count (`AccessStore.authorizeBatch`): the batch is one request for the burst limit, and
+ * `granted` of its n lookups (the first ones, in input order) count against the daily and period
+ * quotas; the rest are refused by `refused`, exactly as one lookup after the last granted would be.
+ */
+export type BatchGranted = { ok: true; granted: number; refused: ConsumeLimited | null; ticket: ConsumeTicket } & LimitState;
+export type BatchConsumeResult = BatchGranted | ConsumeLimited | ConsumeRefusedKey;
+
+/**
+ * How many of a batch's n lookups pass, given the counts before it: none when the burst is used up
+ * (the whole batch is refused), else as many as the daily and period quotas leave. Both stores
+ * decide by this rule (the Redis script repeats it in Lua).
+ */
+export function batchGrant(limits: Allowance, before: Allowance, n: number): { burstRefused: boolean; granted: number } {
+  if (before.burst >= limits.burst) return { burstRefused: true, granted: 0 };
+  return { burstRefused: false, granted: Math.max(0, Math.min(n, limits.daily - before.daily, limits.period - before.period)) };
+}
+
+/** The answer of a batch count, from the counts before it and what was granted (see batchGrant). */
+export function batchOutcome(
+  limits: Allowance, before: Allowance, n: number, granted: number, burstRefused: boolean, now: Date, ticket: ConsumeTicket,
+): BatchGranted | ConsumeLimited {
+  if (burstRefused) return limitOutcome('rate_limit_exceeded', limits, before, now, ticket) as ConsumeLimited;
+  const used = { burst: before.burst + 1, daily: before.daily + granted, period: before.period + granted };
+  const state = limitOutcome(null, limits, used, now, ticket) as ConsumeGranted;
+  let refused: ConsumeLimited | null = null;
+  if (granted < n) {
+    const code: LimitCode = used.daily >= limits.daily ? 'daily_quota_exceeded' : 'plan_quota_exceeded';
+    refused = limitOutcome(code, limits, used, now, ticket) as ConsumeLimited;
+  }
+  return { ...state, granted, refused };
+}

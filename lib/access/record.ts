@@ -3,7 +3,8 @@ import { PLAN_NAMES, type PlanName, type Plans } from '../config/index.ts';
 import { UtcMillis, type UsageRecord } from '../schemas/index.ts';
 import { AccessError } from './errors.ts';
 import { KEY_MODES, hashKey, keyMode, keyPrefix } from './key-format.ts';
-import { DAY_MS, toIso } from './time.ts';
+import { DAY_MS } from '../time/index.ts';
+import { toIso } from './time.ts';
 
 export const KEY_STATUSES = ['active', 'suspended', 'revoked'] as const;
 export type KeyStatus = (typeof KEY_STATUSES)[number];
@@ -147,6 +148,14 @@ export function withNotice(record: KeyRecord, which: Notice, at: Date): KeyRecor
 export function effectiveStatus(record: KeyRecord, now: Date): EffectiveStatus {
   if (record.status !== 'active') return record.status;
   return now.getTime() >= Date.parse(record.period_end) ? 'expired' : 'active';
+}
+
+/**
+ * A period an operator set to start later (`period_start` in the future): the key is valid but
+ * buys nothing yet, so lookups are refused (402) and count in no period.
+ */
+export function periodNotStarted(record: KeyRecord, now: Date): boolean {
+  return now.getTime() < Date.parse(record.period_start);
 }
 
 /** The usage record of the spec (`GET /v1/usage`). */

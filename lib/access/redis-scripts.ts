@@ -15,22 +15,27 @@
  * The first `granted` pass, and the i-th of them (from 0) sees the counts before plus i + 1; the
  * rest are refused with `refusal`, the first limit (in check order) that the counts after reach.
  *
- * The key's counters are one hash beside its record (usage:<sha256>): the window each count belongs
+ * The key's counters are one hash beside its record (usage:{<sha256>}): the window each count belongs
  * to is stored with it (period start, UTC day, Unix second), and a count of another window reads as
  * zero. So a renewal, a new day and a new second start from zero without expiries, and both keys
- * of a group follow from the presented key alone.
+ * of a group follow from the presented key alone. Both carry the hash as their hash tag, so they
+ * share a slot: on a Redis Cluster the caller sends one call per key hash (all its groups), on one
+ * Redis one call for the whole turn.
  *
  * Decoding the record's fields was most of the client's work per lookup, so the record comes back
  * only when it differs from the one the caller already holds: the caller names the SHA-1 of the
  * fields it decoded last, and gets the fields only if the stored ones hash differently.
  *
- * Group g (from 1): KEYS[2g-1] key record hash, KEYS[2g] usage hash; ARGV[6(g-1) + 1..6]: earliest
+ * Group g (from 1): KEYS[2g-1] key record hash, KEYS[2g] usage hash, or KEYS[1] and KEYS[2] for every
+ * group when there are only two (the groups of one key, as sent on a cluster, where a fixed key
+ * count lets the client route the call by its first key); ARGV[6(g-1) + 1..6]: earliest
  * and latest "now" of its n lookups (UTC ISO), their UTC day, their Unix second, n ('0' only to read
  * the record), digest of the record the caller holds ('' for none).
  * Returns one reply per group: {'missing'} | {verdict, digest, fields or {} when the digest is the
  * caller's, burst used, daily used, period used (before counting), granted, refusal or ''}; verdict
- * 'read' (not counted), 'inactive', 'expired' (for all n), 'split' (the period ends between the
- * earliest and the latest "now": nothing counted, ask again one lookup at a time) or 'counted'.
+ * 'read' (not counted), 'inactive', 'expired' (for all n; also before a period that starts later),
+ * 'split' (the period starts or ends between the earliest and the latest "now": nothing counted,
+ * ask again one lookup at a time) or 'counted'.
  * fields is the record hash as HGETALL returns it (field, value, ...).
  */
 export const CONSUME_LUA = `
@@ -47,6 +52,9 @@ local function consume(recordKey, usageKey, earliest, latest, day, second, n, kn
   -- Both are UTC ISO 8601 strings of the same fixed width, so string order is time order.
   if earliest >= rec.period_end then return {'expired', digest, known, 0, 0, 0, 0, ''} end
   if latest >= rec.period_end then return {'split', digest, known, 0, 0, 0, 0, ''} end
+  -- A period set to start later counts nothing before it starts (refused like an ended one).
+  if latest < rec.period_start then return {'expired', digest, known, 0, 0, 0, 0, ''} end
+  if earliest < rec.period_start then return {'split', digest, known, 0, 0, 0, 0, ''} end
   local u = redis.call('HMGET', usageKey, 'period_start', 'period_used', 'day', 'day_used', 'burst_second', 'burst_used')
   local burst, daily, period = 0, 0, 0
   if u[1] == rec.period_start then
@@ -70,9 +78,12 @@ local function consume(recordKey, usageKey, earliest, latest, day, second, n, kn
 end
 
 local replies = {}
-for g = 1, #KEYS / 2 do
+local one = #KEYS == 2
+for g = 1, #ARGV / 6 do
   local a = 6 * (g - 1)
-  replies[g] = consume(KEYS[2 * g - 1], KEYS[2 * g], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], tonumber(ARGV[a + 5]), ARGV[a + 6])
+  local recordKey, usageKey = KEYS[1], KEYS[2]
+  if not one then recordKey, usageKey = KEYS[2 * g - 1], KEYS[2 * g] end
+  replies[g] = consume(recordKey, usageKey, ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], tonumber(ARGV[a + 5]), ARGV[a + 6])
 end
 return replies
 `;
@@ -91,29 +102,29 @@ return 0
 `;
 
 /**
- * Creates a key record and its indexes, unless the prefix is taken (the caller draws a new key) or,
- * for a self-serve trial, the e-mail already had one.
- *
- * KEYS: 1 record hash, 2 prefix → hash index, 3 set of all hashes, 4 e-mail → trial prefix index.
- * ARGV: 1 '1' to refuse when a trial exists, 2 '1' when this key is a trial, 3 prefix, 4 hash,
- *       5 JSON object of the record's fields.
+ * Writes a new key record (KEYS[1]) from the JSON object of its fields (ARGV[1]), unless a record
+ * exists under that hash. Returns 1 when written, 0 when one existed. One step of a key's creation
+ * (`RedisAccessStore.create` says why the steps are single-key).
  */
-export const CREATE_LUA = `
-if redis.call('EXISTS', KEYS[2]) == 1 or redis.call('EXISTS', KEYS[1]) == 1 then return 'prefix_taken' end
-if ARGV[1] == '1' and redis.call('EXISTS', KEYS[4]) == 1 then return 'trial_exists' end
+export const CREATE_RECORD_LUA = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 local fields = {}
-for k, v in pairs(cjson.decode(ARGV[5])) do fields[#fields + 1] = k; fields[#fields + 1] = v end
+for k, v in pairs(cjson.decode(ARGV[1])) do fields[#fields + 1] = k; fields[#fields + 1] = v end
 redis.call('HSET', KEYS[1], unpack(fields))
-redis.call('SET', KEYS[2], ARGV[4])
-redis.call('SADD', KEYS[3], ARGV[4])
-if ARGV[2] == '1' then redis.call('SET', KEYS[4], ARGV[3], 'NX') end
-return 'ok'
+return 1
+`;
+
+/** Deletes KEYS[1] if it still holds ARGV[1] (undoing a prefix reservation of this process only). */
+export const DELETE_IF_LUA = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
 `;
 
 /**
  * Compare-and-set of a whole key record: replaces the hash only if it still holds exactly the
  * fields the caller read, so admin changes decided in TypeScript (suspend, renew, notices) never
- * overwrite a concurrent change. Extra KEYS are deleted in the same step (a renewal's old counts).
+ * overwrite a concurrent change. Extra KEYS are deleted in the same step (a renewal's old counts:
+ * the usage hash, in the record's slot).
  *
  * KEYS: 1 record hash, 2.. keys to delete. ARGV: 1 JSON of the expected fields, 2 JSON of the new.
  * Returns 1 when replaced, 0 when the record changed meanwhile, -1 when it does not exist.

@@ -1,25 +1,26 @@
 import DataLoader from 'dataloader';
-import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import { dispatchAtEndOfTurn } from '../batch/index.ts';
-import { connectRedis } from '../redis/index.ts';
+import { connectRedis, isCluster, type RedisClient } from '../redis/index.ts';
 import type { PlanName, Plans } from '../config/index.ts';
 import { AccessError, keyNotFound } from './errors.ts';
 import { generateKey, hashKey, isWellFormedKey } from './key-format.ts';
-import { limitOutcome, limitsOf, type ConsumeResult, type ConsumeTicket, type LimitCode } from './limits.ts';
+import { batchOutcome, limitOutcome, limitsOf, type ConsumeResult, type ConsumeTicket, type LimitCode } from './limits.ts';
 import {
   newKeyRecord, normalizeEmail, parseCreateKeyInput, renewedRecord, withNotice, withStatus,
   type CreateKeyInput, type KeyRecord, type KeyStatus, type Notice, type UsageCounters,
 } from './record.ts';
 import { decodeRecord, encodeRecord } from './redis-codec.ts';
-import { CONSUME_LUA, CREATE_LUA, REFUND_LUA, REPLACE_LUA } from './redis-scripts.ts';
-import type { AccessStore, Authorization, CreatedKey, TrialRequest } from './store.ts';
+import { upgradeAccessLayout } from './redis-layout.ts';
+import { CONSUME_LUA, CREATE_RECORD_LUA, DELETE_IF_LUA, REFUND_LUA, REPLACE_LUA } from './redis-scripts.ts';
+import { CONSUME_BATCH_LUA } from './redis-batch-script.ts';
+import type { AccessStore, Authorization, BatchAuthorization, CreatedKey, TrialRequest } from './store.ts';
 import { epochSecond, toIso, utcDay } from './time.ts';
 
 export interface RedisAccessStoreOptions {
   plans: Plans;
   /** A connection the caller owns (left open by `close()`), or a URL to open one the store owns. */
-  redis: Redis | string;
+  redis: RedisClient | string;
   /** Prefix of every Redis key this store touches. Default `trk:access:`. */
   namespace?: string;
 }
@@ -35,12 +36,22 @@ interface AccessAsk {
 interface ScriptCommands {
   /** Variable number of keys (two per group): the count comes first. */
   accessConsume(numKeys: number, ...keysThenArgv: string[]): Promise<Reply[]>;
+  /**
+   * The same script for groups of one key: its two keys, then the groups' arguments. A cluster
+   * client routes (and auto-pipelines) a call by its first key, which a leading count would hide.
+   */
+  accessConsumeOfKey(rec: string, usage: string, ...argv: string[]): Promise<Reply[]>;
   accessRefund(usage: string, ...argv: string[]): Promise<number>;
-  accessCreate(rec: string, prefixIdx: string, all: string, trialIdx: string, ...argv: string[]): Promise<string>;
-  /** Variable number of keys: the count comes first. */
-  accessReplace(numKeys: number, ...keysThenArgv: string[]): Promise<number>;
+  accessConsumeBatch(rec: string, usage: string, ...argv: string[]): Promise<Reply>;
+  accessCreateRecord(rec: string, fieldsJson: string): Promise<number>;
+  accessDeleteIf(key: string, expected: string): Promise<number>;
+  accessReplace(rec: string, expectedJson: string, nextJson: string): Promise<number>;
+  /** The same, deleting the usage hash too (a renewal). */
+  accessReplaceDroppingUsage(rec: string, usage: string, expectedJson: string, nextJson: string): Promise<number>;
 }
-type ScriptedRedis = Redis & ScriptCommands;
+type ScriptedRedis = RedisClient & ScriptCommands;
+
+const trialExists = () => new AccessError('trial_exists', 'A trial key was already issued to this e-mail address.');
 
 /** Decoded key records remembered per process, reused while the stored fields stay the same. */
 const DECODED_RECORDS = 10_000;
@@ -50,26 +61,34 @@ const MAX_ATTEMPTS = 5;
 const MAX_ASKS_PER_CALL = 1_000;
 
 /**
- * Key layout (all under the namespace):
- *   key:<sha256>                                   hash    the key record (no plain key)
+ * Key layout (all under the namespace; `{…}` is the Redis Cluster hash tag):
+ *   key:{<sha256>}                                 hash    the key record (no plain key)
+ *   usage:{<sha256>}                               hash    the key's counters, each with its window:
+ *                                                          period_start/period_used, day/day_used,
+ *                                                          burst_second/burst_used (deleted on renew)
  *   prefix:<key_prefix>                            string  → sha256
  *   keys                                           set     every sha256 (for list)
  *   trial:<normalized e-mail>                      string  → key_prefix of the first trial
- *   usage:<sha256>                                 hash    the key's counters, each with its window:
- *                                                          period_start/period_used, day/day_used,
- *                                                          burst_second/burst_used (deleted on renew)
+ *   layout                                         string  the layout version (redis-layout.ts)
  *
- * The lookups read off the sockets in one event-loop turn make one script call (CONSUME_LUA): they
- * are grouped by key and second, each group's two keys follow from the presented key's hash, and
- * the script counts each group's n lookups at once. Redis work and client work per lookup then fall
- * as load rises; the answers are the ones the lookups would have got one after another
- * (CONSUME_LUA says why).
+ * Every script touches one slot: a key's record and usage share their hash tag, the other keys
+ * are read and written one at a time. So one Redis and a Redis Cluster hold the same keys.
+ *
+ * The lookups read off the sockets in one event-loop turn make one script call (CONSUME_LUA; on a
+ * cluster one per key hash): they are grouped by key and second, each group's two keys follow
+ * from the presented key's hash, and the script counts each group's n lookups at once. Redis work
+ * and client work per lookup then fall as load rises; the answers are the ones the lookups would
+ * have got one after another (CONSUME_LUA says why).
  */
 export class RedisAccessStore implements AccessStore {
   private readonly redis: ScriptedRedis;
   private readonly ownsConnection: boolean;
   private readonly ns: string;
   private readonly plans: Plans;
+  /** On a cluster a script call may touch one slot only: one CONSUME_LUA call per key hash. */
+  private readonly perKey: boolean;
+  /** The layout upgrade of the namespace, run once before the store's first command. */
+  private layout: Promise<unknown> | null = null;
   /**
    * The last record decoded per key hash, with CONSUME_LUA's digest of its fields: the script sends
    * the fields again only when they changed (decoding them was most of a lookup's client work).
@@ -93,17 +112,36 @@ export class RedisAccessStore implements AccessStore {
     // Auto-pipelining: concurrent lookups' scripts share one socket write per event-loop turn.
     const redis = typeof options.redis === 'string' ? connectRedis(options.redis, { enableAutoPipelining: true }) : options.redis;
     redis.defineCommand('accessConsume', { lua: CONSUME_LUA });
+    redis.defineCommand('accessConsumeOfKey', { numberOfKeys: 2, lua: CONSUME_LUA });
     redis.defineCommand('accessRefund', { numberOfKeys: 1, lua: REFUND_LUA });
-    redis.defineCommand('accessCreate', { numberOfKeys: 4, lua: CREATE_LUA });
-    redis.defineCommand('accessReplace', { lua: REPLACE_LUA });
+    redis.defineCommand('accessConsumeBatch', { numberOfKeys: 2, lua: CONSUME_BATCH_LUA });
+    redis.defineCommand('accessCreateRecord', { numberOfKeys: 1, lua: CREATE_RECORD_LUA });
+    redis.defineCommand('accessDeleteIf', { numberOfKeys: 1, lua: DELETE_IF_LUA });
+    redis.defineCommand('accessReplace', { numberOfKeys: 1, lua: REPLACE_LUA });
+    redis.defineCommand('accessReplaceDroppingUsage', { numberOfKeys: 2, lua: REPLACE_LUA });
     this.redis = redis as ScriptedRedis;
+    this.perKey = isCluster(redis);
   }
 
-  private recordKey(hash: string): string { return `${this.ns}key:${hash}`; }
+  // A key's record and usage carry its hash as the hash tag: one slot, so one script touches both.
+  /**
+   * Keys written by the previous layout are renamed (`upgradeAccessLayout`) before this store reads
+   * or writes anything, once; after a failure (Redis unreachable) the next call tries again, so a
+   * process may start while Redis is down.
+   */
+  private layoutReady(): Promise<unknown> {
+    this.layout ??= upgradeAccessLayout(this.redis, this.ns).catch((err: unknown) => {
+      this.layout = null;
+      throw err;
+    });
+    return this.layout;
+  }
+
+  private recordKey(hash: string): string { return `${this.ns}key:{${hash}}`; }
   private prefixKey(prefix: string): string { return `${this.ns}prefix:${prefix}`; }
   private allKey(): string { return `${this.ns}keys`; }
   private trialKey(email: string): string { return `${this.ns}trial:${normalizeEmail(email)}`; }
-  private usageKey(hash: string): string { return `${this.ns}usage:${hash}`; }
+  private usageKey(hash: string): string { return `${this.ns}usage:{${hash}}`; }
 
   async createKey(input: CreateKeyInput, now: Date): Promise<CreatedKey> {
     return this.create(input, now, false);
@@ -113,18 +151,45 @@ export class RedisAccessStore implements AccessStore {
     return this.create({ plan: 'trial', mode: request.mode, email: request.email }, now, true);
   }
 
+  /**
+   * A new key in four single-key steps, so it works on a cluster (the keys live in different
+   * slots) as on one Redis; each step is atomic, the sequence is not:
+   *   1. reserve the prefix (SET NX prefix → hash; taken: draw another key),
+   *   2. write the record, unless one exists under that hash,
+   *   3. for a trial key, claim the e-mail (SET NX trial → prefix); refused for a self-serve
+   *      trial: undo 2 and 1, answer trial_exists (an operator's trial simply leaves the first),
+   *   4. add the hash to the set of all keys (`list()`).
+   * The key is returned only after step 4. A failure (Redis down, process killed) part way leaves
+   * at most: a prefix pointing to no record (reads as unknown; the prefix is never drawn again),
+   * a record nobody holds the plain key of and nothing points to by e-mail (it answers nothing,
+   * and a retried self-serve trial succeeds because step 3 did not happen), or, after step 3, a
+   * complete key missing from `list()` only. None of these refuses a later create.
+   */
   private async create(input: CreateKeyInput, now: Date, oncePerEmail: boolean): Promise<CreatedKey> {
     const valid = parseCreateKeyInput(input);
+    await this.layoutReady();
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const key = generateKey(valid.mode);
       const record = newKeyRecord(valid, key, this.plans, now);
-      const reply = await this.redis.accessCreate(
-        this.recordKey(record.hash), this.prefixKey(record.prefix), this.allKey(), this.trialKey(record.email),
-        oncePerEmail ? '1' : '0', record.plan === 'trial' ? '1' : '0', record.prefix, record.hash,
-        JSON.stringify(encodeRecord(record)),
-      );
-      if (reply === 'ok') return { key, record };
-      if (reply === 'trial_exists') throw new AccessError('trial_exists', 'A trial key was already issued to this e-mail address.');
+      if (oncePerEmail && (await this.redis.exists(this.trialKey(record.email))) === 1) throw trialExists();
+      if ((await this.redis.set(this.prefixKey(record.prefix), record.hash, 'NX')) === null) continue;
+      const written = await this.redis.accessCreateRecord(this.recordKey(record.hash), JSON.stringify(encodeRecord(record)));
+      if (written === 0) {
+        // The hash is taken (the same key drawn twice): give the prefix back and draw again.
+        await this.redis.accessDeleteIf(this.prefixKey(record.prefix), record.hash);
+        continue;
+      }
+      if (record.plan === 'trial') {
+        const claimed = (await this.redis.set(this.trialKey(record.email), record.prefix, 'NX')) !== null;
+        if (!claimed && oncePerEmail) {
+          // Another self-serve trial of this e-mail won the race: this key was never handed out.
+          await this.redis.del(this.recordKey(record.hash));
+          await this.redis.accessDeleteIf(this.prefixKey(record.prefix), record.hash);
+          throw trialExists();
+        }
+      }
+      await this.redis.sadd(this.allKey(), record.hash);
+      return { key, record };
     }
     throw new Error(`no free key prefix after ${MAX_ATTEMPTS} attempts`);
   }
@@ -135,10 +200,12 @@ export class RedisAccessStore implements AccessStore {
   }
 
   private async getByHash(hash: string): Promise<KeyRecord | null> {
+    await this.layoutReady();
     return decodeRecord(await this.redis.hgetall(this.recordKey(hash)));
   }
 
   async getByPrefix(prefix: string): Promise<KeyRecord | null> {
+    await this.layoutReady();
     const hash = await this.redis.get(this.prefixKey(prefix));
     return hash === null ? null : this.getByHash(hash);
   }
@@ -158,11 +225,11 @@ export class RedisAccessStore implements AccessStore {
       const before = await this.mustGet(prefix);
       const after = change(before);
       if (after === null) return { record: before, changed: false };
-      const drop = after.period_start !== before.period_start ? [this.usageKey(before.hash)] : [];
-      const replaced = await this.redis.accessReplace(
-        1 + drop.length, this.recordKey(before.hash), ...drop,
-        JSON.stringify(encodeRecord(before)), JSON.stringify(encodeRecord(after)),
-      );
+      const [expected, next] = [JSON.stringify(encodeRecord(before)), JSON.stringify(encodeRecord(after))];
+      // A new period starts its counts from zero: the usage hash goes in the same step.
+      const replaced = after.period_start !== before.period_start
+        ? await this.redis.accessReplaceDroppingUsage(this.recordKey(before.hash), this.usageKey(before.hash), expected, next)
+        : await this.redis.accessReplace(this.recordKey(before.hash), expected, next);
       if (replaced === 1) return { record: after, changed: true };
       if (replaced === -1) throw keyNotFound(prefix);
     }
@@ -190,6 +257,7 @@ export class RedisAccessStore implements AccessStore {
   }
 
   async list(): Promise<KeyRecord[]> {
+    await this.layoutReady();
     const hashes = await this.redis.smembers(this.allKey());
     const records = await Promise.all(hashes.map((h) => this.getByHash(h)));
     return records
@@ -198,6 +266,7 @@ export class RedisAccessStore implements AccessStore {
   }
 
   async findTrialByEmail(email: string): Promise<KeyRecord | null> {
+    await this.layoutReady();
     const prefix = await this.redis.get(this.trialKey(email));
     return prefix === null ? null : this.getByPrefix(prefix);
   }
@@ -211,8 +280,31 @@ export class RedisAccessStore implements AccessStore {
     return (await this.asks.load({ hash: record.hash, now, count: true })).consumed ?? { ok: false, code: 'invalid_api_key' };
   }
 
+  /** One script call per batch (CONSUME_BATCH_LUA): a batch is already many lookups in one ask. */
+  async authorizeBatch(key: string, now: Date, lookups: number): Promise<BatchAuthorization> {
+    if (!isWellFormedKey(key)) return { record: null, consumed: null };
+    const hash = hashKey(key);
+    await this.layoutReady();
+    const reply = await this.redis.accessConsumeBatch(
+      this.recordKey(hash), this.usageKey(hash), toIso(now.getTime()), utcDay(now), String(epochSecond(now)), String(lookups),
+    );
+    const verdict = reply[0] as string;
+    if (verdict === 'missing') return { record: null, consumed: null };
+    const fields = reply[1] as string[];
+    const object: Record<string, string> = {};
+    for (let i = 0; i < fields.length; i += 2) object[fields[i]!] = fields[i + 1]!;
+    const record = decodeRecord(object);
+    if (!record) throw new Error(`key record ${hash.slice(0, 12)}… is empty`);
+    if (verdict === 'inactive') return { record, consumed: { ok: false, code: 'invalid_api_key' } };
+    if (verdict === 'expired') return { record, consumed: { ok: false, code: 'payment_required' } };
+    const [burst, daily, period, granted, burstRefused] = reply.slice(2, 7).map(Number) as [number, number, number, number, number];
+    const ticket: ConsumeTicket = { prefix: record.prefix, hash, periodStart: record.period_start, day: utcDay(now) };
+    return { record, consumed: batchOutcome(limitsOf(record), { burst, daily, period }, lookups, granted, burstRefused === 1, now, ticket) };
+  }
+
   /** The asks of one turn, grouped by key and second (by key only for reads), in one script call. */
   private async answerAll(asks: readonly AccessAsk[]): Promise<Authorization[]> {
+    await this.layoutReady();
     const groups = new Map<string, number[]>();
     asks.forEach((ask, i) => {
       const group = `${ask.hash} ${ask.count ? epochSecond(ask.now) : 'read'}`;
@@ -221,14 +313,36 @@ export class RedisAccessStore implements AccessStore {
       else groups.set(group, [i]);
     });
     const indices = [...groups.values()];
-    const authorizations = await this.consumeGroups(indices.map((members) => members.map((i) => asks[i]!)));
+    const authorizations = await this.consumeInCalls(indices.map((members) => members.map((i) => asks[i]!)));
     const answers = new Array<Authorization>(asks.length);
     indices.forEach((members, g) => members.forEach((i, j) => { answers[i] = authorizations[g]![j]!; }));
     return answers;
   }
 
   /**
-   * One CONSUME_LUA call for groups of asks, each of one key (and, when counting, one second): per
+   * One server: every group in one call. A cluster: one call per key hash (its groups share the
+   * key's slot), sent together; the cluster client pipelines the calls bound for one node. A busy
+   * key's lookups of a turn still make one call; many keys make one call each, as their keys lie
+   * in different slots (two hashes share one of the 16,384 slots too rarely to group by slot).
+   */
+  private async consumeInCalls(groups: readonly (readonly AccessAsk[])[]): Promise<Authorization[][]> {
+    if (!this.perKey) return this.consumeGroups(groups);
+    const byHash = new Map<string, number[]>();
+    groups.forEach((asks, g) => {
+      const members = byHash.get(asks[0]!.hash);
+      if (members) members.push(g);
+      else byHash.set(asks[0]!.hash, [g]);
+    });
+    const answers = new Array<Authorization[]>(groups.length);
+    await Promise.all([...byHash.values()].map(async (members) => {
+      const replies = await this.consumeGroups(members.map((g) => groups[g]!));
+      members.forEach((g, j) => { answers[g] = replies[j]!; });
+    }));
+    return answers;
+  }
+
+  /**
+   * One CONSUME_LUA call for groups of asks (on a cluster, all of one key hash), each of one key (and, when counting, one second): per
    * group, the stored record and, when counting, each ask's verdict, in the asks' order.
    */
   private async consumeGroups(groups: readonly (readonly AccessAsk[])[]): Promise<Authorization[][]> {
@@ -247,7 +361,9 @@ export class RedisAccessStore implements AccessStore {
       );
       return decoded;
     });
-    const replies = await this.redis.accessConsume(keys.length, ...keys, ...argv);
+    const replies = this.perKey
+      ? await this.redis.accessConsumeOfKey(keys[0]!, keys[1]!, ...argv)
+      : await this.redis.accessConsume(keys.length, ...keys, ...argv);
     const answers = groups.map((asks, g) => this.authorizationsOf(asks, replies[g]!, known[g]));
     // The period ends among a group's asks (once per period at most): each alone is exact again.
     const split = groups.flatMap((asks, g) => (answers[g] === null ? asks.map((ask) => [ask]) : []));
@@ -292,6 +408,7 @@ export class RedisAccessStore implements AccessStore {
   }
 
   async refund(ticket: ConsumeTicket): Promise<void> {
+    await this.layoutReady();
     await this.redis.accessRefund(this.usageKey(ticket.hash), ticket.periodStart, ticket.day);
   }
 

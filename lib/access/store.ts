@@ -1,6 +1,6 @@
 import type { PlanName } from '../config/index.ts';
 import type { KeyMode } from './key-format.ts';
-import type { ConsumeResult, ConsumeTicket } from './limits.ts';
+import type { BatchConsumeResult, ConsumeResult, ConsumeTicket } from './limits.ts';
 import type { CreateKeyInput, KeyRecord, KeyStatus, Notice, UsageCounters } from './record.ts';
 
 export interface CreatedKey {
@@ -15,6 +15,12 @@ export interface Authorization {
   record: KeyRecord | null;
   /** `consume`'s outcome when counting was asked for and the key exists; null otherwise. */
   consumed: ConsumeResult | null;
+}
+
+/** A batch's access step: the presented key's record and the batch's count when asked for. */
+export interface BatchAuthorization {
+  record: KeyRecord | null;
+  consumed: BatchConsumeResult | null;
 }
 
 export interface TrialRequest {
@@ -43,6 +49,13 @@ export interface AccessStore {
    * suspended, revoked or expired key is refused by both, and counts nothing.
    */
   authorize(key: string, now: Date, count: boolean): Promise<Authorization>;
+  /**
+   * `POST /v1/track/batch`'s access step, one atomic step: the record and, when the key exists and
+   * is active, the batch counted as one request against the burst limit and as `lookups` lookups
+   * against the daily and period quotas (as many as they leave; see `batchGrant`). A refusal of
+   * the whole batch (burst, key state) counts nothing. Refund granted lookups one by one.
+   */
+  authorizeBatch(key: string, now: Date, lookups: number): Promise<BatchAuthorization>;
   /** Suspend, resume or revoke. Revoked is final: leaving it throws conflict `key_revoked`. */
   setStatus(prefix: string, status: KeyStatus): Promise<KeyRecord>;
   /** A new period from now, counters at zero at once; `plan` switches to that plan's limits. */

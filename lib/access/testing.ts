@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { DEFAULT_CONFIG_DIR, loadPlans } from '../config/index.ts';
 import { EmbeddedAccessStore } from './embedded-store.ts';
+import { connectRedis } from '../redis/index.ts';
+import { deleteUnder, keysUnder, testRedisClusterUrl } from '../redis/testing.ts';
 import { RedisAccessStore } from './redis-store.ts';
 import type { AccessStore } from './store.ts';
 
@@ -54,54 +56,47 @@ export function testNamespace(): string {
   return `test:${randomBytes(6).toString('hex')}:access:`;
 }
 
-export async function keysUnder(redis: Redis, namespace: string): Promise<string[]> {
-  const keys: string[] = [];
-  let cursor = '0';
-  do {
-    const [next, batch] = await redis.scan(cursor, 'MATCH', `${namespace}*`, 'COUNT', 1000);
-    keys.push(...batch);
-    cursor = next;
-  } while (cursor !== '0');
-  return keys.sort();
+/** Every key under `namespace` (from every master of a cluster), and their deletion. */
+export { deleteUnder, keysUnder, testRedisClusterUrl };
+
+/** The Redis store on one server or on the 3-master cluster of `npm run services`. */
+function redisHarnessOn(name: string, urlOf: () => Promise<string>): HarnessFactory {
+  return {
+    name,
+    async create() {
+      const url = await urlOf();
+      const namespace = testNamespace();
+      const admin = connectRedis(url);
+      const open = () => new RedisAccessStore({ plans, redis: url, namespace });
+      const harness: Harness = {
+        store: open(),
+        async reopen() {
+          await harness.store.close();
+          harness.store = open();
+          return harness.store;
+        },
+        async raw() {
+          const parts: string[] = [];
+          for (const key of await keysUnder(admin, namespace)) {
+            const type = await admin.type(key);
+            const value = type === 'hash' ? await admin.hgetall(key) : type === 'set' ? await admin.smembers(key) : await admin.get(key);
+            parts.push(`${key} ${JSON.stringify(value)}`);
+          }
+          return parts.join('\n');
+        },
+        async dispose() {
+          await harness.store.close();
+          await deleteUnder(admin, namespace);
+          await admin.quit();
+        },
+      };
+      return harness;
+    },
+  };
 }
 
-export async function deleteUnder(redis: Redis, namespace: string): Promise<void> {
-  const keys = await keysUnder(redis, namespace);
-  if (keys.length) await redis.del(...keys);
-}
-
-export const redisHarness: HarnessFactory = {
-  name: 'redis',
-  async create() {
-    const url = await testRedisUrl();
-    const namespace = testNamespace();
-    const admin = new Redis(url);
-    const open = () => new RedisAccessStore({ plans, redis: url, namespace });
-    const harness: Harness = {
-      store: open(),
-      async reopen() {
-        await harness.store.close();
-        harness.store = open();
-        return harness.store;
-      },
-      async raw() {
-        const parts: string[] = [];
-        for (const key of await keysUnder(admin, namespace)) {
-          const type = await admin.type(key);
-          const value = type === 'hash' ? await admin.hgetall(key) : type === 'set' ? await admin.smembers(key) : await admin.get(key);
-          parts.push(`${key} ${JSON.stringify(value)}`);
-        }
-        return parts.join('\n');
-      },
-      async dispose() {
-        await harness.store.close();
-        await deleteUnder(admin, namespace);
-        await admin.quit();
-      },
-    };
-    return harness;
-  },
-};
+export const redisHarness = redisHarnessOn('redis', testRedisUrl);
+export const redisClusterHarness = redisHarnessOn('redis cluster', testRedisClusterUrl);
 
 export const embeddedHarness: HarnessFactory = {
   name: 'embedded',
@@ -126,5 +121,3 @@ export const embeddedHarness: HarnessFactory = {
     return harness;
   },
 };
-
-export const harnesses: HarnessFactory[] = [embeddedHarness, redisHarness];

@@ -1,7 +1,6 @@
+import { DAY_MS, SECOND_MS } from '../time/index.ts';
 /** Time arithmetic of the limits, all in UTC. Pure: "now" always comes from the caller. */
 
-export const SECOND_MS = 1000;
-export const DAY_MS = 86_400_000;
 
 /** UTC ISO 8601 with milliseconds, the only timestamp format the service writes. */
 export function toIso(ms: number): string {

@@ -1,5 +1,6 @@
 import type { CarrierPoll } from '../schemas/index.ts';
-import type { PollBus, PollHandler, PollMode } from './types.ts';
+import type { PollBus, PollHandler } from './types.ts';
+import type { KeyMode } from '../schemas/index.ts';
 
 /**
  * The embedded default's bus: polls go to in-process subscribers (the normalizer) after the
@@ -12,7 +13,7 @@ export function createInProcessBus(onError: (err: unknown) => void = () => {}): 
     subscribe(handler) {
       handlers.push(handler);
     },
-    publish(poll: CarrierPoll, mode: PollMode) {
+    publish(poll: CarrierPoll, mode: KeyMode) {
       chain = chain.then(async () => {
         for (const handler of handlers) {
           try {

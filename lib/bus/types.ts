@@ -1,16 +1,16 @@
 import type { CarrierPoll } from '../schemas/index.ts';
+import type { KeyMode } from '../schemas/index.ts';
 
 /** Which carrier network a poll was made against: the sandbox (trk_test_ keys) or the live one. */
-export type PollMode = 'test' | 'live';
 
-export type PollHandler = (poll: CarrierPoll, mode: PollMode) => Promise<void> | void;
+export type PollHandler = (poll: CarrierPoll, mode: KeyMode) => Promise<void> | void;
 
 /**
  * Where every carrier poll goes (the raw-poll log). `publish` never blocks or fails the caller:
  * lookups must not wait on the pipeline (design.md).
  */
 export interface PollBus {
-  publish(poll: CarrierPoll, mode: PollMode): void;
+  publish(poll: CarrierPoll, mode: KeyMode): void;
   /** Resolves once everything published so far has been handed over (tests, shutdown). */
   flush(): Promise<void>;
   close(): Promise<void>;

@@ -1,11 +1,13 @@
 import type { NormalizedShipment } from '../normalize/index.ts';
+import { DAY_MS } from '../time/index.ts';
+import type { KeyMode } from '../schemas/index.ts';
 
 /** Active shipments are re-polled once their cached copy is this old (decisions.md "Cache"). */
 export const ACTIVE_FRESH_MS = 30 * 60_000;
 /** "Not found" answers are remembered this long so a typo does not hammer carriers. */
 export const NOT_FOUND_TTL_MS = 5 * 60_000;
 /** Active records are kept past freshness so a carrier outage can be answered from the last copy. */
-export const ACTIVE_RETENTION_MS = 30 * 86_400_000;
+export const ACTIVE_RETENTION_MS = 30 * DAY_MS;
 
 const TERMINAL_STAGES = new Set(['delivered', 'rto_delivered', 'cancelled']);
 
@@ -33,6 +35,6 @@ export function isFresh(entry: CachedLookup, nowMs: number): boolean {
 }
 
 /** Cache key: mode (sandbox or live carriers: never mixed) + canonical slug + uppercased AWB. */
-export function cacheKey(mode: 'test' | 'live', carrier: string, awb: string): string {
+export function cacheKey(mode: KeyMode, carrier: string, awb: string): string {
   return `${mode}:${carrier}:${awb.toUpperCase()}`;
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import DataLoader from 'dataloader';
-import type { Redis } from 'ioredis';
+import { defineKeyedScript, isCluster, type RedisClient } from '../redis/index.ts';
 import { LRUCache } from 'lru-cache';
 import { dispatchAtEndOfTurn } from '../batch/index.ts';
 import type { CachedLookup } from './policy.ts';
@@ -12,6 +12,28 @@ const DECODED_ENTRIES = 1_000;
 const MAX_READS_PER_CALL = 200;
 /** Hex characters of the content version that starts every stored value. */
 const VERSION_LENGTH = 16;
+/**
+ * Hash-tag buckets. A cluster runs a script only when all its keys share a hash slot, so each key
+ * carries a `{bucket}` tag and one call reads one bucket. 64 buckets spread the entries over up to
+ * 64 slots (so over any cluster of a few masters, evenly enough), while a turn's 200 reads still
+ * go out as ~64 calls at most, not 200; the node connections pipeline the calls of one turn.
+ */
+export const CACHE_BUCKETS = 64;
+
+/** The bucket of a lookup key: FNV-1a, cheap and stable across processes and versions. */
+export function bucketOf(key: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) {
+    hash ^= key.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) % CACHE_BUCKETS;
+}
+
+/** Where a lookup key's entry is stored under `prefix`: the bucket tag first, then the key. */
+export function storedKey(prefix: string, key: string): string {
+  return `${prefix}{c${bucketOf(key)}}${key}`;
+}
 
 /**
  * Reads entries unless the caller holds them already. KEYS: the entries. ARGV: per entry, the
@@ -29,8 +51,6 @@ end
 return replies
 `;
 
-type CacheRedis = Redis & { trackingCacheRead(numKeys: number, ...keysThenVersions: string[]): Promise<(string | null)[]> };
-
 /** A value as stored: the JSON's content version, then the JSON. */
 export function encodeEntry(entry: CachedLookup): string {
   const json = JSON.stringify(entry);
@@ -45,12 +65,12 @@ export function encodeEntry(entry: CachedLookup): string {
  * it decoded last with their content version, and Redis sends an entry only when its version is
  * not the one the caller holds. A value that cannot be read (another format) counts as a miss.
  *
- * The reads of one event-loop turn are one script call, and reads of one entry in it share one
- * answer: under load many lookups arrive together, and they are concurrent, so one read serves all.
+ * The reads of one event-loop turn are one script call (on a cluster, one per bucket), and reads of
+ * one entry in it share one answer: under load many lookups arrive together, and they are
+ * concurrent, so one read serves all.
  */
-export function createRedisCache(redis: Redis, prefix = 'trk:cache:'): TrackingCache {
-  redis.defineCommand('trackingCacheRead', { lua: CACHE_READ_LUA });
-  const scripted = redis as CacheRedis;
+export function createRedisCache(redis: RedisClient, prefix = 'trk:cache:'): TrackingCache {
+  const read = defineKeyedScript<string | null>(redis, 'trackingCacheRead', CACHE_READ_LUA);
   const decoded = new LRUCache<string, { version: string; entry: CachedLookup }>({ max: DECODED_ENTRIES });
   /** What a reply stands for: the entry held when unchanged; null when absent or unreadable (a miss). */
   const entryOf = (key: string, reply: string | null, known: { version: string; entry: CachedLookup } | undefined) => {
@@ -65,10 +85,28 @@ export function createRedisCache(redis: Redis, prefix = 'trk:cache:'): TrackingC
     decoded.set(key, { version: reply.slice(0, VERSION_LENGTH), entry });
     return entry;
   };
-  const readAll = async (keys: readonly string[]): Promise<(CachedLookup | null)[]> => {
+  const readGroup = async (keys: readonly string[]): Promise<(CachedLookup | null)[]> => {
     const known = keys.map((key) => decoded.get(key));
-    const replies = await scripted.trackingCacheRead(keys.length, ...keys.map((key) => prefix + key), ...known.map((k) => k?.version ?? ''));
+    const replies = await read(keys.map((key) => storedKey(prefix, key)), known.map((k) => k?.version ?? ''));
     return keys.map((key, i) => entryOf(key, replies[i] ?? null, known[i]));
+  };
+  // One server runs a script over any keys: the whole turn in one call. A cluster: one per bucket.
+  const perSlot = isCluster(redis);
+  const readAll = async (keys: readonly string[]): Promise<(CachedLookup | null)[]> => {
+    if (!perSlot) return readGroup(keys);
+    const groups = new Map<number, number[]>();
+    keys.forEach((key, i) => {
+      const bucket = bucketOf(key);
+      const group = groups.get(bucket);
+      if (group) group.push(i);
+      else groups.set(bucket, [i]);
+    });
+    const results: (CachedLookup | null)[] = new Array<CachedLookup | null>(keys.length).fill(null);
+    await Promise.all([...groups.values()].map(async (indexes) => {
+      const entries = await readGroup(indexes.map((i) => keys[i]!));
+      indexes.forEach((i, j) => { results[i] = entries[j]!; });
+    }));
+    return results;
   };
   // The reads of one event-loop turn go out in one script call, each entry once. The loader's memo
   // holds only the reads of the turn not yet sent: it is emptied as they go out.
@@ -80,8 +118,8 @@ export function createRedisCache(redis: Redis, prefix = 'trk:cache:'): TrackingC
     get: (key) => reads.load(key),
     async set(key, entry, ttlMs) {
       const value = encodeEntry(entry);
-      if (ttlMs === null) await redis.set(prefix + key, value);
-      else await redis.set(prefix + key, value, 'PX', ttlMs);
+      if (ttlMs === null) await redis.set(storedKey(prefix, key), value);
+      else await redis.set(storedKey(prefix, key), value, 'PX', ttlMs);
     },
     async close() {
       decoded.clear();

@@ -18,10 +18,12 @@ export interface CarrierEndpointInfo {
 
 export const CARRIER_ENDPOINTS: Readonly<Record<string, CarrierEndpointInfo>> = {
   delhivery: { baseUrl: 'https://track.delhivery.com', confirmed: false, credentials: ['token'] },
-  bluedart: { baseUrl: 'https://api.bluedart.com/servlet', confirmed: false, credentials: ['loginid', 'lickey'] },
+  // The API gateway's host; the legacy servlet (used when clientid/clientsecret are not set) lives on
+  // another host: set CARRIER_BLUEDART_URL to it (e.g. https://api.bluedart.com).
+  bluedart: { baseUrl: 'https://apigateway.bluedart.com', confirmed: false, credentials: ['loginid', 'lickey', 'clientid', 'clientsecret'] },
   dtdc: { baseUrl: 'https://blktracksvc.dtdc.com/dtdc-api', confirmed: false, credentials: ['username', 'password'] },
   shiprocket: { baseUrl: 'https://apiv2.shiprocket.in', confirmed: false, credentials: ['token'] },
-  shreemaruti: { baseUrl: 'https://www.shreemaruti.com', confirmed: false, credentials: [] },
+  shreemaruti: { baseUrl: 'https://api.shreemaruti.com', confirmed: false, credentials: ['email', 'password'] },
   indiapost: { baseUrl: 'https://api.cept.gov.in', confirmed: false, credentials: ['username', 'password'] },
   speedpost: { baseUrl: 'https://api.cept.gov.in', confirmed: false, credentials: ['username', 'password'] },
   xpressbees: { baseUrl: 'https://shipment.xpressbees.com', confirmed: false, credentials: ['token'] },

@@ -19,14 +19,13 @@ import { ADAPTERS } from './adapters.ts';
 import { liveEndpoint, sandboxEndpoint } from './endpoints.ts';
 import { CarrierUnavailableError, createHttpSend, type ClosableHttpSend, type HttpSendOptions } from './http.ts';
 import type { CarrierAdapter, CarrierEndpoint, ParsedPoll } from './types.ts';
-
-export type PollMode = 'test' | 'live';
+import type { KeyMode } from '../schemas/index.ts';
 
 export interface PollOptions {
   /** Who asked; default `lookup`. */
   source?: PollSource;
   /** `test` (trk_test_ keys) always asks the sandbox; default `live`. */
-  mode?: PollMode;
+  mode?: KeyMode;
 }
 
 export interface CarrierPollerDeps {
@@ -110,7 +109,7 @@ export function createCarrierPoller(deps: CarrierPollerDeps = {}): CarrierPoller
   const dispatcher = new Agent({ keepAliveTimeout: 10_000 });
   const transports = new Map<string, ClosableHttpSend>();
 
-  function endpointFor(slug: string, mode: PollMode): CarrierEndpoint | string {
+  function endpointFor(slug: string, mode: KeyMode): CarrierEndpoint | string {
     const toSandbox = mode === 'test' || deps.liveTarget === 'sandbox';
     if (!toSandbox) return liveEndpoint(slug, env);
     if (!deps.sandboxUrl) return 'sandbox carrier network not configured';
@@ -128,7 +127,7 @@ export function createCarrierPoller(deps: CarrierPollerDeps = {}): CarrierPoller
     return send;
   }
 
-  async function ask(adapter: CarrierAdapter, slug: string, awb: string, mode: PollMode): Promise<ParsedPoll> {
+  async function ask(adapter: CarrierAdapter, slug: string, awb: string, mode: KeyMode): Promise<ParsedPoll> {
     const endpoint = endpointFor(slug, mode);
     if (typeof endpoint === 'string') return { outcome: 'error', error: endpoint };
     try {

@@ -13,9 +13,8 @@ import { CarrierPollSchema, type CarrierPoll, type NdrReason, type TrackingRecor
 import { expectValidRecord, product } from '../testing/product.ts';
 import { createCarrierPoller, type CarrierPoller } from './poll.ts';
 import type { CarrierAdapter, CarrierEndpoint } from './types.ts';
+import { HOUR_MS as HOUR, MINUTE_MS as MINUTE } from '../time/index.ts';
 
-const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
 const CARRIERS = product.registry.slugs();
 const SCENARIOS = Array.from({ length: 25 }, (_, ss) => ss);
 
@@ -126,9 +125,10 @@ const PRE_PICKUP = ['pending', 'order_placed', 'awaiting_pickup', 'shipped'];
 /**
  * Carriers whose booking is the counter acceptance of the parcel, so a booking alone already means
  * picked up: the spec's postal table maps "Item Booked" to picked_up, and the counter couriers'
- * mappings (config/mappings: dtdc, shreemaruti, professionalcouriers) do the same.
+ * mappings (config/mappings: dtdc, professionalcouriers) do the same. (Shree Maruti's API says NEW
+ * for an order not yet picked up.)
  */
-const BOOKED_AT_COUNTER = new Set(['dtdc', 'indiapost', 'speedpost', 'shreemaruti', 'professionalcouriers']);
+const BOOKED_AT_COUNTER = new Set(['dtdc', 'indiapost', 'speedpost', 'professionalcouriers']);
 /** Carriers whose answer has no delivery estimate (carrier-formats.md: the plain-text branch feed). */
 const WITHOUT_CARRIER_EDD = new Set(['professionalcouriers']);
 const PERSONAL_DATA = ['9876543210', '98765', '43210', '482913', 'Priya', 'Sharma', 'Ravi', 'Kumar', 'priya.sharma', 'example.com'];

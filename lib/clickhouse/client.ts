@@ -18,7 +18,7 @@ export interface ClickHouseTarget {
  * then a path in the URL (`http://host:8123/tracking`), then `tracking`. The name is validated as
  * an identifier because it reaches SQL text (CREATE DATABASE).
  */
-export function resolveTarget(url: string = process.env.CLICKHOUSE_URL ?? DEFAULT_CLICKHOUSE_URL, database?: string): ClickHouseTarget {
+export function resolveTarget(url: string = DEFAULT_CLICKHOUSE_URL, database?: string): ClickHouseTarget {
   let parsed: URL;
   try {
     parsed = new URL(url);

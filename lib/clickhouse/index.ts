@@ -9,3 +9,4 @@ export * from './sql.ts';
 export * from './writer.ts';
 export * from './lanes-closures.ts';
 export * from './lanes-window.ts';
+export * from './lanes-snapshot.ts';

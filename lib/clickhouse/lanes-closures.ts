@@ -4,7 +4,7 @@
  * writes them after the rows they come from.
  */
 import { laneClosureOf, laneParts, type LaneClosure } from '../lanes/index.ts';
-import type { RowSink } from '../pipeline/normalizer.ts';
+import type { RowSink } from './rows.ts';
 import type { ClickHouseClient } from './client.ts';
 import { fromClickHouseDateTime, toClickHouseDateTime } from './datetime.ts';
 import type { PollRows } from './rows.ts';

@@ -1,14 +1,15 @@
 /**
  * Windowed lane statistics in ClickHouse (contracts.md "Lanes"; design and cost model in README.md
  * "Lane statistics"). `refreshLaneStats` recomputes into `lane_stats` only the lanes that received
- * closures since the previous refresh or lost some to the window's slide; `readLaneWindow` serves
- * the lanes API. The SQL computes what lib/lanes/window.ts `laneStatsOf` computes, with the same
+ * closures since the previous refresh or lost some to the window's slide; `readLaneStats` reads
+ * lanes, and lanes-snapshot.ts keeps them in memory for the lanes API. The SQL computes what lib/lanes/window.ts `laneStatsOf` computes, with the same
  * arithmetic in the same order, so the embedded default gives the same numbers.
  */
 import { DEFAULT_WINDOW_DAYS, laneParts, type WindowedLaneStats } from '../lanes/index.ts';
 import type { ClickHouseClient } from './client.ts';
 import { toClickHouseDateTime } from './datetime.ts';
 import { sqlInt, sqlString, sqlStringList } from './sql.ts';
+import type { KeyMode } from '../schemas/index.ts';
 
 export interface LaneRefreshOptions {
   nowMs?: number;
@@ -225,29 +226,48 @@ async function dropOldTouches(client: ClickHouseClient, endS: number, settings: 
 }
 
 /** The lane keys of every carrier for an origin/destination prefix pair and a key mode. */
-export function laneKeysBetween(carriers: readonly string[], originPrefix: string, destinationPrefix: string, mode: 'live' | 'test'): string[] {
+export function laneKeysBetween(carriers: readonly string[], originPrefix: string, destinationPrefix: string, mode: KeyMode): string[] {
   return carriers.map((c) => `${mode === 'test' ? 'test:' : ''}${c}:${originPrefix}:${destinationPrefix}`);
+}
+
+/** The newest lane_stats row per lane among the rows matching `where`, with the version it came from. */
+function newestStatsQuery(where: string): string {
+  return `SELECT stats_lane AS lane, tupleElement(s, 1) AS closed, tupleElement(s, 2) AS sample_size, tupleElement(s, 3) AS p50, tupleElement(s, 4) AS p90,
+        tupleElement(s, 5) AS on_time, tupleElement(s, 6) AS first_attempt, tupleElement(s, 7) AS rto, tupleElement(s, 8) AS failed,
+        tupleElement(s, 9) AS reasons, tupleElement(s, 10) AS shares, stats_version AS version
+      FROM
+      (
+        SELECT lane AS stats_lane, argMax(tuple(closed, sample_size, p50_transit_days, p90_transit_days, on_time_rate, first_attempt_rate, rto_rate,
+          failed_attempts, ndr_reasons.reason, ndr_reasons.share), version) AS s, max(version) AS stats_version
+        FROM lane_stats WHERE ${where}
+        GROUP BY lane
+      )`;
 }
 
 /** The newest lane_stats row of each lane given that has one, as WindowedLaneStats. */
 export async function readLaneStats(client: ClickHouseClient, lanes: readonly string[], windowDays: number, options: { signal?: AbortSignal } = {}): Promise<WindowedLaneStats[]> {
   if (lanes.length === 0) return [];
   const result = await client.query({
-    query: `SELECT stats_lane AS lane, tupleElement(s, 1) AS closed, tupleElement(s, 2) AS sample_size, tupleElement(s, 3) AS p50, tupleElement(s, 4) AS p90,
-        tupleElement(s, 5) AS on_time, tupleElement(s, 6) AS first_attempt, tupleElement(s, 7) AS rto, tupleElement(s, 8) AS failed,
-        tupleElement(s, 9) AS reasons, tupleElement(s, 10) AS shares
-      FROM
-      (
-        SELECT lane AS stats_lane, argMax(tuple(closed, sample_size, p50_transit_days, p90_transit_days, on_time_rate, first_attempt_rate, rto_rate,
-          failed_attempts, ndr_reasons.reason, ndr_reasons.share), version) AS s
-        FROM lane_stats WHERE window_days = ${sqlInt(windowDays)} AND lane IN ${sqlStringList(lanes)}
-        GROUP BY lane
-      )`,
+    query: newestStatsQuery(`window_days = ${sqlInt(windowDays)} AND lane IN ${sqlStringList(lanes)}`),
     format: 'JSONEachRow',
     abort_signal: options.signal,
   });
   const rows = await result.json<StatsRow>();
   return rows.map((r) => statsOfRow(r, windowDays));
+}
+
+/**
+ * The newest row of each lane of a window length written at `sinceVersion` or later, with its
+ * version (lane_stats.version: the wall-clock ms at the start of the refresh that wrote it).
+ */
+export async function readLaneStatsSince(client: ClickHouseClient, windowDays: number, sinceVersion: number, options: { signal?: AbortSignal } = {}): Promise<Array<{ stats: WindowedLaneStats; version: number }>> {
+  const result = await client.query({
+    query: newestStatsQuery(`window_days = ${sqlInt(windowDays)} AND version >= ${sqlInt(sinceVersion)}`),
+    format: 'JSONEachRow',
+    abort_signal: options.signal,
+  });
+  const rows = await result.json<StatsRow>();
+  return rows.map((r) => ({ stats: statsOfRow(r, windowDays), version: Number(r.version) }));
 }
 
 interface StatsRow {
@@ -262,6 +282,7 @@ interface StatsRow {
   failed: number | string;
   reasons: string[];
   shares: number[];
+  version: number | string;
 }
 
 function statsOfRow(r: StatsRow, windowDays: number): WindowedLaneStats {
@@ -280,55 +301,4 @@ function statsOfRow(r: StatsRow, windowDays: number): WindowedLaneStats {
     failed_attempts: Number(r.failed),
     ndr_reasons: r.reasons.map((reason, i) => ({ reason, share: Number(r.shares[i]) })),
   };
-}
-
-export interface ClickHouseLaneWindowSourceOptions {
-  /** The carrier slugs whose lanes are read. */
-  carriers: readonly string[];
-  windowDays?: number;
-  /** How long an origin/destination pair's answer is served from memory. Default 60,000 ms (lane_stats changes once a minute). */
-  ttlMs?: number;
-  /** Pairs kept in memory; the least recently used go first. Default 10,000. */
-  maxEntries?: number;
-  timeoutMs?: number;
-  now?: () => number;
-}
-
-/**
- * The lanes API's source over lane_stats: one query per origin/destination pair and TTL (every
- * carrier's lane key in one `lane IN (...)` on the sort key), concurrent requests share it. A
- * failed read fails the request (the route gives the lookup back): unlike the track call's
- * benchmark, here the figures are the answer.
- */
-export class ClickHouseLaneWindowSource {
-  readonly windowDays: number;
-  private readonly entries = new Map<string, { at: number; value: Promise<WindowedLaneStats[]> }>();
-  private readonly ttlMs: number;
-  private readonly maxEntries: number;
-  private readonly now: () => number;
-  /** Queries sent (tests, bench). */
-  reads = 0;
-
-  constructor(private readonly client: ClickHouseClient, private readonly options: ClickHouseLaneWindowSourceOptions) {
-    this.windowDays = options.windowDays ?? DEFAULT_WINDOW_DAYS;
-    this.ttlMs = options.ttlMs ?? 60_000;
-    this.maxEntries = Math.max(1, options.maxEntries ?? 10_000);
-    this.now = options.now ?? Date.now;
-  }
-
-  lanesBetween(originPrefix: string, destinationPrefix: string, mode: 'live' | 'test'): Promise<WindowedLaneStats[]> {
-    const key = `${mode}:${originPrefix}:${destinationPrefix}`;
-    const known = this.entries.get(key);
-    if (known && this.now() - known.at < this.ttlMs) return known.value;
-    this.reads++;
-    const value = readLaneStats(this.client, laneKeysBetween(this.options.carriers, originPrefix, destinationPrefix, mode), this.windowDays,
-      { signal: AbortSignal.timeout(this.options.timeoutMs ?? 2_000) })
-      .then((rows) => rows.filter((r) => r.closed > 0));
-    // A failure is not cached: the next request asks again.
-    value.catch(() => { if (this.entries.get(key)?.value === value) this.entries.delete(key); });
-    this.entries.delete(key);
-    this.entries.set(key, { at: this.now(), value });
-    while (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
-    return value;
-  }
 }

@@ -14,46 +14,28 @@
  * mapping_version; ReplacingMergeTree collapses them on merge) are read once: the latest written.
  * The AWB comes back as stored (trimmed, uppercased) and header times to the second, in UTC.
  */
-import type { PollMode } from '../bus/index.ts';
+
 import type { CarrierPoll, Location } from '../schemas/index.ts';
 import type { ClickHouseClient } from './client.ts';
+import type { CarrierPollRow } from './rows.ts';
 import { clickHouseDateTimeToIso } from './datetime.ts';
 import { windowConditions, type PollWindow } from './events.ts';
 import { withReadRetry } from './read-retry.ts';
 import { sqlString } from './sql.ts';
+import type { KeyMode } from '../schemas/index.ts';
 
 export interface StoredPoll {
   poll: CarrierPoll;
-  mode: PollMode;
+  mode: KeyMode;
   /** Rules that last normalized this poll in ClickHouse. */
   mapping_version: string;
   ingest_version: number;
 }
 
-interface CarrierPollsRow {
-  poll_id: string;
-  carrier: string;
-  awb: string;
-  polled_at: string;
-  polled_at_ms: number;
+/** A carrier_polls row as read back: the written row's columns (rows.ts), ingest_version as text. */
+interface CarrierPollsRow extends Omit<CarrierPollRow, 'source' | 'outcome' | 'scan_count' | 'normalize_error'> {
   source: CarrierPoll['source'];
   outcome: CarrierPoll['outcome'];
-  mode: PollMode;
-  origin_office: string | null;
-  origin_city: string | null;
-  origin_state: string | null;
-  origin_pincode: string | null;
-  destination_office: string | null;
-  destination_city: string | null;
-  destination_state: string | null;
-  destination_pincode: string | null;
-  service_type: string | null;
-  weight_grams: number | null;
-  booked_at: string | null;
-  estimated_delivery_at: string | null;
-  scans_json: string;
-  mapping_version: string;
-  error: string | null;
   ingest_version: string;
 }
 

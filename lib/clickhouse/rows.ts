@@ -2,14 +2,14 @@
  * Pure converters: one carrier poll and its normalization → the rows of carrier_polls, events and
  * shipments (migrations/ holds the column types). No I/O, no clock: the writer stamps ingested_at.
  */
-import { hash } from 'node:crypto';
-import type { PollMode } from '../bus/index.ts';
-import { cleanText, parseCarrierTime, type NormalizeResult, type NormalizedShipment, type PollTimes } from '../normalize/index.ts';
+
+import { parseCarrierTime, scanEventIds, type NormalizeResult, type NormalizedShipment, type PollTimes } from '../normalize/index.ts';
 import { memoizeText } from '../normalize/memo.ts';
-import { DAY_MS } from '../normalize/time.ts';
+import { DAY_MS } from '../time/index.ts';
 import { redactText as redactUncached } from '../redact/index.ts';
 import type { CarrierPoll, RawScan } from '../schemas/index.ts';
 import { toClickHouseDateTime, toClickHouseDateTimeOrNull } from './datetime.ts';
+import type { KeyMode } from '../schemas/index.ts';
 
 /** A row of `carrier_polls`, as JSONEachRow sends it (DateTime columns as 'YYYY-MM-DD hh:mm:ss' UTC). */
 export interface CarrierPollRow {
@@ -23,7 +23,7 @@ export interface CarrierPollRow {
   source: string;
   outcome: string;
   /** 'live' (configured carriers) or 'test' (the sandbox network): the Kafka message's `mode` header. */
-  mode: PollMode;
+  mode: KeyMode;
   origin_office: string | null;
   origin_city: string | null;
   origin_state: string | null;
@@ -71,7 +71,7 @@ export interface ShipmentRow {
   carrier: string;
   awb: string;
   /** Test-mode (sandbox) shipments are kept apart from live ones and out of lane benchmarks. */
-  mode: PollMode;
+  mode: KeyMode;
   status: string;
   stage: string;
   is_rto: 0 | 1;
@@ -138,10 +138,9 @@ function uint16(n: number): number {
   return Math.min(Math.max(0, Math.trunc(n)), UINT16_MAX);
 }
 
+const MODES: ReadonlySet<string> = new Set<KeyMode>(['live', 'test']);
 
-const MODES: ReadonlySet<string> = new Set<PollMode>(['live', 'test']);
-
-function checkedMode(mode: PollMode): PollMode {
+function checkedMode(mode: KeyMode): KeyMode {
   if (!MODES.has(mode)) throw new RowConversionError(`mode must be 'live' or 'test', got ${JSON.stringify(mode)}`);
   return mode;
 }
@@ -157,7 +156,7 @@ function polledMsOf(poll: CarrierPoll, times: PollTimes | null): number {
  * `times`: what normalizePollTimed read from this poll (saves parsing its times again); without it
  * they are parsed here, with the same result.
  */
-export function pollRow(poll: CarrierPoll, result: NormalizeResult, mappingVersion: string, mode: PollMode = 'live', times: PollTimes | null = null): CarrierPollRow {
+export function pollRow(poll: CarrierPoll, result: NormalizeResult, mappingVersion: string, mode: KeyMode = 'live', times: PollTimes | null = null): CarrierPollRow {
   const polledMs = polledMsOf(poll, times);
   const header = poll.shipment;
   const weight = header?.weight_grams ?? null;
@@ -215,15 +214,6 @@ function redactScan(scan: RawScan): RawScan {
   };
 }
 
-/**
- * The id normalizePoll gives the event of a scan (normalize.ts `eventId`: carrier | uppercased AWB |
- * epoch ms | cleaned raw status, sha1, 24 hex). Recomputed here to find the raw scan of an event
- * when several scans share its instant; rows.test.ts covers that case, so a change there fails loudly.
- */
-export function scanEventId(carrier: string, awb: string, scan: RawScan): string {
-  return hash('sha1', `${carrier}|${awb}|${parseCarrierTime(scan.occurred_at)}|${cleanText(scan.raw_status)}`).slice(0, 24);
-}
-
 const SHARED = -1;
 
 /** `times` as pollRow's. */
@@ -241,14 +231,13 @@ export function eventRows(poll: CarrierPoll, shipment: NormalizedShipment, times
     if (at === undefined) return undefined;
     if (at !== SHARED) return poll.scans[at];
     // The first scan at that instant, in the poll's order, whose id is the event's.
-    return poll.scans.find((scan, i) => scanMs[i] === ms && scanEventId(poll.carrier, record.awb, scan) === eventId);
+    return poll.scans.find((scan, i) => scanMs[i] === ms && scanEventIds(poll.carrier, record.awb, scan).id === eventId);
   };
   const rows: EventRow[] = [];
   const seen = new Set<string>();
   for (let i = 0; i < record.events.length; i++) {
     const event = record.events[i]!;
-    // Two scans at the same instant with the same raw status but different locations get one id
-    // (the id is carrier + AWB + time + raw status by contract): they are one event, stored once.
+    // Scans alike up to whitespace (instant, raw status and location) give one id: stored once.
     if (seen.has(event.event_id)) continue;
     seen.add(event.event_id);
     const scan = sourceOf(event.event_id, eventMs[i]!);
@@ -275,7 +264,7 @@ export function eventRows(poll: CarrierPoll, shipment: NormalizedShipment, times
 }
 
 /** `times` as pollRow's. */
-export function shipmentRow(poll: CarrierPoll, shipment: NormalizedShipment, mode: PollMode = 'live', times: PollTimes | null = null): ShipmentRow {
+export function shipmentRow(poll: CarrierPoll, shipment: NormalizedShipment, mode: KeyMode = 'live', times: PollTimes | null = null): ShipmentRow {
   const { record, facts } = shipment;
   const polledMs = polledMsOf(poll, times);
   const delivered = facts.stage === 'delivered' && facts.first_physical_scan_ms !== null && facts.terminal_at_ms !== null;
@@ -306,13 +295,23 @@ export function shipmentRow(poll: CarrierPoll, shipment: NormalizedShipment, mod
 }
 
 /**
+ * Where normalized rows go (the normalizer's sink): the batched writer, or LaneClosureSink in front
+ * of it. flush() resolves once every row written before it is durably stored. Declared here, beside
+ * the rows, so lib/pipeline depends on lib/clickhouse and not the other way round.
+ */
+export interface RowSink {
+  write(rows: PollRows | readonly PollRows[]): void;
+  flush(): Promise<void>;
+}
+
+/**
  * All rows one poll contributes: always its carrier_polls row; for a found shipment its events
  * (newest first, one per event_id) and its shipments row. `mode` is the Kafka message's `mode`
  * header (default 'live'). Throws RowConversionError for data ClickHouse cannot hold (a time
  * outside 1970-2106, an unknown mode). `times`: what normalizePollTimed read from the poll, if at
  * hand (the pipeline), so its times are not parsed again; the rows are the same either way.
  */
-export function toRows(poll: CarrierPoll, result: NormalizeResult, mappingVersion: string, mode: PollMode = 'live', times: PollTimes | null = null): PollRows {
+export function toRows(poll: CarrierPoll, result: NormalizeResult, mappingVersion: string, mode: KeyMode = 'live', times: PollTimes | null = null): PollRows {
   const poll_ = pollRow(poll, result, mappingVersion, mode, times);
   if (result.kind !== 'found') return { poll: poll_, events: [], shipment: null };
   return { poll: poll_, events: eventRows(poll, result.shipment, times), shipment: shipmentRow(poll, result.shipment, mode, times) };

@@ -1,13 +1,14 @@
 /** Reads of `shipments` for the poller: which shipments are still moving and when they were polled. */
-import type { PollMode } from '../bus/index.ts';
+
 import type { ClickHouseClient } from './client.ts';
 import { sqlInt } from './sql.ts';
+import type { KeyMode } from '../schemas/index.ts';
 
 /** A shipment the poller may re-poll (structurally lib/poller's RefreshCandidate). */
 export interface ActiveShipment {
   carrier: string;
   awb: string;
-  mode: PollMode;
+  mode: KeyMode;
   /** Epoch ms of the newest poll that found the shipment. */
   lastPolledMs: number;
 }
@@ -37,6 +38,6 @@ export async function activeShipments(client: ClickHouseClient, sinceMs: number)
   });
   const rows = await result.json<{ carrier: string; awb: string; mode: string; last_polled_ms: string | number }>();
   return rows
-    .filter((r): r is typeof r & { mode: PollMode } => r.mode === 'live' || r.mode === 'test')
+    .filter((r): r is typeof r & { mode: KeyMode } => r.mode === 'live' || r.mode === 'test')
     .map((r) => ({ carrier: r.carrier, awb: r.awb, mode: r.mode, lastPolledMs: Number(r.last_polled_ms) }));
 }

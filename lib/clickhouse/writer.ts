@@ -16,7 +16,7 @@
  * retried insert may have landed the first time. So the writer drops rows queued twice and rows
  * ClickHouse already holds — identity poll_id (carrier_polls, shipments) or event_id (events), with
  * its mapping_version. Asking every table about every row cost ~0.9 s per table per 20,000 polls,
- * so each flush asks as little as is still exact (stored.ts holds the queries):
+ * so each flush asks as little as is still exact (stored-plan.ts decides, stored.ts holds the queries):
  *
  * 1. carrier_polls, once per flush before anything is inserted: which of the flush's shipments have
  *    any stored poll, and which of its polls are stored (by polled_at span). Stored polls are dropped.
@@ -28,7 +28,7 @@
  * 4. A retried attempt (attempt > 0) asks the full question for its table: the failed attempt may
  *    have landed. A flush after a failed one starts again at 1, so requeued rows are asked about.
  *
- * This relies on these three tables being written by this writer only (measure.ts's generated data
+ * This relies on these three tables being written by this writer only (bench/clickhouse-measure.ts's generated data
  * lives in throw-away databases). One writer owns an AWB at a time (same-key Kafka messages share
  * a partition) and its flushes run one at a time, so no other insert races the check. A row whose
  * key is stored under another mapping_version (a replay with new rules) is inserted;
@@ -41,8 +41,9 @@ import type { ClickHouseClient } from './client.ts';
 import { clickHouseErrorInfo, isRetryableClickHouseError, pingClickHouse } from './client.ts';
 import { toClickHouseDateTime } from './datetime.ts';
 import { jsonEachRowStream } from './json-each-row.ts';
-import type { PollRows, ShipmentRow } from './rows.ts';
-import { identity, keyOf, pollKnowledge, shipmentKey, storedIdentities, type AnyRow, type PollKnowledge } from './stored.ts';
+import type { PollRows } from './rows.ts';
+import { StoredPlan } from './stored-plan.ts';
+import { identity, keyOf, type AnyRow } from './stored.ts';
 import { WRITER_TABLES, WriteQueue, zero, type Batch, type TableCounts, type WriterTable } from './write-queue.ts';
 
 export { WRITER_TABLES, type WriterTable } from './write-queue.ts';
@@ -61,6 +62,8 @@ export interface FlushReport {
   durationMs: number;
   /** Of it, time spent asking ClickHouse which rows are already stored. */
   checkMs: number;
+  /** Rows asked about per table (stored-plan.ts: most new rows need no question). */
+  checkedRows: TableCounts;
   /** Set when the flush failed; its rows (from the failed table on) are queued again. */
   error?: Error;
 }
@@ -265,77 +268,66 @@ export class ClickHouseWriter {
     return this.lastIngestVersion;
   }
 
+  /**
+   * One flush: polls first, shipments last (a shipments row never exists without its poll and
+   * events, and no event or shipments row without its poll, which is what makes the plan's narrowed
+   * checks exact). Each table is retried by the policy; the first table that still fails stops the
+   * flush, and its rows and those of the tables not reached yet go back to the front of the queue.
+   */
   private async runFlush(reason: FlushReason, batch: Batch, seq: number): Promise<void> {
     this.clearTimer();
-    const report: FlushReport = { reason, rows: zero(), inserted: zero(), duplicates: zero(), retries: 0, durationMs: 0, checkMs: 0 };
-    for (const t of WRITER_TABLES) report.rows[t] = batch[t].length;
     if (WRITER_TABLES.every((t) => batch[t].length === 0)) return;
-
+    const report: FlushReport = { reason, rows: zero(), inserted: zero(), duplicates: zero(), checkedRows: zero(), retries: 0, durationMs: 0, checkMs: 0 };
+    for (const t of WRITER_TABLES) report.rows[t] = batch[t].length;
     const started = performance.now();
     const version = this.nextIngestVersion();
     const stamp = { ingested_at: toClickHouseDateTime(version), ingest_version: version };
-    // Asked once per flush (again by a retried carrier_polls attempt), before anything is inserted.
-    let knowledge: PollKnowledge | null = null;
-    const knowledgeNow = async () => {
-      const at = performance.now();
-      knowledge = await pollKnowledge(this.client, shipmentsOf(batch), pollSpanOf(batch));
-      report.checkMs += performance.now() - at;
-      return knowledge;
-    };
-    // Polls first, shipments last: a shipments row never exists without its poll and events, and no
-    // event or shipments row without its poll, which is what makes the narrowed checks below exact.
-    for (const [index, table] of WRITER_TABLES.entries()) {
-      const rows = batch[table] as AnyRow[];
-      if (rows.length === 0) continue;
-      try {
-        const outcome = await this.policy.execute(async ({ attempt }) => {
-          if (attempt > 0) report.retries++;
-          let storedAmong: ((fresh: AnyRow[]) => Promise<Set<string>>) | null = null;
-          if (this.dedupe) {
-            if (table === 'carrier_polls') storedAmong = async () => (await knowledgeNow()).storedPolls;
-            else if (attempt > 0) storedAmong = (fresh) => this.timedCheck(report, table, fresh);
-            else {
-              const known = knowledge ?? (await knowledgeNow());
-              storedAmong = (fresh) => this.timedCheck(report, table, fresh.filter((row) => mayBeStored(table, row, known)));
-            }
-          }
-          return this.insertTable(table, rows, stamp, storedAmong);
-        });
+    const plan = this.dedupe ? new StoredPlan(this.client, batch) : null;
+    try {
+      for (const [index, table] of WRITER_TABLES.entries()) {
+        const rows = batch[table] as AnyRow[];
+        if (rows.length === 0) continue;
+        const outcome = await this.policy
+          .execute(({ attempt }) => {
+            if (attempt > 0) report.retries++;
+            return this.insertTable(table, rows, stamp, plan ? (fresh) => plan.storedAmong(table, attempt, fresh) : null);
+          })
+          .catch((err: unknown) => {
+            const unstored = { ...batch };
+            for (const earlier of WRITER_TABLES.slice(0, index)) unstored[earlier] = [];
+            this.queue.requeue(seq, unstored);
+            const { code, message } = clickHouseErrorInfo(err);
+            throw new Error(`inserting ${rows.length} rows into ${table} failed: ${message}${code !== null ? ` (ClickHouse code ${code})` : ''}`, { cause: err });
+          });
         report.inserted[table] = outcome.inserted;
         report.duplicates[table] = outcome.duplicates;
-      } catch (err) {
-        // Put back this table's rows and those of the tables not reached yet, ahead of newer rows.
-        // (concat, not unshift(...rows): spreading a large batch overflows the call stack)
-        const unstored = { ...batch };
-        for (const earlier of WRITER_TABLES.slice(0, index)) unstored[earlier] = [];
-        this.queue.requeue(seq, unstored);
-        const { code, message } = clickHouseErrorInfo(err);
-        report.error = new Error(`inserting ${rows.length} rows into ${table} failed: ${message}${code !== null ? ` (ClickHouse code ${code})` : ''}`, { cause: err });
-        report.durationMs = performance.now() - started;
-        this.totals.failedFlushes++;
-        this.totals.retries += report.retries;
-        this.options.logger?.error({ table, rows: rows.length, reason, err: report.error.message }, 'clickhouse flush failed; rows stay queued');
-        this.notify(report);
-        throw report.error;
       }
+    } catch (err) {
+      report.error = err as Error;
+    }
+    if (plan) {
+      report.checkMs = plan.checkMs;
+      report.checkedRows = plan.checkedRows;
     }
     report.durationMs = performance.now() - started;
-    for (const t of WRITER_TABLES) {
-      this.totals.inserted[t] += report.inserted[t];
-      this.totals.duplicates[t] += report.duplicates[t];
-    }
-    this.totals.retries += report.retries;
-    if (report.retries > 0) this.options.logger?.warn({ retries: report.retries, reason }, 'clickhouse flush needed retries');
-    this.notify(report);
+    this.account(report);
+    if (report.error) throw report.error;
   }
 
-  private async timedCheck(report: FlushReport, table: WriterTable, rows: AnyRow[]): Promise<Set<string>> {
-    const at = performance.now();
-    try {
-      return await storedIdentities(this.client, table, rows);
-    } finally {
-      report.checkMs += performance.now() - at;
+  /** Totals, logs and the onFlush listener: the one place a flush's outcome is recorded. */
+  private account(report: FlushReport): void {
+    this.totals.retries += report.retries;
+    if (report.error) {
+      this.totals.failedFlushes++;
+      this.options.logger?.error({ reason: report.reason, err: report.error.message }, 'clickhouse flush failed; rows stay queued');
+    } else {
+      for (const t of WRITER_TABLES) {
+        this.totals.inserted[t] += report.inserted[t];
+        this.totals.duplicates[t] += report.duplicates[t];
+      }
+      if (report.retries > 0) this.options.logger?.warn({ retries: report.retries, reason: report.reason }, 'clickhouse flush needed retries');
     }
+    this.notify(report);
   }
 
   /** A failing listener must not turn a stored batch into a failed flush. */
@@ -372,40 +364,4 @@ export class ClickHouseWriter {
     }
     return { inserted: fresh.length, duplicates: rows.length - fresh.length };
   }
-}
-
-/** Every shipment (carrier, awb) with a row in the flush, whatever the table (requeued rows too). */
-function shipmentsOf(batch: Batch): (readonly [string, string])[] {
-  const pairs = new Map<string, readonly [string, string]>();
-  for (const table of WRITER_TABLES) {
-    for (const row of batch[table] as AnyRow[]) {
-      const key = shipmentKey(row);
-      if (!pairs.has(key)) pairs.set(key, [row.carrier, row.awb]);
-    }
-  }
-  return [...pairs.values()];
-}
-
-/** The polled_at span of the flush's polls and of the polls its shipments rows came from. */
-function pollSpanOf(batch: Batch): { low: string; high: string } | null {
-  let low: string | null = null;
-  let high: string | null = null;
-  const see = (at: string) => {
-    if (low === null || at < low) low = at;
-    if (high === null || at > high) high = at;
-  };
-  for (const row of batch.carrier_polls) see(row.polled_at);
-  for (const row of batch.shipments) see(row.updated_at);
-  return low !== null && high !== null ? { low, high } : null;
-}
-
-/**
- * At a table's first attempt, whether a row can already be stored, from what carrier_polls said
- * before the flush inserted anything: an event only if its shipment has a stored poll (events are
- * written after their poll), a shipments row only if its own poll is stored (written after it).
- */
-function mayBeStored(table: WriterTable, row: AnyRow, knowledge: PollKnowledge): boolean {
-  if (table === 'events') return knowledge.known.has(shipmentKey(row));
-  if (table === 'shipments') return knowledge.storedPollIds.has((row as ShipmentRow).poll_id);
-  return true;
 }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import {
-  CarrierMappingFileSchema, CarriersFileSchema, CommonMappingFileSchema, EnvSchema, NdrFileSchema,
+  CarrierMappingFileSchema, CarriersFileSchema, CommonMappingFileSchema, EnvSchema, NdrFileSchema, SandboxEnvSchema,
   DEFAULT_CONFIG_DIR, PlansFileSchema, type CarrierConfig, type CarrierMapping, type Env, type MappingRule, type NdrRules,
   type Plans,
 } from './schemas.ts';
@@ -42,8 +42,13 @@ function readYaml(path: string): unknown {
   }
 }
 
+/** The one place the environment is read (README "Configuration" lists every variable). */
 export function loadEnv(env: NodeJS.ProcessEnv = process.env): Env {
   return validateConfig(EnvSchema, env, 'environment');
+}
+
+export function loadSandboxEnv(env: NodeJS.ProcessEnv = process.env): Env {
+  return validateConfig(SandboxEnvSchema, env, 'environment');
 }
 
 export function loadPlans(configDir: string): Plans {

@@ -1,5 +1,7 @@
+import cron from 'node-cron';
 import { z } from 'zod';
 import { fileURLToPath } from 'node:url';
+import { parseRedisUrl } from '../redis/connect.ts';
 import { EVENT_CODES, NDR_REASONS, STATUSES } from '../schemas/index.ts';
 
 /** The repository's `config/`, wherever the process was started from. */
@@ -33,6 +35,15 @@ export const CarrierSchema = z.object({
   aliases: z.array(z.string().min(1)),
   awb_patterns: z.array(regexString).min(1),
   specificity: z.number().int().min(0),
+  // Auto-detection (lib/detect). Kept apart from awb_patterns so either can change alone.
+  /** A consignment number to show users (GET /v1/carriers); the sandbox answers it. */
+  example_awb: z.string().regex(/^[A-Z0-9-]{4,40}$/).optional(),
+  /** Real-shaped numbers of this carrier: the sample detection confidences are shares of. */
+  sample_awbs: z.array(z.string().regex(/^[A-Z0-9-]{4,40}$/)).default([]),
+  /** More shapes detection uses beside awb_patterns (seen in real bodies). */
+  detect_patterns: z.array(regexString).default([]),
+  /** False when awb_patterns accept anything (an aggregator) and so say nothing about a number. */
+  detect_by_awb_patterns: z.boolean().default(true),
 });
 export type CarrierConfig = z.infer<typeof CarrierSchema>;
 
@@ -67,13 +78,25 @@ export const NdrFileSchema = z.object({
 export type NdrRules = z.infer<typeof NdrFileSchema>;
 
 /** Environment of every app. Defaults give the embedded single-process mode. */
+/** An empty variable (`X=` in a compose file) means unset, as for the variables read before this schema. */
+function unsetWhenEmpty<S extends z.ZodType>(schema: S) {
+  return z.preprocess((value) => (value === '' ? undefined : value), schema);
+}
+
 export const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('127.0.0.1'),
   ADMIN_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
   DATA_DIR: z.string().default('./data'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  REDIS_URL: z.string().url().optional(),
+  /** One Redis (redis://, rediss://) or a Redis Cluster by some of its nodes (redis+cluster://h:p,h:p). */
+  REDIS_URL: z.string().superRefine((url, ctx) => {
+    try {
+      if (parseRedisUrl(url).kind === 'single') new URL(url);
+    } catch (err) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: err instanceof TypeError ? 'Invalid url' : (err as Error).message });
+    }
+  }).optional(),
   KAFKA_BROKERS: z.string().regex(/^[^,\s]+(,[^,\s]+)*$/, 'comma-separated host:port list').optional(),
   CLICKHOUSE_URL: z.string().url().optional(),
   SMTP_URL: z.string().url().optional(),
@@ -87,5 +110,20 @@ export const EnvSchema = z.object({
   POLLER_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(7200),
   /** Seconds to wait after each failed webhook attempt; one more failure than steps gives up. */
   WEBHOOK_RETRY_SCHEDULE: z.string().regex(/^\s*\d+(\.\d+)?\s*(,\s*\d+(\.\d+)?\s*)*$/, 'comma-separated seconds, e.g. 5,300,1800').default('5,300,1800,7200,18000,36000,36000'),
+  /** ClickHouse database of the tables (default `tracking`, or a path in CLICKHOUSE_URL). */
+  CLICKHOUSE_DATABASE: unsetWhenEmpty(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a database name: letters, digits and _').optional()),
+  /** Days of closed shipments in lane statistics (API and normalizer). */
+  LANE_WINDOW_DAYS: unsetWhenEmpty(z.coerce.number().int().min(1, 'a whole number of days from 1 to 3650').max(3650, 'a whole number of days from 1 to 3650').default(90)),
+  /** Plan notices: the payment page linked from them, their sender, their schedule. */
+  PAYMENT_URL: unsetWhenEmpty(z.url({ protocol: /^https?$/ }).optional()),
+  MAIL_FROM: unsetWhenEmpty(z.string().trim().min(3).optional()),
+  NOTICE_CRON: unsetWhenEmpty(z.string().trim().refine((s) => cron.validate(s), 'a cron expression (node-cron syntax)').optional()),
+  /** The sandbox carrier network's faults at start: JSON object slug → faults (lib/sandbox checks its shape). */
+  SANDBOX_FAULTS: unsetWhenEmpty(z.string().optional()),
+  /** The CLI's key for `lanes` (or --key). */
+  TRACKING_API_KEY: unsetWhenEmpty(z.string().optional()),
 });
 export type Env = z.infer<typeof EnvSchema>;
+
+/** `npm run sandbox`: the same variables; it listens on 4010 by default, beside an API on 3000. */
+export const SandboxEnvSchema = EnvSchema.extend({ PORT: z.coerce.number().int().min(0).max(65535).default(4010) });

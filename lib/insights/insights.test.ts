@@ -3,8 +3,8 @@ import { computeInsights, toTrackingRecord } from './index.ts';
 import { expectValidRecord, normalized } from '../testing/product.ts';
 import { makePoll, scan } from '../testing/polls.ts';
 import type { CarrierPoll } from '../schemas/index.ts';
+import { HOUR_MS as HOUR } from '../time/index.ts';
 
-const HOUR = 3_600_000;
 const at = (occurred_at: string, raw_status: string, location = 'Hub A', remarks: string | null = null) =>
   scan({ occurred_at: `${occurred_at}Z`, raw_status, location, remarks });
 

@@ -1,6 +1,7 @@
 import type { BaseRecord, ShipmentFacts } from '../normalize/types.ts';
 import type { AttentionReason, Benchmark, Insights, Stage, TrackingRecord } from '../schemas/index.ts';
-import { DAY_MS, HOUR_MS, round1 } from '../normalize/time.ts';
+import { round1 } from '../normalize/time.ts';
+import { DAY_MS, HOUR_MS } from '../time/index.ts';
 
 /** The stuck threshold of the spec: more than 72 hours without a scan. */
 export const STUCK_AFTER_HOURS = 72;

@@ -1,15 +1,16 @@
 import { join } from 'node:path';
 import { CompressionTypes, Partitioners, type Kafka, type Producer } from 'kafkajs';
-import type { PollBus, PollMode } from '../bus/index.ts';
+import type { PollBus } from '../bus/index.ts';
 import type { CarrierPoll } from '../schemas/index.ts';
 import { Spool } from './spool.ts';
 import { POLLS_TOPIC, ensureTopics, pollKey } from './topics.ts';
+import type { KeyMode } from '../schemas/index.ts';
 
 /** One message as queued and spooled: the poll's key, its JSON and the key mode it was made for. */
 interface QueuedMessage {
   key: string;
   value: string;
-  mode: PollMode;
+  mode: KeyMode;
 }
 
 export interface KafkaBusOptions {
@@ -53,7 +54,7 @@ export class KafkaBus implements PollBus {
     if (this.spooling) this.schedule(0);
   }
 
-  publish(poll: CarrierPoll, mode: PollMode): void {
+  publish(poll: CarrierPoll, mode: KeyMode): void {
     const message = { key: pollKey(poll.carrier, poll.awb), value: JSON.stringify(poll), mode };
     if (this.spooling) {
       this.spool.append([JSON.stringify(message)]);

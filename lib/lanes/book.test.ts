@@ -3,11 +3,12 @@ import { normalizePoll } from '../normalize/index.ts';
 import { product } from '../testing/product.ts';
 import { LaneBook, closureOfShipment } from './book.ts';
 import { journeyPoll } from './fixture.ts';
+import type { KeyMode } from '../schemas/index.ts';
+import { DAY_MS as DAY } from '../time/index.ts';
 
-const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 10, 20, 12);
 
-function closure(awb: string, transitHours: number, closedAtMs = NOW - DAY, mode: 'live' | 'test' = 'live') {
+function closure(awb: string, transitHours: number, closedAtMs = NOW - DAY, mode: KeyMode = 'live') {
   const poll = journeyPoll({ awb, origin: '110001', destination: '560001', outcome: 'delivered', closedAtMs, transitHours, failedRemarks: [], eddMs: null });
   const result = normalizePoll(poll, product.rules);
   if (result.kind !== 'found') throw new Error('not found');

@@ -1,18 +1,19 @@
 import type { NormalizedShipment } from '../normalize/index.ts';
-import { DAY_MS } from '../normalize/time.ts';
+import { DAY_MS } from '../time/index.ts';
 import { laneClosureOf, type LaneClosure } from './closure.ts';
 import type { LaneStats, LaneStatsSource } from './types.ts';
 import { DEFAULT_WINDOW_DAYS, laneStatsOf, type WindowedLaneStats } from './window.ts';
+import type { KeyMode } from '../schemas/index.ts';
 
 /** Windowed statistics of every carrier of one origin/destination prefix pair (the lanes API). */
 export interface LaneWindowSource {
   /** One entry per carrier with a closure in the window, any order. */
-  lanesBetween(originPrefix: string, destinationPrefix: string, mode: 'live' | 'test'): Promise<WindowedLaneStats[]>;
+  lanesBetween(originPrefix: string, destinationPrefix: string, mode: KeyMode): Promise<WindowedLaneStats[]>;
   readonly windowDays: number;
 }
 
 /** The closure of a normalized shipment polled at `polledMs` for a key of `mode`, null unless closed on a lane. */
-export function closureOfShipment(shipment: NormalizedShipment, mode: 'live' | 'test', polledMs: number): LaneClosure | null {
+export function closureOfShipment(shipment: NormalizedShipment, mode: KeyMode, polledMs: number): LaneClosure | null {
   const { record, facts } = shipment;
   const delivered = facts.stage === 'delivered' && facts.first_physical_scan_ms !== null && facts.terminal_at_ms !== null;
   return laneClosureOf({
@@ -85,7 +86,7 @@ export class LaneBook implements LaneStatsSource, LaneWindowSource {
     return { median_transit_days: stats.p50_transit_days, sample_size: stats.sample_size };
   }
 
-  async lanesBetween(originPrefix: string, destinationPrefix: string, mode: 'live' | 'test'): Promise<WindowedLaneStats[]> {
+  async lanesBetween(originPrefix: string, destinationPrefix: string, mode: KeyMode): Promise<WindowedLaneStats[]> {
     const suffix = `:${originPrefix}:${destinationPrefix}`;
     const out: WindowedLaneStats[] = [];
     for (const lane of this.lanes.keys()) {

@@ -1,3 +1,4 @@
+import type { KeyMode } from '../schemas/index.ts';
 /**
  * A closed shipment's contribution to its lane's windowed statistics (contracts.md "Lanes"): one
  * record per shipment, fixed once it closes (terminal states are final). Derived by one pure
@@ -11,7 +12,7 @@ export interface LaneClosure {
   lane: string;
   carrier: string;
   awb: string;
-  mode: 'live' | 'test';
+  mode: KeyMode;
   outcome: LaneOutcome;
   /** Whole seconds (ClickHouse DateTime): when the terminal scan happened. */
   closedAtS: number;
@@ -39,7 +40,7 @@ export interface ClosureEvent {
 export interface ClosureFacts {
   carrier: string;
   awb: string;
-  mode: 'live' | 'test';
+  mode: KeyMode;
   /** `carrier:o3:d3` or null (no lane, no closure). */
   lane: string | null;
   stage: string;

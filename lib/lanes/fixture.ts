@@ -5,8 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { CarrierPoll, RawScan } from '../schemas/index.ts';
+import { HOUR_MS as HOUR } from '../time/index.ts';
 
-const HOUR = 3_600_000;
 const iso = (ms: number) => new Date(ms).toISOString();
 
 export interface JourneySpec {

@@ -5,18 +5,11 @@
  */
 import type { LaneClosure } from './closure.ts';
 
-export const DAY_S = 86_400;
+import { DAY_S } from '../time/index.ts';
+import type { KeyMode } from '../schemas/index.ts';
 export const DEFAULT_WINDOW_DAYS = 90;
 /** Figures are shown (API, lookup benchmark) only from this many delivered shipments. */
 export const MIN_SAMPLE = 30;
-
-/** LANE_WINDOW_DAYS: a whole number of days from 1 to 3650; unset or empty means 90. */
-export function laneWindowDaysOf(value: string | undefined): number {
-  if (value === undefined || value === '') return DEFAULT_WINDOW_DAYS;
-  const days = Number(value);
-  if (!Number.isInteger(days) || days < 1 || days > 3650) throw new Error(`LANE_WINDOW_DAYS must be a whole number of days from 1 to 3650, got ${JSON.stringify(value)}`);
-  return days;
-}
 
 export interface NdrShare {
   reason: string;
@@ -28,7 +21,7 @@ export interface WindowedLaneStats {
   carrier: string;
   origin_prefix: string;
   destination_prefix: string;
-  mode: 'live' | 'test';
+  mode: KeyMode;
   window_days: number;
   /** Closed shipments of the lane in the window (delivered + rto + cancelled). */
   closed: number;
@@ -79,7 +72,7 @@ function rate(part: number, whole: number): number | null {
 }
 
 /** Splits a lane key (`[test:]carrier:o3:d3`) into its parts. */
-export function laneParts(lane: string): { carrier: string; origin_prefix: string; destination_prefix: string; mode: 'live' | 'test' } {
+export function laneParts(lane: string): { carrier: string; origin_prefix: string; destination_prefix: string; mode: KeyMode } {
   const test = lane.startsWith('test:');
   const [carrier = '', origin_prefix = '', destination_prefix = ''] = (test ? lane.slice(5) : lane).split(':');
   return { carrier, origin_prefix, destination_prefix, mode: test ? 'test' : 'live' };

@@ -25,3 +25,4 @@ export function createMetrics(withProcessMetrics = true): Metrics {
     unmappedScans: new Counter({ name: 'tracking_unmapped_scans_total', help: 'Scans no mapping rule knows (mapping gaps)', labelNames: ['carrier'], registers: [registry] }),
   };
 }
+export { createNormalizerMetrics, createPollerMetrics, type NormalizerMetrics, type PollerMetrics } from './pipeline.ts';

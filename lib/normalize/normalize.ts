@@ -1,8 +1,8 @@
-import { hash } from 'node:crypto';
 import { redactNullable, redactText } from '../redact/index.ts';
 import type {
   Attempt, CarrierPoll, EventCode, Location, Milestones, NdrReason, RawScan, Stage, Status, TrackingEvent,
 } from '../schemas/index.ts';
+import { eventId, eventIdFromLegacy, legacyEventId } from './event-id.ts';
 import { laneOf } from './lane.ts';
 import { memoizeText } from './memo.ts';
 import type { RuleSet } from './rules.ts';
@@ -153,9 +153,19 @@ function redactLocation(location: Location | null): Location | null {
 /** Readable place from a carrier facility name ("Amritsar_VerkaBypss_I (Punjab)" → "Amritsar VerkaBypss I (Punjab)"). */
 const placeOf = memoizeText((facility: string) => cleanText(facility.replace(/_/g, ' ')));
 
-/** Stable per carrier + AWB + time + raw status (contracts.md), so re-inserted polls dedupe. */
-function eventId(carrier: string, awb: string, ms: number, rawStatus: string): string {
-  return hash('sha1', `${carrier}|${awb}|${ms}|${cleanText(rawStatus)}`).slice(0, 24);
+/** The `location` an event answers for a raw scan location ('' when the carrier gave none). */
+function eventLocation(rawLocation: string | null): string {
+  return rawLocation ? placeOf(sanitize(rawLocation)) : '';
+}
+
+/**
+ * The ids of the event a raw scan becomes (event-id.ts), without normalizing the poll: to find the
+ * scan of an event among scans sharing its instant (rows.ts), and to recognize events a watch saw
+ * under their legacy id (webhooks). `awb` as the record's: trimmed, uppercased.
+ */
+export function scanEventIds(carrier: string, awb: string, scan: RawScan): { id: string; legacyId: string } {
+  const legacyId = legacyEventId(carrier, awb, parseCarrierTime(scan.occurred_at), scan.raw_status);
+  return { id: eventIdFromLegacy(legacyId, eventLocation(scan.location)), legacyId };
 }
 
 /** Whitespace-cleaned text with personal data removed; every output text goes through it. */
@@ -237,15 +247,16 @@ function hubCountOf(mapped: MappedScan[]): number {
 function toEvent(m: MappedScan, carrier: string, awb: string, mappingVersion: string): TrackingEvent {
   const facility = m.scan.location ? sanitize(m.scan.location) : '';
   const statusText = sanitize(m.scan.raw_status);
+  const location = placeOf(facility);
   return {
-    event_id: eventId(carrier, awb, m.ms, m.scan.raw_status),
+    event_id: eventId(carrier, awb, m.ms, m.scan.raw_status, location),
     timestamp: m.iso,
     status: m.status,
     status_text: statusText,
     code: m.code,
     reason_code: m.reason,
     facility,
-    location: placeOf(facility),
+    location,
     description: m.scan.remarks ? sanitize(m.scan.remarks) : statusText,
     mapping_version: mappingVersion,
   };

@@ -88,9 +88,16 @@ function firstMatch(rules: CompiledRule[], rawStatus: string, rawCode: string | 
   return null;
 }
 
+/**
+ * Changes of the mapping output that no configuration shows: bump when the code changes what the
+ * same rules produce, so mapping_version (and replay, and the writer's "stored under another
+ * version") sees it. 2: event_id covers the location (event-id.ts).
+ */
+const OUTPUT_REVISION = 2;
+
 export function compileRuleSet(config: MappingConfig): RuleSet {
   const mappingVersion = createHash('sha256')
-    .update(JSON.stringify({ common: config.common, ndr: config.ndr, carriers: config.carriers }))
+    .update(JSON.stringify({ common: config.common, ndr: config.ndr, carriers: config.carriers, revision: OUTPUT_REVISION }))
     .digest('hex')
     .slice(0, 12);
   const common = config.common.map(compileRule);

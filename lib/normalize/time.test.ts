@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { toClickHouseDateTime } from '../clickhouse/datetime.ts';
-import { DAY_MS, parseCarrierTime, toUtcDateTimeText, toUtcIso } from './time.ts';
+import { DAY_MS } from '../time/index.ts';
+import { parseCarrierTime, toUtcDateTimeText, toUtcIso } from './time.ts';
 
 /** Instants across 1970-9999: edges of days, years and the range, plus a seeded random spread. */
 function instants(): number[] {

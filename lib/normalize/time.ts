@@ -1,10 +1,8 @@
 import { memoize } from './memo.ts';
+import { DAY_MS, IST_OFFSET, IST_OFFSET_MS } from '../time/index.ts';
 
 /** Carrier times without an offset are India Standard Time (decisions.md "Time"). */
-const IST_OFFSET = '+05:30';
 const HAS_OFFSET = /(Z|[+-]\d{2}:?\d{2})$/;
-
-const IST_OFFSET_MS = 19_800_000;
 
 /** Epoch milliseconds of an ISO 8601 date-time; offset-less values are read as IST. NaN when invalid. */
 export function parseCarrierTime(iso: string): number {
@@ -43,8 +41,6 @@ function istSecondsMs(iso: string): number | null {
   return Date.UTC(year, month - 1, day, hour, minute, second) - IST_OFFSET_MS;
 }
 
-export const HOUR_MS = 3_600_000;
-export const DAY_MS = 86_400_000;
 
 /** 10000-01-01T00:00:00Z: from here on toISOString writes a six-digit signed year. */
 const YEAR_10000_MS = 253_402_300_800_000;

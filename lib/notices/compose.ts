@@ -4,6 +4,7 @@
  */
 import type { KeyRecord, Notice } from '../access/index.ts';
 import type { PlanName, Plans } from '../config/index.ts';
+import { IST_OFFSET_MS } from '../time/index.ts';
 
 export interface NoticeContent {
   /** Base of the payment page; the link is `<base>/renew?key=<key_prefix>&plan=<plan>`. */
@@ -22,8 +23,6 @@ export interface NoticeMessage {
 }
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-/** India Standard Time has a fixed offset and no daylight saving. */
-const IST_OFFSET_MS = 330 * 60_000;
 const inr = new Intl.NumberFormat('en-IN', { maximumFractionDigits: 0 });
 
 function wallClock(ms: number): { date: string; time: string } {

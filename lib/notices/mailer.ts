@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import nodemailer from 'nodemailer';
 import type { NoticeMessage } from './compose.ts';
 
-/** Default sender; set MAIL_FROM (see `noticeSettingsFromEnv`) to one your SMTP relay accepts. */
+/** Default sender; set MAIL_FROM (see `noticeSettingsOf`) to one your SMTP relay accepts. */
 export const DEFAULT_MAIL_FROM = 'Tracking API <notices@localhost>';
 
 export interface Mailer {

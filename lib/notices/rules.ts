@@ -12,8 +12,8 @@
  *   about the same expiry would only confuse.
  */
 import { effectiveStatus, type KeyRecord, type Notice } from '../access/index.ts';
+import { HOUR_MS } from '../time/index.ts';
 
-const HOUR_MS = 3_600_000;
 
 /** How long before `period_end` each notice's window opens. */
 export const NOTICE_LEAD_MS: Readonly<Record<Notice, number>> = {

@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../config/index.ts';
-import { DEFAULT_NOTICE_CRON, DEFAULT_PAYMENT_URL, noticeSettingsFromEnv } from './settings.ts';
+import { ConfigError, loadEnv } from '../config/index.ts';
+import { DEFAULT_NOTICE_CRON, DEFAULT_PAYMENT_URL, noticeSettingsOf } from './settings.ts';
 
-describe('noticeSettingsFromEnv', () => {
+/** As the apps read them: through the env schema. */
+const noticeSettingsFromEnv = (env: NodeJS.ProcessEnv) => noticeSettingsOf(loadEnv(env));
+
+describe('notice settings from the environment', () => {
   it('defaults to the placeholder payment page, an hourly schedule and the default sender', () => {
     expect(noticeSettingsFromEnv({})).toEqual({
       paymentBaseUrl: DEFAULT_PAYMENT_URL, paymentUrlIsPlaceholder: true,
@@ -20,5 +23,9 @@ describe('noticeSettingsFromEnv', () => {
     expect(() => noticeSettingsFromEnv({ PAYMENT_URL: 'not a url' })).toThrow(ConfigError);
     expect(() => noticeSettingsFromEnv({ PAYMENT_URL: 'ftp://example.in' })).toThrow(/PAYMENT_URL/);
     expect(() => noticeSettingsFromEnv({ NOTICE_CRON: 'every hour' })).toThrow(/NOTICE_CRON/);
+  });
+
+  it('reads an empty variable as unset', () => {
+    expect(noticeSettingsFromEnv({ PAYMENT_URL: '', MAIL_FROM: '', NOTICE_CRON: '' }).paymentUrlIsPlaceholder).toBe(true);
   });
 });

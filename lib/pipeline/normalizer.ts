@@ -1,14 +1,9 @@
 import type { Consumer, Kafka, KafkaMessage, Producer } from 'kafkajs';
-import type { PollRows } from '../clickhouse/rows.ts';
+import type { PollRows, RowSink } from '../clickhouse/rows.ts';
+import type { NormalizerMetrics } from '../metrics/pipeline.ts';
 import { DLQ_TOPIC, POLLS_TOPIC, ensureTopics } from '../kafka/topics.ts';
 import type { RuleSet } from '../normalize/index.ts';
 import { processPollMessage } from './process-poll.ts';
-
-/** Where normalized rows go: the batched ClickHouse writer (flush = durably written). */
-export interface RowSink {
-  write(rows: PollRows | readonly PollRows[]): void;
-  flush(): Promise<void>;
-}
 
 /**
  * How the normalizer's consumer fetches (kafkajs options). bench/pipeline.ts reads its consume-only
@@ -63,11 +58,39 @@ export interface NormalizerOptions {
   log?: (level: 'info' | 'warn' | 'error', message: string, details?: object) => void;
   /** Called per batch with how many scans no rule mapped (metrics). */
   onUnmapped?: (count: number) => void;
+  /** Consumer lag, polls consumed, dead letters and batch retries (the app's /metrics). */
+  metrics?: Pick<NormalizerMetrics, 'lag' | 'consumed' | 'deadLetters' | 'batchRetry'>;
 }
 
 export interface BatchResult {
   written: number;
   dlq: number;
+}
+
+/** Where a batch's offsets and dead letters go: the consumer's Kafka client, or a test's recorder. */
+export interface BatchFlowPorts {
+  /** Commits `offset` (the next offset to read) of a partition. */
+  commit(topic: string, partition: number, offset: string): Promise<void>;
+  /** Sends invalid records to the dead-letter topic (one attempt). */
+  sendDeadLetters(dead: readonly { key: Buffer | null; value: string }[]): Promise<void>;
+}
+
+export interface BatchFlowOptions extends Pick<NormalizerOptions, 'sink' | 'rules' | 'resolveCarrier' | 'log' | 'onUnmapped' | 'metrics'> {
+  ports: BatchFlowPorts;
+  /** See ConsumerTuning. */
+  maxPendingMessages: number;
+  /** Wait before retry `attempt` (1, 2, ...) of a failed write or DLQ send; default 0.5 s doubling to 10 s. */
+  retryDelayMs?: (attempt: number) => number;
+}
+
+/** One fetched batch as the flow needs it (kafkajs' eachBatch payload has these). */
+export interface FetchedBatch {
+  topic: string;
+  partition: number;
+  messages: readonly Pick<KafkaMessage, 'key' | 'value' | 'offset' | 'headers'>[];
+  /** Moves the fetch position past `offset` (not a commit). */
+  resolveOffset(offset: string): void;
+  heartbeat(): Promise<void>;
 }
 
 /** Backoff between retries of a failed write or DLQ send: 0.5 s doubling to 10 s. */
@@ -79,9 +102,10 @@ const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 /**
- * The normalizer: a consumer group on the raw-poll topic. Each batch is normalized with the shared
- * pure function and queued in the batched writer; eachBatch then returns at once (the next fetch
- * is normalized while ClickHouse stores this one) and the batch's offsets are committed in the
+ * What the normalizer does with each fetched batch, apart from Kafka's client (so it is tested
+ * without a broker, lib/pipeline/batch-flow.test.ts). Each batch is normalized with the shared pure
+ * function and queued in the batched writer; eachBatch then returns at once (the next fetch is
+ * normalized while ClickHouse stores this one) and the batch's offsets are committed in the
  * background once the writer's flush holding its rows has resolved, in order per partition (one
  * promise chain each), never ahead of durable rows. A re-delivered batch is harmless because the
  * writer skips rows that are already stored. Invalid records go to the DLQ topic with the reason.
@@ -91,13 +115,10 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * DLQ send is sent again. Meanwhile backpressure stops fetching. If the process stops or dies
  * first, nothing past the last durable batch was committed and Kafka re-delivers the rest.
  */
-export class NormalizerConsumer {
-  private readonly consumer: Consumer;
-  private readonly dlq: Producer;
-  private running = false;
+export class BatchFlow {
   private stopping = false;
-  private lastBatchError: Error | null = null;
-  private readonly tuning: ConsumerTuning;
+  /** The failure a batch is waiting on (health), null when none. */
+  lastBatchError: Error | null = null;
   /** Messages handed to the writer whose rows are not durable yet. */
   private pendingMessages = 0;
   /** Per topic:partition, the last batch's commit (each one waits for the one before). */
@@ -105,59 +126,43 @@ export class NormalizerConsumer {
   /** Resolves when stop() gives up on unwritten batches: retry waits end early. */
   private stopped!: () => void;
   private readonly stoppedSignal = new Promise<void>((resolve) => { this.stopped = resolve; });
+  private readonly retryDelayMs: (attempt: number) => number;
 
-  constructor(private readonly options: NormalizerOptions) {
-    this.tuning = { ...DEFAULT_CONSUMER_TUNING, ...options.tuning };
-    this.consumer = options.kafka.consumer({
-      groupId: options.groupId ?? 'tracking-normalizer', allowAutoTopicCreation: false,
-      maxBytesPerPartition: this.tuning.maxBytesPerPartition, maxBytes: this.tuning.maxBytes,
-    });
-    this.dlq = options.kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  constructor(private readonly options: BatchFlowOptions) {
+    this.retryDelayMs = options.retryDelayMs ?? retryDelayMs;
   }
 
-  private get topic(): string {
-    return this.options.topic ?? POLLS_TOPIC;
+  /** Commits not yet settled (a stop has something to wait for). */
+  get committing(): boolean {
+    return this.commits.size > 0;
   }
 
-  async start(): Promise<void> {
-    const admin = this.options.kafka.admin();
-    await admin.connect();
-    await ensureTopics(admin);
-    await admin.disconnect();
-    await this.dlq.connect();
-    await this.consumer.connect();
-    await this.consumer.subscribe({ topic: this.topic, fromBeginning: true });
-    this.running = true;
-    await this.consumer.run({
-      autoCommit: false,
-      eachBatchAutoResolve: false,
-      partitionsConsumedConcurrently: this.tuning.partitionsConsumedConcurrently,
-      eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
-        if (!isRunning() || isStale() || !this.running || batch.messages.length === 0) return;
-        const count = batch.messages.length;
-        const last = batch.messages[count - 1]!;
-        this.pendingMessages += count;
-        // Normalizing and queueing happen synchronously inside this call; the promise settles
-        // once the rows are durable (and dead letters sent).
-        const done = this.durably(this.handleBatch(batch.messages)).finally(() => { this.pendingMessages -= count; });
-        const committed = this.commitAfter(batch.topic, batch.partition, (BigInt(last.offset) + 1n).toString(), done);
-        // Move the fetch position on. With eachBatchAutoResolve off, kafkajs fetches from the last
-        // *resolved* offset, not the committed one: without this every fetch would hand the same
-        // messages back. Resolving is not committing: a restart reads from the committed offset.
-        resolveOffset(last.offset);
-        if (this.pendingMessages > this.tuning.maxPendingMessages) await this.waitFor(committed, heartbeat);
-        await heartbeat();
-        // Give the event loop's I/O phase a turn before the next batch: kafkajs hands over batches it
-        // already fetched through promises alone, which would starve the writer's HTTP responses
-        // until normalizing ran out of batches (ClickHouse then idles instead of inserting meanwhile).
-        await yieldToIo();
-      },
-    });
+  /** kafkajs' eachBatch: queue the rows, chain the commit, apply backpressure. */
+  async eachBatch(batch: FetchedBatch): Promise<void> {
+    const count = batch.messages.length;
+    if (count === 0 || this.stopping) return;
+    const last = batch.messages[count - 1]!;
+    this.options.metrics?.consumed(count);
+    this.pendingMessages += count;
+    // Normalizing and queueing happen synchronously inside this call; the promise settles
+    // once the rows are durable (and dead letters sent).
+    const done = this.durably(this.handleBatch(batch.messages)).finally(() => { this.pendingMessages -= count; });
+    const committed = this.commitAfter(batch.topic, batch.partition, (BigInt(last.offset) + 1n).toString(), done);
+    // Move the fetch position on. With eachBatchAutoResolve off, kafkajs fetches from the last
+    // *resolved* offset, not the committed one: without this every fetch would hand the same
+    // messages back. Resolving is not committing: a restart reads from the committed offset.
+    batch.resolveOffset(last.offset);
+    if (this.pendingMessages > this.options.maxPendingMessages) await this.waitFor(committed, () => batch.heartbeat());
+    await batch.heartbeat();
+    // Give the event loop's I/O phase a turn before the next batch: kafkajs hands over batches it
+    // already fetched through promises alone, which would starve the writer's HTTP responses
+    // until normalizing ran out of batches (ClickHouse then idles instead of inserting meanwhile).
+    await yieldToIo();
   }
 
   /**
    * Resolves true once `written` has, or once a retried flush/DLQ send has put the batch's rows in
-   * ClickHouse; false if the consumer stops first (the batch is then left uncommitted).
+   * ClickHouse; false if the flow stops first (the batch is then left uncommitted).
    */
   private async durably(written: Promise<BatchResult>): Promise<boolean> {
     let failure: unknown;
@@ -171,7 +176,8 @@ export class NormalizerConsumer {
     for (let attempt = 1; ; attempt++) {
       this.lastBatchError = failure as Error;
       this.options.log?.('error', 'normalizer batch not written yet; retrying', { error: (failure as Error).message, attempt });
-      await this.delay(retryDelayMs(attempt));
+      await this.delay(this.retryDelayMs(attempt));
+      this.options.metrics?.batchRetry();
       if (this.stopping) return false;
       try {
         // The writer put the failed rows back in its queue: a resolved flush() has stored them.
@@ -192,7 +198,7 @@ export class NormalizerConsumer {
       // Not durable means stopping: nothing of this partition is committed from here on.
       if (!(await durable)) return;
       try {
-        await this.consumer.commitOffsets([{ topic, partition, offset }]);
+        await this.options.ports.commit(topic, partition, offset);
       } catch (err) {
         // A rebalance or a broker away: the next batch's commit covers this one, else Kafka
         // re-delivers it (stored rows are skipped).
@@ -204,7 +210,7 @@ export class NormalizerConsumer {
     return commit;
   }
 
-  /** Sleeps `ms`, or less when the consumer stops meanwhile. */
+  /** Sleeps `ms`, or less when the flow stops meanwhile. */
   private delay(ms: number): Promise<void> {
     return Promise.race([sleep(ms), this.stoppedSignal]);
   }
@@ -222,7 +228,7 @@ export class NormalizerConsumer {
   /**
    * Normalizes one batch and queues its rows in the writer (synchronously, before the first await);
    * resolves once they are durably written and invalid messages are in the DLQ, rejects if the
-   * write fails. Public for tests.
+   * write fails. Public for the pipeline test's and the bench's taps.
    */
   async handleBatch(messages: readonly Pick<KafkaMessage, 'key' | 'value' | 'offset' | 'headers'>[]): Promise<BatchResult> {
     const rows: PollRows[] = [];
@@ -256,44 +262,106 @@ export class NormalizerConsumer {
   private async sendDeadLetters(dead: { key: Buffer | null; value: string }[]): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.dlq.send({ topic: DLQ_TOPIC, messages: dead.map((d) => ({ key: d.key, value: d.value })) });
+        await this.options.ports.sendDeadLetters(dead);
+        this.options.metrics?.deadLetters(dead.length);
         this.options.log?.('warn', `sent ${dead.length} invalid polls to ${DLQ_TOPIC}`);
         return;
       } catch (err) {
         if (this.stopping) throw err;
         this.lastBatchError = err as Error;
         this.options.log?.('error', `sending ${dead.length} invalid polls to ${DLQ_TOPIC} failed; retrying`, { error: (err as Error).message, attempt });
-        await this.delay(retryDelayMs(attempt));
+        await this.delay(this.retryDelayMs(attempt));
+        this.options.metrics?.batchRetry();
       }
     }
   }
 
-  /** Healthy while consuming and no batch is waiting on a failed write. */
-  isHealthy(): boolean {
-    return this.running && this.lastBatchError === null;
-  }
-
   /**
-   * Stops fetching, lets the batches already queued be written and committed (one more flush; if it
-   * fails they stay uncommitted and are re-delivered to the next consumer), then leaves the group.
+   * Lets the batches already queued be written and committed (one more flush; if it fails they
+   * stay uncommitted and are re-delivered to the next consumer), then gives up on the rest.
+   * `pause` stops fetching first.
    */
-  async stop(): Promise<void> {
-    this.running = false;
+  async stop(pause: () => void = () => {}): Promise<void> {
     if (this.commits.size > 0) {
-      try {
-        this.consumer.pause([{ topic: this.topic }]);
-      } catch {
-        // Not consuming (a crashed run): nothing more will be fetched anyway.
-      }
+      pause();
       try {
         await this.options.sink.flush();
       } catch {
-        // ClickHouse away: the retries below give up at once, nothing more is committed.
+        // ClickHouse away: the retries give up at once, nothing more is committed.
       }
     }
     this.stopping = true;
     this.stopped();
     await Promise.allSettled([...this.commits.values()]);
+  }
+}
+
+/** The normalizer: a consumer group on the raw-poll topic, each batch going through a BatchFlow. */
+export class NormalizerConsumer {
+  private readonly consumer: Consumer;
+  private readonly dlq: Producer;
+  private running = false;
+  private readonly tuning: ConsumerTuning;
+  /** The batch handling (public for the pipeline test's and the bench's taps on handleBatch). */
+  readonly flow: BatchFlow;
+
+  constructor(private readonly options: NormalizerOptions) {
+    this.tuning = { ...DEFAULT_CONSUMER_TUNING, ...options.tuning };
+    this.consumer = options.kafka.consumer({
+      groupId: options.groupId ?? 'tracking-normalizer', allowAutoTopicCreation: false,
+      maxBytesPerPartition: this.tuning.maxBytesPerPartition, maxBytes: this.tuning.maxBytes,
+    });
+    this.dlq = options.kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+    this.flow = new BatchFlow({
+      ...options,
+      maxPendingMessages: this.tuning.maxPendingMessages,
+      ports: {
+        commit: (topic, partition, offset) => this.consumer.commitOffsets([{ topic, partition, offset }]),
+        sendDeadLetters: async (dead) => { await this.dlq.send({ topic: DLQ_TOPIC, messages: dead.map((d) => ({ key: d.key, value: d.value })) }); },
+      },
+    });
+  }
+
+  private get topic(): string {
+    return this.options.topic ?? POLLS_TOPIC;
+  }
+
+  async start(): Promise<void> {
+    const admin = this.options.kafka.admin();
+    await admin.connect();
+    await ensureTopics(admin);
+    await admin.disconnect();
+    await this.dlq.connect();
+    await this.consumer.connect();
+    await this.consumer.subscribe({ topic: this.topic, fromBeginning: true });
+    this.running = true;
+    await this.consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: this.tuning.partitionsConsumedConcurrently,
+      eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
+        if (!isRunning() || isStale() || !this.running) return;
+        this.options.metrics?.lag(batch.topic, batch.partition, Number(batch.offsetLag()));
+        await this.flow.eachBatch({ topic: batch.topic, partition: batch.partition, messages: batch.messages, resolveOffset, heartbeat });
+      },
+    });
+  }
+
+  /** Healthy while consuming and no batch is waiting on a failed write. */
+  isHealthy(): boolean {
+    return this.running && this.flow.lastBatchError === null;
+  }
+
+  /** Stops fetching, lets the queued batches be written and committed (BatchFlow.stop), leaves the group. */
+  async stop(): Promise<void> {
+    this.running = false;
+    await this.flow.stop(() => {
+      try {
+        this.consumer.pause([{ topic: this.topic }]);
+      } catch {
+        // Not consuming (a crashed run): nothing more will be fetched anyway.
+      }
+    });
     await this.consumer.disconnect();
     await this.dlq.disconnect();
   }

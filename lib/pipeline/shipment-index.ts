@@ -2,13 +2,13 @@ import { isTerminal } from '../cache/index.ts';
 import { closureOfShipment, type LaneBook } from '../lanes/index.ts';
 import { normalizePoll, type NormalizeResult, type RuleSet } from '../normalize/index.ts';
 import type { CarrierPoll } from '../schemas/index.ts';
-import type { TrackingMode } from '../tracking/index.ts';
+import type { KeyMode } from '../schemas/index.ts';
 
 /** What the poller needs to know about a shipment to keep it fresh. */
 export interface ShipmentState {
   carrier: string;
   awb: string;
-  mode: TrackingMode;
+  mode: KeyMode;
   terminal: boolean;
   lastPolledMs: number;
 }
@@ -23,7 +23,7 @@ export class ShipmentIndex {
   constructor(private readonly rules: RuleSet, private readonly lanes: LaneBook) {}
 
   /** Takes in one poll; returns its normalization (push's change detection uses it too). */
-  handle(poll: CarrierPoll, mode: TrackingMode): NormalizeResult {
+  handle(poll: CarrierPoll, mode: KeyMode): NormalizeResult {
     const result = normalizePoll(poll, this.rules);
     if (result.kind !== 'found') return result;
     const key = `${mode}:${poll.carrier}:${result.shipment.record.awb}`;

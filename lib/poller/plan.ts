@@ -1,8 +1,10 @@
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../time/index.ts';
+import type { KeyMode } from '../schemas/index.ts';
 /** A shipment the poller may re-poll. */
 export interface RefreshCandidate {
   carrier: string;
   awb: string;
-  mode: 'test' | 'live';
+  mode: KeyMode;
   lastPolledMs: number;
 }
 
@@ -15,7 +17,7 @@ export interface RefreshPolicy {
   lookbackMs: number;
 }
 
-export const DEFAULT_REFRESH_POLICY: RefreshPolicy = { intervalMs: 2 * 3_600_000, tickMs: 5 * 60_000, lookbackMs: 30 * 86_400_000 };
+export const DEFAULT_REFRESH_POLICY: RefreshPolicy = { intervalMs: 2 * HOUR_MS, tickMs: 5 * MINUTE_MS, lookbackMs: 30 * DAY_MS };
 
 /**
  * The shipments to re-poll on this tick: due ones (oldest first), at most an even share of all

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_REFRESH_POLICY, refreshShipments, shipmentsDue, type RefreshCandidate } from './index.ts';
+import { HOUR_MS as HOUR } from '../time/index.ts';
 
-const HOUR = 3_600_000;
 const now = Date.UTC(2026, 10, 21, 12, 0);
 const candidate = (awb: string, hoursAgo: number, carrier = 'dtdc'): RefreshCandidate =>
   ({ carrier, awb, mode: 'live', lastPolledMs: now - hoursAgo * HOUR });
@@ -47,5 +47,20 @@ describe('refreshing shipments', () => {
     }, 3);
     expect(maxPerCarrier).toBe(3);
     expect(totals).toEqual({ polled: 18, found: 12, notFound: 5, errors: 1 });
+  });
+
+  it('once aborted (the poller stopping) starts no further poll; those in flight finish and count', async () => {
+    const due = Array.from({ length: 20 }, (_, i) => candidate(`A${i}`, 3));
+    const stop = new AbortController();
+    const started: string[] = [];
+    const totals = await refreshShipments(due, async (c) => {
+      started.push(c.awb);
+      // The third poll to start is when the stop comes: it and the one beside it are in flight.
+      if (started.length === 3) stop.abort();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      return 'found';
+    }, 2, stop.signal);
+    expect(started).toEqual(['A0', 'A1', 'A2']);
+    expect(totals).toEqual({ polled: 3, found: 3, notFound: 0, errors: 0 });
   });
 });

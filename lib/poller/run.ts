@@ -11,11 +11,15 @@ export interface RefreshTotals {
 /**
  * Re-polls `due` with at most `perCarrier` polls in flight per carrier (carriers rate-limit
  * aggressively). `refresh` must never throw for carrier trouble; a throw counts as an error.
+ * Once `signal` is aborted (the poller stopping) no further poll starts: a tick's share can take
+ * minutes at 4 per carrier, far past a stop's deadline, and the shipments left stay due for the
+ * next tick. Polls in flight finish (their results are published).
  */
 export async function refreshShipments(
   due: readonly RefreshCandidate[],
   refresh: (c: RefreshCandidate) => Promise<'found' | 'not_found' | 'error'>,
   perCarrier = 4,
+  signal?: AbortSignal,
 ): Promise<RefreshTotals> {
   const limits = new Map<string, ReturnType<typeof pLimit>>();
   const totals: RefreshTotals = { polled: 0, found: 0, notFound: 0, errors: 0 };
@@ -23,6 +27,7 @@ export async function refreshShipments(
     let limit = limits.get(candidate.carrier);
     if (!limit) limits.set(candidate.carrier, (limit = pLimit(perCarrier)));
     return limit(async () => {
+      if (signal?.aborted) return;
       const kind = await refresh(candidate).catch(() => 'error' as const);
       totals.polled++;
       if (kind === 'found') totals.found++;

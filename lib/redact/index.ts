@@ -7,6 +7,7 @@
  * label words ("otp", "ph", "aadhaar", "lat" …), so a pattern family only runs when it can match at
  * all. Replacement uses an exec loop (faster in V8 than String.replace with a callback).
  */
+import { redactCodedStaff } from './coded-staff.ts';
 import { nameBefore, redactNames } from './names.ts';
 import * as patterns from './patterns.ts';
 
@@ -281,6 +282,11 @@ export function redactText(text: string): string {
     if ((hints & ADDRESS) !== 0) out = sub(out, ADDRESS_LABELLED, labelledAddress);
   }
 
+  // Staff after a route or employee code ("383439-<name>…, MobileNo:- …"): only where a code (digits
+  // and a hyphen) and a phone field (one redacted above, or a phone label) can both be.
+  if (digits >= 2 && out.includes('-') && (out.includes(REDACTED) || (hints !== -1 && (hints & PHONE) !== 0))) {
+    out = redactCodedStaff(out);
+  }
   out = redactNames(out);
 
   if (out !== text && out.indexOf(REDACTED) !== out.lastIndexOf(REDACTED)) {

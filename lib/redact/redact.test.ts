@@ -306,3 +306,28 @@ describe('API', () => {
     }
   });
 });
+
+describe('delivery staff after a route or employee code (issue 13)', () => {
+  check([
+    // Real Xpressbees text relayed by Shiprocket (../shared/spec/real-bodies/shiprocket).
+    [
+      'Out for Delivery Out for delivery: 383439-Nandinayani Reddy Bhaskara Sitics Logistics  (356231) (383439)-PDS22200085719383439-FromMob , MobileNo:- 9963133564',
+      `Out for Delivery Out for delivery: 383439-${R}  (356231) (383439)-PDS22200085719383439-FromMob , MobileNo:- ${R}`,
+    ],
+    ['DLV123-Suresh Kumar-Mob 9876543210', `DLV123-${R}-Mob ${R}`],
+    ['EMP 4521 - R. Srinivasan - Ph: 9876501234', `EMP 4521 - ${R} - Ph: ${R}`],
+    ['Out for delivery - PNQ-112 - Santosh Jadhav - 9890011122', `Out for delivery - PNQ-112 - ${R}`],
+    // After a staff trigger the trigger reader also takes the code's letters for a name: more than
+    // needed, never less.
+    ['Delivery Boy: LKO-DB-77 - Rakesh Yadav - 9415012345', `Delivery Boy: ${R}-77 - ${R}`],
+    ['Runsheet DRS-4471 - Imran Shaikh, mobile no 98200 11122', `Runsheet DRS-4471 - ${R}, mobile no ${R}`],
+  ]);
+
+  // A code and a hyphen alone make no person: without a phone field the words stay.
+  check([
+    ['Bag BLR-0042 - Hebbal Hub', 'Bag BLR-0042 - Hebbal Hub'],
+    ['Manifest 7781 - Pune Gateway', 'Manifest 7781 - Pune Gateway'],
+    ['Route 12 - Out for delivery', 'Route 12 - Out for delivery'],
+    ['Trip 5531 - Delayed due to rain, call 1800 209 6161', 'Trip 5531 - Delayed due to rain, call 1800 209 6161'],
+  ]);
+});

@@ -41,7 +41,7 @@ function byCarrierAndCount(a: DiffRow, b: DiffRow): number {
 }
 
 /**
- * Compares by event_id (stable per carrier + AWB + time + raw status). Only shipments present in
+ * Compares by event_id (stable per carrier + AWB + time + raw status + location). Only shipments present in
  * `fresh` are compared, so a replay of part of the log reports nothing about the rest.
  */
 export function diffEvents(stored: readonly MappedEvent[], fresh: readonly MappedEvent[]): DiffReport {

@@ -1,11 +1,12 @@
-import type { PollMode } from '../bus/index.ts';
+
 import type { CarrierPoll } from '../schemas/index.ts';
 import { parsePollLine } from './replay-line.ts';
+import type { KeyMode } from '../schemas/index.ts';
 
 /** A poll to replay and the key mode it was made for. */
 export interface ModePoll {
   poll: CarrierPoll;
-  mode: PollMode;
+  mode: KeyMode;
 }
 
 /**

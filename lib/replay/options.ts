@@ -3,6 +3,7 @@
  * a bad option, a missing one or a bad time range is one line on stderr and exit status 2.
  */
 import { parseArgs } from 'node:util';
+import type { Env } from '../config/index.ts';
 
 export type SourceKind = 'input' | 'embedded' | 'kafka' | 'clickhouse';
 export type Against = 'clickhouse' | 'embedded';
@@ -99,7 +100,10 @@ function time(value: string | undefined, name: string): number | null {
 }
 
 /** `null` when --help was asked for. Throws UsageError with a one-line message otherwise. */
-export function parseReplayOptions(argv: readonly string[], env: NodeJS.ProcessEnv): ReplayOptions | null {
+/** The variables replay uses, as `loadEnv()` read them. */
+export type ReplayEnv = Partial<Pick<Env, 'CLICKHOUSE_URL' | 'CLICKHOUSE_DATABASE' | 'CONFIG_DIR' | 'DATA_DIR'>>;
+
+export function parseReplayOptions(argv: readonly string[], env: ReplayEnv): ReplayOptions | null {
   let values;
   try {
     ({ values } = parseArgs({

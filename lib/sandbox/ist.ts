@@ -1,5 +1,5 @@
+import { IST_OFFSET_MS } from '../time/index.ts';
 /** India Standard Time wall-clock parts of an instant, for writing carrier-style local times. */
-const IST_OFFSET_MS = 5.5 * 3_600_000;
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
 export interface IstParts {

@@ -12,10 +12,8 @@ import {
   scenarioOf,
 } from './scenario.ts';
 import type { SandboxShipment, SandboxStep, ScenarioAnswer, StepKind } from './types.ts';
+import { DAY_MS as DAY, HOUR_MS as HOUR, MINUTE_MS as MINUTE } from '../time/index.ts';
 
-const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
-const DAY = 24 * HOUR;
 // 2026-11-20 14:37:42.123 IST: mid-afternoon, seconds and ms that flooring must drop.
 const NOW = istToMs(2026, 11, 20, 14, 37, 42) + 123;
 const NOW_MINUTE = Math.floor(NOW / MINUTE) * MINUTE;

@@ -8,10 +8,8 @@ import type { NdrReason } from '../schemas/index.ts';
 import { istParts, istToMs } from './ist.ts';
 import type { SandboxPlace, SandboxShipment, SandboxStep, ScenarioAnswer, StepKind } from './types.ts';
 import { seededRandom } from './seeded-random.ts';
+import { DAY_MS as DAY, HOUR_MS as HOUR, MINUTE_MS as MINUTE } from '../time/index.ts';
 
-const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
-const DAY = 24 * HOUR;
 
 /** Scenario 18: how long the slow carrier takes to answer. */
 export const SLOW_DELAY_MS = 3_000;
@@ -279,10 +277,15 @@ export class ProgressBook {
   }
 }
 
-/** A progression scenario as far as `revealed` goes; every stage at the time it was revealed. */
+/**
+ * A progression scenario as far as `revealed` goes. Stage i is dated (stages − 1 − i) minutes
+ * before the poll that revealed it: never in the future, and a minute apart at least even when
+ * polls come seconds apart, since carriers' times have minutes (scenario 26's second
+ * out-for-delivery scan would otherwise be the first one again: same time, status and place).
+ */
 function progressionPlot(story: Story, scenario: number, revealed: readonly number[], now: number): Plot {
   const stages = PROGRESSIONS[scenario]!;
-  const times = revealed.length ? revealed : [now];
+  const times = (revealed.length ? revealed : [now]).map((t, i) => t - (stages.length - 1 - i) * MINUTE);
   stages.slice(0, times.length).forEach((kind, i) => {
     const at = times[i]!;
     if (kind === 'booked') story.booked(at);

@@ -21,12 +21,18 @@ export interface CarrierFaults {
   errorRate: number;
   /** Every call answered 503. Default false. */
   outage: boolean;
+  /**
+   * Every number answered with the carrier's own "no data" answer, as a carrier answers numbers it
+   * never issued (tests of auto-detection, where several carriers' shapes fit one number). Absent: false.
+   */
+  unknown?: boolean;
 }
 
 export const FaultsSchema = z.object({
   latencyMs: z.number().int().min(0).max(600_000).optional(),
   errorRate: z.number().min(0).max(1).optional(),
   outage: z.boolean().optional(),
+  unknown: z.boolean().optional(),
 }).strict();
 export type FaultsInput = z.infer<typeof FaultsSchema>;
 
@@ -145,12 +151,14 @@ function toSandboxRequest(request: FastifyRequest, prefix: string): SandboxReque
  */
 async function answerRoute(
   slug: string, route: SandboxRoute, request: FastifyRequest, reply: FastifyReply, now: number, progress: ProgressBook,
+  unknown = false,
 ): Promise<FastifyReply> {
   const seen: ScenarioAnswer[] = [];
   // Scenarios 25 and 26 move one stage per poll: once per number and request, however often the
   // route reads it.
   const polled = new Set<string>();
   const lookup = (awb: string): ScenarioAnswer => {
+    if (unknown) return { kind: 'not_found' };
     const first = !polled.has(awb);
     polled.add(awb);
     const answer = answerFor(slug, awb, now, first ? progress.poll(slug, awb, now) : progress.seen(slug, awb));
@@ -211,7 +219,7 @@ export function buildSandboxApp(options: SandboxOptions = {}): FastifyInstance {
           const current = faults.get(slug);
           if (current.outage || faults.drawError(slug)) return sendUnavailable(reply);
           if (current.latencyMs > 0) await sleep(current.latencyMs);
-          return answerRoute(slug, route, request, reply, clock(), progress);
+          return answerRoute(slug, route, request, reply, clock(), progress, current.unknown === true);
         },
       });
     }

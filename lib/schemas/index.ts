@@ -1,2 +1,3 @@
 export * from './carrier-poll.ts';
 export * from './tracking-record.ts';
+export type { KeyMode } from './key-mode.ts';

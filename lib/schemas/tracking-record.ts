@@ -146,6 +146,10 @@ export const ERROR_CODES = [
   'upstream_error', 'not_found', 'method_not_allowed', 'internal_error', 'bad_request', 'unauthorized',
   'conflict', 'invalid_url', 'too_many_endpoints',
   'invalid_pincode',
+  'carrier_not_detected', 'idempotency_key_reused',
+  // Hostile or malformed HTTP (apps/api/hardening.ts): the status each names, in the standard body.
+  'payload_too_large', 'unsupported_media_type', 'header_fields_too_large', 'request_timeout',
+  'too_many_attempts',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 

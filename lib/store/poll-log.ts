@@ -3,7 +3,7 @@ import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { CarrierPollSchema, type CarrierPoll } from '../schemas/index.ts';
-import type { TrackingMode } from '../tracking/index.ts';
+import type { KeyMode } from '../schemas/index.ts';
 
 /** Where the embedded default keeps its raw-poll log under DATA_DIR (replay reads it directly). */
 export function pollLogPath(dataDir: string): string {
@@ -12,7 +12,7 @@ export function pollLogPath(dataDir: string): string {
 
 /** One line of the log: the poll (personal data already removed) and the key mode it was made for. */
 export interface LoggedPoll {
-  mode: TrackingMode;
+  mode: KeyMode;
   poll: CarrierPoll;
 }
 

@@ -1,6 +1,7 @@
 /** Builders of `carrier_poll.v1` records for tests and benchmarks (not used by the product). */
 import { randomUUID } from 'node:crypto';
 import type { CarrierPoll, PollShipment, RawScan } from '../schemas/index.ts';
+import { HOUR_MS, IST_OFFSET_MS } from '../time/index.ts';
 
 export type ScanInput = Partial<RawScan> & { raw_status: string; occurred_at: string };
 
@@ -183,9 +184,9 @@ const HUBS = ['Delhi_Bilaspur_HB (Haryana)', 'Jaipur Hub', 'Nagpur Gateway', 'Hy
 export function journeyPoll(carrier: string, index: number, startMs = Date.UTC(2026, 10, 10, 4, 30)): CarrierPoll {
   const steps = JOURNEYS[carrier];
   if (!steps) throw new Error(`no journey for ${carrier}`);
-  const istMs = startMs + 5.5 * 3_600_000;
+  const istMs = startMs + IST_OFFSET_MS;
   const scans = steps.map((step, i) => scan({
-    occurred_at: new Date(istMs + (i * 7 + (index % 5)) * 3_600_000).toISOString().slice(0, 19),
+    occurred_at: new Date(istMs + (i * 7 + (index % 5)) * HOUR_MS).toISOString().slice(0, 19),
     raw_status: step.raw_status,
     raw_code: step.raw_code ?? null,
     remarks: step.remarks ?? null,
@@ -196,7 +197,7 @@ export function journeyPoll(carrier: string, index: number, startMs = Date.UTC(2
   return makePoll({
     carrier,
     awb: `${String(100000000000 + index)}04`,
-    polled_at: new Date(startMs + 80 * 3_600_000).toISOString(),
+    polled_at: new Date(startMs + 80 * HOUR_MS).toISOString(),
     scans,
   });
 }

@@ -5,12 +5,11 @@ import { laneKey, type LaneStatsSource } from '../lanes/index.ts';
 import type { Metrics } from '../metrics/index.ts';
 import { normalizePoll, type BaseRecord, type NormalizedShipment, type RuleSet } from '../normalize/index.ts';
 import type { CarrierPoll, PollSource, TrackingRecord } from '../schemas/index.ts';
-
-export type TrackingMode = 'test' | 'live';
+import type { KeyMode } from '../schemas/index.ts';
 
 /** The one way the service reaches carriers (lib/carriers/poll.ts): never throws for carrier trouble. */
 export interface CarrierPolling {
-  poll(carrier: string, awb: string, opts?: { source?: PollSource; mode?: TrackingMode }): Promise<CarrierPoll>;
+  poll(carrier: string, awb: string, opts?: { source?: PollSource; mode?: KeyMode }): Promise<CarrierPoll>;
 }
 
 export type LookupResult =
@@ -45,19 +44,19 @@ export class TrackingService {
    * Starts reading a lookup's cache entry, to be passed to `lookup`: a caller that has other I/O to
    * do first (the access step) overlaps the two, which with Redis go out in one socket write.
    */
-  readCache(carrier: string, awb: string, mode: TrackingMode): Promise<CachedLookup | null> {
+  readCache(carrier: string, awb: string, mode: KeyMode): Promise<CachedLookup | null> {
     return this.deps.cache.get(cacheKey(mode, carrier, awb));
   }
 
   /** The cached record with insights as of now, or null: no carrier poll, nothing counted (watch calls). */
-  async peek(carrier: string, awb: string, mode: TrackingMode): Promise<TrackingRecord | null> {
+  async peek(carrier: string, awb: string, mode: KeyMode): Promise<TrackingRecord | null> {
     const cached = await this.deps.cache.get(cacheKey(mode, carrier, awb));
     if (!cached?.shipment) return null;
     const answer = await this.answer(cached.shipment, mode, { cached: true, stale: !isFresh(cached, this.deps.clock()) });
     return answer.kind === 'found' ? answer.record : null;
   }
 
-  async lookup(carrier: string, awb: string, mode: TrackingMode, cacheRead?: Promise<CachedLookup | null>): Promise<LookupResult> {
+  async lookup(carrier: string, awb: string, mode: KeyMode, cacheRead?: Promise<CachedLookup | null>): Promise<LookupResult> {
     const key = cacheKey(mode, carrier, awb);
     const { cache, metrics, clock } = this.deps;
     const cached = await (cacheRead ?? cache.get(key));
@@ -81,11 +80,11 @@ export class TrackingService {
    * Polls the carrier for the poller (source `poller`) and refreshes the cache, so deliveries are
    * learned without a client asking. Consumes no customer's lookups. Returns the outcome's kind.
    */
-  async refresh(carrier: string, awb: string, mode: TrackingMode): Promise<PollResult['kind']> {
+  async refresh(carrier: string, awb: string, mode: KeyMode): Promise<PollResult['kind']> {
     return (await this.pollOnce(cacheKey(mode, carrier, awb), carrier, awb, mode, 'poller')).kind;
   }
 
-  private pollOnce(key: string, carrier: string, awb: string, mode: TrackingMode, source: PollSource): Promise<PollResult> {
+  private pollOnce(key: string, carrier: string, awb: string, mode: KeyMode, source: PollSource): Promise<PollResult> {
     let pending = this.inFlight.get(key);
     if (!pending) {
       pending = this.pollAndStore(key, carrier, awb, mode, source).finally(() => this.inFlight.delete(key));
@@ -94,7 +93,7 @@ export class TrackingService {
     return pending;
   }
 
-  private async pollAndStore(key: string, carrier: string, awb: string, mode: TrackingMode, source: PollSource): Promise<PollResult> {
+  private async pollAndStore(key: string, carrier: string, awb: string, mode: KeyMode, source: PollSource): Promise<PollResult> {
     const { carriers, bus, rules, cache, metrics } = this.deps;
     const started = process.hrtime.bigint();
     const poll = await carriers.poll(carrier, awb, { source, mode });
@@ -115,7 +114,7 @@ export class TrackingService {
     return result.kind === 'found' ? { kind: 'found', shipment: result.shipment } : { kind: 'not_found' };
   }
 
-  private async answer(shipment: NormalizedShipment, mode: TrackingMode, flags: { cached: boolean; stale: boolean }): Promise<LookupResult> {
+  private async answer(shipment: NormalizedShipment, mode: KeyMode, flags: { cached: boolean; stale: boolean }): Promise<LookupResult> {
     const lane = shipment.facts.lane ? await this.deps.lanes.get(laneKey(shipment.facts.lane, mode)) : null;
     const record = toTrackingRecord(shipment.record, shipment.facts, { nowMs: this.deps.clock(), lane, ...flags });
     return { kind: 'found', record, base: shipment.record };

@@ -45,11 +45,18 @@ const EXCEPTION_CODES: ReadonlySet<string> = new Set(['delivery_attempted', 'exc
  * The change from `before` to `record`, or null when nothing a receiver cares about moved: a new
  * event, status, stage or attempt count, or `is_stuck` turning true (it turning false comes with a
  * new scan anyway). The type is the most specific that applies (contracts.md "Push").
+ * `legacyIdOf` gives an event's id from before location was part of it: a snapshot taken before
+ * that change holds those, and its events are not new.
  */
-export function changeOf(before: ShipmentSnapshot, record: TrackingRecord): Change | null {
+export function changeOf(before: ShipmentSnapshot, record: TrackingRecord, legacyIdOf: (eventId: string) => string | undefined = () => undefined): Change | null {
   const after = snapshotOf(record, before.polled_ms);
   const known = new Set(before.event_ids);
-  const newEvents = record.events.filter((e) => !known.has(e.event_id));
+  const isKnown = (id: string) => {
+    if (known.has(id)) return true;
+    const legacy = legacyIdOf(id);
+    return legacy !== undefined && known.has(legacy);
+  };
+  const newEvents = record.events.filter((e) => !isKnown(e.event_id));
   const stuckNow = after.stuck && !before.stuck;
   const moved = newEvents.length > 0 || after.status !== before.status || after.stage !== before.stage || after.attempts !== before.attempts;
   if (!moved && !stuckNow) return null;

@@ -2,15 +2,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { normalizePoll } from '../normalize/index.ts';
+import { normalizePoll, scanEventIds } from '../normalize/index.ts';
 import type { CarrierPoll } from '../schemas/index.ts';
 import { makePoll, scan } from '../testing/polls.ts';
 import { product } from '../testing/product.ts';
 import { ChangeDetector } from './detector.ts';
 import type { EventLog } from './event-log.ts';
 import type { WebhookEvent } from './events.ts';
+import { pushKeys } from './keys.ts';
 import { EmbeddedPushKv } from './kv-embedded.ts';
-import { WatchStore } from './watches.ts';
+import { WatchStore, type WatchDoc } from './watches.ts';
 
 const PREFIX = 'trk_test_Ab3dE9x';
 const AWB = '1234567890102';
@@ -83,6 +84,24 @@ describe('change detection', () => {
     expect(log.events.map((e) => e.sequence)).toEqual([1, 2]);
     // The same poll with nothing new, later: no event either.
     expect(await handle(pollAt(2, T0 + 31 * H))).toBe(0);
+  });
+
+  it('a watch that saw events under their ids from before location was part of the id does not announce them again', async () => {
+    expect(await handle(pollAt(2, T0 + 21 * H))).toBe(1);
+    // What a watch stored before the upgrade: the same events under their legacy ids.
+    const legacyOf = new Map(pollAt(2, 0).scans.map((s) => {
+      const { id, legacyId } = scanEventIds('delhivery', AWB, s);
+      return [id, legacyId];
+    }));
+    await kv.update<WatchDoc, null>(pushKeys.watch(PREFIX, 'delhivery', AWB), (doc) => ({
+      next: { ...doc!, snapshot: { ...doc!.snapshot, event_ids: doc!.snapshot.event_ids.map((id) => legacyOf.get(id)!) } },
+      result: null,
+    }));
+    expect(await handle(pollAt(3, T0 + 31 * H))).toBe(1);
+    const newEvents = JSON.parse(log.events[1]!.body).data.new_events as { status_text: string }[];
+    expect(newEvents.map((e) => e.status_text)).toEqual(['Dispatched']);
+    // Its snapshot now holds the new ids: the same poll later announces nothing.
+    expect(await handle(pollAt(3, T0 + 32 * H))).toBe(0);
   });
 
   it('is_stuck turning true is a change even without a new scan', async () => {

@@ -1,14 +1,15 @@
 import { isTerminal } from '../cache/index.ts';
 import { toTrackingRecord } from '../insights/index.ts';
 import { laneKey, type LaneStatsSource } from '../lanes/index.ts';
-import type { NormalizeResult } from '../normalize/index.ts';
+import { scanEventIds, type NormalizeResult } from '../normalize/index.ts';
 import type { CarrierPoll } from '../schemas/index.ts';
 import { changeOf, snapshotOf } from './change.ts';
 import type { EventLog } from './event-log.ts';
-import { trackingEvent, type PushMode, type WebhookEvent } from './events.ts';
+import { trackingEvent, type WebhookEvent } from './events.ts';
 import type { PushKv } from './kv.ts';
 import { pushKeys, shipmentIdOf } from './keys.ts';
 import { expiryOf, type ShipmentDoc, type WatchDoc } from './watches.ts';
+import type { KeyMode } from '../schemas/index.ts';
 
 export interface DetectorDeps {
   kv: PushKv;
@@ -31,11 +32,35 @@ export interface DetectorDeps {
  * Insights are computed as of the poll's time, so `is_stuck` turns true at the first poll after
  * 72 h without a scan, and a re-derived event is byte-identical.
  */
+/** New event id → the id it had before location was part of it (snapshots may hold those). */
+function legacyEventIds(poll: CarrierPoll, awb: string): Map<string, string> {
+  const ids = new Map<string, string>();
+  for (const scan of poll.scans) {
+    const { id, legacyId } = scanEventIds(poll.carrier, awb, scan);
+    ids.set(id, legacyId);
+  }
+  return ids;
+}
+
 export class ChangeDetector {
+  /**
+   * Outboxes being emptied after their events went on the log, per watch. `handle` answers once
+   * the events are on the log (the poll's offset may then be committed) and leaves this step
+   * behind: it is only tidying, and a crash before it makes at most a duplicate of the same
+   * webhook-id (the sweep hands the events over again; queues take an id once). The next poll of
+   * the same watch waits for it, so it never hands over what was just handed over.
+   */
+  private readonly tidying = new Map<string, Promise<void>>();
+
   constructor(private readonly deps: DetectorDeps) {}
 
+  /** Resolves once every outbox handed over so far was emptied (tests; a clean stop). */
+  async settled(): Promise<void> {
+    while (this.tidying.size > 0) await Promise.all([...this.tidying.values()]);
+  }
+
   /** Handles one poll with its normalization; resolves once its events are on the event log. */
-  async handle(poll: CarrierPoll, mode: PushMode, result: NormalizeResult): Promise<number> {
+  async handle(poll: CarrierPoll, mode: KeyMode, result: NormalizeResult): Promise<number> {
     const { kv } = this.deps;
     const shipmentId = shipmentIdOf(mode, poll.carrier, poll.awb);
     const polledMs = Date.parse(poll.polled_at);
@@ -55,33 +80,49 @@ export class ChangeDetector {
     const lane = found.facts.lane ? await this.deps.lanes.get(laneKey(found.facts.lane, mode)) : null;
     const record = toTrackingRecord(found.record, found.facts, { nowMs: polledMs, lane, cached: false, stale: false });
     const terminal = isTerminal(found);
+    const legacyIds = legacyEventIds(poll, record.awb);
     let published = 0;
     for (const [prefix, until] of Object.entries(shipment.watchers)) {
       if (until <= polledMs) continue;
       const watchKey = pushKeys.watch(prefix, poll.carrier, record.awb);
+      await this.tidying.get(watchKey);
       const outbox = await kv.update<WatchDoc, WebhookEvent[]>(watchKey, (doc) => {
         if (!doc) return { result: [] };
         if (polledMs <= doc.snapshot.polled_ms || polledMs >= doc.expires_ms) return { result: doc.outbox };
         const terminalMs = doc.terminal_ms ?? (terminal ? polledMs : null);
         const base = { ...doc, snapshot: snapshotOf(record, polledMs), terminal_ms: terminalMs, expires_ms: expiryOf(doc.watched_since_ms, terminalMs) };
-        const change = changeOf(doc.snapshot, record);
+        const change = changeOf(doc.snapshot, record, legacyIds.get.bind(legacyIds));
         if (!change) return { next: base, result: doc.outbox };
         const sequence = doc.sequence + 1;
         const event = trackingEvent({ keyPrefix: prefix, mode, type: change.type, sequence, previous: change.previous, newEvents: change.newEvents, tracking: record, atMs: polledMs });
         const next = { ...base, sequence, outbox: [...doc.outbox, event] };
         return { next, result: next.outbox };
       });
-      published += await this.handOver(watchKey, outbox);
+      published += await this.handOver(watchKey, outbox, false);
     }
     return published;
   }
 
-  /** Hands events of a watch's outbox to the event log, then takes them out of the outbox. */
-  private async handOver(watchKey: string, outbox: readonly WebhookEvent[]): Promise<number> {
+  /**
+   * Hands events of a watch's outbox to the event log, then takes them out of the outbox (after
+   * answering, unless `wait`: see `tidying`).
+   */
+  private async handOver(watchKey: string, outbox: readonly WebhookEvent[], wait = true): Promise<number> {
     if (outbox.length === 0) return 0;
     const { kv } = this.deps;
     await kv.setAdd(pushKeys.outboxPending(), watchKey);
     await this.deps.events.publish(outbox);
+    const tidy = this.takeOut(watchKey, outbox).catch((err: unknown) => this.deps.log?.('push outbox: emptying after hand-over failed (the sweep retries)', err));
+    if (wait) await tidy;
+    else {
+      const tracked = tidy.finally(() => { if (this.tidying.get(watchKey) === tracked) this.tidying.delete(watchKey); });
+      this.tidying.set(watchKey, tracked);
+    }
+    return outbox.length;
+  }
+
+  private async takeOut(watchKey: string, outbox: readonly WebhookEvent[]): Promise<void> {
+    const { kv } = this.deps;
     const sent = new Set(outbox.map((e) => e.id));
     const left = await kv.update<WatchDoc, number>(watchKey, (doc) => {
       if (!doc) return { result: 0 };
@@ -89,7 +130,6 @@ export class ChangeDetector {
       return rest.length === doc.outbox.length ? { result: rest.length } : { next: { ...doc, outbox: rest }, result: rest.length };
     });
     if (left === 0) await kv.setRemove(pushKeys.outboxPending(), watchKey);
-    return outbox.length;
   }
 
   /** Hands over outboxes a crash left behind (at start and now and then). */

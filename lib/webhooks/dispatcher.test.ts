@@ -9,9 +9,9 @@ import { EmbeddedPushKv } from './kv-embedded.ts';
 import type { DeliveryOutcome, DeliveryRequest } from './sender.ts';
 import { WebhookSender } from './sender.ts';
 import { startReceiver, type Receiver } from './testing/receiver.ts';
+import { DAY_MS as DAY } from '../time/index.ts';
 
 const PREFIX = 'trk_test_Ab3dE9x';
-const DAY = 86_400_000;
 
 /** A tracking-like event of shipment `awb` with `sequence` (only the fields delivery reads). */
 function eventOf(awb: string, sequence: number, createdMs: number): WebhookEvent {

@@ -1,14 +1,14 @@
 import { withoutRepeats, type LineLog } from '../logging/index.ts';
 import type { EndpointDoc, EndpointStore, DisabledReason } from './endpoints.ts';
-import { signingSecrets, subscribes } from './endpoints.ts';
+import { healthAfter, signingSecrets, subscribes } from './endpoints.ts';
 import { shipmentKeyOf, type WebhookEvent } from './events.ts';
 import type { PushKv } from './kv.ts';
 import { dueMember, parseDueMember, pushKeys } from './keys.ts';
 import { DEFAULT_RETRY_SCHEDULE_SECONDS, retryDelayMs } from './retry.ts';
 import type { DeliveryOutcome, DeliveryRequest } from './sender.ts';
 import { signatureHeaders } from './signing.ts';
+import { DAY_MS } from '../time/index.ts';
 
-const DAY_MS = 86_400_000;
 /** Events are kept this long for re-sends and for endpoints that are disabled (contracts.md: 7 days). */
 export const EVENT_RETENTION_MS = 8 * DAY_MS;
 export const DISABLED_KEEP_MS = 7 * DAY_MS;
@@ -80,6 +80,29 @@ export interface DispatcherOptions {
   idleMs?: number;
 }
 
+/** Free room (in attempts) that makes the loop claim again at once rather than at its next tick. */
+const CLAIM_BATCH = 16;
+/** Queues held per endpoint, and in all, beyond which a claimed queue goes back on the schedule. */
+const HELD_PER_ENDPOINT = 1_024;
+const HELD_IN_ALL = 4_096;
+/**
+ * Lease an attempt needs left when it starts: the sender's 15 s timeout plus the store steps that
+ * record the outcome. A held queue with less goes back on the schedule instead of starting: its
+ * lease could end mid-attempt and another dispatcher would send the same event again.
+ */
+const ATTEMPT_LEASE_MS = 20_000;
+/** How far back on the schedule a queue goes when its endpoint's hold is full. */
+const DEFER_MS = 1_000;
+
+/** A queue claimed while its endpoint had all it may have in flight. */
+interface Held {
+  member: string;
+  prefix: string;
+  shipment: string;
+  claimedMs: number;
+  leaseUntil: number;
+}
+
 const isOk = (status: number | null) => status !== null && status >= 200 && status < 300;
 
 /**
@@ -101,6 +124,16 @@ export class Dispatcher {
   private readonly idleMs: number;
   private inFlight = 0;
   private readonly inFlightPerEndpoint = new Map<string, number>();
+  /**
+   * Queues claimed (leased) while their endpoint had all it may have in flight, per endpoint in
+   * claim order: started as that endpoint's attempts finish, with no store round trip. Putting them
+   * back on the schedule 50 ms later instead (as this did) made a busy endpoint's backlog go round
+   * and round: hundreds of schedule writes per finished attempt, and deliveries/s in the tens.
+   * Held queues do not count against `maxInFlight`, so a slow endpoint's backlog never keeps other
+   * endpoints' queues from being claimed.
+   */
+  private readonly held = new Map<string, Held[]>();
+  private heldCount = 0;
   private running: Promise<void> | null = null;
   private stopped = true;
   private wakeUp: (() => void) | null = null;
@@ -124,30 +157,50 @@ export class Dispatcher {
    * An event already queued, or older than what an endpoint already had, is not queued again.
    */
   async enqueue(events: readonly WebhookEvent[]): Promise<void> {
-    for (const event of events) {
-      await this.kv.set(pushKeys.event(event.key_prefix, event.id), event, EVENT_RETENTION_MS);
-      const endpoints = event.target_endpoint
-        ? [await this.options.endpoints.get(event.key_prefix, event.target_endpoint)].filter((e): e is EndpointDoc => e !== null)
-        : (await this.options.endpoints.list(event.key_prefix)).filter((e) => subscribes(e, event.type) && event.type !== 'webhook.test');
-      const shipment = shipmentKeyOf(event);
-      for (const endpoint of endpoints) {
-        const now = this.clock();
-        const wasEmpty = await this.kv.update<QueueDoc, boolean | null>(pushKeys.queue(event.key_prefix, endpoint.id, shipment), (queue) => {
-          const q: QueueDoc = queue ?? { pending: [], last_done_seq: 0, attempt: 0, next_ms: now };
-          if (q.pending.some((p) => p.id === event.id)) return { result: null };
-          if (!event.forced && event.sequence <= q.last_done_seq) return { result: null };
-          const pending = [...q.pending, { id: event.id, seq: event.sequence, forced: event.forced === true, created_ms: Date.parse(event.created_at) }]
-            .sort((a, b) => a.seq - b.seq);
-          const empty = q.pending.length === 0;
-          return { next: { ...q, pending, ...(empty ? { attempt: 0, next_ms: now } : {}) }, result: empty };
-        });
-        if (wasEmpty === null) continue;
-        await this.kv.setAdd(pushKeys.queueIndex(event.key_prefix, endpoint.id), shipment);
-        // A queue that had events is already scheduled (or waits for its endpoint to be enabled).
-        if (wasEmpty && endpoint.status === 'enabled') await this.kv.schedule(pushKeys.due(), dueMember(event.key_prefix, endpoint.id, shipment), now);
-      }
-    }
+    for (const event of events) await this.enqueueOne(event);
     this.wake();
+  }
+
+  /**
+   * One event: its document and every endpoint queue's change in one step (one round trip with
+   * Redis; the endpoint list is one read at most a second old), then the queues it made non-empty
+   * go on the schedule (the index entry and the event are in before a queue can be claimed).
+   */
+  private async enqueueOne(event: WebhookEvent): Promise<void> {
+    const prefix = event.key_prefix;
+    const found = event.target_endpoint
+      ? [await this.options.endpoints.get(prefix, event.target_endpoint)]
+      : await this.options.endpoints.listRecent(prefix);
+    const endpoints = found
+      .filter((e): e is EndpointDoc => e !== null)
+      .filter((e) => event.target_endpoint !== undefined || (subscribes(e, event.type) && event.type !== 'webhook.test'));
+    const shipment = shipmentKeyOf(event);
+    const queueKeys = endpoints.map((endpoint) => pushKeys.queue(prefix, endpoint.id, shipment));
+    const now = this.clock();
+    const entry = { id: event.id, seq: event.sequence, forced: event.forced === true, created_ms: Date.parse(event.created_at) };
+    const madeNonEmpty = await this.kv.transact(queueKeys, (queues) => {
+      const writes: { key: string; value: unknown; ttlMs?: number }[] = [{ key: pushKeys.event(prefix, event.id), value: event, ttlMs: EVENT_RETENTION_MS }];
+      const setAdds: { key: string; member: string }[] = [];
+      const emptied = endpoints.map((endpoint, i) => {
+        const q = (queues[i] as QueueDoc | null) ?? { pending: [], last_done_seq: 0, attempt: 0, next_ms: now };
+        if (q.pending.some((p) => p.id === event.id)) return false;
+        if (!event.forced && event.sequence <= q.last_done_seq) return false;
+        const pending = [...q.pending, entry].sort((x, y) => x.seq - y.seq);
+        const empty = q.pending.length === 0;
+        writes.push({ key: queueKeys[i]!, value: { ...q, pending, ...(empty ? { attempt: 0, next_ms: now } : {}) } satisfies QueueDoc });
+        setAdds.push({ key: pushKeys.queueIndex(prefix, endpoint.id), member: shipment });
+        return empty;
+      });
+      return { writes, setAdds, result: emptied };
+    });
+    // A queue that had events is already scheduled (or waits for its endpoint to be enabled).
+    await Promise.all(endpoints.map(async (endpoint, i) => {
+      if (!madeNonEmpty[i]) return;
+      // The list may be a second old: a disabled endpoint is read again, after the queue was
+      // written, so an enable in between (which schedules the queues it finds) is never missed.
+      const enabled = endpoint.status === 'enabled' || (await this.options.endpoints.get(prefix, endpoint.id))?.status === 'enabled';
+      if (enabled) await this.kv.schedule(pushKeys.due(), dueMember(prefix, endpoint.id, shipment), now);
+    }));
   }
 
   /** Enables an endpoint and schedules its kept events (those younger than 7 days), in order. */
@@ -183,12 +236,13 @@ export class Dispatcher {
     this.running = this.loop();
   }
 
-  /** Stops claiming, and waits for the attempts in flight. */
+  /** Stops claiming, waits for the attempts in flight, and gives back the queues it held. */
   async stop(): Promise<void> {
     this.stopped = true;
     this.wake();
     await this.running;
     await Promise.all([...this.attempts]);
+    await this.releaseHeld(() => true);
   }
 
   wake(): void {
@@ -200,14 +254,17 @@ export class Dispatcher {
     while (!this.stopped) {
       let claimed = 0;
       try {
-        claimed = this.kv.available() ? await this.claimAndStart() : 0;
+        if (this.kv.available()) {
+          await this.releaseHeld((h) => this.tooLateToStart(h.leaseUntil));
+          claimed = await this.claimAndStart();
+        }
         failures = 0;
       } catch (err) {
         // The state store is away: say so once per 10 s, and ask again less and less often (≤ 5 s).
         failures++;
         this.quietLog('warn', `webhook dispatcher: claiming due deliveries failed: ${(err as Error).message}`);
       }
-      if (claimed === 0 || this.inFlight >= this.maxInFlight) {
+      if (claimed === 0 || this.room() <= 0) {
         const waitMs = failures ? Math.min(5_000, this.idleMs * 2 ** failures) : this.idleMs;
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, waitMs);
@@ -218,51 +275,130 @@ export class Dispatcher {
     }
   }
 
-  /** Claims due queues up to the free capacity and starts their attempts without waiting for them. */
+  /** Attempts this process may still start. */
+  private room(): number {
+    return this.maxInFlight - this.inFlight;
+  }
+
+  /**
+   * Claims due queues up to the free capacity and starts their attempts without waiting for them;
+   * a queue whose endpoint is at its limit is held until one of that endpoint's attempts ends (or,
+   * the hold being full, goes back on the schedule a moment later). Answers how many were started
+   * or held: claims that only put queues back are no progress, and the loop waits after them.
+   */
   private async claimAndStart(): Promise<number> {
-    const room = this.maxInFlight - this.inFlight;
+    const room = this.room();
     if (room <= 0) return 0;
-    const members = await this.kv.claimDue(pushKeys.due(), this.clock(), this.leaseMs, room);
+    const claimedMs = this.clock();
+    const leaseUntil = claimedMs + this.leaseMs;
+    const members = await this.kv.claimDue(pushKeys.due(), claimedMs, this.leaseMs, room);
+    let taken = 0;
     for (const member of members) {
       const parsed = parseDueMember(member);
       if (!parsed) {
         await this.kv.unschedule(pushKeys.due(), member);
         continue;
       }
-      const busy = this.inFlightPerEndpoint.get(parsed.endpointId) ?? 0;
-      if (busy >= this.perEndpoint) {
-        // This endpoint has all it may have in flight; its queue waits a moment, others go on.
-        await this.kv.schedule(pushKeys.due(), member, this.clock() + 50);
+      if ((this.inFlightPerEndpoint.get(parsed.endpointId) ?? 0) < this.perEndpoint) {
+        this.startAttempt(member, parsed.prefix, parsed.endpointId, parsed.shipment, leaseUntil);
+        taken++;
         continue;
       }
-      this.inFlight++;
-      this.inFlightPerEndpoint.set(parsed.endpointId, busy + 1);
-      const attempt = this.process(member, parsed.prefix, parsed.endpointId, parsed.shipment)
-        .catch((err: unknown) => this.options.log?.('error', `webhook delivery ${member} failed: ${(err as Error).message}`))
-        .finally(() => {
-          this.inFlight--;
-          this.inFlightPerEndpoint.set(parsed.endpointId, (this.inFlightPerEndpoint.get(parsed.endpointId) ?? 1) - 1);
-          this.attempts.delete(attempt);
-          this.wake();
-        });
-      this.attempts.add(attempt);
+      const waiting = this.held.get(parsed.endpointId) ?? [];
+      if (waiting.length >= HELD_PER_ENDPOINT || this.heldCount >= HELD_IN_ALL) {
+        await this.kv.schedule(pushKeys.due(), member, this.clock() + DEFER_MS);
+        continue;
+      }
+      waiting.push({ member, prefix: parsed.prefix, shipment: parsed.shipment, claimedMs, leaseUntil });
+      this.held.set(parsed.endpointId, waiting);
+      this.heldCount++;
+      taken++;
     }
-    return members.length;
+    return taken;
+  }
+
+  private startAttempt(member: string, prefix: string, endpointId: string, shipment: string, leaseUntil: number): void {
+    this.inFlight++;
+    this.inFlightPerEndpoint.set(endpointId, (this.inFlightPerEndpoint.get(endpointId) ?? 0) + 1);
+    const attempt = this.process(member, prefix, endpointId, shipment, leaseUntil)
+      .catch((err: unknown) => this.options.log?.('error', `webhook delivery ${member} failed: ${(err as Error).message}`))
+      .finally(() => {
+        this.inFlight--;
+        const left = (this.inFlightPerEndpoint.get(endpointId) ?? 1) - 1;
+        if (left > 0) this.inFlightPerEndpoint.set(endpointId, left);
+        else this.inFlightPerEndpoint.delete(endpointId);
+        this.attempts.delete(attempt);
+        const next = this.stopped ? undefined : this.nextHeld(endpointId);
+        if (next) {
+          // The endpoint's next held queue takes the place: room is unchanged, no claim needed.
+          this.startAttempt(next.member, next.prefix, endpointId, next.shipment, next.leaseUntil);
+        } else if (this.room() >= CLAIM_BATCH || this.inFlight === 0) {
+          // Claiming costs a store round trip (embedded: a pass over the schedule): once a batch
+          // of room is free, not after every attempt (the loop's idle timer and new work wake it too).
+          this.wake();
+        }
+      });
+    this.attempts.add(attempt);
+  }
+
+  private tooLateToStart(leaseUntil: number): boolean {
+    return leaseUntil - this.clock() < ATTEMPT_LEASE_MS;
+  }
+
+  /** The endpoint's oldest held queue that still has lease enough to start; older ones go back on the schedule. */
+  private nextHeld(endpointId: string): Held | undefined {
+    const waiting = this.held.get(endpointId);
+    let next: Held | undefined;
+    while (waiting?.length && !next) {
+      const h = waiting.shift()!;
+      this.heldCount--;
+      if (!this.tooLateToStart(h.leaseUntil)) next = h;
+      else this.kv.schedule(pushKeys.due(), h.member, this.clock()).catch(() => undefined); // the lease ends soon anyway
+    }
+    if (waiting?.length === 0) this.held.delete(endpointId);
+    return next;
+  }
+
+  /**
+   * Puts held queues back on the schedule, due now: at stop, and once too little of their lease
+   * is left for an attempt (the lease is what keeps other dispatchers off them; one started that
+   * late could outlive it and be taken twice).
+   */
+  private async releaseHeld(which: (h: Held) => boolean): Promise<void> {
+    for (const [endpointId, waiting] of this.held) {
+      // Held in claim order: when the first is kept, all are (the loop runs this at every pass).
+      if (!which(waiting[0]!)) continue;
+      const keep = waiting.filter((h) => !which(h));
+      if (keep.length === waiting.length) continue;
+      const released = waiting.filter((h) => which(h));
+      if (keep.length) this.held.set(endpointId, keep);
+      else this.held.delete(endpointId);
+      this.heldCount -= released.length;
+      const now = this.clock();
+      for (const h of released) await this.kv.schedule(pushKeys.due(), h.member, now);
+    }
   }
 
   /** Due work now, for tests: claims and completes every due attempt (repeats until none is due). */
   async drain(): Promise<void> {
     for (;;) {
       const claimed = await this.claimAndStart();
-      await Promise.all([...this.attempts]);
-      if (claimed === 0) return;
+      // Held queues start as attempts end: wait until none is left in flight.
+      while (this.attempts.size > 0) await Promise.all([...this.attempts]);
+      if (claimed === 0 && this.heldCount === 0) return;
     }
   }
 
-  private async process(member: string, prefix: string, endpointId: string, shipment: string): Promise<void> {
+  /**
+   * One attempt at the queue's head. Round trips with Redis: the endpoint and the queue (together),
+   * the event, then after the send one step for the queue, the endpoint's health and the attempt
+   * log, and one for the schedule.
+   */
+  private async process(member: string, prefix: string, endpointId: string, shipment: string, leaseUntil: number): Promise<void> {
     const { kv } = this;
     const due = pushKeys.due();
     const queueKey = pushKeys.queue(prefix, endpointId, shipment);
+    const endpointKey = pushKeys.endpoint(prefix, endpointId);
     const [endpoint, queue] = await Promise.all([this.options.endpoints.get(prefix, endpointId), kv.get<QueueDoc>(queueKey)]);
     if (!endpoint) {
       // The endpoint was deleted: its queues go with it.
@@ -271,7 +407,7 @@ export class Dispatcher {
       return;
     }
     if (!queue || queue.pending.length === 0 || endpoint.status === 'disabled') {
-      await this.unscheduleUnlessRefilled(member, queueKey, endpoint);
+      await this.unscheduleUnlessRescheduled(member, leaseUntil);
       return;
     }
     if (queue.next_ms > this.clock()) {
@@ -282,8 +418,11 @@ export class Dispatcher {
     const event = await kv.get<WebhookEvent>(pushKeys.event(prefix, head.id));
     if (!event) {
       // Kept 8 days; an event older than that is dropped rather than block the queue.
-      await this.finishHead(queueKey, head.id, head.seq);
-      await this.scheduleNext(member, queueKey, endpoint);
+      const after = await kv.transact([queueKey], ([current]) => {
+        const step = this.headStep(current as QueueDoc | null, head, 'done', this.clock());
+        return { writes: step.write ? [{ key: queueKey, value: step.queue }] : [], result: step.queue };
+      });
+      await this.scheduleNext(member, leaseUntil, after, endpoint.status === 'enabled');
       return;
     }
 
@@ -296,70 +435,74 @@ export class Dispatcher {
     const attempt = queue.attempt + 1;
     const ok = isOk(outcome.statusCode);
     const gone = outcome.statusCode === 410;
-    let nextAttemptMs: number | null = null;
-    if (ok) {
-      await this.finishHead(queueKey, head.id, head.seq);
-    } else if (gone) {
-      await this.failHead(queueKey, head.id, attempt, now);
-    } else {
-      const delay = retryDelayMs(attempt, this.schedule, outcome.retryAfterSeconds);
-      if (delay === null) await this.finishHead(queueKey, head.id, head.seq);
-      else {
-        nextAttemptMs = now + delay;
-        await this.failHead(queueKey, head.id, attempt, nextAttemptMs);
-      }
-    }
+    // Computed once: `transact` may run its step again, and the jitter must not change under it.
+    const delay = ok || gone ? null : retryDelayMs(attempt, this.schedule, outcome.retryAfterSeconds);
+    const nextAttemptMs = delay === null ? null : now + delay;
+    const headAction: HeadAction = ok || (!gone && nextAttemptMs === null) ? 'done' : { attempt, nextMs: gone ? now : nextAttemptMs! };
 
-    const disabled = await this.options.endpoints.recordOutcome(prefix, endpointId, { ok, gone }, now, FAILING_LIMIT_MS);
-    const view: AttemptView = {
-      event_id: event.id, type: event.type, attempt, status_code: outcome.statusCode, latency_ms: Math.round(outcome.latencyMs),
-      error: outcome.error, attempted_at: new Date(startedMs).toISOString(),
-      next_attempt_at: nextAttemptMs !== null && !disabled ? new Date(nextAttemptMs).toISOString() : null,
-    };
-    await kv.listPush(pushKeys.attempts(prefix, endpointId), view, ATTEMPTS_KEPT);
+    // The queue's step, the endpoint's health and the attempt log: one atomic step of this key's documents.
+    const attemptsKey = pushKeys.attempts(prefix, endpointId);
+    const { queueAfter, disabled, view, endpointAfter } = await kv.transact([queueKey, endpointKey], ([currentQueue, currentEndpoint]) => {
+      const step = this.headStep(currentQueue as QueueDoc | null, head, headAction, now);
+      const health = currentEndpoint ? healthAfter(currentEndpoint as EndpointDoc, { ok, gone }, now, FAILING_LIMIT_MS) : { disabled: null };
+      const attemptView: AttemptView = {
+        event_id: event.id, type: event.type, attempt, status_code: outcome.statusCode, latency_ms: Math.round(outcome.latencyMs),
+        error: outcome.error, attempted_at: new Date(startedMs).toISOString(),
+        next_attempt_at: nextAttemptMs !== null && !health.disabled ? new Date(nextAttemptMs).toISOString() : null,
+      };
+      const writes: { key: string; value: unknown }[] = [];
+      if (step.write) writes.push({ key: queueKey, value: step.queue });
+      if (health.next) writes.push({ key: endpointKey, value: health.next });
+      return {
+        writes, listPushes: [{ key: attemptsKey, value: attemptView, keep: ATTEMPTS_KEPT }],
+        result: { queueAfter: step.queue, disabled: health.disabled, view: attemptView, endpointAfter: (health.next ?? currentEndpoint) as EndpointDoc | null },
+      };
+    });
     this.options.onAttempt?.({
       event_id: event.id, endpoint_id: endpointId, key_prefix: prefix, type: event.type, carrier: event.carrier ?? '', awb: event.awb ?? '',
       attempt, status_code: outcome.statusCode, latency_ms: view.latency_ms, error: outcome.error, attempted_at: view.attempted_at,
     });
     if (disabled) {
+      this.options.endpoints.changed(prefix);
       this.options.log?.('warn', `webhook endpoint ${endpointId} of ${prefix} disabled (${disabled})`);
       await this.options.onDisabled?.({ ...endpoint, status: 'disabled', disabled_reason: disabled }, disabled).catch((err: unknown) => {
         this.options.log?.('error', `could not tell ${prefix} that endpoint ${endpointId} was disabled: ${(err as Error).message}`);
       });
     }
-    await this.scheduleNext(member, queueKey, disabled ? { ...endpoint, status: 'disabled' } : endpoint);
-  }
-
-  /** The head was delivered or given up: the next event becomes the head, tried at once. */
-  private finishHead(queueKey: string, id: string, seq: number): Promise<void> {
-    const now = this.clock();
-    return this.kv.update<QueueDoc, void>(queueKey, (queue) => {
-      if (!queue || queue.pending[0]?.id !== id) return { result: undefined };
-      return { next: { pending: queue.pending.slice(1), last_done_seq: Math.max(queue.last_done_seq, seq), attempt: 0, next_ms: now }, result: undefined };
-    });
-  }
-
-  private failHead(queueKey: string, id: string, attempt: number, nextMs: number): Promise<void> {
-    return this.kv.update<QueueDoc, void>(queueKey, (queue) => {
-      if (!queue || queue.pending[0]?.id !== id) return { result: undefined };
-      return { next: { ...queue, attempt, next_ms: nextMs }, result: undefined };
-    });
-  }
-
-  private async scheduleNext(member: string, queueKey: string, endpoint: EndpointDoc): Promise<void> {
-    const queue = await this.kv.get<QueueDoc>(queueKey);
-    if (queue && queue.pending.length > 0 && endpoint.status === 'enabled') await this.kv.schedule(pushKeys.due(), member, queue.next_ms);
-    else await this.unscheduleUnlessRefilled(member, queueKey, endpoint);
+    await this.scheduleNext(member, leaseUntil, queueAfter, endpointAfter?.status === 'enabled');
   }
 
   /**
-   * Takes the queue off the schedule, then looks again: an enqueue that found it empty meanwhile
-   * scheduled it before (kept) or after (then this puts it back), so no event is stranded.
+   * The queue after its head `head` was delivered or given up ('done': the next event becomes the
+   * head, tried at once) or failed (tried again at `nextMs`). A head that already moved (another
+   * dispatcher after our lease ended) leaves the queue as it is.
    */
-  private async unscheduleUnlessRefilled(member: string, queueKey: string, endpoint: EndpointDoc): Promise<void> {
-    await this.kv.unschedule(pushKeys.due(), member);
-    // Both read again: an enable may have scheduled the queue between our reads and the unschedule.
-    const [queue, current] = await Promise.all([this.kv.get<QueueDoc>(queueKey), this.options.endpoints.get(endpoint.key_prefix, endpoint.id)]);
-    if (queue && queue.pending.length > 0 && current?.status === 'enabled') await this.kv.schedule(pushKeys.due(), member, queue.next_ms);
+  private headStep(queue: QueueDoc | null, head: { id: string; seq: number }, action: HeadAction, now: number): { queue: QueueDoc | null; write: boolean } {
+    if (!queue || queue.pending[0]?.id !== head.id) return { queue, write: false };
+    if (action === 'done') {
+      return { queue: { pending: queue.pending.slice(1), last_done_seq: Math.max(queue.last_done_seq, head.seq), attempt: 0, next_ms: now }, write: true };
+    }
+    return { queue: { ...queue, attempt: action.attempt, next_ms: action.nextMs }, write: true };
+  }
+
+  /**
+   * Puts the queue back on the schedule for its next attempt, or takes it off. `queue` and
+   * `enabled` are as the step that just changed the queue read them: an enqueue since then found
+   * it non-empty and left the scheduling to us, or found it empty and scheduled it itself.
+   */
+  private async scheduleNext(member: string, leaseUntil: number, queue: QueueDoc | null, enabled: boolean): Promise<void> {
+    if (queue && queue.pending.length > 0 && enabled) await this.kv.schedule(pushKeys.due(), member, queue.next_ms);
+    else await this.unscheduleUnlessRescheduled(member, leaseUntil);
+  }
+
+  /**
+   * Takes the queue off the schedule unless someone scheduled it since our claim (its due time is
+   * no longer our lease's end): an enqueue that found it empty, or an enable. Either did so after
+   * changing what made us take it off, so no event is stranded.
+   */
+  private async unscheduleUnlessRescheduled(member: string, leaseUntil: number): Promise<void> {
+    await this.kv.unscheduleIf(pushKeys.due(), member, leaseUntil);
   }
 }
+
+type HeadAction = 'done' | { attempt: number; nextMs: number };

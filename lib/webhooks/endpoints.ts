@@ -1,14 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { WEBHOOK_EVENT_TYPES, TRACKING_EVENT_TYPES, type PushMode, type TrackingEventType } from './events.ts';
+import { WEBHOOK_EVENT_TYPES, TRACKING_EVENT_TYPES, type TrackingEventType } from './events.ts';
 import type { PushKv } from './kv.ts';
 import { pushKeys } from './keys.ts';
 import { generateSecret } from './signing.ts';
 import { checkEndpointUrl } from './url-policy.ts';
+import { DAY_MS } from '../time/index.ts';
+import type { KeyMode } from '../schemas/index.ts';
 
 /** At most this many endpoints per API key (contracts.md). */
 export const MAX_ENDPOINTS_PER_KEY = 10;
 /** After a rotation the old secret keeps signing this long, so receivers can switch without a gap. */
-export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
+export const ROTATION_OVERLAP_MS = DAY_MS;
 export const MAX_DESCRIPTION_LENGTH = 256;
 
 export type DisabledReason = 'gone' | 'failing';
@@ -16,7 +18,7 @@ export type DisabledReason = 'gone' | 'failing';
 export interface EndpointDoc {
   id: string;
   key_prefix: string;
-  mode: PushMode;
+  mode: KeyMode;
   url: string;
   /** Null: every tracking event type. */
   events: TrackingEventType[] | null;
@@ -71,6 +73,28 @@ export interface NewEndpoint {
   description?: unknown;
 }
 
+/**
+ * How long the dispatcher's intake may use a key's endpoint list read before (a read costs two
+ * round trips per event with Redis). Changes made through the same EndpointStore are seen at once;
+ * an endpoint created in another process gets events queued from at most this long later.
+ */
+export const ENDPOINT_LIST_CACHE_MS = 1_000;
+
+/**
+ * An endpoint's health after an attempt: a success ends a failure streak; a failure starts one or,
+ * after `failingLimitMs` of nothing but failures (or at a 410), disables the endpoint. `next` is
+ * the document to write (undefined: unchanged); `disabled` says whether this outcome disabled it.
+ */
+export function healthAfter(doc: EndpointDoc, outcome: { ok: boolean; gone: boolean }, nowMs: number, failingLimitMs: number): { next?: EndpointDoc; disabled: DisabledReason | null } {
+  if (outcome.ok) return doc.failing_since_ms === null ? { disabled: null } : { next: { ...doc, failing_since_ms: null }, disabled: null };
+  const since = doc.failing_since_ms ?? nowMs;
+  const reason: DisabledReason | null = outcome.gone ? 'gone' : nowMs - since >= failingLimitMs ? 'failing' : null;
+  if (reason && doc.status === 'enabled') {
+    return { next: { ...doc, failing_since_ms: since, status: 'disabled', disabled_reason: reason, disabled_at_ms: nowMs }, disabled: reason };
+  }
+  return since === doc.failing_since_ms ? { disabled: null } : { next: { ...doc, failing_since_ms: since }, disabled: null };
+}
+
 const newId = () => `wh_${randomBytes(15).toString('base64url').replace(/[-_]/g, '0')}`;
 
 function checkEvents(events: unknown): TrackingEventType[] | null {
@@ -84,9 +108,27 @@ function checkEvents(events: unknown): TrackingEventType[] | null {
 
 /** Webhook endpoints of API keys: create (secret shown once), list, read, delete, rotate, enable, disable. */
 export class EndpointStore {
-  constructor(private readonly kv: PushKv) {}
+  private readonly listed = new Map<string, { docs: EndpointDoc[]; atMs: number }>();
 
-  async create(prefix: string, mode: PushMode, input: NewEndpoint, nowMs: number): Promise<{ endpoint: EndpointView; secret: string }> {
+  constructor(private readonly kv: PushKv, private readonly clock: () => number = Date.now) {}
+
+  /** The key's endpoints as read at most ENDPOINT_LIST_CACHE_MS ago (or changed here since). */
+  async listRecent(prefix: string): Promise<EndpointDoc[]> {
+    const cached = this.listed.get(prefix);
+    const now = this.clock();
+    if (cached && now - cached.atMs < ENDPOINT_LIST_CACHE_MS && now >= cached.atMs) return cached.docs;
+    const docs = await this.list(prefix);
+    this.listed.set(prefix, { docs, atMs: now });
+    if (this.listed.size > 10_000) this.listed.delete(this.listed.keys().next().value!);
+    return docs;
+  }
+
+  /** An endpoint of `prefix` changed (here, or as the dispatcher saw): the next listRecent reads again. */
+  changed(prefix: string): void {
+    this.listed.delete(prefix);
+  }
+
+  async create(prefix: string, mode: KeyMode, input: NewEndpoint, nowMs: number): Promise<{ endpoint: EndpointView; secret: string }> {
     if (typeof input.url !== 'string') throw new EndpointError('invalid_url', '"url" is required: the https URL that receives the events.');
     const url = checkEndpointUrl(input.url, mode);
     if (!url.ok) throw new EndpointError('invalid_url', url.reason);
@@ -102,6 +144,7 @@ export class EndpointStore {
       if (current.length >= MAX_ENDPOINTS_PER_KEY) return { result: false };
       return { next: [...current, id], result: true };
     });
+    this.changed(prefix);
     if (!room) throw new EndpointError('too_many_endpoints', `A key can have at most ${MAX_ENDPOINTS_PER_KEY} webhook endpoints; delete one first.`);
     const secret = generateSecret();
     const doc: EndpointDoc = {
@@ -109,6 +152,7 @@ export class EndpointStore {
       secrets: [{ secret, until_ms: null }], created_at_ms: nowMs, failing_since_ms: null,
     };
     await this.kv.set(pushKeys.endpoint(prefix, id), doc);
+    this.changed(prefix);
     return { endpoint: endpointView(doc), secret };
   }
 
@@ -126,12 +170,14 @@ export class EndpointStore {
     const existed = (await this.get(prefix, id)) !== null;
     await this.kv.delete(pushKeys.endpoint(prefix, id));
     await this.kv.update<string[], void>(pushKeys.endpointIndex(prefix), (ids) => ({ next: ids?.includes(id) ? ids.filter((x) => x !== id) : undefined, result: undefined }));
+    this.changed(prefix);
     return existed;
   }
 
   /** A new secret; the old ones keep signing for 24 h. Null when there is no such endpoint. */
-  rotate(prefix: string, id: string, nowMs: number): Promise<string | null> {
+  async rotate(prefix: string, id: string, nowMs: number): Promise<string | null> {
     const secret = generateSecret();
+    this.changed(prefix);
     return this.kv.update<EndpointDoc, string | null>(pushKeys.endpoint(prefix, id), (doc) => {
       if (!doc) return { result: null };
       const kept = doc.secrets
@@ -142,7 +188,8 @@ export class EndpointStore {
   }
 
   /** Enables the endpoint; its failure streak starts again. Null when there is no such endpoint. */
-  enable(prefix: string, id: string): Promise<EndpointDoc | null> {
+  async enable(prefix: string, id: string): Promise<EndpointDoc | null> {
+    this.changed(prefix);
     return this.kv.update<EndpointDoc, EndpointDoc | null>(pushKeys.endpoint(prefix, id), (doc) => {
       if (!doc) return { result: null };
       const next: EndpointDoc = { ...doc, status: 'enabled', disabled_reason: null, disabled_at_ms: null, failing_since_ms: null };
@@ -155,18 +202,16 @@ export class EndpointStore {
    * failure starts one or, after `failingLimitMs` of nothing but failures (or at a 410), disables
    * the endpoint. Answers whether this call disabled it (so the owner is told once).
    */
-  recordOutcome(prefix: string, id: string, outcome: { ok: boolean; gone: boolean }, nowMs: number, failingLimitMs: number): Promise<DisabledReason | null> {
-    return this.kv.update<EndpointDoc, DisabledReason | null>(pushKeys.endpoint(prefix, id), (doc) => {
+  async recordOutcome(prefix: string, id: string, outcome: { ok: boolean; gone: boolean }, nowMs: number, failingLimitMs: number): Promise<DisabledReason | null> {
+    const disabled = await this.kv.update<EndpointDoc, DisabledReason | null>(pushKeys.endpoint(prefix, id), (doc) => {
       if (!doc) return { result: null };
-      if (outcome.ok) return doc.failing_since_ms === null ? { result: null } : { next: { ...doc, failing_since_ms: null }, result: null };
-      const since = doc.failing_since_ms ?? nowMs;
-      const reason: DisabledReason | null = outcome.gone ? 'gone' : nowMs - since >= failingLimitMs ? 'failing' : null;
-      if (reason && doc.status === 'enabled') {
-        return { next: { ...doc, failing_since_ms: since, status: 'disabled', disabled_reason: reason, disabled_at_ms: nowMs }, result: reason };
-      }
-      return since === doc.failing_since_ms ? { result: null } : { next: { ...doc, failing_since_ms: since }, result: null };
+      const health = healthAfter(doc, outcome, nowMs, failingLimitMs);
+      return { next: health.next, result: health.disabled };
     });
+    if (disabled) this.changed(prefix);
+    return disabled;
   }
+
 }
 
 export { WEBHOOK_EVENT_TYPES };

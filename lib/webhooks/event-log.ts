@@ -31,10 +31,21 @@ export async function ensureWebhookTopic(kafka: Kafka, partitions = 6): Promise<
   }
 }
 
-/** The distributed event log: an idempotent producer, acknowledged by all in-sync replicas. */
+/** Messages in one produce request at most (a request stays well under the broker's size limit). */
+const MAX_BATCH_MESSAGES = 500;
+
+/**
+ * The distributed event log: an idempotent producer, acknowledged by all in-sync replicas. Such a
+ * producer has one request in flight at a time, so events published while one is out wait and go
+ * together in the next (a group commit): with many detectors' calls at once, one acknowledgement
+ * round trip is shared instead of each waiting for all those before it. Each call still resolves
+ * only once its own events are acknowledged; calls keep their order.
+ */
 export class KafkaEventLog implements EventLog {
   private readonly producer: Producer;
   private connecting: Promise<void> | null = null;
+  private readonly waiting: { events: readonly WebhookEvent[]; resolve: () => void; reject: (err: unknown) => void }[] = [];
+  private sending = false;
 
   constructor(kafka: Kafka, private readonly topic = WEBHOOK_EVENTS_TOPIC) {
     this.producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner });
@@ -44,12 +55,36 @@ export class KafkaEventLog implements EventLog {
     if (events.length === 0) return;
     this.connecting ??= this.producer.connect().catch((err: unknown) => { this.connecting = null; throw err; });
     await this.connecting;
-    await this.producer.send({
-      topic: this.topic,
-      acks: -1,
-      compression: CompressionTypes.None,
-      messages: events.map((event) => ({ key: eventMessageKey(event), value: JSON.stringify(event) })),
+    await new Promise<void>((resolve, reject) => {
+      this.waiting.push({ events, resolve, reject });
+      void this.sendWaiting();
     });
+  }
+
+  private async sendWaiting(): Promise<void> {
+    if (this.sending) return;
+    this.sending = true;
+    try {
+      while (this.waiting.length > 0) {
+        let count = 0;
+        let take = 0;
+        while (take < this.waiting.length && (take === 0 || count + this.waiting[take]!.events.length <= MAX_BATCH_MESSAGES)) count += this.waiting[take++]!.events.length;
+        const batch = this.waiting.splice(0, take);
+        try {
+          await this.producer.send({
+            topic: this.topic,
+            acks: -1,
+            compression: CompressionTypes.None,
+            messages: batch.flatMap((call) => call.events.map((event) => ({ key: eventMessageKey(event), value: JSON.stringify(event) }))),
+          });
+          for (const call of batch) call.resolve();
+        } catch (err) {
+          for (const call of batch) call.reject(err);
+        }
+      }
+    } finally {
+      this.sending = false;
+    }
   }
 
   async close(): Promise<void> {

@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { TrackingRecord } from '../schemas/index.ts';
+import type { KeyMode } from '../schemas/index.ts';
 
 /** Most specific first (contracts.md "Push"); `webhook.test` only ever goes to the endpoint tested. */
 export const TRACKING_EVENT_TYPES = [
@@ -12,8 +13,6 @@ export const TRACKING_EVENT_TYPES = [
 export const WEBHOOK_EVENT_TYPES = [...TRACKING_EVENT_TYPES, 'webhook.test'] as const;
 export type TrackingEventType = (typeof TRACKING_EVENT_TYPES)[number];
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
-
-export type PushMode = 'test' | 'live';
 
 /**
  * One event as the pipeline carries it (Kafka topic tracking.webhook-events.v1, value JSON).
@@ -24,7 +23,7 @@ export interface WebhookEvent {
   /** The `webhook-id` of every attempt and resend. */
   id: string;
   key_prefix: string;
-  mode: PushMode;
+  mode: KeyMode;
   type: WebhookEventType;
   carrier: string | null;
   awb: string | null;
@@ -39,7 +38,7 @@ export interface WebhookEvent {
 }
 
 /** Stable per key, shipment and sequence: re-deriving an event after a crash gives the same id. */
-export function eventIdOf(keyPrefix: string, mode: PushMode, carrier: string, awb: string, sequence: number): string {
+export function eventIdOf(keyPrefix: string, mode: KeyMode, carrier: string, awb: string, sequence: number): string {
   const digest = createHash('sha256').update(`${keyPrefix}|${mode}|${carrier}|${awb}|${sequence}`).digest('base64url');
   return `evt_${digest.slice(0, 26)}`;
 }
@@ -51,7 +50,7 @@ export function shipmentKeyOf(event: Pick<WebhookEvent, 'carrier' | 'awb' | 'typ
 
 export interface TrackingEventInput {
   keyPrefix: string;
-  mode: PushMode;
+  mode: KeyMode;
   type: TrackingEventType;
   sequence: number;
   previous: { status: string; current_stage: string } | null;
@@ -78,7 +77,7 @@ export function trackingEvent(input: TrackingEventInput): WebhookEvent {
 }
 
 /** `POST /v1/webhooks/{id}/test`: a `webhook.test` event for that endpoint only. */
-export function testEvent(keyPrefix: string, mode: PushMode, endpointId: string, id: string, nowMs: number): WebhookEvent {
+export function testEvent(keyPrefix: string, mode: KeyMode, endpointId: string, id: string, nowMs: number): WebhookEvent {
   const timestamp = new Date(nowMs).toISOString();
   const body = JSON.stringify({ type: 'webhook.test', timestamp, data: { endpoint_id: endpointId, message: 'A test event: your endpoint receives and verifies our webhooks.' } });
   return {

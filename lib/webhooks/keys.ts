@@ -1,3 +1,4 @@
+import type { KeyMode } from '../schemas/index.ts';
 /**
  * Names of push's documents in the state store. Every document of one API key carries the key
  * prefix as a hash tag (`{trk_test_Ab3dE9x}`), so with Redis each atomic step touches one slot.
@@ -26,7 +27,7 @@ export const pushKeys = {
 
 export const shipmentIdOf = (mode: string, carrier: string, awb: string) => `${mode}:${carrier}:${awb.toUpperCase()}`;
 
-export function parseShipmentId(id: string): { mode: 'test' | 'live'; carrier: string; awb: string } | null {
+export function parseShipmentId(id: string): { mode: KeyMode; carrier: string; awb: string } | null {
   const [mode, carrier, awb] = id.split(':');
   if ((mode !== 'test' && mode !== 'live') || !carrier || !awb) return null;
   return { mode, carrier, awb };

@@ -1,6 +1,7 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { PushKv } from './kv.ts';
+import type { PushKv, Transaction } from './kv.ts';
+import { ScoredSet } from './scored-set.ts';
 
 /** One change, as a journal line. */
 type Entry =
@@ -9,7 +10,9 @@ type Entry =
   | { o: 'sadd' | 'srem'; k: string; m: string }
   | { o: 'zadd'; k: string; m: string; s: number }
   | { o: 'zrem'; k: string; m: string }
-  | { o: 'lpush'; k: string; v: unknown; n: number };
+  | { o: 'lpush'; k: string; v: unknown; n: number }
+  /** Several changes that apply together (one line: a line torn by a crash drops all of them). */
+  | { o: 'step'; e: Entry[] };
 
 interface Snapshot {
   docs: [string, unknown, number | null][];
@@ -33,7 +36,7 @@ const COMPACT_AFTER = 200_000;
 export class EmbeddedPushKv implements PushKv {
   private readonly docs = new Map<string, { v: unknown; x: number | null }>();
   private readonly sets = new Map<string, Set<string>>();
-  private readonly zsets = new Map<string, Map<string, number>>();
+  private readonly zsets = new Map<string, ScoredSet>();
   private readonly lists = new Map<string, unknown[]>();
   private readonly dir: string;
   private fd: number;
@@ -57,7 +60,7 @@ export class EmbeddedPushKv implements PushKv {
   private load(snapshot: Snapshot): void {
     for (const [k, v, x] of snapshot.docs) this.docs.set(k, { v, x });
     for (const [k, members] of snapshot.sets) this.sets.set(k, new Set(members));
-    for (const [k, entries] of snapshot.zsets) this.zsets.set(k, new Map(entries));
+    for (const [k, entries] of snapshot.zsets) this.zsets.set(k, new ScoredSet(entries));
     for (const [k, items] of snapshot.lists) this.lists.set(k, items);
   }
 
@@ -69,6 +72,7 @@ export class EmbeddedPushKv implements PushKv {
       case 'srem': this.sets.get(entry.k)?.delete(entry.m); break;
       case 'zadd': this.zsetOf(entry.k).set(entry.m, entry.s); break;
       case 'zrem': this.zsets.get(entry.k)?.delete(entry.m); break;
+      case 'step': for (const e of entry.e) this.apply(e); break;
       case 'lpush': {
         const list = this.lists.get(entry.k) ?? [];
         list.unshift(entry.v);
@@ -92,9 +96,9 @@ export class EmbeddedPushKv implements PushKv {
     return set;
   }
 
-  private zsetOf(key: string): Map<string, number> {
+  private zsetOf(key: string): ScoredSet {
     let zset = this.zsets.get(key);
-    if (!zset) this.zsets.set(key, (zset = new Map()));
+    if (!zset) this.zsets.set(key, (zset = new ScoredSet()));
     return zset;
   }
 
@@ -123,6 +127,21 @@ export class EmbeddedPushKv implements PushKv {
     if (outcome.next === null) this.record({ o: 'del', k: key });
     else if (outcome.next !== undefined) this.record({ o: 'set', k: key, v: outcome.next, ...(outcome.ttlMs ? { x: this.clock() + outcome.ttlMs } : {}) });
     return outcome.result;
+  }
+
+  async transact<R>(keys: readonly string[], change: (current: unknown[]) => Transaction<R>): Promise<R> {
+    // As update: nothing awaited between the reads and the write.
+    const step = change(keys.map((key) => this.read(key)));
+    const now = this.clock();
+    const entries: Entry[] = [
+      ...(step.writes ?? []).map((w): Entry => (w.value === null ? { o: 'del', k: w.key } : { o: 'set', k: w.key, v: w.value, ...(w.ttlMs ? { x: now + w.ttlMs } : {}) })),
+      ...(step.setAdds ?? []).filter((a) => !this.sets.get(a.key)?.has(a.member)).map((a): Entry => ({ o: 'sadd', k: a.key, m: a.member })),
+      ...(step.listPushes ?? []).map((p): Entry => ({ o: 'lpush', k: p.key, v: p.value, n: p.keep })),
+    ];
+    // One journal line (one write) for the whole step, so it is kept whole or not at all.
+    if (entries.length === 1) this.record(entries[0]!);
+    else if (entries.length > 1) this.record({ o: 'step', e: entries });
+    return step.result;
   }
 
   async set<T>(key: string, value: T, ttlMs?: number): Promise<void> {
@@ -155,20 +174,23 @@ export class EmbeddedPushKv implements PushKv {
     if (this.zsets.get(key)?.has(member)) this.record({ o: 'zrem', k: key, m: member });
   }
 
+  async unscheduleIf(key: string, member: string, atMs: number): Promise<boolean> {
+    if (this.zsets.get(key)?.get(member) !== atMs) return false;
+    this.record({ o: 'zrem', k: key, m: member });
+    return true;
+  }
+
   async claimDue(key: string, nowMs: number, leaseMs: number, limit: number): Promise<string[]> {
     const zset = this.zsets.get(key);
     if (!zset) return [];
-    const due = [...zset].filter(([, at]) => at <= nowMs).sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1)).slice(0, limit).map(([member]) => member);
+    const due = zset.due(nowMs, limit);
     for (const member of due) zset.set(member, nowMs + leaseMs); // not journaled: see the class comment
     return due;
   }
 
   async nextDue(key: string): Promise<number | null> {
     const zset = this.zsets.get(key);
-    if (!zset || zset.size === 0) return null;
-    let min = Infinity;
-    for (const at of zset.values()) if (at < min) min = at;
-    return min;
+    return zset ? zset.min() : null;
   }
 
   async listPush(key: string, value: unknown, keep: number): Promise<void> {

@@ -18,6 +18,14 @@ export interface PushKv {
    * `ttlMs` (with a `next`) makes it expire.
    */
   update<T, R>(key: string, change: (current: T | null) => { next?: T | null; result: R; ttlMs?: number }): Promise<R>;
+  /**
+   * Atomic read-modify-write of several documents of one owner (keys sharing a hash tag), writing
+   * any documents of that owner and adding set members and capped-list items in the same step:
+   * all of it happens, against the documents as `change` saw them, or none (then `change` runs
+   * again on what is there now). One round trip with Redis when the documents are as this process
+   * last read or wrote them.
+   */
+  transact<R>(keys: readonly string[], change: (current: unknown[]) => Transaction<R>): Promise<R>;
   set<T>(key: string, value: T, ttlMs?: number): Promise<void>;
   delete(key: string): Promise<void>;
 
@@ -29,6 +37,11 @@ export interface PushKv {
   /** A schedule: members with a due time (epoch ms). `schedule` sets or moves one. */
   schedule(key: string, member: string, atMs: number): Promise<void>;
   unschedule(key: string, member: string): Promise<void>;
+  /**
+   * Takes a member off the schedule only if its due time is still `atMs` (a claim's lease end):
+   * anyone who scheduled it again since (an enqueue, an enable) keeps it. Answers whether it did.
+   */
+  unscheduleIf(key: string, member: string, atMs: number): Promise<boolean>;
   /**
    * Members due by `nowMs` (earliest first, at most `limit`), each pushed to `nowMs + leaseMs` in
    * the same atomic step: a process that dies holding one lets another take it after the lease.
@@ -48,6 +61,15 @@ export interface PushKv {
   available(): boolean;
 
   close(): Promise<void>;
+}
+
+/** What a `transact` step does: every part applies together. */
+export interface Transaction<R> {
+  /** Documents to write (`value: null` deletes), any keys of the same owner, read or not. */
+  writes?: { key: string; value: unknown; ttlMs?: number }[];
+  setAdds?: { key: string; member: string }[];
+  listPushes?: { key: string; value: unknown; keep: number }[];
+  result: R;
 }
 
 /** How often `update` tries before giving up on a document several writers fight over. */

@@ -35,6 +35,7 @@ export function createPush(options: PushOptions): Push {
     kv, watches: new WatchStore(kv), endpoints, dispatcher, events, detector,
     async close() {
       await dispatcher.stop();
+      await detector.settled();
       await events.close();
       await kv.close();
     },

@@ -18,12 +18,13 @@ import type { LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
-import { checkEndpointUrl, resolveEndpointHost, systemLookup, type EndpointMode, type Lookup } from './url-policy.ts';
+import { checkEndpointUrl, resolveEndpointHost, systemLookup, type Lookup } from './url-policy.ts';
+import type { KeyMode } from '../schemas/index.ts';
 
 export interface DeliveryRequest {
   endpointId: string;
   url: string;
-  mode: EndpointMode;
+  mode: KeyMode;
   /** The signature headers (signing.ts) and any others; content-type and user-agent are set here. */
   headers: Record<string, string>;
   body: string;
@@ -74,7 +75,7 @@ class UncheckedAddressError extends Error {
 interface EndpointPool {
   pool: Pool;
   origin: string;
-  mode: EndpointMode;
+  mode: KeyMode;
   /** The addresses the latest attempt's check allowed; what new connections go to. */
   checked: string[] | null;
   inFlight: number;
@@ -229,7 +230,7 @@ export class WebhookSender {
   }
 
   /** The endpoint's pool; a new one when the endpoint's origin or mode changed since. */
-  private poolFor(endpointId: string, origin: string, mode: EndpointMode): EndpointPool {
+  private poolFor(endpointId: string, origin: string, mode: KeyMode): EndpointPool {
     const existing = this.pools.get(endpointId);
     if (existing !== undefined && existing.origin === origin && existing.mode === mode) return existing;
     if (existing !== undefined) void existing.pool.close().catch(() => undefined);

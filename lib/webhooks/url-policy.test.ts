@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkEndpointUrl, isAllowedAddress, isPublicAddress, resolveEndpointHost, type Lookup } from './url-policy.ts';
+import type { KeyMode } from '../schemas/index.ts';
 
 const PUBLIC = ['8.8.8.8', '1.1.1.1', '203.0.114.9', '2606:4700:4700::1111', '2a00:1450:4001:80b::200e', '::ffff:8.8.8.8'];
 const LOOPBACK = ['127.0.0.1', '127.53.0.1', '::1', '::ffff:127.0.0.1'];
@@ -40,12 +41,12 @@ describe('isPublicAddress / isAllowedAddress', () => {
 });
 
 describe('checkEndpointUrl', () => {
-  const ok = (raw: string, mode: 'live' | 'test') => {
+  const ok = (raw: string, mode: KeyMode) => {
     const result = checkEndpointUrl(raw, mode);
     if (!result.ok) throw new Error(`expected ${raw} to be accepted for ${mode}: ${result.reason}`);
     return result.url;
   };
-  const reason = (raw: string, mode: 'live' | 'test') => {
+  const reason = (raw: string, mode: KeyMode) => {
     const result = checkEndpointUrl(raw, mode);
     if (result.ok) throw new Error(`expected ${raw} to be refused for ${mode}`);
     return result.reason;

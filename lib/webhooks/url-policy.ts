@@ -12,8 +12,7 @@
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
-
-export type EndpointMode = 'live' | 'test';
+import type { KeyMode } from '../schemas/index.ts';
 
 export type Lookup = (host: string) => Promise<string[]>;
 
@@ -59,7 +58,7 @@ function isLoopbackAddress(ip: string): boolean {
 }
 
 /** live: public addresses only; test: public or loopback (see the module comment for why not private). */
-export function isAllowedAddress(ip: string, mode: EndpointMode): boolean {
+export function isAllowedAddress(ip: string, mode: KeyMode): boolean {
   return isPublicAddress(ip) || (mode === 'test' && isLoopbackAddress(ip));
 }
 
@@ -103,7 +102,7 @@ function isIpLiteral(host: string): boolean {
  * The address rule for a host, as far as it can be told without DNS: IP literals and localhost
  * names. null when allowed (or when only DNS can tell).
  */
-function literalHostProblem(host: string, mode: EndpointMode): string | null {
+function literalHostProblem(host: string, mode: KeyMode): string | null {
   if (isLocalhostName(host)) {
     return mode === 'test' ? null : `${host} is a loopback host, not allowed for trk_live_ keys`;
   }
@@ -119,7 +118,7 @@ function literalHostProblem(host: string, mode: EndpointMode): string | null {
  * The URL's syntax, scheme and, for IP literals and localhost names, the address rule. The
  * normalized URL (`URL.href`) comes back to be stored; the reasons are meant for a 400 message.
  */
-export function checkEndpointUrl(raw: string, mode: EndpointMode): { ok: true; url: string } | { ok: false; reason: string } {
+export function checkEndpointUrl(raw: string, mode: KeyMode): { ok: true; url: string } | { ok: false; reason: string } {
   if (typeof raw !== 'string' || raw.trim() === '') return { ok: false, reason: 'url is empty' };
   if (raw.length > MAX_URL_LENGTH) return { ok: false, reason: `url is longer than ${MAX_URL_LENGTH} characters` };
   let url: URL;
@@ -160,7 +159,7 @@ export const systemLookup: Lookup = async (host) => (await dnsLookup(host, { all
  */
 export async function resolveEndpointHost(
   url: string,
-  mode: EndpointMode,
+  mode: KeyMode,
   lookup: Lookup = systemLookup,
 ): Promise<{ ok: true; addresses: string[] } | { ok: false; reason: string }> {
   const checked = checkEndpointUrl(url, mode);

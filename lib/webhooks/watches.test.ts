@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EmbeddedPushKv } from './kv-embedded.ts';
 import { WatchStore } from './watches.ts';
+import { DAY_MS as DAY } from '../time/index.ts';
 
 const PREFIX = 'trk_test_Ab3dE9x';
 const NOW = Date.parse('2026-11-20T06:00:00.000Z');
-const DAY = 86_400_000;
 
 describe('watches', () => {
   let dir: string;

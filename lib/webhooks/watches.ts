@@ -1,10 +1,11 @@
 import type { TrackingRecord } from '../schemas/index.ts';
 import { snapshotOf, type ShipmentSnapshot } from './change.ts';
-import type { PushMode, WebhookEvent } from './events.ts';
+import type { WebhookEvent } from './events.ts';
 import type { PushKv } from './kv.ts';
 import { parseShipmentId, pushKeys, shipmentIdOf } from './keys.ts';
+import { DAY_MS } from '../time/index.ts';
+import type { KeyMode } from '../schemas/index.ts';
 
-const DAY_MS = 86_400_000;
 /** A watch ends 60 days after it began, or 3 days after the shipment reached a terminal state. */
 export const WATCH_MAX_MS = 60 * DAY_MS;
 export const WATCH_AFTER_TERMINAL_MS = 3 * DAY_MS;
@@ -12,7 +13,7 @@ export const WATCH_AFTER_TERMINAL_MS = 3 * DAY_MS;
 /** A watch as stored: what the customer sees, plus detection state and its outbox. */
 export interface WatchDoc {
   key_prefix: string;
-  mode: PushMode;
+  mode: KeyMode;
   carrier: string;
   awb: string;
   watched_since_ms: number;
@@ -27,7 +28,7 @@ export interface WatchDoc {
 
 /** Per watched shipment: its watchers (key prefix → end of watch) and what the poller needs. */
 export interface ShipmentDoc {
-  mode: PushMode;
+  mode: KeyMode;
   carrier: string;
   awb: string;
   watchers: Record<string, number>;
@@ -60,7 +61,7 @@ export function expiryOf(watchedSinceMs: number, terminalMs: number | null): num
 
 export interface NewWatch {
   keyPrefix: string;
-  mode: PushMode;
+  mode: KeyMode;
   carrier: string;
   awb: string;
   /** The record the watch call answered with (null: no scans yet), and the time of its poll. */
@@ -142,7 +143,7 @@ export class WatchStore {
   }
 
   /** Ends a watch now (DELETE). False when the key did not watch the shipment. */
-  async remove(prefix: string, mode: PushMode, carrier: string, awb: string): Promise<boolean> {
+  async remove(prefix: string, mode: KeyMode, carrier: string, awb: string): Promise<boolean> {
     const upper = awb.toUpperCase();
     const existed = await this.kv.update<WatchDoc, boolean>(pushKeys.watch(prefix, carrier, upper), (doc) => ({ next: doc ? null : undefined, result: doc !== null }));
     await this.kv.setRemove(pushKeys.watchIndex(prefix), `${carrier}:${upper}`);
@@ -159,10 +160,10 @@ export class WatchStore {
    * Watched shipments the poller should re-poll: not terminal and watched by someone until later
    * than now. Shipments nobody watches any more leave the list.
    */
-  async pollable(nowMs: number): Promise<{ carrier: string; awb: string; mode: PushMode; lastPolledMs: number }[]> {
+  async pollable(nowMs: number): Promise<{ carrier: string; awb: string; mode: KeyMode; lastPolledMs: number }[]> {
     const ids = await this.kv.setMembers(pushKeys.watched());
     const docs = await this.kv.getMany<ShipmentDoc>(ids.map((id) => pushKeys.shipment(id)));
-    const due: { carrier: string; awb: string; mode: PushMode; lastPolledMs: number }[] = [];
+    const due: { carrier: string; awb: string; mode: KeyMode; lastPolledMs: number }[] = [];
     for (let i = 0; i < ids.length; i++) {
       const doc = docs[i];
       const live = doc && Object.values(doc.watchers).some((until) => until > nowMs);

@@ -21,7 +21,7 @@ export DEBIAN_FRONTEND=noninteractive
 # kafkajs v2 prints a partitioner warning on every producer; it is noise for our readiness probe.
 export KAFKAJS_NO_PARTITIONER_WARNING=1
 
-ALL_SERVICES=(redis clickhouse kafka)
+ALL_SERVICES=(redis clickhouse kafka redis-cluster)
 
 # Candidate port sets, first free one wins. The first set is the conventional one; the others exist
 # only so that a machine where something else already listens there still gets working services.
@@ -29,6 +29,8 @@ ALL_SERVICES=(redis clickhouse kafka)
 REDIS_CANDIDATES=("6380" "16380" "26380")
 CLICKHOUSE_CANDIDATES=("8123 9000" "18123 19000" "28123 29000") # http native
 KAFKA_CANDIDATES=("9092 9093" "19092 19093" "29092 29093")       # broker controller
+# Three cluster masters; each also listens on its port + 10000 (the cluster bus), checked as well.
+REDIS_CLUSTER_CANDIDATES=("7000 7001 7002" "7100 7101 7102" "7200 7201 7202")
 
 REDIS_START_TIMEOUT=20
 CLICKHOUSE_START_TIMEOUT=90
@@ -149,6 +151,7 @@ CLICKHOUSE_HTTP_PORT=""
 CLICKHOUSE_TCP_PORT=""
 KAFKA_PORT=""
 KAFKA_CONTROLLER_PORT=""
+REDIS_CLUSTER_PORTS=""
 
 load_ports() {
   if [[ -f "$PORTS_FILE" ]]; then
@@ -161,6 +164,7 @@ load_ports() {
     set_ports clickhouse "$(first_free_set "${CLICKHOUSE_CANDIDATES[@]}")"
   [[ -n "$KAFKA_PORT" && -n "$KAFKA_CONTROLLER_PORT" ]] ||
     set_ports kafka "$(first_free_set "${KAFKA_CANDIDATES[@]}")"
+  [[ -n "$REDIS_CLUSTER_PORTS" ]] || set_ports redis-cluster "$(first_free_set "${REDIS_CLUSTER_CANDIDATES[@]}")"
 }
 
 save_ports() {
@@ -172,6 +176,7 @@ CLICKHOUSE_HTTP_PORT=$CLICKHOUSE_HTTP_PORT
 CLICKHOUSE_TCP_PORT=$CLICKHOUSE_TCP_PORT
 KAFKA_PORT=$KAFKA_PORT
 KAFKA_CONTROLLER_PORT=$KAFKA_CONTROLLER_PORT
+REDIS_CLUSTER_PORTS="$REDIS_CLUSTER_PORTS"
 EOF
   mv -f "$PORTS_FILE.tmp" "$PORTS_FILE"
 }
@@ -183,6 +188,8 @@ first_free_set() {
     busy=0
     for p in $set; do
       if port_in_use "$p"; then busy=1; fi
+      # A cluster node also needs its bus port (+10000).
+      if [[ "$set" == *" "*" "* ]] && port_in_use "$((p + 10000))"; then busy=1; fi
     done
     if ((busy == 0)); then
       echo "$set"
@@ -199,6 +206,7 @@ set_ports() {
     redis) REDIS_PORT="$a" ;;
     clickhouse) CLICKHOUSE_HTTP_PORT="$a" CLICKHOUSE_TCP_PORT="$b" ;;
     kafka) KAFKA_PORT="$a" KAFKA_CONTROLLER_PORT="$b" ;;
+    redis-cluster) REDIS_CLUSTER_PORTS="$2" ;;
   esac
 }
 
@@ -210,6 +218,7 @@ pick_ports_for_start() {
     redis) candidates=("${REDIS_CANDIDATES[@]}") ;;
     clickhouse) candidates=("${CLICKHOUSE_CANDIDATES[@]}") ;;
     kafka) candidates=("${KAFKA_CANDIDATES[@]}") ;;
+    redis-cluster) candidates=("${REDIS_CLUSTER_CANDIDATES[@]}") ;;
   esac
   chosen="$(first_free_set "${candidates[@]}")"
   for p in $chosen; do
@@ -376,6 +385,100 @@ redis_start() {
 }
 
 redis_stop() { stop_pid redis "$REDIS_PID" "redis-server"; }
+
+# ------------------------------------------------------------------------------------------------
+# Redis Cluster: three masters (no replicas) from the same redis-server binary, for the tests that
+# prove keys, scripts and batching stay within one hash slot. Nothing persisted: every start forms a
+# fresh cluster (the node files are wiped), so a crashed run never leaves a half-formed one behind.
+# ------------------------------------------------------------------------------------------------
+RC_DIR="$STATE_DIR/redis-cluster"
+
+rc_pidfile() { echo "$RC_DIR/$1/redis.pid"; }
+
+redis-cluster_running() {
+  local p
+  [[ -n "$REDIS_CLUSTER_PORTS" ]] || return 1
+  for p in $REDIS_CLUSTER_PORTS; do
+    pid_alive "$(rc_pidfile "$p")" "redis-server" || return 1
+  done
+}
+
+redis-cluster_address() {
+  local p nodes=()
+  for p in $REDIS_CLUSTER_PORTS; do nodes+=("127.0.0.1:$p"); done
+  (
+    IFS=,
+    echo "redis+cluster://${nodes[*]}"
+  )
+}
+
+redis-cluster_pids() {
+  local p pids=()
+  for p in $REDIS_CLUSTER_PORTS; do pids+=("$(read_pid "$(rc_pidfile "$p")")"); done
+  echo "${pids[*]}"
+}
+
+redis-cluster_stop() {
+  local p
+  for p in $REDIS_CLUSTER_PORTS; do
+    stop_pid "redis-cluster node $p" "$(rc_pidfile "$p")" "redis-server"
+  done
+}
+
+redis-cluster_ok() {
+  local p
+  for p in $REDIS_CLUSTER_PORTS; do
+    [[ "$(redis-cli -p "$p" cluster info 2>/dev/null | tr -d '\r' | grep '^cluster_state:')" == "cluster_state:ok" ]] || return 1
+  done
+}
+
+redis-cluster_start() {
+  local p i nodes=() log_file="$RC_DIR/create.log"
+  if redis-cluster_running; then
+    log "redis-cluster: already running at $(redis-cluster_address) (pids $(redis-cluster_pids))"
+    return 0
+  fi
+  ensure_redis_installed
+  # Some node may still run from a half-failed start: stop all so the cluster is formed afresh.
+  redis-cluster_stop >/dev/null
+  pick_ports_for_start redis-cluster
+  for p in $REDIS_CLUSTER_PORTS; do
+    rm -rf "${RC_DIR:?}/$p"
+    mkdir -p "$RC_DIR/$p"
+    # Same flags as the single Redis (no persistence, loopback, protected mode), plus cluster mode.
+    # shellcheck disable=SC2094
+    if ! (close_extra_fds && exec redis-server --port "$p" --bind 127.0.0.1 --daemonize yes \
+      --cluster-enabled yes --cluster-config-file "$RC_DIR/$p/nodes.conf" --cluster-node-timeout 5000 \
+      --pidfile "$(rc_pidfile "$p")" --logfile "$RC_DIR/$p/redis.log" --dir "$RC_DIR/$p" \
+      --save "" --appendonly no) </dev/null >>"$RC_DIR/$p/redis.log" 2>&1; then
+      show_log_tail "$RC_DIR/$p/redis.log"
+      die "redis-cluster: node $p failed to start"
+    fi
+    nodes+=("127.0.0.1:$p")
+  done
+  for ((i = 0; i < REDIS_START_TIMEOUT * 2; i++)); do
+    local all=1
+    for p in $REDIS_CLUSTER_PORTS; do
+      [[ "$(redis-cli -p "$p" ping 2>/dev/null)" == "PONG" ]] || all=0
+    done
+    ((all == 1)) && break
+    sleep 0.5
+  done
+  # Slots split evenly over the three masters; --cluster-yes accepts the proposed layout.
+  if ! redis-cli --cluster create "${nodes[@]}" --cluster-replicas 0 --cluster-yes </dev/null >"$log_file" 2>&1; then
+    show_log_tail "$log_file"
+    die "redis-cluster: forming the cluster failed"
+  fi
+  for ((i = 0; i < REDIS_START_TIMEOUT * 2; i++)); do
+    if redis-cluster_ok && redis-cluster_running; then
+      log "redis-cluster: ready at $(redis-cluster_address) (3 masters, pids $(redis-cluster_pids))"
+      return 0
+    fi
+    sleep 0.5
+  done
+  show_log_tail "$log_file"
+  die "redis-cluster: cluster_state not ok within ${REDIS_START_TIMEOUT}s"
+}
 
 # ------------------------------------------------------------------------------------------------
 # ClickHouse: Debian's clickhouse-server 18.16, our own config under .services/clickhouse.
@@ -706,7 +809,7 @@ take_lock() {
 
 valid_service() {
   case "${1:-}" in
-    redis | clickhouse | kafka) return 0 ;;
+    redis | clickhouse | kafka | redis-cluster) return 0 ;;
     *) die "unknown service '${1:-}' (expected one of: ${ALL_SERVICES[*]})" ;;
   esac
 }
@@ -731,7 +834,7 @@ cmd_down() {
   take_lock
   load_ports
   # Reverse order: Kafka first (it is the slowest to stop cleanly), Redis last.
-  for svc in kafka clickhouse redis; do
+  for svc in kafka clickhouse redis-cluster redis; do
     "${svc}_stop"
   done
 }
@@ -761,16 +864,17 @@ cmd_status() {
       redis) pidfile="$REDIS_PID" ;;
       clickhouse) pidfile="$CH_PID" ;;
       kafka) pidfile="$KAFKA_PID" ;;
+      redis-cluster) pidfile="" ;;
     esac
     if service_running "$svc"; then
       state="running"
-      pid=" (pid $(read_pid "$pidfile"))"
+      if [[ -n "$pidfile" ]]; then pid=" (pid $(read_pid "$pidfile"))"; else pid=" (pids $(redis-cluster_pids))"; fi
     else
       state="stopped"
       pid=""
       all=3
     fi
-    printf '%-11s %-8s %s%s\n' "$svc" "$state" "$(service_address "$svc")" "$pid"
+    printf '%-13s %-8s %s%s\n' "$svc" "$state" "$(service_address "$svc")" "$pid"
   done
   return "$all"
 }
@@ -782,6 +886,7 @@ cmd_env() {
   printf 'REDIS_URL=%s\n' "$(redis_address)"
   printf 'KAFKA_BROKERS=%s\n' "$(kafka_address)"
   printf 'CLICKHOUSE_URL=%s\n' "$(clickhouse_address)"
+  printf 'REDIS_CLUSTER_URL=%s\n' "$(redis-cluster_address)"
 }
 
 usage() {
@@ -790,7 +895,7 @@ usage: $0 <command>
   up                  install what is missing, start every service that is not running
   down                stop our service instances (installed packages stay)
   status              one line per service: running/stopped and its address (exit 3 if any stopped)
-  env                 print REDIS_URL=, KAFKA_BROKERS=, CLICKHOUSE_URL= lines (nothing else)
+  env                 print REDIS_URL=, KAFKA_BROKERS=, CLICKHOUSE_URL=, REDIS_CLUSTER_URL= lines (nothing else)
   start-one <name>    start one service ($(
     IFS='|'
     echo "${ALL_SERVICES[*]}"

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { AccessError, isKeyPrefix, toUsageRecord, type AccessStore, type KeyRecord } from '../../../lib/access/index.ts';
 import { PLAN_NAMES } from '../../../lib/config/index.ts';
+import type { AddressThrottle, ThrottleRule } from '../../../lib/throttle/index.ts';
 import type { ApiDeps } from '../deps.ts';
 import { ApiError, methodNotAllowed } from '../errors.ts';
 
@@ -15,11 +16,34 @@ function sameToken(given: string, expected: string): boolean {
   return timingSafeEqual(a, b);
 }
 
-function requireAdmin(request: FastifyRequest, token: string): void {
+/**
+ * Wrong admin tokens per address: after 10 in 15 minutes every admin call from that address is
+ * refused until the oldest leaves the window. Guessing a generated token is hopeless anyway; this
+ * caps guessing a weak one an operator chose, and keeps the noise out of the logs.
+ */
+export const WRONG_ADMIN_TOKENS: ThrottleRule = { name: 'admin-token', limit: 10, windowMs: 15 * 60_000 };
+
+async function requireAdmin(request: FastifyRequest, token: string, throttle: AddressThrottle, now: number): Promise<void> {
+  const throttled = await throttle.check(WRONG_ADMIN_TOKENS, request.ip, now);
+  if (throttled.blocked) {
+    throw new ApiError('too_many_attempts', 'Too many wrong admin tokens from this address. Try again later.', { 'Retry-After': throttled.retryAfterSeconds });
+  }
   const header = request.headers.authorization ?? '';
   const match = /^Bearer\s+(.+)$/i.exec(header);
   if (!match || !sameToken(match[1]!.trim(), token)) {
+    // A call without a token is a mistake, not a guess: only a wrong token counts.
+    if (header !== '') await throttle.record(WRONG_ADMIN_TOKENS, request.ip, now);
     throw new ApiError('unauthorized', 'Admin calls need Authorization: Bearer <ADMIN_TOKEN>.');
+  }
+}
+
+/** contracts.md: JSON in. A body of any other type (a form, text) is refused before it is parsed. */
+function requireJsonBody(request: FastifyRequest): void {
+  const hasBody = request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
+  if (!hasBody) return;
+  const type = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/json') {
+    throw new ApiError('unsupported_media_type', `The admin API takes JSON bodies: send Content-Type: application/json${type ? `, not ${type}` : ''}.`);
   }
 }
 
@@ -43,7 +67,12 @@ export function registerAdminRoutes(app: FastifyInstance, deps: ApiDeps): void {
   const now = () => new Date(deps.clock());
 
   app.register(async (admin) => {
-    admin.addHook('onRequest', async (request) => requireAdmin(request, deps.adminToken));
+    admin.addHook('onRequest', async (request, reply) => {
+      await requireAdmin(request, deps.adminToken, deps.throttle, deps.clock());
+      requireJsonBody(request);
+      // Answers name keys (the full key once, at creation) and e-mail addresses.
+      reply.header('Cache-Control', 'no-store');
+    });
 
     admin.post('/admin/keys', async (request, reply) => {
       try {

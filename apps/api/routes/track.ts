@@ -15,6 +15,7 @@ export function registerTrackRoutes(app: FastifyInstance, deps: ApiDeps): void {
     return reply.type('application/json; charset=utf-8').send(trackingRecordJson(result.record, result.base));
   };
 
-  app.get('/v1/track/:carrier/:awb', handler);
-  methodNotAllowed(app, '/v1/track/:carrier/:awb', ['GET']);
+  // No HEAD: it would be metered like a GET and answer no record for it (issue 13).
+  app.get('/v1/track/:carrier/:awb', { exposeHeadRoute: false }, handler);
+  methodNotAllowed(app, '/v1/track/:carrier/:awb', ['GET'], { refuseHead: true });
 }

@@ -1,10 +1,12 @@
+import formbody from '@fastify/formbody';
 import type { FastifyInstance } from 'fastify';
-import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import { AccessError } from '../../../lib/access/index.ts';
+import type { ThrottleRule } from '../../../lib/throttle/index.ts';
 import type { ApiDeps } from '../deps.ts';
+import { methodNotAllowed } from '../errors.ts';
+import { HOUR_MS } from '../../../lib/time/index.ts';
 
-const HOUR_MS = 3_600_000;
 const TrialFormSchema = z.object({ email: z.string().trim().max(254).pipe(z.email()) });
 
 function escapeHtml(text: string): string {
@@ -39,34 +41,43 @@ ${message ? `<p class="error" role="alert">${escapeHtml(message)}</p>` : ''}
  * rate-limited per client address.
  */
 export function registerTrialRoutes(app: FastifyInstance, deps: ApiDeps): void {
-  const perHour = deps.trialsPerAddressPerHour ?? 5;
-  const issuedByAddress = new LRUCache<string, number[]>({ max: 10_000, ttl: HOUR_MS });
+  // Counted in the store (Redis or DATA_DIR), so a restart does not reset an address's allowance.
+  const rule: ThrottleRule = { name: 'trial', limit: deps.trialsPerAddressPerHour ?? 5, windowMs: HOUR_MS };
 
-  app.get('/trial', async (_request, reply) => reply.type('text/html; charset=utf-8').send(form()));
+  // The HTML form posts application/x-www-form-urlencoded: only this page parses it (the admin
+  // and /v1 APIs take JSON only).
+  app.register(async (trial) => {
+    await trial.register(formbody);
 
-  app.post('/trial', async (request, reply) => {
-    reply.type('text/html; charset=utf-8');
-    const parsed = TrialFormSchema.safeParse(request.body ?? {});
-    if (!parsed.success) return reply.code(400).send(form('Please enter a valid e-mail address.'));
+    trial.get('/trial', async (_request, reply) => reply.type('text/html; charset=utf-8').send(form()));
 
-    const now = deps.clock();
-    const recent = (issuedByAddress.get(request.ip) ?? []).filter((at) => now - at < HOUR_MS);
-    if (recent.length >= perHour) {
-      return reply.code(429).header('Retry-After', Math.ceil((recent[0]! + HOUR_MS - now) / 1000)).send(form('Too many trial keys were requested from your network. Try again in an hour.'));
-    }
-    try {
-      const { key, record } = await deps.access.issueTrial({ email: parsed.data.email, mode: 'live' }, new Date(now));
-      issuedByAddress.set(request.ip, [...recent, now]);
-      return reply.code(201).send(page('Your trial key', `
+    trial.post('/trial', async (request, reply) => {
+      // Every answer of this page may carry a key or an e-mail address: never cached anywhere.
+      reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-store');
+      const parsed = TrialFormSchema.safeParse(request.body ?? {});
+      if (!parsed.success) return reply.code(400).send(form('Please enter a valid e-mail address.'));
+
+      const now = deps.clock();
+      const throttled = await deps.throttle.check(rule, request.ip, now);
+      if (throttled.blocked) {
+        return reply.code(429).header('Retry-After', throttled.retryAfterSeconds).send(form('Too many trial keys were requested from your network. Try again in an hour.'));
+      }
+      try {
+        const { key, record } = await deps.access.issueTrial({ email: parsed.data.email, mode: 'live' }, new Date(now));
+        await deps.throttle.record(rule, request.ip, now);
+        return reply.code(201).send(page('Your trial key', `
 <p>This key is shown once. Store it now: we keep only its hash.</p>
 <p><code id="api-key">${escapeHtml(key)}</code></p>
 <p>Valid until ${escapeHtml(record.period_end)} for ${record.lookups_limit} lookups.</p>
 <pre>curl -H "X-API-Key: ${escapeHtml(key)}" ${escapeHtml(`${request.protocol}://${request.host}`)}/v1/usage</pre>`));
-    } catch (err) {
-      if (err instanceof AccessError && err.reason === 'trial_exists') {
-        return reply.code(409).send(form('A trial key was already issued to this e-mail address.'));
+      } catch (err) {
+        if (err instanceof AccessError && err.reason === 'trial_exists') {
+          return reply.code(409).send(form('A trial key was already issued to this e-mail address.'));
+        }
+        throw err;
       }
-      throw err;
-    }
+    });
+
+    methodNotAllowed(trial, '/trial', ['GET', 'POST']);
   });
 }

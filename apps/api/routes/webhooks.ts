@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { EndpointError, endpointView, testEvent, type NewEndpoint, type Push } from '../../../lib/webhooks/index.ts';
+import { EndpointError, endpointView, ROTATION_OVERLAP_MS, testEvent, type NewEndpoint, type Push } from '../../../lib/webhooks/index.ts';
 import type { ApiDeps } from '../deps.ts';
 import { ApiError, methodNotAllowed } from '../errors.ts';
 import { managementKey } from '../push-auth.ts';
@@ -52,7 +52,7 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: ApiDeps, push:
     const { key } = await endpointOf(request, reply);
     const secret = await push.endpoints.rotate(key.prefix, request.params.id, deps.clock());
     if (!secret) throw new ApiError('not_found', `No webhook endpoint ${request.params.id} for this key.`);
-    return { id: request.params.id, secret, previous_secret_valid_until: new Date(deps.clock() + 24 * 3_600_000).toISOString() };
+    return { id: request.params.id, secret, previous_secret_valid_until: new Date(deps.clock() + ROTATION_OVERLAP_MS).toISOString() };
   });
 
   app.post('/v1/webhooks/:id/enable', async (request: WithId, reply) => {

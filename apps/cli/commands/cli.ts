@@ -1,5 +1,6 @@
 /** Parses the command line, picks the command, calls the API and maps the outcome to an exit code. */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { Env } from '../../../lib/config/index.ts';
 import { AdminApiError, createAdminClient } from './admin-client.ts';
 import type { Command, OptionValues } from './command.ts';
 import { keysCreate } from './keys-create.ts';
@@ -17,8 +18,11 @@ const GLOBAL_OPTIONS: NonNullable<ParseArgsConfig['options']> = {
   help: { type: 'boolean', short: 'h' },
 };
 
+export type CliEnv = Partial<Pick<Env, 'PORT' | 'ADMIN_TOKEN' | 'TRACKING_API_KEY'>>;
+
 export interface CliIo {
-  env: NodeJS.ProcessEnv;
+  /** The variables the CLI uses, as `loadEnv()` read them. */
+  env: CliEnv;
   stdout: (text: string) => void;
   stderr: (text: string) => void;
 }
@@ -55,7 +59,7 @@ function parse(argv: string[]): Parsed | 'help' {
   return { command, args: positionals.slice(command.words.length), values };
 }
 
-function baseUrl(values: OptionValues, env: NodeJS.ProcessEnv): string {
+function baseUrl(values: OptionValues, env: CliEnv): string {
   const url = typeof values.url === 'string' ? values.url : `http://127.0.0.1:${env.PORT || 3000}`;
   let parsed: URL;
   try {
@@ -67,7 +71,7 @@ function baseUrl(values: OptionValues, env: NodeJS.ProcessEnv): string {
   return url;
 }
 
-function adminToken(values: OptionValues, env: NodeJS.ProcessEnv): string {
+function adminToken(values: OptionValues, env: CliEnv): string {
   const token = typeof values.token === 'string' ? values.token : env.ADMIN_TOKEN;
   if (!token) throw new UsageError('No admin token: pass --token or set ADMIN_TOKEN.');
   return token;

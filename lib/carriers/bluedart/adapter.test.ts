@@ -5,11 +5,11 @@ import type { SandboxShipment, SandboxStep, StepKind } from '../../sandbox/types
 import { NDR_REASONS, type EventCode, type NdrReason } from '../../schemas/index.ts';
 import { makePoll } from '../../testing/polls.ts';
 import { answer } from '../../testing/product.ts';
-import { fuzzParser } from '../testing/fuzz.ts';
-import { recordingSend } from '../testing/recording-send.ts';
-import { expectOk, fetchAndNormalize, scanInstants } from '../testing/round-trip.ts';
-import { expectStepEvents } from '../testing/step-events.ts';
-import { everyKindStory, HOUR, MUMBAI_TO_KOLKATA, shipmentBuilder, storyStep } from '../testing/story.ts';
+import { fuzzParser } from '../../../test/support/carriers/fuzz.ts';
+import { recordingSend } from '../../../test/support/carriers/recording-send.ts';
+import { expectOk, fetchAndNormalize, scanInstants } from '../../../test/support/carriers/round-trip.ts';
+import { expectStepEvents } from '../../../test/support/carriers/step-events.ts';
+import { everyKindStory, HOUR, MUMBAI_TO_KOLKATA, shipmentBuilder, storyStep } from '../../../test/support/carriers/story.ts';
 import type { NativeResponse } from '../types.ts';
 import { adapter } from './adapter.ts';
 
@@ -135,7 +135,7 @@ describe('bluedart parser: broken answers', () => {
 describe('bluedart fetch', () => {
   it('asks GET …/RoutingServlet with loginid and lickey in the query', async () => {
     const { sent, send } = recordingSend(() => xml('<ShipmentData/>'));
-    await adapter.fetch(AWB, { baseUrl: 'https://api.bluedart.example/servlet', credentials: { loginid: 'BOM001', lickey: 'abc&123' } }, send);
+    await adapter.fetch(AWB, { baseUrl: 'https://api.bluedart.example', credentials: { loginid: 'BOM001', lickey: 'abc&123' } }, send);
     expect(sent).toHaveLength(1);
     expect(sent[0]!.method).toBe('GET');
     const url = new URL(sent[0]!.url);
@@ -170,7 +170,7 @@ describe('bluedart round trip through the sandbox renderer', () => {
   const everyKind = everyKindStory(step, { personalRemarks: false });
   const expected: Record<StepKind, EventCode | EventCode[]> = {
     // Blue Dart's manifest is a pre-pickup "bagged" (data received) scan in bluedart.yaml.
-    booked: 'bagged', picked_up: 'picked_up', hub_in: 'received', bagged: 'dispatched', hub_out: 'dispatched',
+    booked: 'bagged', picked_up: 'picked_up', hub_in: 'received', bagged: 'bagged', hub_out: 'dispatched',
     hold: 'exception', cancelled: 'exception',
     unmapped: 'unknown', out_for_delivery: 'out_for_delivery', attempt_failed: 'delivery_attempted',
     lost: 'exception', delivered: 'delivered',
@@ -257,7 +257,7 @@ describe('bluedart round trip through the sandbox renderer', () => {
 describe('bluedart sandbox route', () => {
   const route = renderer.routes[0]!;
   const query = (extra: Record<string, string>) => ({ handler: 'tnt', action: 'custawbquery', awb: 'awb', numbers: AWB, format: 'xml', verno: '1.3', scan: '1', ...extra });
-  const request = (q: Record<string, string>) => ({ method: 'GET', path: '/RoutingServlet', query: q, headers: {}, body: '' });
+  const request = (q: Record<string, string>) => ({ method: 'GET', path: '/servlet/RoutingServlet', query: q, headers: {}, body: '' });
   const shipment = shipmentOf([step('booked', 0)]);
 
   it('answers 403 without or with wrong credentials', () => {

@@ -1,14 +1,25 @@
 /**
- * Blue Dart: `GET …/RoutingServlet?handler=tnt&action=custawbquery&loginid=…&awb=awb&numbers=<awb>
- * &format=xml&lickey=…&verno=1.3&scan=1`, answering XML `<ShipmentData><Shipment WaybillNo=…>` with
- * `<Scans><ScanDetail>` newest first (carrier-formats.md).
- *
- * Credentials: `loginid` and `lickey` (licence key), both sent as query parameters. The base URL carries
- * the servlet prefix (`https://api.bluedart.com/servlet`, lib/carriers/endpoints.ts).
+ * Blue Dart, two ways in (carrier-formats.md and its "Corrections from real bodies"):
+ * - the API gateway, which current integrations use: `GET <base>/in/transportation/token/v1/login`
+ *   with headers `ClientID` and `clientSecret` → `{"JWTToken": "…"}`, then `GET
+ *   <base>/in/transportation/tracking/v1?handler=tnt&action=custawbquery&loginid=…&awb=awb&numbers=…
+ *   &format=json&lickey=…&verno=1&scan=1` with header `JWTToken`. Used when the `clientid` and
+ *   `clientsecret` credentials are configured. The tracking licence key differs from the shipping one.
+ * - the legacy servlet: `GET <base>/servlet/RoutingServlet?…&format=xml&verno=1.3&scan=1`, with
+ *   `loginid` and `lickey` only.
+ * Both answer `ShipmentData` → `Shipment[]` (attributes `WaybillNo`, `RefNo`) → `Scans` →
+ * `ScanDetail[]` newest first; the servlet in XML (real 2012 body), the gateway in the same names as
+ * JSON (*unconfirmed* beyond its error object: `WaybillNo`/`RefNo` as plain keys, `Scans` either
+ * `{ScanDetail: […]}` or `[{ScanDetail: {…}}]`, both read). A gateway error is HTTP 200
+ * `{"ShipmentData":{"Error":"License Mismatch"}}` (real body).
  *
  * Quirks handled: dates as "01 June 2012" (header) and "07-Jun-2012" (scans) with "13:05" times, all
- * IST; a return gets a second `<Shipment>` with a new waybill number (its scans are kept, after the
- * forward ones as the carrier lists them); scans carry no remarks of their own — the shipment's
+ * IST; texts often upper case; `ScanCode` may be absent and later data adds `ScanGroupType` and
+ * `ScannedLocationCode` (ignored); a return ("RETURNED TO ORIGIN AT SHIPPER'S REQUEST", type RT)
+ * names its `NewWaybillNo`, and that waybill's own scans end in an ordinary "SHIPMENT DELIVERED" —
+ * when the answer lacks the new waybill, both numbers are asked again in one call, and the return
+ * waybill's scans are kept after the forward ones (normalization reads a delivery after the return
+ * started as the return delivered); scans carry no remarks of their own — the shipment's
  * `Instructions` (and `ReceivedBy`) belong to its latest scan; "no information" answers per waybill.
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
@@ -21,9 +32,13 @@ import { neverThrows } from '../shared/safe-parse.ts';
 import { looseText as text, unexpectedShape } from '../shared/schema-fields.ts';
 import { endOfDay, wallTime } from '../shared/wall-time.ts';
 import { kilogramsToGrams } from '../shared/weights.ts';
-import type { CarrierAdapter, CarrierEndpoint, NativeResponse, ParsedPoll } from '../types.ts';
+import { TokenCache, type LoginResult } from '../shared/token-cache.ts';
+import type { CarrierAdapter, CarrierEndpoint, HttpSend, NativeResponse, ParsedPoll } from '../types.ts';
 
 const SLUG = 'bluedart';
+export const SERVLET_PATH = '/servlet/RoutingServlet';
+export const GATEWAY_LOGIN_PATH = '/in/transportation/token/v1/login';
+export const GATEWAY_TRACK_PATH = '/in/transportation/tracking/v1';
 
 /**
  * Origin pincode: Blue Dart's documented answer names only `ConsigneePincode`, so this element is
@@ -56,15 +71,18 @@ const ShipmentSchema = z.object({
   ReceivedBy: text,
   Instructions: text,
   // `<Scans/>` parses to an empty string.
-  Scans: z.union([z.object({ ScanDetail: z.array(ScanDetailSchema).optional() }), z.literal('')]).nullish(),
+  Scans: z.preprocess((v) => (v === '' ? {} : v), z.object({ ScanDetail: z.array(ScanDetailSchema).optional() }).nullish()),
 });
 
-const BodySchema = z.object({
-  ShipmentData: z.union([
-    z.object({ Shipment: z.array(ShipmentSchema).optional(), Error: text }),
-    z.literal(''),
-  ]),
-});
+const ShipmentDataSchema = z.object({ Shipment: z.array(ShipmentSchema).optional(), Error: text });
+
+const BodySchema = z.object({ ShipmentData: z.union([ShipmentDataSchema, z.literal('')]) });
+
+/** Where an answer whose `ShipmentData` is an object breaks (a union alone names only `ShipmentData`). */
+function shapeError(format: 'JSON' | 'XML', value: unknown, unionError: z.ZodError): ParsedPoll {
+  const detailed = z.object({ ShipmentData: ShipmentDataSchema }).safeParse(value);
+  return unexpectedShape(format, detailed.success ? unionError : detailed.error);
+}
 
 type BluedartShipment = z.infer<typeof ShipmentSchema>;
 
@@ -143,36 +161,52 @@ function scansOf(s: BluedartShipment, offset: number): RawScan[] | string {
  * Blue Dart's API gateway answers errors as HTTP 200 JSON `{"ShipmentData":{"Error":"License
  * Mismatch"}}` (real body: fixtures/SOURCES.md). A licence or login complaint is a credentials error.
  */
-function jsonError(body: string): ParsedPoll {
-  const json = parseJsonOrUndefined(body) as { ShipmentData?: { Error?: unknown } } | undefined;
-  const error = json?.ShipmentData?.Error;
-  if (typeof error !== 'string' || error.trim() === '') return { outcome: 'error', error: 'unexpected JSON: no ShipmentData.Error' };
+function errorOutcome(error: string): ParsedPoll {
   const words = error.trim().slice(0, 100);
   if (/licen[cs]e|login|unauthori[sz]ed|token|credential/i.test(words)) return { outcome: 'error', error: `credentials rejected (ShipmentData.Error: ${words})` };
   if (/no information|incorrect waybill/i.test(words)) return { outcome: 'not_found' };
   return { outcome: 'error', error: `carrier error: ${words}` };
 }
 
-function readBody(awb: string, response: NativeResponse): ParsedPoll {
-  const body = response.body.trim();
-  if (response.status === 401 || response.status === 403) return credentialsRejected(response);
-  if (body.startsWith('{') && response.status >= 200 && response.status <= 299) return jsonError(body);
-  if (response.status === 404 && !/<html/i.test(body)) return { outcome: 'not_found' };
-  if (response.status < 200 || response.status > 299) return { outcome: 'error', error: `HTTP ${response.status}` };
-  if (body === '') return { outcome: 'error', error: 'empty body' };
-  if (XMLValidator.validate(body) !== true) return { outcome: 'error', error: 'broken XML' };
-  const parsed = BodySchema.safeParse(xml.parse(body));
-  if (!parsed.success) return unexpectedShape('XML', parsed.error);
-  const data = parsed.data.ShipmentData;
-  if (data === '') return { outcome: 'error', error: 'empty ShipmentData' };
-  if (data.Error !== null) return { outcome: 'error', error: `carrier error: ${data.Error.slice(0, 100)}` };
-  const known = (data.Shipment ?? []).filter((s) => !isUnknown(s));
-  if (known.length === 0) return data.Shipment?.length ? { outcome: 'not_found' } : { outcome: 'error', error: 'no Shipment' };
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A gateway JSON shipment in the names the XML reader produces (attributes as `@_…`, one `Scans.ScanDetail` array). */
+function asXmlShaped(shipment: unknown): unknown {
+  if (!isObject(shipment)) return shipment;
+  const { WaybillNo, RefNo, Scans, ...rest } = shipment;
+  let details: unknown = [];
+  if (Array.isArray(Scans)) details = Scans.map((s) => (isObject(s) && 'ScanDetail' in s ? s.ScanDetail : s)).flat();
+  else if (isObject(Scans)) details = Scans.ScanDetail === undefined ? [] : [Scans.ScanDetail].flat();
+  else if (Scans !== undefined && Scans !== null && Scans !== '') details = Scans;
+  return { ...rest, '@_WaybillNo': WaybillNo, '@_RefNo': RefNo, Scans: { ScanDetail: details } };
+}
+
+/** A gateway JSON answer: the error object, or `ShipmentData.Shipment` read like the XML. */
+function jsonAnswer(awb: string, body: string): ParsedPoll {
+  const json = parseJsonOrUndefined(body) as { ShipmentData?: unknown } | undefined;
+  if (json === undefined) return { outcome: 'error', error: 'invalid JSON' };
+  const data = json.ShipmentData;
+  if (!isObject(data)) return { outcome: 'error', error: 'unexpected JSON: no ShipmentData' };
+  if (typeof data.Error === 'string' && data.Error.trim() !== '') return errorOutcome(data.Error);
+  if (data.Shipment === undefined) return { outcome: 'error', error: 'unexpected JSON: no ShipmentData.Shipment or ShipmentData.Error' };
+  const shipments = [data.Shipment].flat().map(asXmlShaped);
+  const value = { ShipmentData: { Shipment: shipments, Error: null } };
+  const parsed = BodySchema.safeParse(value);
+  if (!parsed.success) return shapeError('JSON', value, parsed.error);
+  return shipmentsAnswer(awb, parsed.data.ShipmentData === '' ? [] : parsed.data.ShipmentData.Shipment ?? []);
+}
+
+/** The poll of the answer's shipments: the asked waybill's header, every known waybill's scans. */
+function shipmentsAnswer(awb: string, shipments: BluedartShipment[]): ParsedPoll {
+  const known = shipments.filter((s) => !isUnknown(s));
+  if (known.length === 0) return shipments.length ? { outcome: 'not_found' } : { outcome: 'error', error: 'no Shipment' };
 
   const wanted = awb.trim().toUpperCase();
   const main = known.find((s) => s['@_WaybillNo']?.toUpperCase() === wanted) ?? known[0]!;
+  // The forward waybill first, then its return waybill, then anything else the carrier listed.
+  const ordered = [main, ...known.filter((s) => s !== main)];
   const scans: RawScan[] = [];
-  for (const shipment of known) {
+  for (const shipment of ordered) {
     const own = scansOf(shipment, scans.length);
     if (typeof own === 'string') return { outcome: 'error', error: own };
     scans.push(...own);
@@ -180,24 +214,103 @@ function readBody(awb: string, response: NativeResponse): ParsedPoll {
   return { outcome: 'ok', shipment: headerOf(main), scans };
 }
 
+function readBody(awb: string, response: NativeResponse): ParsedPoll {
+  const body = response.body.trim();
+  if (response.status === 401 || response.status === 403) return credentialsRejected(response);
+  if (body.startsWith('{') && response.status >= 200 && response.status <= 299) return jsonAnswer(awb, body);
+  if (response.status === 404 && !/<html/i.test(body)) return { outcome: 'not_found' };
+  if (response.status < 200 || response.status > 299) return { outcome: 'error', error: `HTTP ${response.status}` };
+  if (body === '') return { outcome: 'error', error: 'empty body' };
+  if (XMLValidator.validate(body) !== true) return { outcome: 'error', error: 'broken XML' };
+  const value: unknown = xml.parse(body);
+  const parsed = BodySchema.safeParse(value);
+  if (!parsed.success) return shapeError('XML', value, parsed.error);
+  const data = parsed.data.ShipmentData;
+  if (data === '') return { outcome: 'error', error: 'empty ShipmentData' };
+  if (data.Error !== null) return errorOutcome(data.Error);
+  return shipmentsAnswer(awb, data.Shipment ?? []);
+}
+
 const credential = (endpoint: CarrierEndpoint, name: string) => requireCredential(SLUG, endpoint, name);
+
+/** The gateway when its client credentials are configured, else the legacy servlet. */
+const usesGateway = (endpoint: CarrierEndpoint) => Boolean(endpoint.credentials.clientid && endpoint.credentials.clientsecret);
+
+/** The tracking query both ways share; `numbers` may list the forward and the return waybill. */
+function trackQuery(endpoint: CarrierEndpoint, numbers: string, gateway: boolean): URLSearchParams {
+  return new URLSearchParams({
+    handler: 'tnt',
+    action: 'custawbquery',
+    loginid: credential(endpoint, 'loginid'),
+    awb: 'awb',
+    numbers,
+    format: gateway ? 'json' : 'xml',
+    lickey: credential(endpoint, 'lickey'),
+    verno: gateway ? '1' : '1.3',
+    scan: '1',
+  });
+}
+
+/** JWTs by base URL and client id: one login serves lookups until the token's `exp` or a 401. */
+const jwts = new TokenCache();
+
+/** Epoch ms of a JWT's `exp` less a minute, or undefined when the token says none. */
+function jwtExpiry(token: string): number | undefined {
+  const payload = token.split('.')[1];
+  if (payload === undefined) return undefined;
+  try {
+    const exp = (JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { exp?: unknown }).exp;
+    return typeof exp === 'number' && Number.isFinite(exp) ? exp * 1000 - 60_000 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function gatewayLogin(endpoint: CarrierEndpoint, send: HttpSend): Promise<LoginResult> {
+  const response = await send({
+    method: 'GET',
+    url: `${endpoint.baseUrl}${GATEWAY_LOGIN_PATH}`,
+    headers: { ClientID: credential(endpoint, 'clientid'), clientSecret: credential(endpoint, 'clientsecret'), Accept: 'application/json' },
+  });
+  if (response.status < 200 || response.status > 299) return { failed: response };
+  const token = (parseJsonOrUndefined(response.body.trim()) as { JWTToken?: unknown } | undefined)?.JWTToken;
+  if (typeof token !== 'string' || token.trim() === '') return { failed: { status: 502, headers: response.headers, body: 'Blue Dart login returned no JWTToken' } };
+  const expiresAtMs = jwtExpiry(token.trim());
+  return expiresAtMs === undefined ? { token: token.trim() } : { token: token.trim(), expiresAtMs };
+}
+
+/**
+ * The new waybill a return names (`newWaybillNo`, element or key, any case) when the answer does not
+ * carry that waybill's own shipment (a `WaybillNo` attribute or key of that number); else null.
+ */
+function missingReturnWaybill(response: NativeResponse): string | null {
+  if (response.status !== 200) return null;
+  const named = /newWaybillNo"?\s*[:>]\s*"?(\d{8,14})/i.exec(response.body);
+  if (!named) return null;
+  const listed = new RegExp(`(?<!new)WaybillNo"?\\s*[:=]\\s*"?${named[1]}\\b`, 'i').test(response.body);
+  return listed ? null : named[1]!;
+}
 
 export const adapter: CarrierAdapter = {
   slug: SLUG,
 
   async fetch(awb, endpoint, send) {
-    const query = new URLSearchParams({
-      handler: 'tnt',
-      action: 'custawbquery',
-      loginid: credential(endpoint, 'loginid'),
-      awb: 'awb',
-      numbers: awb,
-      format: 'xml',
-      lickey: credential(endpoint, 'lickey'),
-      verno: '1.3',
-      scan: '1',
-    });
-    return send({ method: 'GET', url: `${endpoint.baseUrl}/RoutingServlet?${query}`, headers: { Accept: 'application/xml' } });
+    const gateway = usesGateway(endpoint);
+    const ask = (numbers: string): Promise<NativeResponse> => {
+      if (!gateway) {
+        return send({ method: 'GET', url: `${endpoint.baseUrl}${SERVLET_PATH}?${trackQuery(endpoint, numbers, false)}`, headers: { Accept: 'application/xml' } });
+      }
+      const track = (token: string) => send({
+        method: 'GET',
+        url: `${endpoint.baseUrl}${GATEWAY_TRACK_PATH}?${trackQuery(endpoint, numbers, true)}`,
+        headers: { JWTToken: token, Accept: 'application/json' },
+      });
+      return jwts.send(`${endpoint.baseUrl}|${credential(endpoint, 'clientid')}`, () => gatewayLogin(endpoint, send), track);
+    };
+    const first = await ask(awb);
+    // A return under a new waybill: ask for both, so the return's own scans come in the same answer.
+    const returnWaybill = missingReturnWaybill(first);
+    return returnWaybill === null ? first : ask(`${awb},${returnWaybill}`);
   },
 
   parse: neverThrows(readBody),

@@ -5,11 +5,11 @@ import type { SandboxShipment, SandboxStep, ScenarioAnswer, StepKind } from '../
 import { NDR_REASONS, type EventCode, type NdrReason } from '../../schemas/index.ts';
 import { makePoll } from '../../testing/polls.ts';
 import { answer } from '../../testing/product.ts';
-import { fuzzParser } from '../testing/fuzz.ts';
-import { queuedSend } from '../testing/recording-send.ts';
-import { expectOk, fetchAndNormalize, scanInstants } from '../testing/round-trip.ts';
-import { expectStepEvents } from '../testing/step-events.ts';
-import { AGENT_REMARK, everyKindStory, HOUR, MUMBAI_TO_KOLKATA, RECEIVER_REMARK, shipmentBuilder, storyStep } from '../testing/story.ts';
+import { fuzzParser } from '../../../test/support/carriers/fuzz.ts';
+import { queuedSend } from '../../../test/support/carriers/recording-send.ts';
+import { expectOk, fetchAndNormalize, scanInstants } from '../../../test/support/carriers/round-trip.ts';
+import { expectStepEvents } from '../../../test/support/carriers/step-events.ts';
+import { AGENT_REMARK, everyKindStory, HOUR, MUMBAI_TO_KOLKATA, RECEIVER_REMARK, shipmentBuilder, storyStep } from '../../../test/support/carriers/story.ts';
 import type { NativeResponse } from '../types.ts';
 import { adapter } from './adapter.ts';
 

@@ -3,12 +3,12 @@ import { renderer } from '../../sandbox/carriers/ekart.ts';
 import type { ScenarioAnswer, SandboxShipment, SandboxStep, StepKind } from '../../sandbox/types.ts';
 import { makePoll } from '../../testing/polls.ts';
 import { answer } from '../../testing/product.ts';
-import { fuzzParser } from '../testing/fuzz.ts';
-import { recordingSend } from '../testing/recording-send.ts';
-import { expectOk, normalizeAnswer } from '../testing/round-trip.ts';
-import { asNativeResponse } from '../testing/sandbox-transport.ts';
-import { expectStepEvents, type StepEvent } from '../testing/step-events.ts';
-import { HOUR, MUMBAI_TO_KOLKATA, shipmentBuilder, storyStep } from '../testing/story.ts';
+import { fuzzParser } from '../../../test/support/carriers/fuzz.ts';
+import { recordingSend } from '../../../test/support/carriers/recording-send.ts';
+import { expectOk, normalizeAnswer } from '../../../test/support/carriers/round-trip.ts';
+import { asNativeResponse } from '../../../test/support/carriers/sandbox-transport.ts';
+import { expectStepEvents, type StepEvent } from '../../../test/support/carriers/step-events.ts';
+import { HOUR, MUMBAI_TO_KOLKATA, shipmentBuilder, storyStep } from '../../../test/support/carriers/story.ts';
 import type { NativeResponse } from '../types.ts';
 import { adapter } from './adapter.ts';
 
@@ -168,17 +168,18 @@ describe('ekart round trip through the sandbox renderer', () => {
     expectStepEvents(record, EVERY_KIND);
   });
 
-  it('keeps the header and lists history newest first', () => {
+  it('writes the real web-tracking shape: cities, epoch-millisecond dates, details oldest first', () => {
     const steps = [step('booked', 50), step('picked_up', 40), step('hub_in', 30), step('out_for_delivery', 4)];
-    const { parsed, record } = roundTrip(shipmentOf(steps));
+    const { parsed, record, response } = roundTrip(shipmentOf(steps));
+    expect(Object.keys(JSON.parse(response.body) as object)).toEqual([AWB]);
     expect(parsed.shipment).toEqual({
-      origin: { city: 'Mumbai', state: 'Maharashtra', pincode: '400001' },
-      destination: { city: 'Kolkata', state: 'West Bengal', pincode: '700001' },
-      service_type: null, weight_grams: 1250, booked_at: null,
-      estimated_delivery_at: '2026-11-21T18:00:00',
+      origin: { city: 'MUMBAI', state: null, pincode: '400001' },
+      destination: { city: 'KOLKATA', state: null, pincode: '700001' },
+      service_type: null, weight_grams: null, booked_at: null,
+      estimated_delivery_at: new Date(NOW + 30 * HOUR).toISOString(),
     });
-    expect(parsed.scans.map((s) => s.raw_status)).toEqual(['shipment_out_for_delivery', 'shipment_received_at_hub', 'shipment_picked_up', 'shipment_created']);
-    expect(parsed.scans[0]!.occurred_at).toBe('2026-11-20T08:00:00');
+    expect(parsed.scans.map((s) => s.raw_status)).toEqual(['Shipment Created', 'Pickup From Seller', 'Received At Facility', 'Out For Delivery']);
+    expect(parsed.scans[3]!.occurred_at).toBe(new Date(NOW - 4 * HOUR).toISOString());
     expect(record.status).toBe('out_for_delivery');
     expect(record.estimated_delivery_at).toBe(new Date(NOW + 30 * HOUR).toISOString());
     expect(record.destination?.pincode).toBe('700001');
@@ -187,7 +188,7 @@ describe('ekart round trip through the sandbox renderer', () => {
   it('emits shuffled steps exactly in the given order', () => {
     const steps = [step('hub_in', 5), step('booked', 9), step('hub_out', 4), step('picked_up', 8)];
     const { parsed, record } = roundTrip(shipmentOf(steps, { shuffled: true }));
-    expect(parsed.scans.map((s) => s.raw_status)).toEqual(['shipment_received_at_hub', 'shipment_created', 'shipment_dispatched', 'shipment_picked_up']);
+    expect(parsed.scans.map((s) => s.raw_status)).toEqual(['Received At Facility', 'Shipment Created', 'Dispatched From Facility', 'Pickup From Seller']);
     expect(record.events.map((e) => e.code)).toEqual(['dispatched', 'received', 'picked_up', 'booked']);
   });
 
@@ -214,7 +215,7 @@ describe('ekart round trip through the sandbox renderer', () => {
     const remark = 'Call Suresh on +91 98765 43210, OTP 4821';
     const response = render({ kind: 'shipment', shipment: shipmentOf([step('booked', 9), step('out_for_delivery', 2, { remark })]) });
     expect(response.body).toContain(remark);
-    expect(expectOk(adapter.parse(AWB, response)).scans[0]!.remarks).toBe(remark);
+    expect(expectOk(adapter.parse(AWB, response)).scans[1]!.remarks).toBe(remark);
   });
 });
 

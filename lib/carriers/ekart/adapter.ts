@@ -10,6 +10,13 @@
  * Unconfirmed: the raw status values, the `event_date` format (see EKART_TIME), the keying of the
  * answer by tracking id, the "no data" entry (`{"message": ...}` without history), and the header
  * fields `source` / `destination` {city, state, pincode} and `shipment_weight` (kg).
+ *
+ * The only Ekart answers seen for real are its public web tracking's (fixtures/SOURCES.md), read
+ * too: keyed by id, `expectedDeliveryDate` and `shipmentTrackingDetails[].date` as epoch
+ * milliseconds (UTC instants), `sourceCity` / `destinationCity`, `statusDetails` texts oldest first;
+ * `{}` for an unknown id; `{"csrfError":…}` when refused. A text's detail after " - " is the remark.
+ * WEB_PINCODE_KEYS are *unconfirmed* (the cut real excerpt shows none; the sandbox writes them so
+ * lanes work). The sandbox answers in this web shape, the real one.
  */
 import { z } from 'zod';
 import { PollShipmentSchema, RawScanSchema, type PollShipment, type RawScan } from '../../schemas/index.ts';
@@ -18,6 +25,7 @@ import { isRecord, nonEmpty } from '../shared/json-fields.ts';
 import { PlaceSchema, locationOf } from '../shared/places.ts';
 import { neverThrows } from '../shared/safe-parse.ts';
 import { optionalText } from '../shared/schema-fields.ts';
+import { splitDetail } from '../shared/detail.ts';
 import { isPlausibleYear, wallTime } from '../shared/wall-time.ts';
 import type { CarrierAdapter, CarrierEndpoint, HttpSend, NativeResponse, ParsedPoll } from '../types.ts';
 
@@ -45,6 +53,55 @@ const TrackingEntrySchema = z.object({
   shipment_weight: z.number().nonnegative().finite().nullish().catch(null),
   history: z.array(HistoryEntrySchema),
 });
+
+/** Pincode keys of the web shape: *unconfirmed*, in one place. */
+export const WEB_PINCODE_KEYS = { origin: 'sourcePincode', destination: 'destinationPincode' } as const;
+
+const epochMs = z.number().finite();
+
+const WebDetailSchema = z.object({ date: epochMs, city: z.string().nullish(), statusDetails: z.string().trim().min(1) });
+
+const WebEntrySchema = z.object({
+  expectedDeliveryDate: epochMs.nullish().catch(null),
+  sourceCity: optionalText,
+  destinationCity: optionalText,
+  [WEB_PINCODE_KEYS.origin]: z.union([z.string(), z.number()]).nullish().catch(null),
+  [WEB_PINCODE_KEYS.destination]: z.union([z.string(), z.number()]).nullish().catch(null),
+  shipmentTrackingDetails: z.array(WebDetailSchema),
+});
+
+/** Epoch milliseconds as an ISO instant (UTC), null when not a plausible time. */
+function epochTime(ms: number): string | null {
+  const date = new Date(ms);
+  return Number.isNaN(date.getTime()) || !isPlausibleYear(date.getUTCFullYear()) ? null : date.toISOString();
+}
+
+const webPlace = (city: string | null | undefined, pincode: string | number | null | undefined) => {
+  const pin = pincode === null || pincode === undefined ? null : /^\d{6}$/.test(String(pincode).trim()) ? String(pincode).trim() : null;
+  return city || pin ? { city: city ?? null, state: null, pincode: pin } : null;
+};
+
+function parseWebEntry(entry: z.infer<typeof WebEntrySchema>): ParsedPoll {
+  const scans: RawScan[] = [];
+  for (const [i, item] of entry.shipmentTrackingDetails.entries()) {
+    const occurredAt = epochTime(item.date);
+    if (!occurredAt) return { outcome: 'error', error: `unreadable shipmentTrackingDetails.${i}.date` };
+    const { label, detail } = splitDetail(item.statusDetails) ?? { label: item.statusDetails, detail: null };
+    scans.push({ occurred_at: occurredAt, raw_status: label, raw_code: null, remarks: detail, location: nonEmpty(item.city) });
+  }
+  if (scans.length === 0) return { outcome: 'not_found' };
+  const edd = entry.expectedDeliveryDate === null || entry.expectedDeliveryDate === undefined ? null : epochTime(entry.expectedDeliveryDate);
+  const shipment: PollShipment = {
+    origin: webPlace(entry.sourceCity, entry[WEB_PINCODE_KEYS.origin]),
+    destination: webPlace(entry.destinationCity, entry[WEB_PINCODE_KEYS.destination]),
+    service_type: null,
+    weight_grams: null,
+    booked_at: null,
+    estimated_delivery_at: edd,
+  };
+  if (!scans.every((s) => RawScanSchema.safeParse(s).success)) return { outcome: 'error', error: 'invalid shipmentTrackingDetails' };
+  return { outcome: 'ok', shipment, scans };
+}
 
 /** An Ekart IST wall time as offset-less ISO 8601, null when it is not one. */
 function isoTime(text: string): string | null {
@@ -76,7 +133,7 @@ function parseEntry(entry: z.infer<typeof TrackingEntrySchema>): ParsedPoll {
   const scans: RawScan[] = [];
   for (const item of entry.history) {
     const occurredAt = isoTime(item.event_date);
-    if (!occurredAt) return { outcome: 'error', error: `invalid event_date "${item.event_date.slice(0, 40)}"` };
+    if (!occurredAt) return { outcome: 'error', error: `unreadable history event_date "${item.event_date.slice(0, 40)}"` };
     scans.push({
       occurred_at: occurredAt,
       raw_status: item.status,
@@ -113,10 +170,17 @@ function parseBody(awb: string, response: NativeResponse): ParsedPoll {
   if (Object.keys(record).length === 0) return { outcome: 'not_found' };
   if (isRecord(record.csrfError)) return { outcome: 'error', error: `request refused (csrfError.code ${String(record.csrfError.code ?? '?').slice(0, 40)})` };
   const raw = entryFor(awb, record);
+  // An answer for other ids only is a mix-up, not Ekart saying it has nothing.
   if (raw === undefined) return { outcome: 'error', error: 'no entry for the tracking id' };
-  if (isNoDataEntry(raw)) return { outcome: 'not_found' };
+  // An empty entry is the web tracking's `{}` for that id.
+  if (isNoDataEntry(raw) || (isRecord(raw) && Object.keys(raw).length === 0)) return { outcome: 'not_found' };
+  const at = (error: z.ZodError) => `unexpected JSON at ${[awb.trim(), ...(error.issues[0]?.path ?? [])].join('.')}`;
+  if (isRecord(raw) && 'shipmentTrackingDetails' in raw) {
+    const web = WebEntrySchema.safeParse(raw);
+    return web.success ? parseWebEntry(web.data) : { outcome: 'error', error: at(web.error) };
+  }
   const entry = TrackingEntrySchema.safeParse(raw);
-  if (!entry.success) return { outcome: 'error', error: 'unexpected tracking entry shape' };
+  if (!entry.success) return { outcome: 'error', error: at(entry.error) };
   return parseEntry(entry.data);
 }
 

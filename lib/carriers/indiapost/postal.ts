@@ -13,10 +13,13 @@
  * - Events have trailing spaces ("Item Booked "), may be glued to their detail
  *   ("Item BookItem Book At Dhule Jaihind Colony S.O") or carry one after " - "
  *   ("Item Not Delivered - Addressee Absent"): the label becomes `raw_status`, the detail `remarks`.
+ * - Texts can end with an office or bag id ("… S.O, PO24504112000", real feeds): it joins the remarks,
+ *   so one kind of scan keeps one raw_status.
+ * - A 401/403 is a credentials error; a 404 that is no HTML page is the feed's "no such article".
  */
 import type { Location, PollShipment, RawScan } from '../../schemas/index.ts';
 import { splitDetail } from '../shared/detail.ts';
-import { parseJsonOrUndefined } from '../shared/json-body.ts';
+import { credentialsRejected, parseJsonOrUndefined } from '../shared/json-body.ts';
 import { isRecord, textField } from '../shared/json-fields.ts';
 import { pincodeOf } from '../shared/places.ts';
 import { neverThrows } from '../shared/safe-parse.ts';
@@ -88,12 +91,18 @@ export function postalWallTime(date: string | null, time: string | null, fallbac
 // "Item BookItem Book At Dhule ..." : a label whose last letter runs straight into "Item".
 const GLUED_LABEL = /^(Item [A-Za-z ]*?[a-z])(Item\b.*)$/;
 
+// ", PO24504112000": a trailing office or bag id (two to four letters, then at least six digits).
+const TRAILING_ID = /\s*,\s*([A-Z]{2,4}\d{6,})\s*$/;
+
 /** An event text split into its label (what rules map) and the detail the feed attached to it. */
 export function splitPostalEvent(event: string): { label: string; detail: string | null } {
-  const clean = event.replace(/\s+/g, ' ').trim();
+  const text = event.replace(/\s+/g, ' ').trim();
+  const id = TRAILING_ID.exec(text);
+  const clean = id ? text.slice(0, id.index).trim() : text;
   const glued = GLUED_LABEL.exec(clean);
-  if (glued) return { label: glued[1]!.trim(), detail: glued[2]!.trim() };
-  return splitDetail(clean) ?? { label: clean, detail: null };
+  const split = glued ? { label: glued[1]!.trim(), detail: glued[2]!.trim() } : splitDetail(clean) ?? { label: clean, detail: null };
+  if (!id || split.label === '') return split;
+  return { label: split.label, detail: split.detail ? `${split.detail}, ${id[1]}` : id[1]! };
 }
 
 function place(office: string | null, pincode: string | null): Location | null {
@@ -137,20 +146,23 @@ function entryFor(awb: string, data: unknown[]): Record<string, unknown> | null 
   return 'other';
 }
 
-function toScan(detail: unknown): RawScan | null {
-  if (!isRecord(detail)) return null;
+/** The scan of one tracking detail, or the name of the field that could not be read. */
+function toScan(detail: unknown): RawScan | string {
+  if (!isRecord(detail)) return '';
   const event = textField(detail, 'event');
+  if (event === null) return '.event';
   const occurredAt = postalWallTime(textField(detail, 'date'), textField(detail, 'time'), null);
-  if (event === null || occurredAt === null) return null;
+  if (occurredAt === null) return '.date/time';
   const { label, detail: remarks } = splitPostalEvent(event);
-  if (label === '') return null;
+  if (label === '') return '.event';
   return { occurred_at: occurredAt, raw_status: label, raw_code: null, remarks, location: textField(detail, 'office') };
 }
 
 const fail = (error: string): ParsedPoll => ({ outcome: 'error', error });
 
 function parseUnsafe(awb: string, response: NativeResponse): ParsedPoll {
-  if (response.status === 404) return { outcome: 'not_found' };
+  if (response.status === 401 || response.status === 403) return credentialsRejected(response);
+  if (response.status === 404) return response.body.trim().startsWith('<') ? fail('HTTP 404') : { outcome: 'not_found' };
   if (response.status < 200 || response.status >= 300) return fail(`HTTP ${response.status}`);
   if (response.body.trim() === '') return fail('empty body');
   const json = parseJsonOrUndefined(response.body);
@@ -168,9 +180,10 @@ function parseUnsafe(awb: string, response: NativeResponse): ParsedPoll {
   if (!Array.isArray(entry.tracking_details)) return fail('no tracking_details');
 
   const scans: RawScan[] = [];
-  for (const detail of entry.tracking_details) {
+  const at = json.data.indexOf(entry);
+  for (const [i, detail] of entry.tracking_details.entries()) {
     const scan = toScan(detail);
-    if (scan === null) return fail(`unreadable tracking detail ${scans.length + 1}`);
+    if (typeof scan === 'string') return fail(`unreadable data.${at}.tracking_details.${i}${scan}`);
     scans.push(scan);
   }
   const shipment = isRecord(entry.booking_details) ? postalShipment(entry.booking_details) : null;

@@ -10,7 +10,10 @@
  *   Pieces : 1   Weight : 0.1
  *
  * An unknown number gets the "Forwarding Details :" header alone. Lines may end CRLF or LF, spacing
- * varies and City / Pieces lines may be missing; a block needs its date line and Activity. The
+ * varies and City / Pieces lines may be missing; a block needs its date line and Activity. A second
+ * layout exists (carrier-formats.md, corrections): a status line before "Forwarding Details :",
+ * two-space indents with trailing spaces, and City and WayNo on lines of their own; both are read
+ * (lines before the header are the status summary, which the scans already tell). The
  * format gives no origin / destination / EDD and no remarks field (failed-attempt reasons are part
  * of the Activity text); Weight is in kg.
  */
@@ -56,6 +59,8 @@ function readBlocks(text: string): { blocks: Block[]; sawHeader: boolean } | str
       continue;
     }
     const date = DATE_LINE.exec(line);
+    // The second layout's status line(s) come before the header and before any scan.
+    if (!sawHeader && !date && blocks.length === 0) continue;
     if (date) {
       const occurredAt = isoOfDateLine(date);
       if (!occurredAt) return `invalid date "${line.slice(0, 40)}"`;

@@ -4,12 +4,12 @@ import { istIsoLocal } from '../../sandbox/ist.ts';
 import type { ScenarioAnswer, SandboxShipment, SandboxStep, StepKind } from '../../sandbox/types.ts';
 import { makePoll } from '../../testing/polls.ts';
 import { answer } from '../../testing/product.ts';
-import { fuzzParser } from '../testing/fuzz.ts';
-import { recordingSend } from '../testing/recording-send.ts';
-import { expectOk, normalizeAnswer } from '../testing/round-trip.ts';
-import { asNativeResponse } from '../testing/sandbox-transport.ts';
-import { expectStepEvents, type StepEvent } from '../testing/step-events.ts';
-import { HOUR, shipmentBuilder, storyStep } from '../testing/story.ts';
+import { fuzzParser } from '../../../test/support/carriers/fuzz.ts';
+import { recordingSend } from '../../../test/support/carriers/recording-send.ts';
+import { expectOk, normalizeAnswer } from '../../../test/support/carriers/round-trip.ts';
+import { asNativeResponse } from '../../../test/support/carriers/sandbox-transport.ts';
+import { expectStepEvents, type StepEvent } from '../../../test/support/carriers/step-events.ts';
+import { HOUR, shipmentBuilder, storyStep } from '../../../test/support/carriers/story.ts';
 import type { NativeResponse } from '../types.ts';
 import { adapter } from './adapter.ts';
 

@@ -76,9 +76,9 @@ function looksLikeNoData(body: unknown): boolean {
 
 function parseOk(details: Order, rows: Entry[]): ParsedPoll {
   const scans: RawScan[] = [];
-  for (const entry of rows) {
+  for (const [i, entry] of rows.entries()) {
     const occurredAt = isoTime(entry.created);
-    if (!occurredAt) return { outcome: 'error', error: `invalid scan time "${entry.created.slice(0, 40)}"` };
+    if (!occurredAt) return { outcome: 'error', error: `unreadable tracking_details.${i}.created "${entry.created.slice(0, 40)}"` };
     scans.push({
       occurred_at: occurredAt,
       raw_status: entry.status,

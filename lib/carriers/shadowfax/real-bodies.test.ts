@@ -7,10 +7,10 @@ import { renderer } from '../../sandbox/carriers/shadowfax.ts';
 import type { SandboxShipment, StepKind } from '../../sandbox/types.ts';
 import type { CarrierPoll } from '../../schemas/index.ts';
 import { answer } from '../../testing/product.ts';
-import { fixtureResponse, fixtureText, pollAnswer } from '../testing/fixtures.ts';
-import { fuzzParser } from '../testing/fuzz.ts';
-import { fetchAndNormalize, storyOf } from '../testing/round-trip.ts';
-import { storyStep } from '../testing/story.ts';
+import { fixtureResponse, fixtureText, pollAnswer } from '../../../test/support/carriers/fixtures.ts';
+import { fuzzParser } from '../../../test/support/carriers/fuzz.ts';
+import { fetchAndNormalize, storyOf } from '../../../test/support/carriers/round-trip.ts';
+import { storyStep } from '../../../test/support/carriers/story.ts';
 import { adapter } from './adapter.ts';
 
 const DELIVERED = 'forward-delivered-staging-2024.json';
@@ -80,6 +80,17 @@ describe('shadowfax in the real shape', () => {
     delete body.data[0]!.tracking_details[4]!.created;
     const broken = await pollAnswer(adapter, 'SF100000022431JIF', { status: 200, headers: {}, body: JSON.stringify(body) });
     expect(broken.error).toBe('shadowfax: unexpected JSON at data.0.tracking_details.4.created');
+  });
+
+  it('ignores unknown fields; an unreadable time names the row and field', async () => {
+    const body = JSON.parse(fixtureText('shadowfax', DELIVERED)) as { data: ({ tracking_details: Record<string, unknown>[] } & Record<string, unknown>)[] } & Record<string, unknown>;
+    body.data[0]!.new_field = { nested: [1] };
+    for (const row of body.data[0]!.tracking_details) row.rider_lat_long = '12.9,77.6';
+    const withExtras = await pollAnswer(adapter, 'SF100000022431JIF', { status: 200, headers: {}, body: JSON.stringify({ ...body, version: 4 }) });
+    expect(withExtras.scans).toEqual((await poll(DELIVERED, 'SF100000022431JIF')).scans);
+    body.data[0]!.tracking_details[2]!.created = '05/04/2024 10:29';
+    const broken = await pollAnswer(adapter, 'SF100000022431JIF', { status: 200, headers: {}, body: JSON.stringify(body) });
+    expect(broken.error).toBe('shadowfax: unreadable tracking_details.2.created "05/04/2024 10:29"');
   });
 
   it.each([DELIVERED, RTS, 'own-cancelled.json'])('survives mutations of %s', (name) => {

@@ -7,10 +7,10 @@ import { renderer } from '../../sandbox/carriers/shiprocket.ts';
 import type { SandboxShipment, StepKind } from '../../sandbox/types.ts';
 import type { CarrierPoll } from '../../schemas/index.ts';
 import { answer } from '../../testing/product.ts';
-import { fixtureResponse, fixtureText, pollAnswer } from '../testing/fixtures.ts';
-import { fuzzParser } from '../testing/fuzz.ts';
-import { fetchAndNormalize, storyOf } from '../testing/round-trip.ts';
-import { storyStep } from '../testing/story.ts';
+import { fixtureResponse, fixtureText, pollAnswer } from '../../../test/support/carriers/fixtures.ts';
+import { fuzzParser } from '../../../test/support/carriers/fuzz.ts';
+import { fetchAndNormalize, storyOf } from '../../../test/support/carriers/round-trip.ts';
+import { storyStep } from '../../../test/support/carriers/story.ts';
 import { adapter } from './adapter.ts';
 
 const XB_DELIVERED = 'postman-doc-track-awb-delivered-xpressbees.json';

@@ -1,177 +1,184 @@
+/**
+ * Shree Maruti's JSON API: bodies in its shape (fixtures/SOURCES.md; no full real body exists yet),
+ * the login / refresh / tracking calls, errors that name the field, and the sandbox round trip.
+ */
 import { describe, expect, it } from 'vitest';
-import { renderer } from '../../sandbox/carriers/shreemaruti.ts';
-import type { SandboxRequest, SandboxShipment, SandboxStep, StepKind } from '../../sandbox/types.ts';
-import { makePoll } from '../../testing/polls.ts';
+import { renderer, SANDBOX_ACCESS_TOKEN } from '../../sandbox/carriers/shreemaruti.ts';
+import type { SandboxShipment, SandboxStep, StepKind } from '../../sandbox/types.ts';
+import type { CarrierPoll } from '../../schemas/index.ts';
 import { answer } from '../../testing/product.ts';
-import { fuzzParser } from '../testing/fuzz.ts';
-import { recordingSend } from '../testing/recording-send.ts';
-import { expectOk, normalizeAnswer, scanInstants } from '../testing/round-trip.ts';
-import { asNativeResponse } from '../testing/sandbox-transport.ts';
-import { eventAt, expectStepEvents, type StepEvent } from '../testing/step-events.ts';
-import { AHMEDABAD_TO_PUNE, FAILED_ATTEMPT_CASES, HOUR, shipmentBuilder, storyStep } from '../testing/story.ts';
+import { fixtureResponse, fixtureText, pollAnswer } from '../../../test/support/carriers/fixtures.ts';
+import { fuzzParser } from '../../../test/support/carriers/fuzz.ts';
+import { fetchAndNormalize, istAt, normalizeAnswer, storyOf } from '../../../test/support/carriers/round-trip.ts';
+import { sandboxSend } from '../../../test/support/carriers/sandbox-transport.ts';
+import { eventAt, expectStepEvents, type StepEvent } from '../../../test/support/carriers/step-events.ts';
+import { AHMEDABAD_TO_PUNE, FAILED_ATTEMPT_CASES, HOUR, shipmentBuilder, storyStep } from '../../../test/support/carriers/story.ts';
 import type { HttpRequest, NativeResponse } from '../types.ts';
 import { adapter } from './adapter.ts';
-import { readTables } from './html-table.ts';
 
-const AWB = '4012345070304';
-/** 2026-11-16 09:00 IST. */
-const START = Date.UTC(2026, 10, 16, 3, 30);
+const DELIVERED = 'own-delivered-after-ndr.json';
+const RTO = 'own-ndr-then-rto-delivered.json';
+const CANCELLED = 'own-cancelled.json';
+const utc = (iso: string) => new Date(iso).toISOString();
 
-const page = (body: string, status = 200): NativeResponse => ({ status, headers: { 'content-type': 'text/html' }, body });
+function recordOf(poll: CarrierPoll) {
+  expect(poll.outcome, poll.error ?? '').toBe('ok');
+  return answer(poll, '2026-11-23T06:30:00.000Z');
+}
 
-// ---------------------------------------------------------------- hand-written native pages
+const jsonAnswer = (body: unknown, status = 200): NativeResponse => ({ status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
-// Layout table around the result, upper-case tags, unclosed cells, entities, a <br> in a cell.
-const REAL_PAGE = `<!DOCTYPE html>
-<HTML><HEAD><TITLE>Shree Maruti Courier - Track</TITLE>
-<script type="text/javascript">document.write('<table><tr><td>x</td></tr></table>');</script>
-</HEAD><BODY>
-<table width="100%" class="layout"><tr><td>
-  <table class="docket-summary" border="1">
-    <tr><th>Docket No.</th><td>${AWB}</td></tr>
-    <tr><th>Booking Date</th><td>16/11/2026&nbsp;10:15</td></tr>
-    <tr><th>Origin</th><td>Ahmedabad, Gujarat - 380001</td></tr>
-    <tr><th>Destination</th><td>Pune, Maharashtra&nbsp;-&nbsp;411001</td></tr>
-    <tr><th>Service</th><td>Surface</td></tr>
-    <tr><th>Weight</th><td>1.250 Kg</td></tr>
-    <tr><th>Expected Delivery</th><td>20/11/2026</td></tr>
-  </table>
-  <table class="tracking" cellpadding="3">
-    <TR><TH>Date<TH>Time<TH>Location<TH>Status
-    <TR><TD>16/11/2026<TD>10:15<TD>AHMEDABAD (NARODA)<TD>Booked
-    <TR><TD>16-11-2026<TD>07:40 PM<TD>AHMEDABAD &amp; HUB<TD>Dispatched from Ahmedabad
-    <tr><td>&nbsp;</td><td></td><td></td><td></td></tr>
-    <tr><td>17/11/2026</td><td>06:05:30</td><td>PUNE</td><td><b>Received at</b> Pune&nbsp;Branch</td></tr>
-    <tr><td>17/11/2026</td><td>09:30</td><td>PUNE</td><td>Out For Delivery - Agent: Vinod 9876543210</td></tr>
-    <tr><td>17/11/2026</td><td>14:10</td><td>PUNE</td><td>Undelivered - Address Incorrect<br>Call customer</td></tr>
-    <tr><td>18/11/2026</td><td>12:00 PM</td><td>PUNE</td><td>Delivered</td></tr>
-  </table>
-</td></tr></table>
-</BODY></HTML>`;
-
-const NOT_FOUND_PAGE = `<html><body><div class="container"><form method="post"><input name="docket_id"></form>
-<p class="text-danger">No data found with this docket number.</p></div></body></html>`;
-
-describe('shreemaruti HTML table reader', () => {
-  it('reads cells like a browser: implicit closes, nesting, entities, scripts skipped', () => {
-    const tables = readTables(REAL_PAGE);
-    expect(tables.map((t) => [t.rows.length, t.closed])).toEqual([[1, true], [7, true], [8, true]]);
-    expect(tables[2]!.rows[2]!.map((c) => c.text)).toEqual(['16-11-2026', '07:40 PM', 'AHMEDABAD & HUB', 'Dispatched from Ahmedabad']);
-    expect(tables[2]!.rows[0]!.every((c) => c.header)).toBe(true);
+describe('shreemaruti in its API shape: delivered on the second attempt', () => {
+  it('reads statuses oldest first with their UTC times, remarks and places', async () => {
+    const poll = await pollAnswer(adapter, '5012345678', fixtureResponse('shreemaruti', DELIVERED));
+    expect(poll.scans.map((s) => s.raw_status)).toEqual([
+      'NEW', 'READY_FOR_DISPATCH', 'IN_TRANSIT', 'IN_TRANSIT', 'IN_TRANSIT', 'IN_TRANSIT', 'OUT_FOR_DELIVERY', 'UNDELIVERED', 'OUT_FOR_DELIVERY', 'DELIVERED',
+    ]);
+    expect(poll.scans[2]).toEqual({ occurred_at: '2026-11-14T12:05:11.000Z', raw_status: 'IN_TRANSIT', raw_code: null, remarks: 'Shipment picked up', location: 'Ahmedabad' });
+    expect(poll.shipment).toEqual({
+      origin: { city: 'Ahmedabad', state: 'Gujarat', pincode: '380001' },
+      destination: { city: 'Pune', state: 'Maharashtra', pincode: '411001' },
+      service_type: 'surface', weight_grams: 750, booked_at: '2026-11-14T05:12:40.512Z', estimated_delivery_at: '2026-11-19T23:59:59',
+    });
+    // Street addresses and phone numbers of the pickup and delivery details never leave the parser.
+    expect(JSON.stringify(poll)).not.toMatch(/9812300000|9822200000|Shivaji Nagar|Ring Road|9890011122/);
   });
 
-  it('marks a table the page never closed', () => {
-    const tables = readTables('<table><tr><td>a</td><td>b');
-    expect(tables).toEqual([{ rows: [[{ text: 'a', header: false }, { text: 'b', header: false }]], closed: false }]);
-  });
-
-  it('decodes numeric entities and replaces impossible code points', () => {
-    const [table] = readTables('<table><tr><td>&#8377;&#x20;5 &#1114112; &bogus;</td></tr></table>');
-    expect(table!.rows[0]![0]!.text).toBe('₹ 5 \uFFFD &bogus;');
+  it('is delivered on 17 Nov after a customer-unavailable attempt; every status mapped', async () => {
+    const record = recordOf(await pollAnswer(adapter, '5012345678', fixtureResponse('shreemaruti', DELIVERED)));
+    expect(record).toMatchObject({ status: 'delivered', is_delivered: true, delivered_at: utc('2026-11-17T07:42:19Z') });
+    expect(record.delivery_attempts.attempts.map((a) => [a.at, a.outcome, a.reason_code])).toEqual([
+      [utc('2026-11-16T10:20:00Z'), 'failed', 'customer_unavailable'], [utc('2026-11-17T07:42:19Z'), 'delivered', null],
+    ]);
+    expect(record.milestones).toMatchObject({ picked_up_at: utc('2026-11-14T12:05:11Z'), out_for_delivery_at: utc('2026-11-16T04:35:00Z') });
+    expect(record.events.map((e) => e.code).reverse()).toEqual([
+      'booked', 'booked', 'picked_up', 'received', 'dispatched', 'received', 'out_for_delivery', 'delivery_attempted', 'out_for_delivery', 'delivered',
+    ]);
+    expect(record.events.every((e) => e.code !== 'unknown')).toBe(true);
   });
 });
 
-describe('shreemaruti parser on native pages', () => {
-  it('reads Date / Time / Location / Status rows in page order as IST wall times', () => {
-    const scans = expectOk(adapter.parse(AWB, page(REAL_PAGE))).scans;
-    expect(scans.map((s) => [s.occurred_at, s.location, s.raw_status])).toEqual([
-      ['2026-11-16T10:15:00', 'AHMEDABAD (NARODA)', 'Booked'],
-      ['2026-11-16T19:40:00', 'AHMEDABAD & HUB', 'Dispatched from Ahmedabad'],
-      ['2026-11-17T06:05:30', 'PUNE', 'Received at Pune Branch'],
-      ['2026-11-17T09:30:00', 'PUNE', 'Out For Delivery'],
-      ['2026-11-17T14:10:00', 'PUNE', 'Undelivered'],
-      ['2026-11-18T12:00:00', 'PUNE', 'Delivered'],
-    ]);
+describe('shreemaruti in its API shape: three attempts, then the return to the seller', () => {
+  it('reads each attempt reason and follows RTO to RTO_DELIVERED', async () => {
+    const record = recordOf(await pollAnswer(adapter, '5012345690', fixtureResponse('shreemaruti', RTO)));
+    expect(record.delivery_attempts.attempts.map((a) => a.reason_code)).toEqual(['address_issue', 'refused', 'premises_closed']);
+    expect(record).toMatchObject({ status: 'returned', is_rto: true, is_delivered: false });
+    expect(record.insights.current_stage).toBe('rto_delivered');
+    expect(record.milestones).toMatchObject({ rto_initiated_at: utc('2026-11-06T13:00:00Z'), rto_delivered_at: utc('2026-11-09T08:05:00Z'), delivered_at: null });
+    expect(record.events.every((e) => e.code !== 'unknown')).toBe(true);
+  });
+});
+
+describe('shreemaruti in its API shape: cancelled before pickup', () => {
+  it('is cancelled, never picked up', async () => {
+    const record = recordOf(await pollAnswer(adapter, '5012345701', fixtureResponse('shreemaruti', CANCELLED)));
+    expect([record.status, record.insights.current_stage]).toEqual(['cancelled', 'cancelled']);
+    expect(record.milestones.picked_up_at).toBeNull();
+  });
+});
+
+describe('shreemaruti error bodies', () => {
+  it('not found (HTTP 404 or status 404 in a 200) is not_found', async () => {
+    expect((await pollAnswer(adapter, '5012345678', fixtureResponse('shreemaruti', 'own-not-found.json', 404))).outcome).toBe('not_found');
+    expect((await pollAnswer(adapter, '5012345678', fixtureResponse('shreemaruti', 'own-not-found.json', 200))).outcome).toBe('not_found');
   });
 
-  it('splits the detail after " - " into remarks', () => {
-    const scans = expectOk(adapter.parse(AWB, page(REAL_PAGE))).scans;
-    expect(scans[3]!.remarks).toBe('Agent: Vinod 9876543210');
-    expect(scans[4]!.remarks).toBe('Address Incorrect Call customer');
-    expect(scans[0]!.remarks).toBeNull();
-  });
-
-  it('reads the summary table', () => {
-    const parsed = adapter.parse(AWB, page(REAL_PAGE));
-    expect(parsed.outcome === 'ok' && parsed.shipment).toEqual({
-      origin: { city: 'Ahmedabad', state: 'Gujarat', pincode: '380001' },
-      destination: { city: 'Pune', state: 'Maharashtra', pincode: '411001' },
-      service_type: 'surface',
-      weight_grams: 1250,
-      booked_at: '2026-11-16T10:15:00',
-      estimated_delivery_at: '2026-11-20T23:59:59',
-    });
-  });
-
-  it('normalizes the page into a delivered record with an address-issue attempt', () => {
-    const parsed = adapter.parse(AWB, page(REAL_PAGE));
-    if (parsed.outcome !== 'ok') throw new Error('expected ok');
-    const record = answer(makePoll({ carrier: 'shreemaruti', awb: AWB, scans: parsed.scans, shipment: parsed.shipment }));
-    expect(record.status).toBe('delivered');
-    expect(record.delivered_at).toBe('2026-11-18T06:30:00.000Z');
-    expect(record.delivery_attempts.attempts[0]).toMatchObject({ outcome: 'failed', reason_code: 'address_issue' });
-  });
-
-  it('answers not_found for "No data found with this docket number." and a 404', () => {
-    expect(adapter.parse(AWB, page(NOT_FOUND_PAGE))).toEqual({ outcome: 'not_found' });
-    const inTable = '<table><tr><th>Date</th><th>Time</th><th>Location</th><th>Status</th></tr><tr><td colspan="4">No data found with this docket number.</td></tr></table>';
-    expect(adapter.parse(AWB, page(inTable))).toEqual({ outcome: 'not_found' });
-    expect(adapter.parse(AWB, page('<h1>Not Found</h1>', 404))).toEqual({ outcome: 'not_found' });
+  it('a refused token is an error poll that says credentials', async () => {
+    const http401 = await pollAnswer(adapter, '5012345678', fixtureResponse('shreemaruti', 'own-401-invalid-token.json', 401));
+    expect(http401.error).toBe('shreemaruti: credentials rejected (HTTP 401: Unauthorized)');
+    const inside200 = await pollAnswer(adapter, '5012345678', fixtureResponse('shreemaruti', 'own-401-invalid-token.json', 200));
+    expect(inside200.error).toBe('shreemaruti: credentials rejected (status 401: Unauthorized)');
   });
 
   it.each([
-    ['an empty 200', page('')],
-    ['a page cut off inside the scan table', page(REAL_PAGE.slice(0, REAL_PAGE.indexOf('Delivered</td>')))],
-    ['an HTML error page', page('<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>')],
-    ['a 500', page('<h1>Internal Server Error</h1>', 500)],
-    ['a scan row with an impossible date', page(REAL_PAGE.replace('18/11/2026</td>', '31/11/2026</td>'))],
-    ['a scan row without a status', page(REAL_PAGE.replace('<td>Delivered</td>', '<td></td>'))],
-    ['another docket\'s page', page(REAL_PAGE.replace(`<td>${AWB}</td>`, '<td>9999999999</td>'))],
-  ])('answers error for %s', (_name, body) => {
-    expect(adapter.parse(AWB, body).outcome).toBe('error');
+    ['a status without its text', (b: { data: { statuses: Record<string, unknown>[] } }) => { delete b.data.statuses[3]!.status; }, /^shreemaruti: unexpected JSON at data\.statuses\.3\.status$/],
+    ['an unreadable timestamp', (b: { data: { statuses: Record<string, unknown>[] } }) => { b.data.statuses[5]!.timestamp = '16/11/2026'; }, /^shreemaruti: unreadable statuses\.5\.timestamp$/],
+    ['no statuses at all', (b: { data: Record<string, unknown> }) => { delete b.data.statuses; }, /^shreemaruti: unexpected JSON at data\.statuses$/],
+  ])('%s is an error naming Shree Maruti and the field', async (_name, edit, error) => {
+    const body = JSON.parse(fixtureText('shreemaruti', DELIVERED)) as never;
+    (edit as (b: never) => void)(body);
+    const poll = await pollAnswer(adapter, '5012345678', jsonAnswer(body));
+    expect(poll.outcome).toBe('error');
+    expect(poll.error).toMatch(error);
   });
 
-  it('survives 2000 mutations of a realistic page', () => {
-    fuzzParser(adapter, AWB, page(REAL_PAGE), 2000);
+  it('ignores unknown fields anywhere', async () => {
+    const body = JSON.parse(fixtureText('shreemaruti', DELIVERED)) as { data: { statuses: Record<string, unknown>[] } & Record<string, unknown> } & Record<string, unknown>;
+    body.data.newThing = { nested: [1] };
+    for (const s of body.data.statuses) Object.assign(s, { geo: { lat: 18.5, long: 73.8 }, version: 2 });
+    const withExtras = await pollAnswer(adapter, '5012345678', jsonAnswer({ ...body, traceId: 'x' }));
+    expect(withExtras.scans).toEqual((await pollAnswer(adapter, '5012345678', fixtureResponse('shreemaruti', DELIVERED))).scans);
+  });
+
+  it('an HTML error page, a 500 and another number\'s answer are errors', async () => {
+    expect((await pollAnswer(adapter, '5012345678', { status: 200, headers: {}, body: '<html><body>502 Bad Gateway</body></html>' })).error).toBe('shreemaruti: HTML instead of JSON');
+    expect((await pollAnswer(adapter, '5012345678', { status: 500, headers: {}, body: '{}' })).error).toBe('shreemaruti: HTTP 500');
+    expect((await pollAnswer(adapter, '9999999999', fixtureResponse('shreemaruti', DELIVERED))).error).toMatch(/^shreemaruti: answer is for another awbNumber/);
+  });
+
+  it.each([DELIVERED, RTO, CANCELLED])('survives mutations of %s', (name) => {
+    fuzzParser(adapter, '5012345678', fixtureResponse('shreemaruti', name), 600, name.length);
   });
 });
 
-// ---------------------------------------------------------------- request shape
+// ---------------------------------------------------------------- login, refresh, tracking
 
-describe('shreemaruti fetch', () => {
-  it('posts the public form with docket_id, marked idempotent', async () => {
-    const { sent, send } = recordingSend(() => page(NOT_FOUND_PAGE));
-    await adapter.fetch(AWB, { baseUrl: 'http://127.0.0.1:4010/shreemaruti', credentials: {} }, send);
-    expect(sent).toEqual([{
-      method: 'POST',
-      url: 'http://127.0.0.1:4010/shreemaruti/track-your-shipment',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
-      body: `docket_id=${AWB}`,
-      idempotent: true,
-    }]);
+describe('shreemaruti calls', () => {
+  const route = (path: string) => renderer.routes.find((r) => r.path === path)!;
+
+  it('logs in with email, password and vendorType SELLER, then tracks with the bearer token; the token is reused', async () => {
+    const baseUrl = 'http://sandbox.test/shreemaruti-login';
+    const sent: HttpRequest[] = [];
+    const inner = sandboxSend(renderer, baseUrl, () => ({ kind: 'not_found' }));
+    const send = async (req: HttpRequest) => { sent.push(req); return inner(req); };
+    const endpoint = { baseUrl, credentials: { email: 'sandbox', password: 'sandbox' } };
+    expect(adapter.parse('5012345678', await adapter.fetch('5012345678', endpoint, send))).toEqual({ outcome: 'not_found' });
+    expect(sent.map((r) => [r.method, r.url])).toEqual([['POST', `${baseUrl}/auth/login`], ['GET', `${baseUrl}/tracking/v2/5012345678`]]);
+    expect(JSON.parse(sent[0]!.body!)).toEqual({ email: 'sandbox', password: 'sandbox', vendorType: 'SELLER' });
+    expect(sent[1]!.headers).toMatchObject({ Authorization: `Bearer ${SANDBOX_ACCESS_TOKEN}` });
+    await adapter.fetch('5012345679', endpoint, send);
+    expect(sent).toHaveLength(3);
+    expect(route('/auth/login').method).toBe('POST');
+  });
+
+  it('a refused token is refreshed with the refresh token, then tracking is asked again', async () => {
+    const baseUrl = 'http://sandbox.test/shreemaruti-refresh';
+    const sent: string[] = [];
+    let expired = false;
+    const inner = sandboxSend(renderer, baseUrl, () => ({ kind: 'not_found' }));
+    const send = async (req: HttpRequest) => {
+      sent.push(`${req.method} ${new URL(req.url).pathname}`);
+      if (expired && req.url.includes('/tracking/')) { expired = false; return jsonAnswer({ status: 401, message: 'jwt expired' }, 401); }
+      return inner(req);
+    };
+    const endpoint = { baseUrl, credentials: { email: 'sandbox', password: 'sandbox' } };
+    await adapter.fetch('5012345678', endpoint, send);
+    expired = true;
+    const response = await adapter.fetch('5012345678', endpoint, send);
+    expect(adapter.parse('5012345678', response)).toEqual({ outcome: 'not_found' });
+    expect(sent.slice(2)).toEqual(['GET /shreemaruti-refresh/tracking/v2/5012345678', 'GET /shreemaruti-refresh/auth/refresh-token', 'GET /shreemaruti-refresh/tracking/v2/5012345678']);
+  });
+
+  it('wrong credentials at login are an error poll that says credentials', async () => {
+    const baseUrl = 'http://sandbox.test/shreemaruti-wrong';
+    const send = sandboxSend(renderer, baseUrl, () => ({ kind: 'not_found' }));
+    const response = await adapter.fetch('5012345678', { baseUrl, credentials: { email: 'someone@example.com', password: 'nope' } }, send);
+    expect(adapter.parse('5012345678', response)).toEqual({ outcome: 'error', error: 'credentials rejected (HTTP 401: Invalid email or password)' });
   });
 });
 
 // ---------------------------------------------------------------- sandbox round trip
 
+const AWB = '5012340304';
+const START = Date.UTC(2026, 10, 16, 3, 30);
+const endpoint = { baseUrl: 'http://sandbox.test/shreemaruti', credentials: { email: 'sandbox', password: 'sandbox' } };
 const step = (kind: StepKind, hour: number, location: string, extra: Partial<SandboxStep> = {}) => storyStep(kind, START + hour * HOUR, location, extra);
-
 const shipmentOf = shipmentBuilder({
   carrier: 'shreemaruti', awb: AWB, scenario: 4, lane: 3, ...AHMEDABAD_TO_PUNE,
   bookedAt: START, edd: START + 96 * HOUR, weightGrams: 500, serviceType: 'surface',
 });
+const roundTrip = (shipment: SandboxShipment) => fetchAndNormalize(adapter, renderer, endpoint, shipment, START + 200 * HOUR);
 
-const formPost = (docket: string): SandboxRequest => ({
-  method: 'POST', path: '/track-your-shipment', query: {}, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `docket_id=${docket}`,
-});
-
-function render(shipment: SandboxShipment): NativeResponse {
-  return asNativeResponse(renderer.routes[0]!.handle(formPost(AWB), {}, () => ({ kind: 'shipment', shipment })));
-}
-
-const roundTrip = (shipment: SandboxShipment) => normalizeAnswer(adapter, AWB, render(shipment), START + 200 * HOUR);
-
-// Bags and holds are "In Transit" scans told apart by their detail (see the renderer).
 const FORWARD: [SandboxStep, StepEvent][] = [
   [step('booked', 0, 'Ahmedabad'), { code: 'booked', reason: null }],
   [step('picked_up', 5, 'Ahmedabad'), { code: 'picked_up', reason: null }],
@@ -179,107 +186,85 @@ const FORWARD: [SandboxStep, StepEvent][] = [
   [step('bagged', 9, 'Ahmedabad Hub'), { code: 'bagged', reason: null }],
   [step('hub_out', 10, 'Ahmedabad Hub'), { code: 'dispatched', reason: null }],
   [step('hold', 16, 'Nashik', { remark: 'Held due to heavy rain', ndr: 'other' }), { code: 'exception', reason: 'other' }],
-  [step('hub_in', 30, 'Pune Branch'), { code: 'received', reason: null }],
+  [step('hub_in', 30, 'Pune Hub'), { code: 'received', reason: null }],
   [step('out_for_delivery', 33, 'Pune'), { code: 'out_for_delivery', reason: null }],
   [step('attempt_failed', 38, 'Pune', { ndr: 'premises_closed' }), { code: 'delivery_attempted', reason: 'premises_closed' }],
   [step('unmapped', 45, 'Pune'), { code: 'unknown', reason: null }],
   [step('out_for_delivery', 57, 'Pune'), { code: 'out_for_delivery', reason: null }],
-  [step('delivered', 61, 'Pune', { remark: 'Delivered to Ramesh Kumar & family, 9876543210' }), { code: 'delivered', reason: null }],
+  [step('delivered', 61, 'Pune'), { code: 'delivered', reason: null }],
 ];
 
 describe('shreemaruti sandbox round trip', () => {
-  it('maps every forward step to its event code at the right UTC instant', () => {
-    const { record } = roundTrip(shipmentOf(FORWARD.map(([s]) => s)));
+  it('maps every forward step to its event code at the right instant, with the header', async () => {
+    const shipment = shipmentOf(FORWARD.map(([s]) => s));
+    const { record } = await roundTrip(shipment);
     expectStepEvents(record, FORWARD);
     expect(record.status).toBe('delivered');
     expect(record.delivery_attempts.count).toBe(2);
     expect(eventAt(record, FORWARD[5]![0]).status).toBe('in_transit');
-  });
-
-  it('keeps the oldest-first order, the header and the EDD', () => {
-    const shipment = shipmentOf(FORWARD.map(([s]) => s));
-    const { parsed: { scans }, record } = roundTrip(shipment);
-    expect(scanInstants(scans)).toEqual(shipment.steps.map((s) => s.at));
     expect(record.origin).toEqual({ office: null, ...AHMEDABAD_TO_PUNE.origin });
-    expect(record.destination?.pincode).toBe('411001');
-    expect(record.estimated_delivery_at).toBe(new Date(shipment.edd!).toISOString());
-    expect(record.shipment).toMatchObject({ service_type: 'surface', weight_grams: 500, booked_at: new Date(START).toISOString() });
+    expect(record.estimated_delivery_at).toBe('2026-11-20T18:29:59.000Z');
   });
 
-  it('keeps remarks with personal data (HTML-escaped on the page) in the parsed scan', () => {
-    const shipment = shipmentOf(FORWARD.map(([s]) => s));
-    expect(render(shipment).body).toContain('Delivered to Ramesh Kumar &amp; family, 9876543210');
-    const { scans } = roundTrip(shipment).parsed;
-    expect(scans[scans.length - 1]).toMatchObject({ raw_status: 'Delivered', remarks: 'Delivered to Ramesh Kumar & family, 9876543210' });
-  });
-
-  it.each(FAILED_ATTEMPT_CASES)('a failed attempt for %s (remark %s) gives that NDR reason', (ndr, remark) => {
-    const { record } = roundTrip(shipmentOf([
-      step('picked_up', 0, 'Ahmedabad'), step('out_for_delivery', 30, 'Pune'), step('attempt_failed', 34, 'Pune', { ndr, remark }),
-    ]));
-    expect(record.status).toBe('exception');
+  it.each(FAILED_ATTEMPT_CASES)('a failed attempt for %s (remark %s) gives that NDR reason', async (ndr, remark) => {
+    const { record } = await roundTrip(shipmentOf([step('picked_up', 0, 'Ahmedabad'), step('out_for_delivery', 30, 'Pune'), step('attempt_failed', 34, 'Pune', { ndr, remark })]));
     expect(record.insights.current_stage).toBe('delivery_attempted');
     expect(record.delivery_attempts.attempts[0]).toMatchObject({ outcome: 'failed', reason_code: ndr });
   });
 
-  it('maps the return journey', () => {
+  it('maps the return journey, a cancellation and a loss', async () => {
     const steps = [
-      step('picked_up', 0, 'Ahmedabad'), step('out_for_delivery', 30, 'Pune'),
-      step('attempt_failed', 34, 'Pune', { ndr: 'refused' }), step('rto_initiated', 40, 'Pune'),
-      step('rto_in_transit', 50, 'Nashik'), step('rto_delivered', 70, 'Ahmedabad'),
+      step('picked_up', 0, 'Ahmedabad'), step('out_for_delivery', 30, 'Pune'), step('attempt_failed', 34, 'Pune', { ndr: 'refused' }),
+      step('rto_initiated', 40, 'Pune'), step('rto_in_transit', 50, 'Nashik'), step('rto_delivered', 70, 'Ahmedabad'),
     ];
-    const inTransit = roundTrip(shipmentOf(steps.slice(0, 5))).record;
-    expect([inTransit.status, inTransit.is_rto, inTransit.insights.current_stage]).toEqual(['returned', true, 'rto_in_transit']);
-    expect(eventAt(inTransit, steps[3]!).code).toBe('rto_initiated');
-    expect(eventAt(inTransit, steps[4]!).code).toBe('dispatched');
-    const done = roundTrip(shipmentOf(steps)).record;
-    expect(eventAt(done, steps[5]!).code).toBe('rto_delivered');
-    expect([done.status, done.insights.current_stage]).toEqual(['returned', 'rto_delivered']);
-  });
-
-  it('maps a cancellation before pickup and a lost shipment', () => {
-    const cancelled = [step('booked', 0, 'Ahmedabad'), step('cancelled', 20, 'Ahmedabad')];
-    const c = roundTrip(shipmentOf(cancelled)).record;
-    expect(eventAt(c, cancelled[1]!).code).toBe('exception');
+    const done = (await roundTrip(shipmentOf(steps))).record;
+    expect([done.status, done.is_rto, done.insights.current_stage]).toEqual(['returned', true, 'rto_delivered']);
+    expect(eventAt(done, steps[4]!).code).toBe('dispatched');
+    const c = (await roundTrip(shipmentOf([step('booked', 0, 'Ahmedabad'), step('cancelled', 20, 'Ahmedabad')]))).record;
     expect([c.status, c.insights.current_stage]).toEqual(['cancelled', 'cancelled']);
-    const lost = [step('picked_up', 0, 'Ahmedabad'), step('hub_in', 8, 'Nashik'), step('lost', 90, 'Nashik')];
-    const l = roundTrip(shipmentOf(lost)).record;
-    expect(eventAt(l, lost[2]!).code).toBe('exception');
+    const l = (await roundTrip(shipmentOf([step('picked_up', 0, 'Ahmedabad'), step('lost', 90, 'Nashik')]))).record;
     expect([l.status, l.insights.current_stage]).toEqual(['exception', 'exception']);
   });
 
-  it('emits shuffled same-day scans exactly in the given order', () => {
-    const given = [step('hub_out', 10, 'Ahmedabad'), step('picked_up', 5, 'Ahmedabad'), step('hub_in', 8, 'Ahmedabad'), step('booked', 0, 'Ahmedabad')];
-    const { parsed: { scans }, record } = roundTrip(shipmentOf(given, { shuffled: true }));
-    expect(scanInstants(scans)).toEqual(given.map((s) => s.at));
-    expect(record.events.map((e) => e.code)).toEqual(['dispatched', 'received', 'picked_up', 'booked']);
+  it('answers the failure scenarios the carrier\'s way', async () => {
+    const reply = async (kind: 'not_found' | 'down' | 'malformed') =>
+      adapter.parse(AWB, await adapter.fetch(AWB, endpoint, sandboxSend(renderer, endpoint.baseUrl, () => ({ kind }))));
+    expect(await reply('not_found')).toEqual({ outcome: 'not_found' });
+    expect(await reply('down')).toEqual({ outcome: 'error', error: 'HTTP 503' });
+    expect((await reply('malformed')).outcome).toBe('error');
   });
 
-  it('answers the failure scenarios the carrier\'s way', () => {
-    const route = renderer.routes[0]!;
-    const reply = (kind: 'not_found' | 'down' | 'malformed') => adapter.parse(AWB, asNativeResponse(route.handle(formPost(AWB), {}, () => ({ kind }))));
-    expect(reply('not_found')).toEqual({ outcome: 'not_found' });
-    expect(reply('down')).toEqual({ outcome: 'error', error: 'HTTP 503' });
-    expect(reply('malformed').outcome).toBe('error');
-  });
-
-  it('serves the adapter\'s own request, and a form without docket_id gets no table', async () => {
-    const route = renderer.routes[0]!;
-    const lookup = () => ({ kind: 'shipment', shipment: shipmentOf(FORWARD.map(([s]) => s)) }) as const;
-    const base = 'http://127.0.0.1:4010/shreemaruti';
-    const viaSandbox = async (req: HttpRequest): Promise<NativeResponse> => {
-      const path = req.url.slice(base.length);
-      expect([req.method, path]).toEqual([route.method, route.path]);
-      const r = route.handle({ method: req.method, path, query: {}, headers: req.headers ?? {}, body: req.body ?? '' }, {}, lookup);
-      return { status: r.status, headers: {}, body: r.body };
+  it('the sandbox writing the story of the delivered fixture gives the same record', async () => {
+    const real = recordOf(await pollAnswer(adapter, '5012345678', fixtureResponse('shreemaruti', DELIVERED)));
+    const at = (kind: StepKind, iso: string, location: string, extra: Partial<SandboxStep> = {}) => storyStep(kind, Date.parse(iso), location, extra);
+    const shipment: SandboxShipment = {
+      carrier: 'shreemaruti', awb: '5012345678', scenario: 10, lane: 3, ...AHMEDABAD_TO_PUNE,
+      bookedAt: Date.parse('2026-11-14T05:12:40.512Z'), edd: istAt('2026-11-19T12:00'), weightGrams: 750, serviceType: 'surface', shuffled: false,
+      steps: [
+        at('booked', '2026-11-14T05:12:40.512Z', 'Ahmedabad'),
+        at('booked', '2026-11-14T09:30:00Z', 'Ahmedabad'),
+        at('picked_up', '2026-11-14T12:05:11Z', 'Ahmedabad'),
+        at('hub_in', '2026-11-14T16:40:00Z', 'Ahmedabad Hub'),
+        at('hub_out', '2026-11-14T20:15:00Z', 'Ahmedabad Hub'),
+        at('hub_in', '2026-11-16T03:50:00Z', 'Pune Hub'),
+        at('out_for_delivery', '2026-11-16T04:35:00Z', 'Pune'),
+        at('attempt_failed', '2026-11-16T10:20:00Z', 'Pune', { ndr: 'customer_unavailable' }),
+        at('out_for_delivery', '2026-11-17T04:10:00Z', 'Pune'),
+        at('delivered', '2026-11-17T07:42:19Z', 'Pune'),
+      ],
     };
-    const parsed = adapter.parse(AWB, await adapter.fetch(AWB, { baseUrl: base, credentials: {} }, viaSandbox));
-    expect(expectOk(parsed).scans).toHaveLength(FORWARD.length);
-    const empty = route.handle({ ...formPost(''), body: '' }, {}, lookup);
-    expect(adapter.parse(AWB, { status: empty.status, headers: {}, body: empty.body }).outcome).toBe('error');
+    const { record } = await fetchAndNormalize(adapter, renderer, endpoint, shipment, Date.parse('2026-11-23T06:30:00.000Z'));
+    expect(storyOf(record)).toEqual(storyOf(real));
   });
 
-  it('survives 2000 mutations of a sandbox page', () => {
-    fuzzParser(adapter, AWB, render(shipmentOf(FORWARD.map(([s]) => s))), 2000, 7);
+  it('survives mutations of a sandbox answer', async () => {
+    const { response } = await roundTrip(shipmentOf(FORWARD.map(([s]) => s)));
+    fuzzParser(adapter, AWB, response, 1000, 7);
+  });
+
+  it('a hand-made answer with an IST time without offset reads as IST', () => {
+    const body = { status: 200, data: { awbNumber: AWB, orderStatus: 'IN_TRANSIT', statuses: [{ status: 'IN_TRANSIT', remark: 'Shipment picked up', location: 'Pune', timestamp: '2026-11-16T09:00:00' }] } };
+    const { parsed } = normalizeAnswer(adapter, AWB, jsonAnswer(body), START + HOUR);
+    expect(parsed.scans[0]!.occurred_at).toBe('2026-11-16T09:00:00');
   });
 });

@@ -1,200 +1,225 @@
 /**
- * Shree Maruti (regional surface). No API is published: the carrier's site answers a form post of
- * `docket_id` with an HTML page holding a Date / Time / Location / Status table, or the sentence
- * "No data found with this docket number." (carrier-formats.md). Everything else is *unconfirmed* and
- * decided here, in one place:
- * - `POST <base>/track-your-shipment`, form body `docket_id=<awb>`. The page is public: no
- *   credentials are used.
- * - A summary table of label / value rows ("Docket No", "Booking Date" `DD/MM/YYYY HH:MM`, "Origin"
- *   and "Destination" `City, State - 380001`, "Service", "Weight" `0.500 Kg`, "Expected Delivery").
- * - Scan rows list oldest first, Date `DD/MM/YYYY`, Time `HH:MM` (IST). The status cell may carry
- *   a detail after " - " ("Undelivered - Address Incorrect"): the label becomes `raw_status`, the
- *   detail `remarks`.
+ * Shree Maruti (regional surface; carrier code "SMILE" on its Delcaper platform): a JSON REST API
+ * (carrier-formats.md, "Corrections from real bodies"; the earlier HTML form belonged to Gati).
+ * - `POST <base>/auth/login` `{"email","password","vendorType":"SELLER"}` → a bearer `accessToken`
+ *   (with a `refreshToken`); `GET <base>/auth/refresh-token` renews it.
+ * - `GET <base>/tracking/v2/{awb}` with `Authorization: Bearer <accessToken>` → an answer carrying
+ *   `status: 200`, `orderStatus` and `statuses[]`.
+ * - Documented statuses: NEW, READY_FOR_DISPATCH, IN_TRANSIT, OUT_FOR_DELIVERY, UNDELIVERED (attempts
+ *   1–3), RTO, RTO_IN_TRANSIT, RTO_OUT_FOR_DELIVERY, RTO_DELIVERED, DELIVERED
+ *   (config/mappings/shreemaruti.yaml).
+ *
+ * No full real body has been found, so everything below marked SHAPE is *unconfirmed* and decided
+ * here, in one place, to be corrected when a body is seen:
+ * - SHAPE: the tokens sit at the top level or under `data` of the login answer; the refresh call
+ *   sends the refresh token as its bearer.
+ * - SHAPE: the tracking fields sit under `data` (or at the top level): `awbNumber`, `orderStatus`,
+ *   `pickupDetails` / `deliveryDetails` `{city, state, pincode}`, `bookingDate`,
+ *   `expectedDeliveryDate`, `weight` (kg), and `statuses[]{status, remark, location, timestamp}`
+ *   oldest first. Times are ISO 8601; without an offset they are IST. An unknown number is HTTP 404
+ *   or `status: 404`; a refused token HTTP 401 or `status: 401`.
+ * Credentials: `email` and `password`. Unknown fields are ignored everywhere.
  */
-import type { Location, PollShipment, RawScan } from '../../schemas/index.ts';
-import { splitDetail } from '../shared/detail.ts';
+import { z } from 'zod';
+import type { PollShipment, RawScan } from '../../schemas/index.ts';
+import { requireCredential } from '../shared/credentials.ts';
+import { credentialsRejected, readJsonBody } from '../shared/json-body.ts';
+import { isRecord, nonEmpty } from '../shared/json-fields.ts';
+import { PlaceSchema, locationOf } from '../shared/places.ts';
 import { neverThrows } from '../shared/safe-parse.ts';
-import { wallTime } from '../shared/wall-time.ts';
-import type { CarrierAdapter, NativeResponse, ParsedPoll } from '../types.ts';
-import { pageText, readTables, type HtmlCell, type HtmlTable } from './html-table.ts';
+import { optionalText } from '../shared/schema-fields.ts';
+import { isPlausibleYear, isRealDateTime } from '../shared/wall-time.ts';
+import type { CarrierAdapter, CarrierEndpoint, HttpSend, NativeResponse, ParsedPoll } from '../types.ts';
 
-export const TRACK_PATH = '/track-your-shipment';
+const SLUG = 'shreemaruti';
+export const LOGIN_PATH = '/auth/login';
+export const REFRESH_PATH = '/auth/refresh-token';
+export const TRACK_PATH = '/tracking/v2';
 
-const NOT_FOUND_TEXT = /no data found with this docket number/i;
+/** ISO 8601 with an optional fraction and offset; a bare date is allowed for promised days. */
+const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?(Z|[+-]\d{2}:?\d{2})?$/;
 
-const fail = (error: string): ParsedPoll => ({ outcome: 'error', error });
-
-/** Lowercase letters and digits only: "Docket No.:" → "docketno". */
-const labelKey = (text: string) => text.toLowerCase().replace(/[^a-z0-9]/g, '');
-
-// ---------------------------------------------------------------- dates and times (IST)
-
-const DATE = /^(\d{1,2})[/-](\d{1,2})[/-](\d{4})$/;
-const CLOCK = /^(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([AaPp][Mm])?$/;
-
-/** `DD/MM/YYYY` + `HH:MM[:SS] [AM|PM]` → offset-less IST wall time, or null. */
-function siteTime(date: string, time: string): string | null {
-  const d = DATE.exec(date.trim());
-  const t = CLOCK.exec(time.trim());
-  if (!d || !t) return null;
-  let hour = Number(t[1]);
-  const meridiem = t[4]?.toLowerCase();
-  if (meridiem !== undefined) {
-    if (hour < 1 || hour > 12) return null;
-    hour = (hour % 12) + (meridiem === 'pm' ? 12 : 0);
-  }
-  return wallTime(Number(d[3]), Number(d[2]), Number(d[1]), hour, Number(t[2]), Number(t[3] ?? 0));
+/** The carrier's time as ISO 8601 (offset kept when given, else IST wall time); a bare date → `dayTime` that day. */
+function isoTime(text: string | null | undefined, dayTime = '00:00:00'): string | null {
+  const m = text === null || text === undefined ? null : ISO_TIME.exec(text.trim());
+  if (!m) return null;
+  const [, year, month, day, hour, minute, second = '00', fraction, zone] = m;
+  if (hour === undefined) return isoTime(`${year}-${month}-${day}T${dayTime}`);
+  if (!isPlausibleYear(Number(year))) return null;
+  if (!isRealDateTime(Number(year), Number(month), Number(day), Number(hour), Number(minute), Number(second))) return null;
+  const offset = zone === undefined || zone === 'Z' ? (zone ?? '') : `${zone.slice(0, 3)}:${zone.slice(-2)}`;
+  return `${year}-${month}-${day}T${hour}:${minute}:${second}${fraction ? `.${fraction}` : ''}${offset}`;
 }
 
-/** "18/11/2026 10:15" or a bare "18/11/2026" (then `fallbackTime`). */
-function siteDateTime(value: string | undefined, fallbackTime: string): string | null {
-  if (value === undefined) return null;
-  const [date = '', ...rest] = value.trim().split(/\s+/);
-  return siteTime(date, rest.length > 0 ? rest.join(' ') : fallbackTime);
-}
+const StatusEntrySchema = z.object({
+  status: z.string().trim().min(1),
+  remark: optionalText,
+  remarks: optionalText,
+  location: optionalText,
+  timestamp: optionalText,
+  createdAt: optionalText,
+});
 
-// ---------------------------------------------------------------- summary fields
+const TrackingSchema = z.object({
+  awbNumber: z.union([z.string(), z.number()]).nullish().catch(null),
+  orderStatus: optionalText,
+  pickupDetails: PlaceSchema,
+  deliveryDetails: PlaceSchema,
+  bookingDate: optionalText,
+  expectedDeliveryDate: optionalText,
+  weight: z.number().nonnegative().finite().nullish().catch(null),
+  serviceType: optionalText,
+  statuses: z.array(StatusEntrySchema),
+});
 
-/** "Ahmedabad, Gujarat - 380001" → city, state and pincode. */
-function siteLocation(value: string | undefined): Location | null {
-  if (value === undefined || value === '') return null;
-  const pin = /(?:^|[\s,-])(\d{6})\s*$/.exec(value);
-  const rest = (pin ? value.slice(0, pin.index) : value).replace(/[\s,-]+$/, '');
-  const parts = rest.split(',').map((p) => p.trim()).filter((p) => p !== '');
-  const city = parts[0] ?? null;
-  const state = parts.length > 1 ? parts[parts.length - 1]! : null;
-  if (city === null && !pin) return null;
-  return { city, state, pincode: pin ? pin[1]! : null };
-}
+type Tracking = z.infer<typeof TrackingSchema>;
 
-function serviceType(value: string | undefined): string | null {
-  if (value === undefined) return null;
-  if (/express|air|priority/i.test(value)) return 'express';
-  if (/surface|ground|road|standard/i.test(value)) return 'surface';
-  return null;
-}
-
-const MAX_WEIGHT_GRAMS = 1_000_000_000;
-
-/** "0.500 Kg", "750 gms" → grams. A bare number is kilograms, as the site weighs. */
-function weightGrams(value: string | undefined): number | null {
-  const match = value === undefined ? null : /^(\d+(?:\.\d+)?)\s*(kgs?|kilograms?|g|gms?|grams?)?\.?$/i.exec(value.trim());
-  if (!match) return null;
-  const unit = match[2]?.toLowerCase() ?? 'kg';
-  const grams = Math.round(Number(match[1]) * (unit.startsWith('k') ? 1000 : 1));
-  return Number.isFinite(grams) && grams <= MAX_WEIGHT_GRAMS ? grams : null;
-}
-
-/** Label / value rows of every table but the scan table. */
-function summaryFields(tables: HtmlTable[], history: HtmlTable): Map<string, string> {
-  const fields = new Map<string, string>();
-  for (const table of tables) {
-    if (table === history) continue;
-    for (const row of table.rows) {
-      if (row.length !== 2) continue;
-      const key = labelKey(row[0]!.text);
-      if (key !== '' && !fields.has(key)) fields.set(key, row[1]!.text);
-    }
-  }
-  return fields;
-}
-
-const firstOf = (fields: Map<string, string>, keys: string[]) => {
-  for (const key of keys) {
-    const value = fields.get(key);
-    if (value !== undefined && value !== '') return value;
-  }
-  return undefined;
-};
-
-function siteShipment(fields: Map<string, string>): PollShipment | null {
-  if (fields.size === 0) return null;
+function shipmentOf(t: Tracking): PollShipment {
   return {
-    origin: siteLocation(firstOf(fields, ['origin', 'from', 'bookingbranch'])),
-    destination: siteLocation(firstOf(fields, ['destination', 'to', 'deliverybranch'])),
-    service_type: serviceType(firstOf(fields, ['service', 'servicetype', 'mode'])),
-    weight_grams: weightGrams(firstOf(fields, ['weight', 'actualweight', 'chargedweight'])),
-    booked_at: siteDateTime(firstOf(fields, ['bookingdate', 'bookeddate', 'bookedon']), '00:00'),
-    // A date-only promise means "by the end of that day".
-    estimated_delivery_at: siteDateTime(firstOf(fields, ['expecteddelivery', 'expecteddeliverydate', 'edd']), '23:59:59'),
+    origin: locationOf(t.pickupDetails),
+    destination: locationOf(t.deliveryDetails),
+    service_type: t.serviceType ? (/surface|ground/i.test(t.serviceType) ? 'surface' : 'express') : null,
+    weight_grams: t.weight === null || t.weight === undefined ? null : Math.round(t.weight * 1000),
+    booked_at: isoTime(t.bookingDate),
+    // A promised day alone means by the end of that day.
+    estimated_delivery_at: isoTime(t.expectedDeliveryDate, '23:59:59'),
   };
 }
 
-// ---------------------------------------------------------------- scan table
-
-interface Columns {
-  date: number;
-  time: number;
-  location: number;
-  status: number;
-}
-
-/** The scan table and the position of its heading row. */
-function findHistory(tables: HtmlTable[]): { table: HtmlTable; headingRow: number; columns: Columns } | null {
-  for (const table of tables) {
-    for (let r = 0; r < table.rows.length; r++) {
-      const keys = table.rows[r]!.map((cell) => labelKey(cell.text));
-      const columns = { date: keys.indexOf('date'), time: keys.indexOf('time'), location: keys.indexOf('location'), status: keys.indexOf('status') };
-      if (Object.values(columns).every((i) => i >= 0)) return { table, headingRow: r, columns };
-    }
-  }
-  return null;
-}
-
-function toScan(row: HtmlCell[], columns: Columns): RawScan | null {
-  const cell = (i: number) => row[i]?.text;
-  const date = cell(columns.date);
-  const time = cell(columns.time);
-  const status = cell(columns.status);
-  if (date === undefined || time === undefined || status === undefined || status === '') return null;
-  const occurredAt = siteTime(date, time);
-  if (occurredAt === null) return null;
-  const { label, detail } = splitDetail(status) ?? { label: status, detail: null };
-  const location = cell(columns.location);
-  return { occurred_at: occurredAt, raw_status: label, raw_code: null, remarks: detail, location: location ? location : null };
-}
-
-const docketKey = (value: string) => value.replace(/[^A-Za-z0-9]/g, '').toUpperCase();
-
-function parseUnsafe(awb: string, response: NativeResponse): ParsedPoll {
-  if (response.status === 404) return { outcome: 'not_found' };
-  if (response.status < 200 || response.status >= 300) return fail(`HTTP ${response.status}`);
-  if (response.body.trim() === '') return fail('empty body');
-  const tables = readTables(response.body);
-  const history = findHistory(tables);
-  if (history === null) {
-    return NOT_FOUND_TEXT.test(pageText(response.body)) ? { outcome: 'not_found' } : fail('no tracking table in page');
-  }
-  if (!history.table.closed) return fail('tracking table cut off');
-
-  const fields = summaryFields(tables, history.table);
-  const docket = firstOf(fields, ['docketno', 'docketnumber', 'docket']);
-  if (docket !== undefined && docketKey(docket) !== docketKey(awb)) return fail('page is for another docket');
-
+function scansOf(t: Tracking): RawScan[] | ParsedPoll {
   const scans: RawScan[] = [];
-  for (const row of history.table.rows.slice(history.headingRow + 1)) {
-    if (row.every((cell) => cell.text === '')) continue; // spacer rows
-    // The "no data" sentence may sit in a row of the table itself.
-    if (NOT_FOUND_TEXT.test(row.map((cell) => cell.text).join(' '))) continue;
-    const scan = toScan(row, history.columns);
-    if (scan === null) return fail(`unreadable scan row ${scans.length + 1}`);
-    scans.push(scan);
+  for (const [i, entry] of t.statuses.entries()) {
+    const given = entry.timestamp ?? entry.createdAt;
+    const occurredAt = isoTime(given);
+    if (occurredAt === null || !/T/.test(given ?? '')) return { outcome: 'error', error: `unreadable statuses.${i}.timestamp` };
+    scans.push({
+      occurred_at: occurredAt,
+      raw_status: entry.status,
+      raw_code: null,
+      remarks: nonEmpty(entry.remark ?? entry.remarks),
+      location: nonEmpty(entry.location),
+    });
   }
-  if (scans.length === 0 && NOT_FOUND_TEXT.test(pageText(response.body))) return { outcome: 'not_found' };
-  return { outcome: 'ok', shipment: siteShipment(fields), scans };
+  return scans;
+}
+
+/** The answer's own `status` number (the API repeats the HTTP status in the body), or null. */
+function bodyStatus(json: unknown): number | null {
+  if (!isRecord(json)) return null;
+  const status = json.status ?? json.statusCode;
+  return typeof status === 'number' ? status : typeof status === 'string' && /^\d{3}$/.test(status) ? Number(status) : null;
+}
+
+function bodyMessage(json: unknown): string {
+  return isRecord(json) && typeof json.message === 'string' ? json.message.trim().slice(0, 100) : '';
+}
+
+function readBody(awb: string, response: NativeResponse): ParsedPoll {
+  if (response.status === 401 || response.status === 403) return credentialsRejected(response);
+  const read = readJsonBody(response.body);
+  if (response.status === 404) return 'json' in read ? { outcome: 'not_found' } : { outcome: 'error', error: 'HTTP 404' };
+  if (response.status < 200 || response.status > 299) return { outcome: 'error', error: `HTTP ${response.status}` };
+  if (!('json' in read)) return read;
+
+  const status = bodyStatus(read.json);
+  const message = bodyMessage(read.json);
+  if (status === 401 || status === 403) return { outcome: 'error', error: `credentials rejected (status ${status}${message ? `: ${message}` : ''})` };
+  if (status === 404) return { outcome: 'not_found' };
+  if (status !== null && (status < 200 || status > 299)) return { outcome: 'error', error: `carrier error: status ${status}${message ? `: ${message}` : ''}` };
+
+  const root = isRecord(read.json) && isRecord(read.json.data) ? read.json.data : read.json;
+  const parsed = TrackingSchema.safeParse(root);
+  if (!parsed.success) {
+    const where = parsed.error.issues[0]?.path.join('.') ?? '?';
+    return { outcome: 'error', error: `unexpected JSON at ${root === read.json ? '' : 'data.'}${where}` };
+  }
+  const number = parsed.data.awbNumber === null || parsed.data.awbNumber === undefined ? null : String(parsed.data.awbNumber).trim();
+  if (number !== null && number !== '' && number.toUpperCase() !== awb.trim().toUpperCase()) return { outcome: 'error', error: `answer is for another awbNumber (${number.slice(0, 20)})` };
+  const scans = scansOf(parsed.data);
+  if (!Array.isArray(scans)) return scans;
+  if (scans.length === 0 && parsed.data.orderStatus === null) return { outcome: 'not_found' };
+  return { outcome: 'ok', shipment: shipmentOf(parsed.data), scans };
+}
+
+// ---------------------------------------------------------------- login, refresh and the tracking call
+
+interface Tokens { access: string; refresh: string | null }
+
+const TokenAnswerSchema = z.object({ accessToken: z.string().min(1), refreshToken: z.string().min(1).nullish().catch(null) });
+
+/** The tokens in a login or refresh answer (top level or under `data`), or null. */
+function tokensOf(response: NativeResponse): Tokens | null {
+  if (response.status < 200 || response.status > 299) return null;
+  const read = readJsonBody(response.body);
+  if (!('json' in read)) return null;
+  const root = isRecord(read.json) && isRecord(read.json.data) ? read.json.data : read.json;
+  const parsed = TokenAnswerSchema.safeParse(root);
+  return parsed.success ? { access: parsed.data.accessToken, refresh: parsed.data.refreshToken ?? null } : null;
+}
+
+/** Tokens by base URL and user: one login serves many lookups; a refused token is refreshed, then logged in again. */
+const sessions = new Map<string, Tokens>();
+
+const credential = (endpoint: CarrierEndpoint, name: string) => requireCredential(SLUG, endpoint, name);
+
+/** The tokens, or the login's failing answer (handed back as the poll's answer so parse reports it). */
+async function login(endpoint: CarrierEndpoint, send: HttpSend): Promise<Tokens | NativeResponse> {
+  const response = await send({
+    method: 'POST',
+    url: `${endpoint.baseUrl}${LOGIN_PATH}`,
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+    body: JSON.stringify({ email: credential(endpoint, 'email'), password: credential(endpoint, 'password'), vendorType: 'SELLER' }),
+  });
+  const tokens = tokensOf(response);
+  if (tokens !== null) return tokens;
+  if (response.status === 401 || response.status === 403 || bodyStatus(readJsonAnswerOrNull(response)) === 401) {
+    return { status: 401, headers: response.headers, body: response.body };
+  }
+  return response.status >= 200 && response.status <= 299 ? { status: 502, headers: response.headers, body: 'Shree Maruti login returned no accessToken' } : response;
+}
+
+function readJsonAnswerOrNull(response: NativeResponse): unknown {
+  const read = readJsonBody(response.body);
+  return 'json' in read ? read.json : null;
+}
+
+async function refresh(endpoint: CarrierEndpoint, send: HttpSend, refreshToken: string): Promise<Tokens | null> {
+  const response = await send({ method: 'GET', url: `${endpoint.baseUrl}${REFRESH_PATH}`, headers: { Authorization: `Bearer ${refreshToken}`, Accept: 'application/json' } });
+  const tokens = tokensOf(response);
+  return tokens === null ? null : { access: tokens.access, refresh: tokens.refresh ?? refreshToken };
+}
+
+/** A refused token reads as HTTP 401 or as `status: 401` inside a 200. */
+function refused(response: NativeResponse): boolean {
+  return response.status === 401 || (response.status === 200 && bodyStatus(readJsonAnswerOrNull(response)) === 401);
 }
 
 export const adapter: CarrierAdapter = {
-  slug: 'shreemaruti',
-  fetch(awb, endpoint, send) {
-    return send({
-      method: 'POST',
-      url: `${endpoint.baseUrl}${TRACK_PATH}`,
-      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
-      body: new URLSearchParams({ docket_id: awb }).toString(),
-      // A look-up sent as a form post: repeating it changes nothing.
-      idempotent: true,
+  slug: SLUG,
+
+  async fetch(awb, endpoint, send) {
+    const key = `${endpoint.baseUrl}|${credential(endpoint, 'email')}`;
+    const track = (token: string) => send({
+      method: 'GET',
+      url: `${endpoint.baseUrl}${TRACK_PATH}/${encodeURIComponent(awb)}`,
+      headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' },
     });
+    const held = sessions.get(key);
+    if (held !== undefined) {
+      const response = await track(held.access);
+      if (!refused(response)) return response;
+      sessions.delete(key);
+      const renewed = held.refresh === null ? null : await refresh(endpoint, send, held.refresh);
+      if (renewed !== null) {
+        sessions.set(key, renewed);
+        return track(renewed.access);
+      }
+    }
+    const fresh = await login(endpoint, send);
+    if (!('access' in fresh)) return fresh;
+    sessions.set(key, fresh);
+    return track(fresh.access);
   },
-  parse: neverThrows(parseUnsafe, 'page'),
+
+  parse: neverThrows(readBody),
 };

@@ -5,12 +5,12 @@ import type { NdrReason } from '../../schemas/index.ts';
 import { makePoll } from '../../testing/polls.ts';
 import { answer } from '../../testing/product.ts';
 import { createPostalAdapter } from '../indiapost/postal.ts';
-import { fuzzParser } from '../testing/fuzz.ts';
-import { recordingSend } from '../testing/recording-send.ts';
-import { expectOk, normalizeAnswer, scanInstants } from '../testing/round-trip.ts';
-import { asNativeResponse } from '../testing/sandbox-transport.ts';
-import { eventAt, expectStepEvents, type StepEvent } from '../testing/step-events.ts';
-import { HOUR, MUMBAI_TO_KOLKATA, shipmentBuilder, storyStep } from '../testing/story.ts';
+import { fuzzParser } from '../../../test/support/carriers/fuzz.ts';
+import { recordingSend } from '../../../test/support/carriers/recording-send.ts';
+import { expectOk, normalizeAnswer, scanInstants } from '../../../test/support/carriers/round-trip.ts';
+import { asNativeResponse } from '../../../test/support/carriers/sandbox-transport.ts';
+import { eventAt, expectStepEvents, type StepEvent } from '../../../test/support/carriers/step-events.ts';
+import { HOUR, MUMBAI_TO_KOLKATA, shipmentBuilder, storyStep } from '../../../test/support/carriers/story.ts';
 import type { NativeResponse } from '../types.ts';
 import { adapter } from './adapter.ts';
 

@@ -3,12 +3,12 @@ import { renderer } from '../../sandbox/carriers/xpressbees.ts';
 import type { SandboxRequest, SandboxShipment, SandboxStep, StepKind } from '../../sandbox/types.ts';
 import { makePoll } from '../../testing/polls.ts';
 import { answer } from '../../testing/product.ts';
-import { fuzzParser } from '../testing/fuzz.ts';
-import { recordingSend } from '../testing/recording-send.ts';
-import { expectOk, normalizeAnswer, scanInstants } from '../testing/round-trip.ts';
-import { asNativeResponse } from '../testing/sandbox-transport.ts';
-import { eventAt, expectStepEvents, type StepEvent } from '../testing/step-events.ts';
-import { AHMEDABAD_TO_PUNE, FAILED_ATTEMPT_CASES, HOUR, shipmentBuilder, storyStep } from '../testing/story.ts';
+import { fuzzParser } from '../../../test/support/carriers/fuzz.ts';
+import { recordingSend } from '../../../test/support/carriers/recording-send.ts';
+import { expectOk, normalizeAnswer, scanInstants } from '../../../test/support/carriers/round-trip.ts';
+import { asNativeResponse } from '../../../test/support/carriers/sandbox-transport.ts';
+import { eventAt, expectStepEvents, type StepEvent } from '../../../test/support/carriers/step-events.ts';
+import { AHMEDABAD_TO_PUNE, FAILED_ATTEMPT_CASES, HOUR, shipmentBuilder, storyStep } from '../../../test/support/carriers/story.ts';
 import type { HttpRequest, NativeResponse } from '../types.ts';
 import { adapter } from './adapter.ts';
 
@@ -259,7 +259,7 @@ describe('xpressbees sandbox round trip', () => {
     const good = await adapter.fetch(AWB, { baseUrl: base, credentials: { token: 'sandbox' } }, viaSandbox);
     expect(adapter.parse(AWB, good).outcome).toBe('ok');
     const bad = await adapter.fetch(AWB, { baseUrl: base, credentials: { token: 'nope' } }, viaSandbox);
-    expect(adapter.parse(AWB, bad)).toEqual({ outcome: 'error', error: 'HTTP 401' });
+    expect(adapter.parse(AWB, bad)).toEqual({ outcome: 'error', error: 'credentials rejected (HTTP 401: Unauthorized access: invalid or missing token)' });
   });
 
   it('survives 2000 mutations of a sandbox body', () => {

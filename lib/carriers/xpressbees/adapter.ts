@@ -9,11 +9,13 @@
  * `package_weight` (grams), `shipment_mode` (Surface / Air), and an optional `status_code` per scan.
  * Messages may carry a detail after " - " or in a trailing "( … )" (the out-for-delivery message
  * names the delivery agent and their mobile number): the label becomes `raw_status`, the detail
- * `remarks`.
+ * `remarks`. Real relayed texts (carrier-formats.md, corrections) also end with a bag id after " : "
+ * ("Reached at Destination Shipment BagOut From Bag : nxbg03894488"), which becomes the remark too.
+ * A 401/403 is a credentials error.
  */
 import type { Location, PollShipment, RawScan } from '../../schemas/index.ts';
 import { splitDetail } from '../shared/detail.ts';
-import { parseJsonOrUndefined } from '../shared/json-body.ts';
+import { credentialsRejected, parseJsonOrUndefined } from '../shared/json-body.ts';
 import { isRecord, textField } from '../shared/json-fields.ts';
 import { neverThrows } from '../shared/safe-parse.ts';
 import { wallTime } from '../shared/wall-time.ts';
@@ -77,11 +79,15 @@ function header(data: Record<string, unknown>): PollShipment | null {
 }
 
 const TRAILING_PARENTHESES = /^(.*?\S)\s*\((.*)\)$/;
+/** " : nxbg03894488": a bag (or trip) id after a spaced colon at the end. */
+const TRAILING_ID = /^(.*?\S)\s+:\s+([A-Za-z]{2,6}\d{5,})$/;
 
 /** "Out for Delivery - Agent: …" / "Out for Delivery (Agent: …)" → label and detail. */
 function splitMessage(message: string): { label: string; detail: string | null } {
   const dashed = splitDetail(message);
   if (dashed) return dashed;
+  const bag = TRAILING_ID.exec(message);
+  if (bag) return { label: bag[1]!, detail: bag[2]! };
   const parenthesised = TRAILING_PARENTHESES.exec(message);
   if (parenthesised) {
     const detail = parenthesised[2]!.trim();
@@ -90,11 +96,13 @@ function splitMessage(message: string): { label: string; detail: string | null }
   return { label: message, detail: null };
 }
 
-function toScan(entry: unknown): RawScan | null {
-  if (!isRecord(entry)) return null;
+/** The scan of one history entry, or the name of the field that could not be read. */
+function toScan(entry: unknown): RawScan | string {
+  if (!isRecord(entry)) return '';
   const message = textField(entry, 'message');
+  if (message === null) return '.message';
   const occurredAt = eventTime(textField(entry, 'event_time'), null);
-  if (message === null || occurredAt === null) return null;
+  if (occurredAt === null) return '.event_time';
   const { label, detail } = splitMessage(message);
   return {
     occurred_at: occurredAt,
@@ -108,7 +116,8 @@ function toScan(entry: unknown): RawScan | null {
 const awbKey = (value: string) => value.replace(/[^A-Za-z0-9]/g, '').toUpperCase();
 
 function parseUnsafe(awb: string, response: NativeResponse): ParsedPoll {
-  if (response.status === 404) return { outcome: 'not_found' };
+  if (response.status === 401 || response.status === 403) return credentialsRejected(response);
+  if (response.status === 404) return response.body.trim().startsWith('<') ? fail('HTTP 404') : { outcome: 'not_found' };
   if (response.status < 200 || response.status >= 300) return fail(`HTTP ${response.status}`);
   if (response.body.trim() === '') return fail('empty body');
   const json = parseJsonOrUndefined(response.body);
@@ -124,9 +133,9 @@ function parseUnsafe(awb: string, response: NativeResponse): ParsedPoll {
   if (!Array.isArray(data.history)) return fail('no history');
 
   const scans: RawScan[] = [];
-  for (const entry of data.history) {
+  for (const [i, entry] of data.history.entries()) {
     const scan = toScan(entry);
-    if (scan === null) return fail(`unreadable history entry ${scans.length + 1}`);
+    if (typeof scan === 'string') return fail(`unreadable data.history.${i}${scan}`);
     scans.push(scan);
   }
   return { outcome: 'ok', shipment: header(data), scans };

@@ -1,20 +1,15 @@
 /**
- * Sandbox Ekart: `POST /v2/shipments/track` with `{"tracking_ids":[…]}` behind a bearer token and a
- * merchant code; answers a JSON object keyed by tracking id, history newest first, in raw statuses
- * config/mappings/ekart.yaml maps.
+ * Sandbox Ekart: `POST /v2/shipments/track` with `{"tracking_ids": [...] | "<id>"}` behind a bearer
+ * token and a merchant code; answers a JSON object keyed by tracking id in the shape of Ekart's real
+ * web-tracking answers (lib/carriers/ekart/adapter.ts): epoch-millisecond dates, `statusDetails`
+ * oldest first, `{}` for unknown ids, in texts config/mappings/ekart.yaml maps.
  */
+import { WEB_PINCODE_KEYS } from '../../carriers/ekart/adapter.ts';
 import type { NdrReason } from '../../schemas/index.ts';
-import { istParts } from '../ist.ts';
-import type { SandboxPlace, SandboxRenderer, SandboxRoute, SandboxShipment, SandboxStep, ScenarioAnswer } from '../types.ts';
-import { hasBearer, jsonReply as json, lastToFirst, requestHeader, unavailableReply } from './shared.ts';
+import type { SandboxRenderer, SandboxRoute, SandboxShipment, SandboxStep, ScenarioAnswer } from '../types.ts';
+import { hasBearer, jsonReply as json, requestHeader, unavailableReply, withDetail } from './shared.ts';
 
 const SANDBOX_CREDENTIAL = 'sandbox';
-
-interface HistoryWords {
-  status: string;
-  /** Used when the step has no remark of its own. */
-  description: string;
-}
 
 const ATTEMPT_REMARKS: Record<NdrReason, string> = {
   customer_unavailable: 'Customer not available',
@@ -25,64 +20,49 @@ const ATTEMPT_REMARKS: Record<NdrReason, string> = {
   other: 'Not attempted',
 };
 
-function wordsFor(step: SandboxStep): HistoryWords {
-  const at = step.location;
+/**
+ * One step in the web tracking's `statusDetails` words ("Shipment Created", "Pickup From Seller"
+ * are real; the rest are *unconfirmed*, in one place). A detail follows " - ".
+ */
+function statusDetails(step: SandboxStep): string {
   switch (step.kind) {
-    case 'booked': return { status: 'shipment_created', description: 'Shipment created' };
-    case 'picked_up': return { status: 'shipment_picked_up', description: 'Shipment picked up from seller' };
-    case 'hub_in': return { status: 'shipment_received_at_hub', description: `Shipment received at ${at}` };
-    case 'hub_out': return { status: 'shipment_dispatched', description: `Shipment dispatched from ${at}` };
-    case 'bagged': return { status: 'shipment_bagged', description: `Shipment bagged at ${at}` };
-    case 'out_for_delivery': return { status: 'shipment_out_for_delivery', description: 'Shipment out for delivery' };
-    case 'attempt_failed': return { status: 'shipment_undelivered_attempted', description: ATTEMPT_REMARKS[step.ndr ?? 'other'] };
-    case 'delivered': return { status: 'shipment_delivered', description: 'Shipment delivered' };
-    // A hold is an in-transit status whose description tells of the hold (rules: exception, NDR other).
-    case 'hold': return { status: 'shipment_in_transit', description: `Shipment on hold: ${step.remark ?? 'delay due to weather'}` };
-    case 'rto_initiated': return { status: 'rto_initiated', description: 'Return to origin initiated' };
-    case 'rto_in_transit': return { status: 'rto_in_transit', description: `Return shipment in transit from ${at}` };
-    case 'rto_delivered': return { status: 'rto_completed', description: 'Shipment returned to seller' };
-    case 'cancelled': return { status: 'shipment_cancelled', description: 'Shipment cancelled by seller' };
-    case 'lost': return { status: 'shipment_lost', description: 'Shipment lost in transit' };
-    case 'unmapped': return { status: 'shipment_sent_for_sanitisation', description: 'Shipment sent for sanitisation' };
+    case 'booked': return withDetail('Shipment Created', step.remark);
+    case 'picked_up': return withDetail('Pickup From Seller', step.remark);
+    case 'hub_in': return withDetail('Received At Facility', step.remark);
+    case 'hub_out': return withDetail('Dispatched From Facility', step.remark);
+    case 'bagged': return withDetail('Shipment Bagged', step.remark);
+    case 'out_for_delivery': return withDetail('Out For Delivery', step.remark);
+    case 'attempt_failed': return withDetail('Undelivered', step.remark ?? ATTEMPT_REMARKS[step.ndr ?? 'other']);
+    case 'delivered': return withDetail('Delivered', step.remark);
+    // A hold is "In Transit" whose detail tells of the hold (rules: exception, NDR other).
+    case 'hold': return withDetail('In Transit', `Shipment on hold: ${step.remark ?? 'delay due to weather'}`);
+    case 'rto_initiated': return withDetail('RTO Initiated', step.remark);
+    case 'rto_in_transit': return withDetail('RTO In Transit', step.remark);
+    case 'rto_delivered': return withDetail('RTO Completed', step.remark);
+    case 'cancelled': return withDetail('Shipment Cancelled', step.remark);
+    case 'lost': return withDetail('Shipment Lost', step.remark);
+    case 'unmapped': return withDetail('Shipment Sent For Sanitisation', step.remark);
   }
 }
 
-/** The one place the sandbox writes Ekart times: "%Y-%m-%d %H:%M:%S" in IST (unconfirmed format). */
-function ekartTime(ms: number): string {
-  const p = istParts(ms);
-  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second}`;
-}
-
-function place(p: SandboxPlace) {
-  return { city: p.city, state: p.state, pincode: p.pincode };
-}
-
+/** The web tracking's entry: epoch-millisecond dates, cities, details oldest first (real excerpt). */
 function entryOf(shipment: SandboxShipment) {
-  // Ekart lists newest first.
-  const steps = lastToFirst(shipment);
   return {
-    external_tracking_id: shipment.awb,
-    expected_delivery_date: shipment.edd === null ? null : ekartTime(shipment.edd),
-    source: place(shipment.origin),
-    destination: place(shipment.destination),
-    shipment_weight: shipment.weightGrams / 1000,
-    history: steps.map((step) => {
-      const words = wordsFor(step);
-      return {
-        status: words.status,
-        public_description: step.remark ?? words.description,
-        hub_name: step.location,
-        event_date: ekartTime(step.at),
-        city: step.location,
-      };
-    }),
+    expectedDeliveryDate: shipment.edd,
+    sourceCity: shipment.origin.city.toUpperCase(),
+    destinationCity: shipment.destination.city.toUpperCase(),
+    [WEB_PINCODE_KEYS.origin]: shipment.origin.pincode,
+    [WEB_PINCODE_KEYS.destination]: shipment.destination.pincode,
+    // Oldest first as the story lists it; a shuffled story goes out as given.
+    shipmentTrackingDetails: shipment.steps.map((step) => ({ date: step.at, city: step.location.toUpperCase(), statusDetails: statusDetails(step) })),
   };
 }
 
 function trackingIdsOf(body: string): string[] | null {
   try {
     const parsed = JSON.parse(body) as { tracking_ids?: unknown };
-    const ids = parsed?.tracking_ids;
+    // The web tracking sends one id as a string (real requests); the API a list.
+    const ids = typeof parsed?.tracking_ids === 'string' && parsed.tracking_ids.trim() !== '' ? [parsed.tracking_ids.trim()] : parsed?.tracking_ids;
     if (!Array.isArray(ids) || ids.length === 0 || !ids.every((id) => typeof id === 'string')) return null;
     return ids as string[];
   } catch {
@@ -110,8 +90,9 @@ const trackRoute: SandboxRoute = {
     const body: Record<string, unknown> = {};
     for (const [id, a] of answers) {
       if (a.kind === 'shipment' || a.kind === 'slow') body[id] = entryOf(a.shipment);
-      else if (a.kind === 'not_found') body[id] = { message: [`No shipment found for tracking id ${id}`] };
-      else body[id] = { external_tracking_id: id, expected_delivery_date: null, history: [] };
+      // A single unknown id answers `{}` (real body); among several, its entry is `{}`.
+      else if (a.kind === 'not_found') { if (ids.length > 1) body[id] = {}; }
+      else if (a.kind === 'malformed') body[id] = entryOf({ carrier: 'ekart', awb: id, scenario: 19, lane: 0, origin: { city: 'Bangalore', state: 'Karnataka', pincode: '560001' }, destination: { city: 'Pondicherry', state: 'Puducherry', pincode: '605001' }, bookedAt: 0, edd: null, weightGrams: 500, serviceType: 'surface', shuffled: false, steps: [] });
     }
     const text = JSON.stringify(body);
     // A malformed answer is cut off mid-way, as a dropped connection behind a proxy leaves it.

@@ -45,14 +45,16 @@ function attemptEvent(step: SandboxStep): string {
  * return-leg movement is a plain "Item Dispatched" (the return status comes from the "Item Returned"
  * before it).
  */
-function eventText(step: SandboxStep, style: PostalStyle, office: string): string {
+function eventText(step: SandboxStep, style: PostalStyle, office: string, bag: string): string {
+  // Real feeds end some texts with the bag or office id ("…, PO24504112000").
+  const withBag = (label: string) => (step.remark ? withDetail(label, step.remark) : `${label}, ${bag}`);
   switch (step.kind) {
     case 'booked':
     case 'picked_up': // the counter (or pickup) booking is the postal acceptance scan
       return withDetail(style.bookingEvent(office), step.remark);
     case 'hub_in': return withDetail('Item Received', step.remark);
-    case 'hub_out': return withDetail('Item Dispatched', step.remark);
-    case 'bagged': return withDetail('Item Bagged ', step.remark);
+    case 'hub_out': return withBag('Item Dispatched');
+    case 'bagged': return withBag('Item Bagged ');
     case 'out_for_delivery': return withDetail('Out for Delivery', step.remark);
     case 'attempt_failed': return attemptEvent(step);
     case 'delivered': return withDetail('Item Delivered', step.remark);
@@ -86,7 +88,8 @@ export function postalBody(shipment: SandboxShipment, style: PostalStyle): strin
   const trackingDetails = lastToFirst(shipment).map((step) => {
     const office = officeName(step);
     const { date, time } = postalDate(step.at);
-    return { date, time, office, event: eventText(step, style, office) };
+    const bag = `PO${shipment.awb.replace(/\D/g, '').slice(-8).padStart(8, '0')}${String(Math.floor(step.at / 60_000) % 10_000).padStart(4, '0')}`;
+    return { date, time, office, event: eventText(step, style, office, bag) };
   });
   return JSON.stringify({
     status_code: 200,

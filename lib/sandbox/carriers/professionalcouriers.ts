@@ -55,6 +55,7 @@ function dateLine(ms: number): string {
   return `${p.day}/${p.month}/${p.year}    Time : ${p.hour}:${p.minute}:${p.second}`;
 }
 
+/** The first layout: City and WayNo share a line. */
 function blockOf(step: SandboxStep, shipment: SandboxShipment): string {
   return [
     dateLine(step.at),
@@ -64,9 +65,28 @@ function blockOf(step: SandboxStep, shipment: SandboxShipment): string {
   ].join(CRLF);
 }
 
+/** The second layout: two-space indents with trailing spaces, City and WayNo on lines of their own. */
+function indentedBlockOf(step: SandboxStep, shipment: SandboxShipment): string {
+  return [
+    `  ${dateLine(step.at)}  `,
+    `  City : ${step.location}  `,
+    `  WayNo : ${shipment.awb}  `,
+    `  Activity : ${activityOf(step, shipment)}  `,
+    `  Pieces : 1   Weight : ${shipment.weightGrams / 1000}  `,
+  ].join(CRLF);
+}
+
+/** Both layouts occur (carrier-formats.md, corrections): odd lanes get the second, with its status line first. */
+export function usesSecondLayout(shipment: SandboxShipment): boolean {
+  return shipment.lane % 2 === 1;
+}
+
 function trackText(shipment: SandboxShipment): string {
   // Newest first.
-  return `${HEADER}${CRLF}${CRLF}${lastToFirst(shipment).map((step) => blockOf(step, shipment)).join(CRLF + CRLF)}${CRLF}`;
+  const steps = lastToFirst(shipment);
+  if (!usesSecondLayout(shipment)) return `${HEADER}${CRLF}${CRLF}${steps.map((step) => blockOf(step, shipment)).join(CRLF + CRLF)}${CRLF}`;
+  const status = steps[0] ? activityOf(steps[0], shipment) : 'Booked';
+  return `  ${status}  ${CRLF}${CRLF}  ${HEADER}  ${CRLF}${CRLF}${steps.map((step) => indentedBlockOf(step, shipment)).join(CRLF + CRLF)}${CRLF}`;
 }
 
 function text(status: number, body: string): SandboxReply {

@@ -1,146 +1,148 @@
 /**
- * Shree Maruti's sandbox: the public tracking page answering a form post of `docket_id` with an HTML
- * summary table and a Date / Time / Location / Status table, oldest scan first (see
- * lib/carriers/shreemaruti/adapter.ts for the decided details of this *unconfirmed* format).
+ * Sandbox Shree Maruti: its JSON API (lib/carriers/shreemaruti/adapter.ts holds the decided details
+ * of this partly *unconfirmed* shape). `POST /auth/login` with the sandbox credentials hands out a
+ * bearer access token and a refresh token; `GET /auth/refresh-token` renews it; `GET
+ * /tracking/v2/:awb` answers `{status: 200, message, data: {…, orderStatus, statuses[]}}` oldest first,
+ * in the documented status values config/mappings/shreemaruti.yaml maps.
  */
-import { istParts } from '../ist.ts';
-import type { SandboxReply, SandboxRenderer, SandboxShipment, SandboxStep, ScenarioAnswer } from '../types.ts';
-import { withDetail } from './shared.ts';
+import { LOGIN_PATH, REFRESH_PATH, TRACK_PATH } from '../../carriers/shreemaruti/adapter.ts';
+import type { NdrReason } from '../../schemas/index.ts';
+import { istIsoLocal } from '../ist.ts';
+import type { SandboxPlace, SandboxRequest, SandboxRoute, SandboxShipment, SandboxStep, SandboxRenderer } from '../types.ts';
+import { jsonReply as json, latestStep, requestHeader, unavailableReply } from './shared.ts';
 
-const escapeHtml = (text: string) =>
-  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const SANDBOX_CREDENTIAL = 'sandbox';
+/** What the login hands out for the sandbox credentials (the platform's tokens are JWTs). */
+export const SANDBOX_ACCESS_TOKEN = 'eyJhbGciOiJIUzI1NiJ9.c2FuZGJveC1zaHJlZW1hcnV0aQ.c2lnbmF0dXJl';
+const SANDBOX_REFRESH_TOKEN = 'eyJhbGciOiJIUzI1NiJ9.c2FuZGJveC1yZWZyZXNo.c2lnbmF0dXJl';
 
-const html = (status: number, body: string): SandboxReply => ({ status, contentType: 'text/html; charset=utf-8', body });
+interface StatusWords {
+  status: string;
+  /** Written when the step has no remark of its own. */
+  remark: string | null;
+}
 
-const PAGE_HEAD = `<!DOCTYPE html>
-<html lang="en">
-<head><meta charset="utf-8"><title>Track Your Shipment | Shree Maruti Courier Services</title>
-<script>var emptyRow = '<tr><td colspan="4"></td></tr>';</script></head>
-<body>
-<div class="container track-page">
-<h2>Track Your Shipment</h2>
-<form method="post" action="/track-your-shipment"><input type="text" name="docket_id"><button type="submit">Track</button></form>
-`;
-const PAGE_TAIL = `
-</div>
-<footer>&copy; Shree Maruti Integrated Logistics Ltd.</footer>
-</body>
-</html>
-`;
-
-const page = (content: string) => PAGE_HEAD + content + PAGE_TAIL;
-
-const HISTORY_HEAD = `<table class="table table-striped tracking-history">
-  <thead><tr><th>Date</th><th>Time</th><th>Location</th><th>Status</th></tr></thead>
-  <tbody>
-`;
-
-// ---------------------------------------------------------------- the site's vocabulary
-
-const ATTEMPT_REMARK: Record<string, string> = {
-  customer_unavailable: 'Consignee Not Available',
-  address_issue: 'Address Incorrect',
-  refused: 'Consignee Refused to Accept',
-  premises_closed: 'Premises Closed',
-  cod_not_ready: 'COD Amount Not Ready',
-  other: 'Not Attempted',
+/** Failed attempts: UNDELIVERED with the reason as the remark. */
+const ATTEMPT_REMARKS: Record<NdrReason, string> = {
+  customer_unavailable: 'Consignee not available',
+  address_issue: 'Address incomplete / incorrect',
+  refused: 'Consignee refused to accept',
+  premises_closed: 'Premises closed',
+  cod_not_ready: 'COD amount not ready',
+  other: 'Not attempted',
 };
 
 /**
- * One step as the site's status cell writes it (texts config/mappings/shreemaruti.yaml maps). Bag
- * scans and holds are "In Transit" with the detail attached; the rules tell them apart by it.
+ * One step in the platform's documented status values. Movements between hubs are all IN_TRANSIT
+ * told apart by the remark; CANCELLED and LOST are not in the documented list (*unconfirmed*).
  */
-function statusText(step: SandboxStep): string {
+function wordsFor(step: SandboxStep): StatusWords {
   switch (step.kind) {
-    case 'booked': return withDetail('Booked', step.remark);
-    case 'picked_up': return withDetail('Picked Up', step.remark);
-    case 'hub_in': return withDetail(`Received at ${step.location}`, step.remark);
-    case 'hub_out': return withDetail(`Dispatched from ${step.location}`, step.remark);
-    case 'bagged': return withDetail('In Transit', step.remark ?? `Bagged at ${step.location}`);
-    case 'out_for_delivery': return withDetail('Out For Delivery', step.remark);
-    case 'attempt_failed':
-      return withDetail('Undelivered', step.remark ?? (step.ndr ? ATTEMPT_REMARK[step.ndr] ?? null : null));
-    case 'delivered': return withDetail('Delivered', step.remark);
-    case 'hold': return withDetail('In Transit', step.remark ?? 'Held due to operational delay');
-    case 'rto_initiated': return withDetail('RTO Initiated', step.remark);
-    case 'rto_in_transit': return withDetail('RTO In Transit', step.remark);
-    case 'rto_delivered': return withDetail('RTO Delivered', step.remark);
-    case 'cancelled': return withDetail('Docket Cancelled', step.remark);
-    case 'lost': return withDetail('Shipment Lost', step.remark);
-    case 'unmapped': return withDetail('Shipment sent for sanitisation', step.remark);
+    case 'booked': return { status: 'NEW', remark: 'Order created' };
+    case 'picked_up': return { status: 'IN_TRANSIT', remark: 'Shipment picked up' };
+    case 'hub_in': return { status: 'IN_TRANSIT', remark: `Received at ${step.location}` };
+    case 'bagged': return { status: 'IN_TRANSIT', remark: `Bagged at ${step.location}` };
+    case 'hub_out': return { status: 'IN_TRANSIT', remark: `Dispatched from ${step.location}` };
+    case 'hold': return { status: 'IN_TRANSIT', remark: 'Held due to operational delay' };
+    case 'out_for_delivery': return { status: 'OUT_FOR_DELIVERY', remark: null };
+    case 'attempt_failed': return { status: 'UNDELIVERED', remark: ATTEMPT_REMARKS[step.ndr ?? 'other'] };
+    case 'delivered': return { status: 'DELIVERED', remark: null };
+    case 'rto_initiated': return { status: 'RTO', remark: 'Return to origin initiated' };
+    case 'rto_in_transit': return { status: 'RTO_IN_TRANSIT', remark: null };
+    case 'rto_delivered': return { status: 'RTO_DELIVERED', remark: null };
+    case 'cancelled': return { status: 'CANCELLED', remark: 'Cancelled by seller' };
+    case 'lost': return { status: 'LOST', remark: null };
+    case 'unmapped': return { status: 'SENT_FOR_SANITISATION', remark: null };
   }
 }
 
-function siteDate(ms: number): { date: string; time: string } {
-  const p = istParts(ms);
-  return { date: `${p.day}/${p.month}/${p.year}`, time: `${p.hour}:${p.minute}` };
-}
-
-const SERVICE_NAMES: Record<SandboxShipment['serviceType'], string> = {
-  surface: 'Surface',
-  express: 'Air Express',
-  speed_post: 'Air Express',
-};
-
-const placeText = (place: SandboxShipment['origin']) => `${place.city}, ${place.state} - ${place.pincode}`;
-
-function summaryTable(shipment: SandboxShipment): string {
-  const booked = siteDate(shipment.bookedAt);
-  const edd = shipment.edd === null ? null : siteDate(shipment.edd);
-  const rows: [string, string][] = [
-    ['Docket No.', shipment.awb],
-    ['Booking Date', `${booked.date} ${booked.time}`],
-    ['Origin', placeText(shipment.origin)],
-    ['Destination', placeText(shipment.destination)],
-    ['Service', SERVICE_NAMES[shipment.serviceType]],
-    ['Weight', `${(shipment.weightGrams / 1000).toFixed(3)} Kg`],
-    ['Expected Delivery', edd ? `${edd.date} ${edd.time}` : '-'],
-  ];
-  const body = rows.map(([label, value]) => `  <tr><th>${escapeHtml(label)}</th><td>${escapeHtml(value)}</td></tr>`).join('\n');
-  return `<table class="table table-bordered docket-summary">\n${body}\n</table>`;
-}
-
-function historyTable(shipment: SandboxShipment): string {
-  // The site lists the oldest scan first, unless the scenario shuffles the order.
-  const rows = shipment.steps.map((step) => {
-    const { date, time } = siteDate(step.at);
-    const cells = [date, time, step.location, statusText(step)].map((text) => `<td>${escapeHtml(text)}</td>`).join('');
-    return `    <tr>${cells}</tr>`;
-  });
-  return `${HISTORY_HEAD}${rows.join('\n')}
-  </tbody>
-</table>`;
-}
-
-export function shipmentPage(shipment: SandboxShipment): string {
-  return page(`<div class="track-result">\n${summaryTable(shipment)}\n${historyTable(shipment)}\n</div>`);
-}
-
-function reply(answer: ScenarioAnswer): SandboxReply {
-  switch (answer.kind) {
-    case 'shipment':
-    case 'slow':
-      return html(200, shipmentPage(answer.shipment));
-    case 'not_found':
-      return html(200, page('<div class="alert alert-danger">No data found with this docket number.</div>'));
-    case 'down':
-      return html(503, '<html><head><title>503 Service Temporarily Unavailable</title></head><body><center><h1>503 Service Temporarily Unavailable</h1></center></body></html>');
-    case 'malformed':
-      // The page breaks off inside the scan table, as when the site's worker dies mid-answer.
-      return html(200, `${PAGE_HEAD}<div class="track-result">\n${HISTORY_HEAD}    <tr><td>18/11/2026</td><td>10:15</td><td>Ahmeda`);
+/** Remarks: a hold keeps its own words after the fixed prefix so the rules still see "held". */
+function remarkOf(step: SandboxStep): string | null {
+  const words = wordsFor(step);
+  if (step.kind === 'hold' && step.remark) return /held|hold|delay/i.test(step.remark) ? step.remark : `Held: ${step.remark}`;
+  if (step.kind === 'attempt_failed' || step.kind === 'picked_up' || step.kind === 'hub_in' || step.kind === 'bagged' || step.kind === 'hub_out') {
+    return step.remark ? `${words.remark} - ${step.remark}` : words.remark;
   }
+  return step.remark ?? words.remark;
 }
 
-export const renderer: SandboxRenderer = {
-  slug: 'shreemaruti',
-  routes: [{
-    method: 'POST',
-    path: '/track-your-shipment',
-    // A public page: no credentials, only the form field.
-    handle(req, _params, lookup) {
-      const docket = new URLSearchParams(req.body).get('docket_id')?.trim() ?? '';
-      if (docket === '') return html(200, page('<div class="alert alert-warning">Please enter a valid docket number.</div>'));
-      return reply(lookup(docket));
+/** The platform writes UTC with milliseconds and a `Z` (a Node service). */
+const platformTime = (ms: number) => new Date(ms).toISOString();
+
+const place = (p: SandboxPlace) => ({ city: p.city, state: p.state, pincode: Number(p.pincode), country: 'India' });
+
+function trackBody(shipment: SandboxShipment): unknown {
+  const latest = latestStep(shipment.steps);
+  return {
+    status: 200,
+    message: 'Order tracking fetched successfully',
+    data: {
+      awbNumber: shipment.awb,
+      orderId: `SBX-${shipment.awb}`,
+      courier: 'SMILE',
+      orderStatus: latest ? wordsFor(latest).status : 'NEW',
+      paymentMode: 'PREPAID',
+      serviceType: shipment.serviceType === 'surface' ? 'SURFACE' : 'EXPRESS',
+      weight: shipment.weightGrams / 1000,
+      bookingDate: platformTime(shipment.bookedAt),
+      expectedDeliveryDate: shipment.edd === null ? null : istIsoLocal(shipment.edd).slice(0, 10),
+      pickupDetails: place(shipment.origin),
+      deliveryDetails: place(shipment.destination),
+      // Oldest first as the story lists it; a shuffled story goes out as given.
+      statuses: shipment.steps.map((step) => ({
+        status: wordsFor(step).status,
+        remark: remarkOf(step),
+        location: step.location,
+        timestamp: platformTime(step.at),
+        ...(step.kind === 'attempt_failed' ? { attempt: shipment.steps.filter((s) => s.kind === 'attempt_failed' && s.at <= step.at).length } : {}),
+      })),
     },
-  }],
+  };
+}
+
+const bearer = (req: SandboxRequest) => requestHeader(req, 'authorization')?.replace(/^Bearer\s+/i, '').trim();
+
+const unauthorized = () => json(401, { status: 401, message: 'Unauthorized', error: 'Invalid or expired token' });
+
+const loginRoute: SandboxRoute = {
+  method: 'POST',
+  path: LOGIN_PATH,
+  handle(req) {
+    let body: { email?: unknown; password?: unknown } = {};
+    try {
+      body = JSON.parse(req.body) as typeof body;
+    } catch {
+      return json(400, { status: 400, message: 'Invalid request body' });
+    }
+    if (body.email !== SANDBOX_CREDENTIAL || body.password !== SANDBOX_CREDENTIAL) return json(401, { status: 401, message: 'Invalid email or password' });
+    return json(200, { status: 200, message: 'Login successful', data: { accessToken: SANDBOX_ACCESS_TOKEN, refreshToken: SANDBOX_REFRESH_TOKEN } });
+  },
 };
+
+const refreshRoute: SandboxRoute = {
+  method: 'GET',
+  path: REFRESH_PATH,
+  handle(req) {
+    if (bearer(req) !== SANDBOX_REFRESH_TOKEN) return unauthorized();
+    return json(200, { status: 200, message: 'Token refreshed', data: { accessToken: SANDBOX_ACCESS_TOKEN, refreshToken: SANDBOX_REFRESH_TOKEN } });
+  },
+};
+
+const trackRoute: SandboxRoute = {
+  method: 'GET',
+  path: `${TRACK_PATH}/:awb`,
+  handle(req, params, lookup) {
+    if (bearer(req) !== SANDBOX_ACCESS_TOKEN) return unauthorized();
+    const answer = lookup(params.awb ?? '');
+    switch (answer.kind) {
+      case 'not_found': return json(404, { status: 404, message: 'Order not found' });
+      case 'down': return unavailableReply('503 Service Temporarily Unavailable');
+      case 'malformed': return json(200, `{"status":200,"message":"Order tracking fetched successfully","data":{"awbNumber":"${(params.awb ?? '').replace(/\W/g, '')}","orderStatus":"IN_TRANSIT","statuses":[{"status":"NEW","timestamp":"2026-11-18T04:4`);
+      case 'shipment':
+      case 'slow':
+        return json(200, trackBody(answer.shipment));
+    }
+  },
+};
+
+export const renderer: SandboxRenderer = { slug: 'shreemaruti', routes: [loginRoute, refreshRoute, trackRoute] };

@@ -36,12 +36,19 @@ const sameCity = (location: string, place: SandboxPlace) =>
  * One step as Xpressbees' message writes it (texts config/mappings/xpressbees.yaml maps). Bag scans
  * and holds are "In Transit" with the detail attached; the rules tell them apart by it.
  */
+/** A bag id as Xpressbees writes it ("nxbg03894488"), fixed per AWB. */
+const bagId = (awb: string) => `nxbg${awb.replace(/\D/g, '').slice(-8).padStart(8, '0')}`;
+
 function message(step: SandboxStep, shipment: SandboxShipment): string {
   switch (step.kind) {
     case 'booked': return withDetail('Data Received', step.remark);
-    case 'picked_up': return withDetail('Picked Up', step.remark);
+    // The texts real answers relay (carrier-formats.md, corrections): "PickDone", and the
+    // destination inscan naming the bag it came out of after " : ".
+    case 'picked_up': return withDetail('PickDone', step.remark);
     case 'hub_in':
-      return withDetail(sameCity(step.location, shipment.destination) ? 'Reached At Destination' : 'Reached At Hub', step.remark);
+      return sameCity(step.location, shipment.destination)
+        ? withDetail(`Reached at Destination Shipment BagOut From Bag : ${bagId(shipment.awb)}`, step.remark)
+        : withDetail('Picked Shipment InScan from Manifest', step.remark);
     case 'hub_out': return withDetail('In Transit', step.remark);
     case 'bagged': return withDetail('In Transit', step.remark ?? 'Bag Created');
     case 'out_for_delivery': return withDetail('Out for Delivery', step.remark ?? agentDetail(shipment.awb));

@@ -1,0 +1,41 @@
+import type { DetectCandidate } from '../../../lib/detect/index.ts';
+import { checkAwb, detectionFor } from '../awb-input.ts';
+import type { ApiDeps } from '../deps.ts';
+import { ApiError } from '../errors.ts';
+
+/** contracts.md: 1 to 100 items. */
+export const MAX_BATCH_ITEMS = 100;
+
+/** One item after its own checks: what to look up, or the 400 it gets (consuming nothing). */
+export type BatchItem =
+  | { index: number; kind: 'named'; carrier: string; awb: string }
+  | { index: number; kind: 'detect'; awb: string; candidates: DetectCandidate[] }
+  | { index: number; kind: 'invalid'; error: ApiError };
+
+/**
+ * The batch body, or the 400 `bad_request` that refuses the whole batch: not an object with an
+ * `items` array of 1 to 100 objects. Anything wrong inside an item (its AWB, its carrier, a shape
+ * no carrier uses) refuses that item only, with the code a single lookup would get.
+ */
+export function parseBatchBody(deps: ApiDeps, body: unknown): BatchItem[] | ApiError {
+  const items = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as { items?: unknown }).items : undefined;
+  if (!Array.isArray(items)) return new ApiError('bad_request', 'The body must be JSON {"items": [{"carrier"?: "...", "awb": "..."}, ...]}.');
+  if (items.length < 1 || items.length > MAX_BATCH_ITEMS) {
+    return new ApiError('bad_request', `A batch holds 1 to ${MAX_BATCH_ITEMS} items; this one has ${items.length}.`);
+  }
+  const bad = items.findIndex((item) => item === null || typeof item !== 'object' || Array.isArray(item));
+  if (bad >= 0) return new ApiError('bad_request', `items[${bad}] must be an object {"carrier"?: "...", "awb": "..."}.`);
+  return items.map((raw: { carrier?: unknown; awb?: unknown }, index): BatchItem => {
+    const awb = checkAwb(raw.awb);
+    if (raw.carrier !== undefined && raw.carrier !== null) {
+      const carrier = typeof raw.carrier === 'string' ? deps.product.registry.resolve(raw.carrier) : null;
+      if (!carrier) return { index, kind: 'invalid', error: new ApiError('unsupported_carrier', `Carrier "${String(raw.carrier)}" is not supported. See GET /v1/carriers.`) };
+      if (awb instanceof ApiError) return { index, kind: 'invalid', error: awb };
+      return { index, kind: 'named', carrier, awb };
+    }
+    if (awb instanceof ApiError) return { index, kind: 'invalid', error: awb };
+    const detection = detectionFor(deps, awb);
+    if (detection instanceof ApiError) return { index, kind: 'invalid', error: detection };
+    return { index, kind: 'detect', awb, candidates: detection.candidates };
+  });
+}

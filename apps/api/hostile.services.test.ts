@@ -1,0 +1,3 @@
+import { storeBackedHostileSuite } from './hostile.suite.ts';
+
+storeBackedHostileSuite('redis');

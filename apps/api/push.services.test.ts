@@ -1,0 +1,3 @@
+import { pushSuite } from './push.suite.ts';
+
+pushSuite('redis');

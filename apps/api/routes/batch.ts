@@ -1,0 +1,101 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { effectiveStatus, keyMode, type BatchGranted, type KeyRecord } from '../../../lib/access/index.ts';
+import { acceptKeyRecord, presentedKey } from '../auth.ts';
+import { parseBatchBody, type BatchItem } from '../batch/body.ts';
+import { guardBatch, idempotencyKeyOf, type Guard } from '../batch/idempotency.ts';
+import { batchBody, runBatch } from '../batch/run.ts';
+import type { ApiDeps } from '../deps.ts';
+import { ApiError, methodNotAllowed } from '../errors.ts';
+import { limitHeaders } from '../metered-lookup.ts';
+
+/** A body that is not JSON: reported after the key checks, as a bad input of a single call is. */
+const NOT_JSON = Symbol('not JSON');
+
+function expiredError(record: KeyRecord): ApiError {
+  return new ApiError('payment_required', `The plan period ended at ${record.period_end}. Renew to restore access at once.`);
+}
+
+/** The key's record checked as a single lookup checks it (401, then 402), counting nothing. */
+async function checkedKey(deps: ApiDeps, request: FastifyRequest, key: string, now: Date): Promise<KeyRecord> {
+  const { record } = await deps.access.authorize(key, now, false);
+  const accepted = acceptKeyRecord(request, record, now);
+  if (effectiveStatus(accepted, now) === 'expired') throw expiredError(accepted);
+  return accepted;
+}
+
+/**
+ * The batch's access step (contracts.md): one request for the burst limit, one lookup per item
+ * that passed its own checks, as many as the quotas leave. Throws what refuses the whole batch.
+ */
+async function countBatch(deps: ApiDeps, request: FastifyRequest, reply: FastifyReply, key: string, lookups: number, now: Date): Promise<BatchGranted> {
+  const { record, consumed } = await deps.access.authorizeBatch(key, now, lookups);
+  const accepted = acceptKeyRecord(request, record, now);
+  if (effectiveStatus(accepted, now) === 'expired') throw expiredError(accepted);
+  if (!consumed) throw new Error('the access store counted nothing for a batch of an existing key');
+  if (!consumed.ok) {
+    if (!('limits' in consumed)) {
+      throw consumed.code === 'payment_required' ? expiredError(accepted) : new ApiError('invalid_api_key', 'The API key is not valid.');
+    }
+    limitHeaders(reply, consumed);
+    throw new ApiError('rate_limit_exceeded', `More than ${consumed.limits.burst} requests in one second (a batch is one request). Back off with a small random delay.`, { 'Retry-After': consumed.retryAfterSeconds ?? 1 });
+  }
+  limitHeaders(reply, consumed);
+  return consumed;
+}
+
+/**
+ * POST /v1/track/batch: 1 to 100 lookups in one request, answered 200 with one result per item in
+ * input order; each item metered as a single lookup would be. `Idempotency-Key` replays the first
+ * answer (lib/idempotency).
+ */
+export function registerBatchRoute(app: FastifyInstance, deps: ApiDeps): void {
+  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+    const now = new Date(deps.clock());
+    const key = presentedKey(request);
+    const idempotencyKey = idempotencyKeyOf(request);
+    const parsed = request.body === NOT_JSON
+      ? new ApiError('bad_request', 'The body must be JSON {"items": [{"carrier"?: "...", "awb": "..."}, ...]}.')
+      : parseBatchBody(deps, request.body);
+
+    // Key checks come first; a malformed body is then refused whole, counting nothing.
+    let guard: Guard | null = null;
+    if (parsed instanceof ApiError || idempotencyKey !== null) {
+      const record = await checkedKey(deps, request, key, now);
+      if (parsed instanceof ApiError) throw parsed;
+      guard = await guardBatch(deps.idempotency, record.hash, idempotencyKey!, request.body, deps.clock);
+      if (guard.kind === 'replay') {
+        return reply.code(guard.answer.status).header('Idempotent-Replayed', 'true').type('application/json; charset=utf-8').send(guard.answer.body);
+      }
+    }
+    const items = parsed as BatchItem[];
+    const first = guard?.kind === 'first' ? guard : null;
+    try {
+      const lookups = items.filter((item) => item.kind !== 'invalid').length;
+      const counted = await countBatch(deps, request, reply, key, lookups, now);
+      const run = await runBatch(deps, items, counted.granted, counted.refused, keyMode(key)!, (err) => request.log.error({ err }, 'batch item failed'));
+      // 502 items consume nothing (decisions.md): give their lookups back.
+      for (let i = 0; i < run.refunds; i++) await deps.access.refund(counted.ticket);
+      reply.header('X-Lookups-Remaining', counted.remaining.period + run.refunds);
+      const body = batchBody(run.results);
+      await first?.complete({ status: 200, body: body.toString('utf8') }, deps.clock());
+      return reply.type('application/json; charset=utf-8').send(body);
+    } catch (err) {
+      // No answer was kept: a retry with the key runs the batch (the refusals consumed nothing).
+      await first?.release();
+      throw err;
+    }
+  };
+
+  // Parse errors are kept for the handler, so the key is checked before the body is refused.
+  app.register(async (scope) => {
+    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {
+      try {
+        done(null, JSON.parse(text as string));
+      } catch {
+        done(null, NOT_JSON);
+      }
+    });
+    scope.post('/v1/track/batch', handler);
+  });
+  methodNotAllowed(app, '/v1/track/batch', ['POST']);
+}

@@ -1,0 +1,44 @@
+/** `npm start` with the three services set: the distributed mode in one process (start.test.ts: the embedded default). */
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { TrackingRecordSchema } from '../../lib/schemas/index.ts';
+import { cleanUp, start, stop } from './testing.ts';
+
+describe('npm start (distributed mode)', () => {
+  let dataDir: string | undefined;
+
+  afterAll(() => cleanUp(dataDir));
+
+  it('with REDIS_URL, KAFKA_BROKERS and CLICKHOUSE_URL: says so, and a lookup reaches ClickHouse with no other command run', { timeout: 300_000 }, async () => {
+    const services = {
+      REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6380',
+      KAFKA_BROKERS: process.env.KAFKA_BROKERS ?? '127.0.0.1:9092',
+      // A database of this run's own (the path of the URL names it; migrations create it).
+      CLICKHOUSE_URL: `${process.env.CLICKHOUSE_URL ?? 'http://127.0.0.1:8123'}/tracking_test_start_${Date.now().toString(36)}`,
+    };
+    dataDir = await mkdtemp(join(tmpdir(), 'npm-start-'));
+    const started = await start(dataDir, services);
+    expect(started.output()).toMatch(/mode:\s+distributed: Redis, Kafka and ClickHouse/);
+    // A number of this run's own: a final record stays cached in the shared Redis across runs, and a
+    // cache hit makes no poll (the sandbox reads lane and scenario from the last four digits).
+    const awb = `${String(Date.now()).slice(-9)}0104`;
+    const res = await fetch(`${started.base}/v1/track/delhivery/${awb}`, { headers: { 'x-api-key': started.trialKey } });
+    expect(res.status).toBe(200);
+    const record = TrackingRecordSchema.parse(await res.json());
+    const database = new URL(services.CLICKHOUSE_URL).pathname.slice(1);
+    const count = async (table: string) => {
+      const query = `SELECT count() FROM ${database}.${table} WHERE awb = '${record.awb}' FORMAT TabSeparated`;
+      const answer = await fetch(`${new URL(services.CLICKHOUSE_URL).origin}/?query=${encodeURIComponent(query)}`);
+      return Number((await answer.text()).trim());
+    };
+    const deadline = Date.now() + 60_000;
+    while ((await count('shipments')) === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await count('carrier_polls')).toBeGreaterThan(0);
+    expect(await count('events')).toBe(record.events.length);
+    expect(await count('shipments')).toBeGreaterThan(0);
+    expect(await stop(started)).toEqual({ code: 0, signal: null });
+    await fetch(`${new URL(services.CLICKHOUSE_URL).origin}/?query=${encodeURIComponent(`DROP DATABASE IF EXISTS ${database}`)}`, { method: 'POST' });
+  });
+});

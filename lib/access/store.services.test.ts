@@ -1,0 +1,6 @@
+import { accessStoreSuite } from './store.suite.ts';
+import { redisClusterHarness, redisHarness } from './testing.ts';
+
+accessStoreSuite(redisHarness);
+// The 3-master cluster of `npm run services`: every key's data in one slot, one slot per script.
+accessStoreSuite(redisClusterHarness);

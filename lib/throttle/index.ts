@@ -1,0 +1,3 @@
+export { stateOf, type AddressThrottle, type ThrottleRule, type ThrottleState } from './rule.ts';
+export { EmbeddedThrottle } from './embedded.ts';
+export { RedisThrottle } from './redis.ts';
