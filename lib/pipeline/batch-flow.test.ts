@@ -1,8 +1,8 @@
 /**
  * The normalizer's batch handling without a broker (as PostHog tests handleKafkaBatch): a sink whose
  * flushes the test resolves or rejects by hand, and ports that record commits. What it pins: commits
- * per partition in order, none before the flush holding the batch's rows, backpressure, and a stop
- * during a failing flush committing nothing.
+ * per partition in order, none before the flush holding the batch's rows, backpressure, a rebalance
+ * waiting for queued rows before kafkajs re-joins, and a stop during a failing flush committing nothing.
  */
 import { describe, expect, it } from 'vitest';
 import type { PollRows } from '../clickhouse/rows.ts';
@@ -117,6 +117,34 @@ describe('BatchFlow (no broker)', () => {
     sink.flushes[0]!.resolve();
     await over;
     expect(commits).toHaveLength(2);
+  });
+
+  it('a rebalance noticed at the heartbeat holds the batch until every queued batch is durable, then rethrows (kafkajs re-joins only then)', async () => {
+    const sink = new HandSink();
+    const { flow, commits } = flowWith(sink);
+    await flow.eachBatch(batchOf(1, 1)); // another partition's rows, still being inserted
+    const rebalancing = Object.assign(new Error('The group is rebalancing'), { type: 'REBALANCE_IN_PROGRESS' });
+    const batch = { ...batchOf(0, 1), heartbeat: async () => { throw rebalancing; } };
+    let outcome: unknown = 'pending';
+    const handled = flow.eachBatch(batch).then(() => 'returned', (err: unknown) => err);
+    void handled.then((result) => { outcome = result; });
+    await settle();
+    expect(outcome).toBe('pending');
+    sink.flushes[1]!.resolve();
+    await settle();
+    // Its own rows are durable, the other partition's are not: still waiting.
+    expect(outcome).toBe('pending');
+    sink.flushes[0]!.resolve();
+    expect(await handled).toBe(rebalancing);
+    expect(commits).toHaveLength(2);
+  });
+
+  it('any other heartbeat failure is rethrown at once', async () => {
+    const sink = new HandSink();
+    const { flow } = flowWith(sink);
+    const broken = new Error('connection closed');
+    await expect(flow.eachBatch({ ...batchOf(0, 1), heartbeat: async () => { throw broken; } })).rejects.toBe(broken);
+    expect(sink.flushes).toHaveLength(1);
   });
 
   it('a stop during a failing flush commits nothing and ends', async () => {

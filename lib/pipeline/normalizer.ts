@@ -98,6 +98,12 @@ function retryDelayMs(attempt: number): number {
   return Math.min(500 * 2 ** (attempt - 1), 10_000);
 }
 
+/** kafkajs' errors that make a member re-join its group (kafkajs/src/errors.js `isRebalancing`, not exported). */
+const REBALANCING_ERRORS = new Set(['REBALANCE_IN_PROGRESS', 'NOT_COORDINATOR_FOR_GROUP', 'ILLEGAL_GENERATION']);
+function isRebalancing(err: unknown): boolean {
+  return REBALANCING_ERRORS.has((err as { type?: unknown } | null)?.type as string);
+}
+
 const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
@@ -152,12 +158,37 @@ export class BatchFlow {
     // *resolved* offset, not the committed one: without this every fetch would hand the same
     // messages back. Resolving is not committing: a restart reads from the committed offset.
     batch.resolveOffset(last.offset);
-    if (this.pendingMessages > this.options.maxPendingMessages) await this.waitFor(committed, () => batch.heartbeat());
-    await batch.heartbeat();
+    const heartbeat = () => this.heartbeatOrDrain(batch.heartbeat);
+    if (this.pendingMessages > this.options.maxPendingMessages) await this.waitFor(committed, heartbeat);
     // Give the event loop's I/O phase a turn before the next batch: kafkajs hands over batches it
     // already fetched through promises alone, which would starve the writer's HTTP responses
     // until normalizing ran out of batches (ClickHouse then idles instead of inserting meanwhile).
     await yieldToIo();
+    // Last, so kafkajs' own heartbeat right after this batch finds the interval not yet elapsed
+    // and sends nothing: the rebalance is noticed here, where the flow can drain first.
+    await heartbeat();
+  }
+
+  /**
+   * Heartbeats; when the group is rebalancing, first waits until every batch handed to the writer
+   * is durable (and its commit tried), then rethrows so kafkajs re-joins. kafkajs has no "partitions
+   * revoked" callback and re-joins as soon as a heartbeat fails; without this wait, a partition's
+   * new owner re-reads batches whose rows this process is still inserting, finds them not stored
+   * yet, and inserts them a second time. The group waits for this member (up to its rebalance
+   * timeout, 60 s) before handing the partitions over.
+   */
+  private async heartbeatOrDrain(heartbeat: () => Promise<void>): Promise<void> {
+    try {
+      await heartbeat();
+    } catch (err) {
+      if (isRebalancing(err)) await this.drain();
+      throw err;
+    }
+  }
+
+  /** Resolves once every queued batch is durable and its commit settled (or the flow stopped). */
+  async drain(): Promise<void> {
+    while (this.commits.size > 0) await Promise.allSettled([...this.commits.values()]);
   }
 
   /**
