@@ -9,6 +9,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startDispatcher, type DispatcherApp } from '../apps/dispatcher/start.ts';
@@ -164,3 +165,30 @@ it('a dispatcher killed with SIGKILL mid-delivery: another one delivers everythi
     await kill.close();
   }
 }, 120_000);
+
+it('a dispatcher app that disables an endpoint (410) e-mails the owner of the key, found under its own Redis namespace', async () => {
+  const { key, email } = await api.createKey({ plan: 'starter', mode: 'test', burst_per_second: 1000 });
+  const gone = await startReceiver();
+  const env = loadEnv({ DATA_DIR: api.dataDir, CONFIG_DIR: DEFAULT_CONFIG_DIR, LOG_LEVEL: 'silent', REDIS_URL: await testRedisUrl(), KAFKA_BROKERS: TEST_BROKERS, CLICKHOUSE_URL: TEST_CLICKHOUSE_URL });
+  const dispatcher = await startDispatcher(env, { database: db.target.database, redisNamespace: api.namespace, groupId: `dispatcher-gone-${RUN}`, fromLatest: true, healthPort: null });
+  try {
+    const created = await api.app.inject({ method: 'POST', url: '/v1/webhooks', headers: { 'x-api-key': key }, payload: { url: gone.url } });
+    const { id, secret } = created.json() as { id: string; secret: string };
+    gone.setSecrets([secret]);
+    gone.respond(() => ({ status: 410 }));
+    const status = async () => ((await api.app.inject({ method: 'GET', url: `/v1/webhooks/${id}`, headers: { 'x-api-key': key } })).json() as { status: string }).status;
+    // A consumer group starting at the topic's end may join after a first event: send until one arrives.
+    await waitUntil(async () => {
+      if (gone.deliveries.length === 0) await api.app.inject({ method: 'POST', url: `/v1/webhooks/${id}/test`, headers: { 'x-api-key': key } });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      return (await status()) === 'disabled';
+    }, 60_000);
+    const outbox = join(api.dataDir, 'outbox');
+    await waitUntil(() => existsSync(outbox) && readdirSync(outbox).some((f) => readFileSync(join(outbox, f), 'utf8').includes(`Webhook endpoint ${id} disabled`)));
+    const mail = readdirSync(outbox).map((f) => readFileSync(join(outbox, f), 'utf8')).find((m) => m.includes(`Webhook endpoint ${id} disabled`))!;
+    expect(mail).toContain(email);
+  } finally {
+    await dispatcher.stop();
+    await gone.close();
+  }
+}, 90_000);

@@ -46,7 +46,7 @@ export async function startDispatcher(env: Env, options: DispatcherStartOptions 
   const log = (level: 'info' | 'warn' | 'error', message: string) => health.log[level](message);
   const redis = connectRedis(env.REDIS_URL, { maxRetriesPerRequest: 2, enableAutoPipelining: true }, (level, message) => health.log[level](message));
   const kv = new RedisPushKv(redis, `${options.redisNamespace ?? 'trk:'}push:`);
-  const access = openAccessStore({ plans: product.config.plans, redisUrl: env.REDIS_URL, dataDir: env.DATA_DIR });
+  const access = openAccessStore({ plans: product.config.plans, redisUrl: env.REDIS_URL, redisNamespace: `${options.redisNamespace ?? 'trk:'}access:`, dataDir: env.DATA_DIR });
   const mailer = createMailer(env);
 
   let clickhouse: ClickHouseClient | null = null;

@@ -94,7 +94,7 @@ export async function startPoller(env: Env, options: PollerStartOptions = {}): P
   const tickCron = options.tickCron === undefined ? cronOfTick(policy.tickMs) : options.tickCron;
   const task = tickCron === null ? null : cron.schedule(tickCron, () => { tick().catch((err: unknown) => log.error({ err }, 'poller tick failed')); });
 
-  const access = openAccessStore({ plans: product.config.plans, redisUrl: env.REDIS_URL, dataDir: env.DATA_DIR });
+  const access = openAccessStore({ plans: product.config.plans, redisUrl: env.REDIS_URL, redisNamespace: `${options.redisNamespace ?? 'trk:'}access:`, dataDir: env.DATA_DIR });
   let stopNotices = async () => {};
   let closeMailer = () => {};
   if (options.notices !== false) {
