@@ -36,6 +36,7 @@ import { createKafka } from '../lib/kafka/client.ts';
 import { pollKey } from '../lib/kafka/topics.ts';
 import { DEFAULT_CONSUMER_TUNING, NormalizerConsumer } from '../lib/pipeline/normalizer.ts';
 import { loadProduct } from '../lib/product/index.ts';
+import { CORES, normalizeOnThreads } from './normalize-threads.ts';
 import { JOURNEYS, journeyPoll } from '../lib/testing/polls.ts';
 import type { BenchResult } from './report.ts';
 
@@ -121,6 +122,8 @@ interface NormalizerRun {
   /** The very rows the normalizer handed to its writer, in order, and each flush's rows per table. */
   rows: PollRows[];
   flushSizes: Record<WriterTable, number>[];
+  /** CPU time of this process (all its threads) from the first batch to the last row written. */
+  cpuMs: number;
 }
 
 /** (ii) The normalizer from the beginning into `database`: ms from the first batch to the last row written. */
@@ -157,10 +160,14 @@ async function normalizeAll(kafka: Kafka, topic: string, database: string, expec
   let normalizeMs = 0;
   let batches = 0;
   let batchStartedAt = 0;
+  let cpuAtFirst: NodeJS.CpuUsage | null = null;
   const handleBatch = consumer.flow.handleBatch.bind(consumer.flow);
   consumer.flow.handleBatch = (messages) => {
     batchStartedAt = performance.now();
-    if (firstAt === 0) firstAt = batchStartedAt;
+    if (firstAt === 0) {
+      firstAt = batchStartedAt;
+      cpuAtFirst = process.cpuUsage();
+    }
     batches++;
     return handleBatch(messages);
   };
@@ -176,11 +183,12 @@ async function normalizeAll(kafka: Kafka, topic: string, database: string, expec
     // Shipments are written last in every flush: when all are in, so are the polls and events.
     while (writer.stats().inserted.shipments < expected) await sleep(5);
     const ms = performance.now() - firstAt;
+    const cpu = process.cpuUsage(cpuAtFirst ?? undefined);
     const stats = writer.stats();
     if (stats.inserted.carrier_polls !== expected) throw new Error(`normalizer wrote ${stats.inserted.carrier_polls} polls, expected ${expected}`);
     const stored = await countOf(client, 'SELECT count() AS c FROM carrier_polls');
     if (stored !== expected) throw new Error(`carrier_polls holds ${stored} rows, expected ${expected}`);
-    return { ms, events: stats.inserted.events, normalizeMs, writeMs, checkMs, batches, flushes, rows: captured, flushSizes };
+    return { ms, events: stats.inserted.events, normalizeMs, writeMs, checkMs, batches, flushes, rows: captured, flushSizes, cpuMs: (cpu.user + cpu.system) / 1000 };
   } finally {
     await consumer.stop();
     await writer.close();
@@ -316,6 +324,13 @@ export async function benchPipeline(): Promise<BenchResult[]> {
     const share = (ms: number) => round((100 * ms) / normalized.ms);
     progress(`normalizer: ${round(normalizerRate)} polls/s, ${round(eventRate)} events/s (${normalized.batches} batches, ${normalized.flushes} flushes)`);
 
+    // The same polls normalized and encoded on worker threads, with no Kafka and no ClickHouse.
+    const values = messages.map((m) => m.value);
+    const threadRates = [...new Set([1, CORES])];
+    const onThreads: number[] = [];
+    for (const threads of threadRates) onThreads.push(await normalizeOnThreads(values, threads));
+    progress(`normalizing alone on ${threadRates.join(' / ')} worker threads: ${onThreads.map((r) => round(r)).join(' / ')} polls/s`);
+
     const lanes = await laneBenchmarks(lanesDb);
     return [
       { name: `polls produced (${POLLS} polls, ${scans} scans, informative)`, value: round(POLLS / (produceMs / 1000)), unit: 'polls/s', target: null, pass: null },
@@ -331,6 +346,10 @@ export async function benchPipeline(): Promise<BenchResult[]> {
       { name: '  of it decoding + normalizing + toRows (event loop busy)', value: share(normalized.normalizeMs), unit: '% of wall', target: null, pass: null },
       { name: '  of it writer flushes (dedupe checks, JSON encoding, inserts)', value: share(normalized.writeMs), unit: '% of wall', target: null, pass: null },
       { name: '    of which "already stored?" checks', value: share(normalized.checkMs), unit: '% of wall', target: null, pass: null },
+      { name: 'normalizer CPU per poll (this process, all threads)', value: round((1000 * normalized.cpuMs) / POLLS), unit: 'µs', target: null, pass: null },
+      // What a normalizer with its CPU work on worker threads could reach at best, before
+      // ClickHouse and Kafka take their share of the same cores (bench/normalize-threads.ts).
+      ...threadRates.map((threads, i) => ({ name: `normalizing + encoding alone on ${threads} worker thread${threads > 1 ? 's' : ''} (no Kafka, no ClickHouse; informative)`, value: round(onThreads[i]!), unit: `polls/s (${round(onThreads[i]! / insertRate, 2)} x insert-only)`, target: null, pass: null })),
       ...lanes,
     ];
   } finally {
