@@ -19,6 +19,29 @@ describe('shapeOf', () => {
 });
 
 describe('CarrierDetector', () => {
+  it.each([
+    ['EE123456789IN', 'speedpost'],
+    ['RK123456789IN', 'indiapost'],
+    ['12345678901', 'bluedart'],
+    ['FMPC0279658213', 'ekart'],
+    ['PON8334106', 'professionalcouriers'],
+    ['1234567890104', 'delhivery'],
+    ['V01197967', 'dtdc'],
+  ])('detects %s as %s first', (awb, slug) => {
+    expect(detector.detect(awb).candidates[0]?.slug).toBe(slug);
+  });
+
+  it('lists every carrier whose shape fits, the aggregator last', () => {
+    const slugs = detector.detect('1234567890104').candidates.map((d) => d.slug);
+    expect(slugs).toEqual(expect.arrayContaining(['delhivery', 'xpressbees', 'shreemaruti', 'shiprocket']));
+    expect(slugs.at(-1)).toBe('shiprocket');
+    expect(detector.detect('ee123456789in').candidates[0]?.slug).toBe('speedpost');
+  });
+
+  it('returns nothing for shapes no carrier uses', () => {
+    expect(detector.detect('ab').candidates).toEqual([]);
+  });
+
   it('fits every sample number and example to its own carrier (the config is consistent)', () => {
     for (const c of carriers) {
       for (const awb of [...c.sample_awbs, c.example_awb!]) {
