@@ -21,6 +21,7 @@
  * 1,000,000 shipments = 10,000,000 events). The topic and both databases are dropped afterwards.
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { CompressionTypes, type Kafka } from 'kafkajs';
@@ -52,6 +53,27 @@ const PARTITIONS = 6;
 const progress = (line: string) => process.stderr.write(`pipeline: ${line}\n`);
 const round = (n: number, digits = 0) => Math.round(n * 10 ** digits) / 10 ** digits;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * CPU seconds used so far by the ClickHouse server `npm run services` started (its pid file, then
+ * /proc/<pid>/stat utime + stime in USER_HZ = 100 ticks per second); null for any other server.
+ */
+function clickHouseCpuSeconds(): number | null {
+  try {
+    const pid = readFileSync('.services/clickhouse/clickhouse-server.pid', 'utf8').trim();
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name's closing parenthesis start at field 3 (state): utime is 14, stime 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
+}
+
+/** ClickHouse CPU µs per poll between two readings (null when unknown). */
+function perPoll(before: number | null, after: number | null, polls: number): number | null {
+  return before === null || after === null ? null : (1e6 * (after - before)) / polls;
+}
 
 async function countOf(client: ClickHouseClient, sql: string): Promise<number> {
   const [row] = await (await client.query({ query: sql, format: 'JSONEachRow' })).json<{ c: string | number }>();
@@ -124,6 +146,8 @@ interface NormalizerRun {
   flushSizes: Record<WriterTable, number>[];
   /** CPU time of this process (all its threads) from the first batch to the last row written. */
   cpuMs: number;
+  /** The ClickHouse server's CPU µs per poll meanwhile (null: not the server npm run services started). */
+  clickHouseCpuPerPoll: number | null;
 }
 
 /** (ii) The normalizer from the beginning into `database`: ms from the first batch to the last row written. */
@@ -161,12 +185,14 @@ async function normalizeAll(kafka: Kafka, topic: string, database: string, expec
   let batches = 0;
   let batchStartedAt = 0;
   let cpuAtFirst: NodeJS.CpuUsage | null = null;
+  let clickHouseCpuAtFirst: number | null = null;
   const handleBatch = consumer.flow.handleBatch.bind(consumer.flow);
   consumer.flow.handleBatch = (messages) => {
     batchStartedAt = performance.now();
     if (firstAt === 0) {
       firstAt = batchStartedAt;
       cpuAtFirst = process.cpuUsage();
+      clickHouseCpuAtFirst = clickHouseCpuSeconds();
     }
     batches++;
     return handleBatch(messages);
@@ -184,11 +210,12 @@ async function normalizeAll(kafka: Kafka, topic: string, database: string, expec
     while (writer.stats().inserted.shipments < expected) await sleep(5);
     const ms = performance.now() - firstAt;
     const cpu = process.cpuUsage(cpuAtFirst ?? undefined);
+    const clickHouseCpuPerPoll = perPoll(clickHouseCpuAtFirst, clickHouseCpuSeconds(), expected);
     const stats = writer.stats();
     if (stats.inserted.carrier_polls !== expected) throw new Error(`normalizer wrote ${stats.inserted.carrier_polls} polls, expected ${expected}`);
     const stored = await countOf(client, 'SELECT count() AS c FROM carrier_polls');
     if (stored !== expected) throw new Error(`carrier_polls holds ${stored} rows, expected ${expected}`);
-    return { ms, events: stats.inserted.events, normalizeMs, writeMs, checkMs, batches, flushes, rows: captured, flushSizes, cpuMs: (cpu.user + cpu.system) / 1000 };
+    return { ms, events: stats.inserted.events, normalizeMs, writeMs, checkMs, batches, flushes, rows: captured, flushSizes, cpuMs: (cpu.user + cpu.system) / 1000, clickHouseCpuPerPoll };
   } finally {
     await consumer.stop();
     await writer.close();
@@ -203,7 +230,7 @@ async function normalizeAll(kafka: Kafka, topic: string, database: string, expec
  * starts. No Kafka, no normalizing, no "already stored?" checks: what this machine's ClickHouse
  * takes at best for this workload. Returns ms from the first insert to the last.
  */
-async function insertOnly(database: string, rows: readonly PollRows[], flushSizes: readonly Record<WriterTable, number>[]): Promise<number> {
+async function insertOnly(database: string, rows: readonly PollRows[], flushSizes: readonly Record<WriterTable, number>[]): Promise<{ ms: number; clickHouseCpuPerPoll: number | null }> {
   const target = resolveTarget(CLICKHOUSE_URL, database);
   await migrate(target);
   const client = createClickHouseClient(target);
@@ -225,6 +252,7 @@ async function insertOnly(database: string, rows: readonly PollRows[], flushSize
   });
   try {
     const started = performance.now();
+    const cpuBefore = clickHouseCpuSeconds();
     for (const flush of encoded) {
       for (const { table, text } of flush) {
         if (!text) continue;
@@ -233,9 +261,10 @@ async function insertOnly(database: string, rows: readonly PollRows[], flushSize
       }
     }
     const ms = performance.now() - started;
+    const clickHouseCpuPerPoll = perPoll(cpuBefore, clickHouseCpuSeconds(), rows.length);
     const stored = await countOf(client, 'SELECT count() AS c FROM carrier_polls');
     if (stored !== rows.length) throw new Error(`insert-only stored ${stored} polls, expected ${rows.length}`);
-    return ms;
+    return { ms, clickHouseCpuPerPoll };
   } finally {
     await client.close();
   }
@@ -317,7 +346,8 @@ export async function benchPipeline(): Promise<BenchResult[]> {
     const normalized = await normalizeAll(kafka, topic, normalizerDb, POLLS);
     const normalizerRate = POLLS / (normalized.ms / 1000);
     const eventRate = normalized.events / (normalized.ms / 1000);
-    const insertMs = await insertOnly(insertDb, normalized.rows, normalized.flushSizes);
+    const inserted = await insertOnly(insertDb, normalized.rows, normalized.flushSizes);
+    const insertMs = inserted.ms;
     const insertRate = POLLS / (insertMs / 1000);
     progress(`ClickHouse insert-only: ${round(insertRate)} polls/s (${normalized.flushSizes.length} flushes)`);
     const ratio = normalizerRate / insertRate;
@@ -347,6 +377,10 @@ export async function benchPipeline(): Promise<BenchResult[]> {
       { name: '  of it writer flushes (dedupe checks, JSON encoding, inserts)', value: share(normalized.writeMs), unit: '% of wall', target: null, pass: null },
       { name: '    of which "already stored?" checks', value: share(normalized.checkMs), unit: '% of wall', target: null, pass: null },
       { name: 'normalizer CPU per poll (this process, all threads)', value: round((1000 * normalized.cpuMs) / POLLS), unit: 'µs', target: null, pass: null },
+      ...(normalized.clickHouseCpuPerPoll === null || inserted.clickHouseCpuPerPoll === null ? [] : [
+        { name: 'ClickHouse server CPU per poll: during the normalizer run', value: round(normalized.clickHouseCpuPerPoll), unit: 'µs', target: null, pass: null },
+        { name: 'ClickHouse server CPU per poll: during insert-only', value: round(inserted.clickHouseCpuPerPoll), unit: 'µs', target: null, pass: null },
+      ]),
       // What a normalizer with its CPU work on worker threads could reach at best, before
       // ClickHouse and Kafka take their share of the same cores (bench/normalize-threads.ts).
       ...threadRates.map((threads, i) => ({ name: `normalizing + encoding alone on ${threads} worker thread${threads > 1 ? 's' : ''} (no Kafka, no ClickHouse; informative)`, value: round(onThreads[i]!), unit: `polls/s (${round(onThreads[i]! / insertRate, 2)} x insert-only)`, target: null, pass: null })),
