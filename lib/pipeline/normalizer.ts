@@ -187,7 +187,7 @@ export class BatchFlow {
   }
 
   /** Resolves once every queued batch is durable and its commit settled (or the flow stopped). */
-  async drain(): Promise<void> {
+  private async drain(): Promise<void> {
     while (this.commits.size > 0) await Promise.allSettled([...this.commits.values()]);
   }
 
