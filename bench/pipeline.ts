@@ -228,7 +228,8 @@ async function normalizeAll(kafka: Kafka, topic: string, database: string, expec
  * fresh database with the same tables, in the same flushes (the same rows per table per flush,
  * tables in the writer's order, one flush at a time), JSONEachRow text encoded before the clock
  * starts. No Kafka, no normalizing, no "already stored?" checks: what this machine's ClickHouse
- * takes at best for this workload. Returns ms from the first insert to the last.
+ * takes at best for this workload. Returns ms from the first insert to the last, and the ClickHouse
+ * server's CPU per poll meanwhile (null when it is not the server npm run services started).
  */
 async function insertOnly(database: string, rows: readonly PollRows[], flushSizes: readonly Record<WriterTable, number>[]): Promise<{ ms: number; clickHouseCpuPerPoll: number | null }> {
   const target = resolveTarget(CLICKHOUSE_URL, database);
