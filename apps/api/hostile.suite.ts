@@ -329,6 +329,12 @@ export function storeBackedHostileSuite(store: StoreKind): void {
     }
     // Bad input from that key is still refused for the period first, as for an expired key.
     expect((await h.track(k.key, 'delhivery', 'x')).statusCode).toBe(402);
+    // A batch is refused the same way, whole, with or without an Idempotency-Key.
+    for (const headers of [{}, { 'idempotency-key': 'not-started-1' }]) {
+      const batch = await h.app.inject({ method: 'POST', url: '/v1/track/batch', headers: { 'x-api-key': k.key, ...headers }, payload: { items: [{ carrier: 'delhivery', awb }] } });
+      expect(batch.statusCode, batch.body).toBe(402);
+      expect(batch.json().error.message).toContain(start);
+    }
     expect((await h.usage(k.key)).period.lookups_used).toBe(0);
 
     h.clock.advance(2 * DAY_MS);

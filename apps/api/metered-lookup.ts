@@ -39,6 +39,16 @@ export interface CountedLookup {
   remaining: number;
 }
 
+/** 402 for a valid key outside its plan period: ended, or set by an operator to start later. */
+export function refuseOutsidePeriod(record: KeyRecord, now: Date): void {
+  if (effectiveStatus(record, now) === 'expired') {
+    throw new ApiError('payment_required', `The plan period ended at ${record.period_end}. Renew to restore access at once.`);
+  }
+  if (periodNotStarted(record, now)) {
+    throw new ApiError('payment_required', `The plan period starts at ${record.period_start}; lookups are possible from then on.`);
+  }
+}
+
 /**
  * The access step every metered call shares (track, watch, lanes): key present → key valid → plan
  * active → input valid (`inputError`, reported only after the key checks) → burst → daily → period
@@ -49,12 +59,7 @@ export async function countLookup(deps: ApiDeps, request: FastifyRequest, reply:
   const key = presentedKey(request);
   const { record: stored, consumed } = await deps.access.authorize(key, now, inputError === null);
   const record = acceptKeyRecord(request, stored, now);
-  if (effectiveStatus(record, now) === 'expired') {
-    throw new ApiError('payment_required', `The plan period ended at ${record.period_end}. Renew to restore access at once.`);
-  }
-  if (periodNotStarted(record, now)) {
-    throw new ApiError('payment_required', `The plan period starts at ${record.period_start}; lookups are possible from then on.`);
-  }
+  refuseOutsidePeriod(record, now);
   if (inputError) throw inputError;
   if (!consumed) throw new Error('the access store counted nothing for a valid lookup of an existing key');
   if (!consumed.ok) {

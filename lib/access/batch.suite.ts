@@ -79,6 +79,15 @@ export function accessBatchSuite(factory: HarnessFactory): void {
     expect((await store.usage(suspended.record.prefix, at())).lookupsUsed).toBe(0);
   });
 
+  it('refuses a key whose period starts later, counting nothing until it starts', async () => {
+    const later = await create({ period_start: '2026-11-23T00:00:00.000Z', period_end: '2026-12-23T00:00:00.000Z' });
+    expect((await store.authorizeBatch(later.key, at(), 3)).consumed).toEqual({ ok: false, code: 'payment_required' });
+    expect((await store.usage(later.record.prefix, at())).lookupsUsed).toBe(0);
+    const started = new Date('2026-11-23T00:00:01.000Z');
+    expect(granted((await store.authorizeBatch(later.key, started, 3)).consumed).granted).toBe(3);
+    expect((await store.usage(later.record.prefix, started)).lookupsUsed).toBe(3);
+  });
+
   it('gives back refunded items one by one, and keeps the count across a restart', async () => {
     const { key, record } = await create();
     const result = granted((await store.authorizeBatch(key, at(), 5)).consumed);

@@ -238,6 +238,7 @@ export class EmbeddedAccessStore implements AccessStore {
     const status = effectiveStatus(stored, now);
     if (status === 'expired') return { ok: false, code: 'payment_required' };
     if (status !== 'active') return { ok: false, code: 'invalid_api_key' };
+    if (periodNotStarted(stored, now)) return { ok: false, code: 'payment_required' };
 
     const day = utcDay(now);
     const second = epochSecond(now);

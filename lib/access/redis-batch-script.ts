@@ -1,6 +1,7 @@
 /**
  * A batch's access step in one script (`AccessStore.authorizeBatch`), beside CONSUME_LUA and with
- * the same key layout and windows: read the record, refuse an inactive or expired key, then count
+ * the same key layout and windows: read the record, refuse an inactive key and one outside its
+ * period (ended, or set to start later: 'expired' as in CONSUME_LUA), then count
  * the batch as one request against the burst limit and as n lookups against the daily and period
  * quotas, as many as they leave (`batchGrant` in limits.ts is the same rule). Nothing is written
  * when the burst refuses the batch.
@@ -16,6 +17,8 @@ local rec = {}
 for i = 1, #fields, 2 do rec[fields[i]] = fields[i + 1] end
 if rec.status ~= 'active' then return {'inactive', fields, 0, 0, 0, 0, 0} end
 if ARGV[1] >= rec.period_end then return {'expired', fields, 0, 0, 0, 0, 0} end
+-- UTC ISO 8601 strings of one fixed width: string order is time order.
+if ARGV[1] < rec.period_start then return {'expired', fields, 0, 0, 0, 0, 0} end
 local day, second, n = ARGV[2], ARGV[3], tonumber(ARGV[4])
 local u = redis.call('HMGET', KEYS[2], 'period_start', 'period_used', 'day', 'day_used', 'burst_second', 'burst_used')
 local burst, daily, period = 0, 0, 0

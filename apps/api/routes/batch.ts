@@ -1,25 +1,21 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { effectiveStatus, keyMode, type BatchGranted, type KeyRecord } from '../../../lib/access/index.ts';
+import { keyMode, type BatchGranted, type KeyRecord } from '../../../lib/access/index.ts';
 import { acceptKeyRecord, presentedKey } from '../auth.ts';
 import { parseBatchBody, type BatchItem } from '../batch/body.ts';
 import { guardBatch, idempotencyKeyOf, type Guard } from '../batch/idempotency.ts';
 import { batchBody, runBatch } from '../batch/run.ts';
 import type { ApiDeps } from '../deps.ts';
 import { ApiError, methodNotAllowed } from '../errors.ts';
-import { limitHeaders } from '../metered-lookup.ts';
+import { limitHeaders, refuseOutsidePeriod } from '../metered-lookup.ts';
 
 /** A body that is not JSON: reported after the key checks, as a bad input of a single call is. */
 const NOT_JSON = Symbol('not JSON');
-
-function expiredError(record: KeyRecord): ApiError {
-  return new ApiError('payment_required', `The plan period ended at ${record.period_end}. Renew to restore access at once.`);
-}
 
 /** The key's record checked as a single lookup checks it (401, then 402), counting nothing. */
 async function checkedKey(deps: ApiDeps, request: FastifyRequest, key: string, now: Date): Promise<KeyRecord> {
   const { record } = await deps.access.authorize(key, now, false);
   const accepted = acceptKeyRecord(request, record, now);
-  if (effectiveStatus(accepted, now) === 'expired') throw expiredError(accepted);
+  refuseOutsidePeriod(accepted, now);
   return accepted;
 }
 
@@ -30,11 +26,14 @@ async function checkedKey(deps: ApiDeps, request: FastifyRequest, key: string, n
 async function countBatch(deps: ApiDeps, request: FastifyRequest, reply: FastifyReply, key: string, lookups: number, now: Date): Promise<BatchGranted> {
   const { record, consumed } = await deps.access.authorizeBatch(key, now, lookups);
   const accepted = acceptKeyRecord(request, record, now);
-  if (effectiveStatus(accepted, now) === 'expired') throw expiredError(accepted);
+  refuseOutsidePeriod(accepted, now);
   if (!consumed) throw new Error('the access store counted nothing for a batch of an existing key');
   if (!consumed.ok) {
     if (!('limits' in consumed)) {
-      throw consumed.code === 'payment_required' ? expiredError(accepted) : new ApiError('invalid_api_key', 'The API key is not valid.');
+      // The store refused the key itself: it changed between the record read and the count.
+      throw consumed.code === 'payment_required'
+        ? new ApiError('payment_required', 'The plan period has ended. Renew to restore access at once.')
+        : new ApiError('invalid_api_key', 'The API key is not valid.');
     }
     limitHeaders(reply, consumed);
     throw new ApiError('rate_limit_exceeded', `More than ${consumed.limits.burst} requests in one second (a batch is one request). Back off with a small random delay.`, { 'Retry-After': consumed.retryAfterSeconds ?? 1 });
