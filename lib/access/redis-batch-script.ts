@@ -1,3 +1,5 @@
+import { usedInWindowsLua } from './redis-scripts.ts';
+
 /**
  * A batch's access step in one script (`AccessStore.authorizeBatch`), beside CONSUME_LUA and with
  * the same key layout and windows: read the record, refuse an inactive key and one outside its
@@ -20,13 +22,7 @@ if ARGV[1] >= rec.period_end then return {'expired', fields, 0, 0, 0, 0, 0} end
 -- UTC ISO 8601 strings of one fixed width: string order is time order.
 if ARGV[1] < rec.period_start then return {'expired', fields, 0, 0, 0, 0, 0} end
 local day, second, n = ARGV[2], ARGV[3], tonumber(ARGV[4])
-local u = redis.call('HMGET', KEYS[2], 'period_start', 'period_used', 'day', 'day_used', 'burst_second', 'burst_used')
-local burst, daily, period = 0, 0, 0
-if u[1] == rec.period_start then
-  period = tonumber(u[2])
-  if u[3] == day then daily = tonumber(u[4]) end
-end
-if u[5] == second then burst = tonumber(u[6]) end
+${usedInWindowsLua('KEYS[2]')}
 if burst >= tonumber(rec.burst_per_second) then return {'counted', fields, burst, daily, period, 0, 1} end
 local granted = math.max(0, math.min(n, tonumber(rec.daily_quota) - daily, tonumber(rec.lookups_limit) - period))
 redis.call('HSET', KEYS[2], 'period_start', rec.period_start, 'period_used', period + granted,

@@ -5,6 +5,22 @@
  */
 
 /**
+ * Lua declaring `burst`, `daily` and `period`: the counts of the usage hash `usageKey` (a Lua
+ * expression) in the current second, UTC day and period; a count stored for another window reads as
+ * zero. Expects locals `rec` (the key record), `day` and `second`. Shared by CONSUME_LUA and
+ * CONSUME_BATCH_LUA so both read the windows alike.
+ */
+export function usedInWindowsLua(usageKey: string): string {
+  return `local u = redis.call('HMGET', ${usageKey}, 'period_start', 'period_used', 'day', 'day_used', 'burst_second', 'burst_used')
+local burst, daily, period = 0, 0, 0
+if u[1] == rec.period_start then
+  period = tonumber(u[2])
+  if u[3] == day then daily = tonumber(u[4]) end
+end
+if u[5] == second then burst = tonumber(u[6]) end`;
+}
+
+/**
  * The hot path: one call for every lookup of an event-loop turn, in groups (one group per key and
  * second). For each group: read the presented key's record and, when asked to count n lookups,
  * check the stored key, then burst → daily → period, and count as many of the n as the three limits
@@ -55,13 +71,7 @@ local function consume(recordKey, usageKey, earliest, latest, day, second, n, kn
   -- A period set to start later counts nothing before it starts (refused like an ended one).
   if latest < rec.period_start then return {'expired', digest, known, 0, 0, 0, 0, ''} end
   if earliest < rec.period_start then return {'split', digest, known, 0, 0, 0, 0, ''} end
-  local u = redis.call('HMGET', usageKey, 'period_start', 'period_used', 'day', 'day_used', 'burst_second', 'burst_used')
-  local burst, daily, period = 0, 0, 0
-  if u[1] == rec.period_start then
-    period = tonumber(u[2])
-    if u[3] == day then daily = tonumber(u[4]) end
-  end
-  if u[5] == second then burst = tonumber(u[6]) end
+  ${usedInWindowsLua('usageKey')}
   local burstLimit, dailyLimit, periodLimit = tonumber(rec.burst_per_second), tonumber(rec.daily_quota), tonumber(rec.lookups_limit)
   local granted = math.max(0, math.min(n, burstLimit - burst, dailyLimit - daily, periodLimit - period))
   local refusal = ''
