@@ -47,6 +47,7 @@ import {
 import { WebhookSender } from '../lib/webhooks/sender.ts';
 import type { BenchResult } from './report.ts';
 import type { ReceiverChildMessage, ReceiverParentMessage } from './servers/webhook-receiver.ts';
+import { LOOPBACK_TARGETS } from '../lib/webhooks/testing/receiver.ts';
 
 export const TARGET_DELIVERIES_PER_SECOND = 2_000;
 export const TARGET_E2E_P99_MS = 1_000;
@@ -204,11 +205,11 @@ interface StoreRun {
 
 /** Phases 1 and 2 on one store. */
 async function deliveryRun(name: string, kv: PushKv, receiver: ReceiverChild, record: TrackingRecord): Promise<StoreRun> {
-  const endpoints = new EndpointStore(kv);
+  const endpoints = new EndpointStore(kv, Date.now, { allowedTargets: LOOPBACK_TARGETS });
   const secrets: string[] = [];
   for (let i = 0; i < ENDPOINTS; i++) secrets.push((await endpoints.create(keyPrefixOf(i), 'test', { url: receiver.urls[i]! }, Date.now())).secret);
   receiver.setSecrets(secrets);
-  const sender = new WebhookSender();
+  const sender = new WebhookSender({ allowedTargets: LOOPBACK_TARGETS });
   const dispatcher = new Dispatcher({ kv, endpoints, sender, log: (level, message) => progress(`${name} dispatcher ${level}: ${message}`) });
   dispatcher.start();
   try {
@@ -299,14 +300,14 @@ async function endToEnd(redis: Redis, namespace: string, receiver: ReceiverChild
   await createTopics(kafka, [pollsTopic, eventsTopic]);
   const product = loadProduct();
   const kv = new RedisPushKv(redis, `${namespace}push:`);
-  const endpoints = new EndpointStore(kv);
+  const endpoints = new EndpointStore(kv, Date.now, { allowedTargets: LOOPBACK_TARGETS });
   const { secret } = await endpoints.create(PREFIX, 'test', { url: receiver.urls[0]! }, Date.now());
   receiver.setSecrets([secret]);
 
   const eventLog = new KafkaEventLog(kafka, eventsTopic);
   const detector = new ChangeDetector({ kv, events: eventLog, lanes: { get: async () => null }, clock: Date.now });
   const detection = new PollChangeConsumer({ kafka, detector, rules: product.rules, resolveCarrier: (n) => product.registry.resolve(n), groupId: `bench-detector-${run}`, topic: pollsTopic, log: (l, m) => progress(`detector ${l}: ${m}`) });
-  const sender = new WebhookSender();
+  const sender = new WebhookSender({ allowedTargets: LOOPBACK_TARGETS });
   const dispatcher = new Dispatcher({ kv, endpoints, sender, log: (l, m) => progress(`dispatcher ${l}: ${m}`) });
   // When each event reached the dispatcher's intake: splits the latency into detection + Kafka, and queue + delivery.
   const intakeAt = new Map<string, number>();

@@ -33,6 +33,7 @@ import {
 import { startReceiver, type Receiver } from '../lib/webhooks/testing/receiver.ts';
 import type { CarrierPoll } from '../lib/schemas/index.ts';
 import { HOUR_MS as HOUR } from '../lib/time/index.ts';
+import { LOOPBACK_TARGETS } from '../lib/webhooks/testing/receiver.ts';
 
 const RUN = randomUUID().slice(0, 8);
 const topic = `test-polls-${RUN}`;
@@ -103,7 +104,7 @@ beforeAll(async () => {
   // The key's endpoint and watches, as POST /v1/webhooks and POST /v1/trackings leave them (no scans yet).
   receiver = await startReceiver();
   const now = Date.now();
-  const { secret } = await new EndpointStore(kv).create(prefix, 'test', { url: receiver.url }, now);
+  const { secret } = await new EndpointStore(kv, Date.now, { allowedTargets: LOOPBACK_TARGETS }).create(prefix, 'test', { url: receiver.url }, now);
   receiver.setSecrets([secret]);
   const watches = new WatchStore(kv);
   for (const awb of awbs) {

@@ -103,7 +103,7 @@ it('two detectors and two dispatchers: scenario 25 arrives once per stage, in or
 async function dispatcherChild(env: Record<string, string>, options: object): Promise<ChildProcess> {
   // node --import tsx, not the tsx CLI: a SIGKILL of the CLI would leave its child dispatcher running.
   const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '../apps/dispatcher/testing-child.ts'), JSON.stringify(options)], {
-    env: { ...process.env, ...env, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, WEBHOOK_ALLOWED_TARGETS: '127.0.0.1/32', ...env, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });

@@ -28,6 +28,7 @@ import { startChildApp, type ChildApp } from '../lib/testing/child-app.ts';
 import { journeyPoll } from '../lib/testing/polls.ts';
 import { EndpointStore, KafkaEventLog, RedisPushKv, WatchStore, type WebhookEvent } from '../lib/webhooks/index.ts';
 import { startReceiver } from '../lib/webhooks/testing/receiver.ts';
+import { LOOPBACK_TARGETS } from '../lib/webhooks/testing/receiver.ts';
 
 const RUN = randomUUID().slice(0, 8);
 const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
@@ -56,7 +57,7 @@ afterAll(async () => {
 });
 
 async function child(options: object, env: Record<string, string>): Promise<ChildApp> {
-  const c = await startChildApp('test/app-child.ts', options, { CONFIG_DIR: DEFAULT_CONFIG_DIR, DATA_DIR: dataDir, ...env });
+  const c = await startChildApp('test/app-child.ts', options, { CONFIG_DIR: DEFAULT_CONFIG_DIR, DATA_DIR: dataDir, WEBHOOK_ALLOWED_TARGETS: '127.0.0.1/32', ...env });
   children.push(c);
   return c;
 }
@@ -182,7 +183,7 @@ describe('SIGTERM exits 0', () => {
     const receiver = await startReceiver();
     const events = new KafkaEventLog(kafka);
     try {
-      const { secret } = await new EndpointStore(kv).create(prefix, 'test', { url: receiver.url }, Date.now());
+      const { secret } = await new EndpointStore(kv, Date.now, { allowedTargets: LOOPBACK_TARGETS }).create(prefix, 'test', { url: receiver.url }, Date.now());
       receiver.setSecrets([secret]);
       // Every first attempt takes 3 s: the SIGTERM comes while many are in flight.
       receiver.respond(({ attemptOfThisId }) => ({ status: 204, delayMs: attemptOfThisId === 1 ? 3_000 : 0 }));

@@ -191,9 +191,9 @@ export function pushSuite(store: StoreKind): void {
       expect((list.json() as { webhooks: unknown[] }).webhooks).toHaveLength(1);
     });
 
-    it('a live key cannot point at loopback, private or metadata addresses, nor at plain http', async () => {
+    it('a live key cannot point at loopback (beyond the opened 127.0.0.1), private or metadata addresses, nor at plain http', async () => {
       const live = (await h.createKey({ mode: 'live', burst_per_second: 1000 })).key;
-      for (const url of ['https://127.0.0.1/hook', 'https://10.0.0.7/hook', 'https://169.254.169.254/latest/meta-data', 'https://[::1]/hook', 'https://localhost/hook', 'http://example.com/hook']) {
+      for (const url of ['https://127.0.0.2/hook', 'https://10.0.0.7/hook', 'https://169.254.169.254/latest/meta-data', 'https://[::1]/hook', 'https://2130706434/hook', 'http://example.com/hook']) {
         expectError(await call('POST', '/v1/webhooks', { url }, live), 400, 'invalid_url');
       }
       expectError(await call('POST', '/v1/webhooks', { url: 'http://10.1.1.1/hook' }), 400, 'invalid_url');
@@ -209,7 +209,9 @@ export function pushSuite(store: StoreKind): void {
       await h.runtime.push.dispatcher.drain();
       await receiver.waitFor(() => receiver.deliveries.length >= 1);
       const list = (await call('GET', `/v1/webhooks/${endpoint.id}/deliveries`)).json() as { deliveries: { status_code: number; error: string }[] };
-      expect(list.deliveries[0]).toMatchObject({ status_code: 302, error: expect.stringContaining('redirect not followed') });
+      // The receiver is a private target (loopback, opened by the operator): its redirect target is
+      // not echoed to the key, only the status.
+      expect(list.deliveries[0]).toMatchObject({ status_code: 302, error: 'HTTP 302' });
       expect(receiver.deliveries).toHaveLength(1);
     });
 

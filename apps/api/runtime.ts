@@ -18,7 +18,7 @@ import { PollLog } from '../../lib/store/poll-log.ts';
 import { EmbeddedThrottle, RedisThrottle } from '../../lib/throttle/index.ts';
 import { TrackingService } from '../../lib/tracking/index.ts';
 import { createMailer } from '../../lib/notices/index.ts';
-import { EmbeddedPushKv, KafkaEventLog, RedisPushKv, createPush, endpointDisabledMessage, parseRetrySchedule, type Push } from '../../lib/webhooks/index.ts';
+import { EmbeddedPushKv, KafkaEventLog, RedisPushKv, createPush, endpointDisabledMessage, parseAllowedTargets, parseRetrySchedule, type Push } from '../../lib/webhooks/index.ts';
 import { WebhookSender } from '../../lib/webhooks/sender.ts';
 import type { ApiDeps, ReadinessCheck } from './deps.ts';
 
@@ -93,11 +93,13 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
   // (the dispatcher app delivers them), else straight to this process's dispatcher.
   const mailer = createMailer(env);
   const pushLanes: { source: LaneStatsSource } = { source: embeddedLanes };
+  const allowedTargets = parseAllowedTargets(env.WEBHOOK_ALLOWED_TARGETS);
   const push = createPush({
     kv: redis ? new RedisPushKv(redis, `${ns}push:`) : new EmbeddedPushKv(dataDir, clock),
     lanes: { get: (lane) => pushLanes.source.get(lane) },
     events: env.KAFKA_BROKERS ? new KafkaEventLog(createKafka({ brokers: env.KAFKA_BROKERS, clientId: 'tracking-api-push' })) : undefined,
-    sender: new WebhookSender(options.webhookSender),
+    sender: new WebhookSender({ allowedTargets, ...options.webhookSender }),
+    targets: { allowedTargets, lookup: options.webhookSender?.lookup },
     clock,
     retrySchedule: parseRetrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
     log: (level, message) => console[level === 'info' ? 'log' : level](message),

@@ -161,6 +161,9 @@ export async function startApiHarness(options: HarnessOptions = {}): Promise<Api
     ADMIN_TOKEN,
     LOG_LEVEL: options.logLevel ?? 'silent',
     CONFIG_DIR: DEFAULT_CONFIG_DIR,
+    // Push tests receive webhooks on this machine, as a developer does: the operator's opening of
+    // loopback (contracts.md). Tests of the default (nothing private) pass an empty value.
+    WEBHOOK_ALLOWED_TARGETS: '127.0.0.1/32',
     ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
     ...options.env,
   });

@@ -9,7 +9,7 @@ import { loadProduct } from '../../lib/product/index.ts';
 import { StopSteps } from '../../lib/process/run.ts';
 import { connectRedis } from '../../lib/redis/index.ts';
 import {
-  DeliveryWriter, Dispatcher, EndpointStore, RedisPushKv, WebhookEventConsumer, endpointDisabledMessage, ensureWebhookTopic, parseRetrySchedule,
+  DeliveryWriter, Dispatcher, EndpointStore, RedisPushKv, WebhookEventConsumer, endpointDisabledMessage, ensureWebhookTopic, parseAllowedTargets, parseRetrySchedule,
 } from '../../lib/webhooks/index.ts';
 import { WebhookSender, type WebhookSenderOptions } from '../../lib/webhooks/sender.ts';
 
@@ -61,7 +61,7 @@ export async function startDispatcher(env: Env, options: DispatcherStartOptions 
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const attempts = new Counter({ name: 'webhook_delivery_attempts_total', help: 'Delivery attempts by outcome', labelNames: ['outcome'], registers: [registry] });
-  const sender = new WebhookSender(options.sender);
+  const sender = new WebhookSender({ allowedTargets: parseAllowedTargets(env.WEBHOOK_ALLOWED_TARGETS), ...options.sender });
   const dispatcher = new Dispatcher({
     kv, endpoints: new EndpointStore(kv), sender, leaseMs: options.leaseMs,
     retrySchedule: parseRetrySchedule(env.WEBHOOK_RETRY_SCHEDULE),

@@ -58,7 +58,7 @@ async function start(dir: string): Promise<Started> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'apps/embedded/main.ts'], {
     cwd: REPO_ROOT,
     // Watched shipments re-polled every second (each poll one stage further); quick retries.
-    env: { ...env, DATA_DIR: dir, PORT: String(port), POLLER_INTERVAL_SECONDS: '1', WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1,1,1,1' },
+    env: { ...env, DATA_DIR: dir, PORT: String(port), POLLER_INTERVAL_SECONDS: '1', WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1,1,1,1', WEBHOOK_ALLOWED_TARGETS: '127.0.0.1/32' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);

@@ -110,6 +110,11 @@ export const EnvSchema = z.object({
   POLLER_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(7200),
   /** Seconds to wait after each failed webhook attempt; one more failure than steps gives up. */
   WEBHOOK_RETRY_SCHEDULE: z.string().regex(/^\s*\d+(\.\d+)?\s*(,\s*\d+(\.\d+)?\s*)*$/, 'comma-separated seconds, e.g. 5,300,1800').default('5,300,1800,7200,18000,36000,36000'),
+  /**
+   * Non-public webhook targets the operator opens (comma-separated addresses or CIDR ranges, e.g.
+   * `127.0.0.1/32,::1` for a receiver on this machine); default none: public addresses only.
+   */
+  WEBHOOK_ALLOWED_TARGETS: unsetWhenEmpty(z.string().optional()),
   /** ClickHouse database of the tables (default `tracking`, or a path in CLICKHOUSE_URL). */
   CLICKHOUSE_DATABASE: unsetWhenEmpty(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a database name: letters, digits and _').optional()),
   /** Days of closed shipments in lane statistics (API and normalizer). */

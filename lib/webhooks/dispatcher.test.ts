@@ -10,6 +10,7 @@ import type { DeliveryOutcome, DeliveryRequest } from './sender.ts';
 import { WebhookSender } from './sender.ts';
 import { startReceiver, type Receiver } from './testing/receiver.ts';
 import { DAY_MS as DAY } from '../time/index.ts';
+import { LOOPBACK_TARGETS } from './testing/receiver.ts';
 
 const PREFIX = 'trk_test_Ab3dE9x';
 
@@ -32,7 +33,7 @@ describe('dispatcher', () => {
     dir = mkdtempSync(join(tmpdir(), 'push-dispatch-'));
     now = Date.parse('2026-11-20T06:00:00.000Z');
     kv = new EmbeddedPushKv(dir, () => now);
-    endpoints = new EndpointStore(kv);
+    endpoints = new EndpointStore(kv, Date.now, { allowedTargets: LOOPBACK_TARGETS });
   });
   afterEach(async () => {
     for (const r of receivers.splice(0)) await r.close();
@@ -80,7 +81,7 @@ describe('dispatcher', () => {
     receivers.push(receiver);
     const { secret } = await endpoints.create(PREFIX, 'test', { url: receiver.url }, now);
     receiver.setSecrets([secret]);
-    const sender = new WebhookSender();
+    const sender = new WebhookSender({ allowedTargets: LOOPBACK_TARGETS });
     const dispatcher = new Dispatcher({ kv, endpoints, sender, clock: () => now });
     await dispatcher.enqueue([eventOf('B1', 2, now), eventOf('B1', 1, now), eventOf('B1', 1, now), eventOf('B1', 3, now)]);
     await dispatcher.drain();
@@ -102,7 +103,7 @@ describe('dispatcher', () => {
     const b = await endpoints.create(PREFIX, 'test', { url: fast.url }, now);
     slow.setSecrets([a.secret]);
     fast.setSecrets([b.secret]);
-    const sender = new WebhookSender({ connectionsPerEndpoint: 2 });
+    const sender = new WebhookSender({ connectionsPerEndpoint: 2, allowedTargets: LOOPBACK_TARGETS });
     // The real clock: the loop re-claims queues that waited for their endpoint's room.
     const dispatcher = new Dispatcher({ kv, endpoints, sender, perEndpoint: 2 });
     // Twenty shipments: each endpoint has twenty queues, the slow one can take two at a time.
@@ -120,7 +121,7 @@ describe('dispatcher', () => {
     const a = await endpoints.create(PREFIX, 'test', { url: receiver.url }, now);
     await endpoints.create(PREFIX, 'test', { url: `${receiver.url}/other` }, now);
     receiver.setSecrets([a.secret]);
-    const sender = new WebhookSender();
+    const sender = new WebhookSender({ allowedTargets: LOOPBACK_TARGETS });
     const dispatcher = new Dispatcher({ kv, endpoints, sender, clock: () => now });
     await dispatcher.enqueue([testEvent(PREFIX, 'test', a.endpoint.id, 'evt_test_1', now)]);
     await dispatcher.drain();

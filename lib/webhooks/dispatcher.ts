@@ -5,7 +5,7 @@ import { shipmentKeyOf, type WebhookEvent } from './events.ts';
 import type { PushKv } from './kv.ts';
 import { dueMember, parseDueMember, pushKeys } from './keys.ts';
 import { DEFAULT_RETRY_SCHEDULE_SECONDS, retryDelayMs } from './retry.ts';
-import type { DeliveryOutcome, DeliveryRequest } from './sender.ts';
+import { keyVisibleError, type DeliveryOutcome, type DeliveryRequest } from './sender.ts';
 import { signatureHeaders } from './signing.ts';
 import { DAY_MS } from '../time/index.ts';
 
@@ -447,7 +447,7 @@ export class Dispatcher {
       const health = currentEndpoint ? healthAfter(currentEndpoint as EndpointDoc, { ok, gone }, now, FAILING_LIMIT_MS) : { disabled: null };
       const attemptView: AttemptView = {
         event_id: event.id, type: event.type, attempt, status_code: outcome.statusCode, latency_ms: Math.round(outcome.latencyMs),
-        error: outcome.error, attempted_at: new Date(startedMs).toISOString(),
+        error: keyVisibleError(outcome), attempted_at: new Date(startedMs).toISOString(),
         next_attempt_at: nextAttemptMs !== null && !health.disabled ? new Date(nextAttemptMs).toISOString() : null,
       };
       const writes: { key: string; value: unknown }[] = [];

@@ -3,7 +3,7 @@ import { WEBHOOK_EVENT_TYPES, TRACKING_EVENT_TYPES, type TrackingEventType } fro
 import type { PushKv } from './kv.ts';
 import { pushKeys } from './keys.ts';
 import { generateSecret } from './signing.ts';
-import { checkEndpointUrl } from './url-policy.ts';
+import { NO_PRIVATE_TARGETS, resolveEndpointHost, systemLookup, type AllowedTargets, type Lookup } from './url-policy.ts';
 import { DAY_MS } from '../time/index.ts';
 import type { KeyMode } from '../schemas/index.ts';
 
@@ -106,11 +106,17 @@ function checkEvents(events: unknown): TrackingEventType[] | null {
   return [...new Set(events as TrackingEventType[])];
 }
 
+/** Where endpoints may point: the operator's opened targets, and the resolver that checks names. */
+export interface EndpointTargetRules {
+  allowedTargets?: AllowedTargets;
+  lookup?: Lookup;
+}
+
 /** Webhook endpoints of API keys: create (secret shown once), list, read, delete, rotate, enable, disable. */
 export class EndpointStore {
   private readonly listed = new Map<string, { docs: EndpointDoc[]; atMs: number }>();
 
-  constructor(private readonly kv: PushKv, private readonly clock: () => number = Date.now) {}
+  constructor(private readonly kv: PushKv, private readonly clock: () => number = Date.now, private readonly targets: EndpointTargetRules = {}) {}
 
   /** The key's endpoints as read at most ENDPOINT_LIST_CACHE_MS ago (or changed here since). */
   async listRecent(prefix: string): Promise<EndpointDoc[]> {
@@ -130,8 +136,11 @@ export class EndpointStore {
 
   async create(prefix: string, mode: KeyMode, input: NewEndpoint, nowMs: number): Promise<{ endpoint: EndpointView; secret: string }> {
     if (typeof input.url !== 'string') throw new EndpointError('invalid_url', '"url" is required: the https URL that receives the events.');
-    const url = checkEndpointUrl(input.url, mode);
-    if (!url.ok) throw new EndpointError('invalid_url', url.reason);
+    // The name is resolved now too (every address must be allowed), so a name that points at a
+    // private address is refused at once rather than only failing at every attempt.
+    const resolved = await resolveEndpointHost(input.url, mode, this.targets.allowedTargets ?? NO_PRIVATE_TARGETS, this.targets.lookup ?? systemLookup);
+    if (!resolved.ok) throw new EndpointError('invalid_url', resolved.reason);
+    const url = resolved;
     const events = checkEvents(input.events);
     const description = input.description === undefined || input.description === null ? null : input.description;
     if (description !== null && (typeof description !== 'string' || description.length > MAX_DESCRIPTION_LENGTH)) {

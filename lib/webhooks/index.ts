@@ -14,3 +14,4 @@ export * from './push.ts';
 export { DeliveryWriter } from './deliveries-clickhouse.ts';
 export { endpointDisabledMessage } from './notify.ts';
 export { PollChangeConsumer, WebhookEventConsumer } from './consumers.ts';
+export { NO_PRIVATE_TARGETS, parseAllowedTargets, type AllowedTargets } from './url-policy.ts';

@@ -1,7 +1,7 @@
 import type { LaneStatsSource } from '../lanes/index.ts';
 import { ChangeDetector } from './detector.ts';
 import { Dispatcher, type DispatcherOptions } from './dispatcher.ts';
-import { EndpointStore } from './endpoints.ts';
+import { EndpointStore, type EndpointTargetRules } from './endpoints.ts';
 import { InProcessEventLog, type EventLog } from './event-log.ts';
 import type { PushKv } from './kv.ts';
 import { WatchStore } from './watches.ts';
@@ -23,11 +23,13 @@ export interface PushOptions extends Omit<DispatcherOptions, 'kv' | 'endpoints'>
   lanes: LaneStatsSource;
   /** The distributed event log (Kafka); without it events go straight to this process's dispatcher. */
   events?: EventLog;
+  /** Where endpoints may point (WEBHOOK_ALLOWED_TARGETS), checked when one is created. */
+  targets?: EndpointTargetRules;
 }
 
 export function createPush(options: PushOptions): Push {
-  const { kv, lanes, events: eventLog, ...dispatcherOptions } = options;
-  const endpoints = new EndpointStore(kv);
+  const { kv, lanes, events: eventLog, targets, ...dispatcherOptions } = options;
+  const endpoints = new EndpointStore(kv, Date.now, targets);
   const dispatcher = new Dispatcher({ ...dispatcherOptions, kv, endpoints });
   const events = eventLog ?? new InProcessEventLog((batch) => dispatcher.enqueue(batch));
   const detector = new ChangeDetector({ kv, events, lanes, clock: options.clock ?? Date.now });

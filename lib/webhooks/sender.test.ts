@@ -3,7 +3,8 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../testing/ports.ts';
-import { parseRetryAfter, WEBHOOK_USER_AGENT, WebhookSender, type DeliveryRequest, type WebhookSenderOptions } from './sender.ts';
+import { keyVisibleError, parseRetryAfter, WEBHOOK_USER_AGENT, WebhookSender, type DeliveryRequest, type WebhookSenderOptions } from './sender.ts';
+import { LOOPBACK_TARGETS } from './testing/receiver.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
 
@@ -63,7 +64,7 @@ afterEach(async () => {
 });
 
 function sender(options: WebhookSenderOptions = {}): WebhookSender {
-  const s = new WebhookSender(options);
+  const s = new WebhookSender({ allowedTargets: LOOPBACK_TARGETS, ...options });
   senders.push(s);
   return s;
 }
@@ -90,7 +91,7 @@ describe('WebhookSender: answers', () => {
   it('2xx is success, with latency; body, signature headers, content-type and user-agent are sent', async () => {
     endpoint.handlers.set('/in?x=1', answer(204));
     const outcome = await sender().send(delivery(local('/in?x=1')));
-    expect(outcome).toEqual({ statusCode: 204, latencyMs: expect.any(Number), error: null, retryAfterSeconds: null });
+    expect(outcome).toEqual({ statusCode: 204, latencyMs: expect.any(Number), error: null, retryAfterSeconds: null, privateTarget: true });
     expect(outcome.latencyMs).toBeGreaterThanOrEqual(0);
     expect(endpoint.seen).toHaveLength(1);
     const seen = endpoint.seen[0]!;
@@ -106,13 +107,13 @@ describe('WebhookSender: answers', () => {
   it('500 is a failure with its status', async () => {
     endpoint.handlers.set('/in', answer(500, {}, 'oops'));
     expect(await sender().send(delivery(local('/in'))))
-      .toEqual({ statusCode: 500, latencyMs: expect.any(Number), error: 'HTTP 500', retryAfterSeconds: null });
+      .toEqual({ statusCode: 500, latencyMs: expect.any(Number), error: 'HTTP 500', retryAfterSeconds: null, privateTarget: true });
   });
 
   it('429 with Retry-After: 30 gives retryAfterSeconds 30; an HTTP-date works too', async () => {
     endpoint.handlers.set('/in', answer(429, { 'retry-after': '30' }));
     expect(await sender().send(delivery(local('/in'))))
-      .toEqual({ statusCode: 429, latencyMs: expect.any(Number), error: 'HTTP 429', retryAfterSeconds: 30 });
+      .toEqual({ statusCode: 429, latencyMs: expect.any(Number), error: 'HTTP 429', retryAfterSeconds: 30, privateTarget: true });
     endpoint.handlers.set('/date', answer(503, { 'retry-after': new Date(Date.now() + 120_000).toUTCString() }));
     const outcome = await sender().send(delivery(local('/date')));
     expect(outcome.statusCode).toBe(503);
@@ -129,8 +130,11 @@ describe('WebhookSender: answers', () => {
       latencyMs: expect.any(Number),
       error: `redirect not followed (302 to ${local('/target')})`,
       retryAfterSeconds: null,
+      privateTarget: true,
     });
     expect(endpoint.seen.map((s) => s.path)).toEqual(['/in']);
+    // The receiver is on loopback (opened by the operator): the key's log gets the bare status only.
+    expect(keyVisibleError(outcome)).toBe('HTTP 302');
   });
 
   it('a large answer body is discarded without failing the delivery', async () => {
@@ -143,7 +147,7 @@ describe('WebhookSender: no answer', () => {
   it('times out when the headers do not come', async () => {
     endpoint.handlers.set('/hang', () => { /* never answers */ });
     expect(await sender({ timeoutMs: 200 }).send(delivery(local('/hang'))))
-      .toEqual({ statusCode: null, latencyMs: expect.any(Number), error: 'timeout after 200 ms', retryAfterSeconds: null });
+      .toEqual({ statusCode: null, latencyMs: expect.any(Number), error: 'timeout after 200 ms', retryAfterSeconds: null, privateTarget: true });
   });
 
   it('times out when the body does not finish (the deadline covers headers and body)', async () => {
@@ -175,12 +179,12 @@ describe('WebhookSender: no answer', () => {
   });
 
   it('refuses URLs against the rules without connecting, and never throws', async () => {
-    const s = sender();
+    const s = sender({ allowedTargets: [] });
     expect(await s.send(delivery(local('/in'), { mode: 'live' })))
       .toMatchObject({ statusCode: null, error: 'refused: trk_live_ keys need an https url (http is allowed for trk_test_ keys only)' });
     expect(await s.send(delivery('not a url'))).toMatchObject({ statusCode: null, error: expect.stringMatching(/^refused: url is not an absolute URL/) });
     expect(await s.send(delivery(`https://127.0.0.1:${endpoint.port}/in`, { mode: 'live' })))
-      .toMatchObject({ statusCode: null, error: 'refused: 127.0.0.1 is a loopback address; trk_live_ keys need a public address' });
+      .toMatchObject({ statusCode: null, error: 'refused: 127.0.0.1 is a loopback address; webhook targets must be public addresses' });
     expect(endpoint.connections).toBe(0);
   });
 
@@ -198,7 +202,7 @@ describe('WebhookSender: addresses are checked at every attempt', () => {
       const asked: string[] = [];
       const lookup = async (host: string) => { asked.push(host); return [address]; };
       // Same port as the loopback endpoint: had the sender connected, the endpoint would count it.
-      const outcome = await sender({ lookup }).send(delivery(`https://hooks.example.com:${endpoint.port}/in`, { mode: 'live' }));
+      const outcome = await sender({ lookup, allowedTargets: [] }).send(delivery(`https://hooks.example.com:${endpoint.port}/in`, { mode: 'live' }));
       expect(outcome).toMatchObject({ statusCode: null, error: expect.stringMatching(new RegExp(`^refused: hooks\\.example\\.com resolves to ${address.replace(/\./g, '\\.')}, `)) });
       expect(asked).toEqual(['hooks.example.com']);
       expect(endpoint.connections).toBe(0);

@@ -18,7 +18,7 @@ import type { LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
-import { checkEndpointUrl, resolveEndpointHost, systemLookup, type Lookup } from './url-policy.ts';
+import { NO_PRIVATE_TARGETS, checkEndpointUrl, isPrivateTarget, resolveEndpointHost, systemLookup, type AllowedTargets, type Lookup } from './url-policy.ts';
 import type { KeyMode } from '../schemas/index.ts';
 
 export interface DeliveryRequest {
@@ -42,6 +42,20 @@ export interface DeliveryOutcome {
    * (the contract honours at most 1 h) is the dispatcher's rule.
    */
   retryAfterSeconds: number | null;
+  /**
+   * The target was reached only because the operator opened it (WEBHOOK_ALLOWED_TARGETS): what it
+   * answered must not be shown to the key (see `keyVisibleError`).
+   */
+  privateTarget?: boolean;
+}
+
+/**
+ * The error text a key's delivery log shows. For a private target only the bare outcome: its
+ * redirect target or connection errors would let a key map the network the dispatcher runs in.
+ */
+export function keyVisibleError(outcome: DeliveryOutcome): string | null {
+  if (!outcome.privateTarget || outcome.error === null) return outcome.error;
+  return outcome.statusCode === null ? 'no answer from the target' : `HTTP ${outcome.statusCode}`;
 }
 
 export interface WebhookSenderOptions {
@@ -55,6 +69,8 @@ export interface WebhookSenderOptions {
   idlePoolMs?: number;
   /** Trusted CA certificates (PEM) instead of Node's bundled roots: tests with a local https receiver. */
   ca?: string | string[];
+  /** Non-public addresses the operator opened (WEBHOOK_ALLOWED_TARGETS); default none. */
+  allowedTargets?: AllowedTargets;
 }
 
 export const WEBHOOK_USER_AGENT = 'india-tracking-webhooks/1 (+Standard Webhooks v1)';
@@ -154,6 +170,7 @@ export class WebhookSender {
   private readonly lookup: Lookup;
   private readonly idlePoolMs: number;
   private readonly ca: string | string[] | undefined;
+  private readonly allowedTargets: AllowedTargets;
   private readonly pools = new Map<string, EndpointPool>();
   private readonly sweeper: NodeJS.Timeout;
   private closed = false;
@@ -164,25 +181,28 @@ export class WebhookSender {
     this.lookup = options.lookup ?? systemLookup;
     this.idlePoolMs = options.idlePoolMs ?? 5 * 60_000;
     this.ca = options.ca;
+    this.allowedTargets = options.allowedTargets ?? NO_PRIVATE_TARGETS;
     this.sweeper = setInterval(() => this.closeIdlePools(), Math.min(this.idlePoolMs, 60_000));
     this.sweeper.unref();
   }
 
   async send(request: DeliveryRequest): Promise<DeliveryOutcome> {
     const started = performance.now();
+    let privateTarget = false;
     const done = (statusCode: number | null, error: string | null, retryAfterSeconds: number | null = null): DeliveryOutcome =>
-      ({ statusCode, latencyMs: Math.round(performance.now() - started), error, retryAfterSeconds });
+      ({ statusCode, latencyMs: Math.round(performance.now() - started), error, retryAfterSeconds, privateTarget });
     if (this.closed) return done(null, 'sender closed');
 
-    const syntax = checkEndpointUrl(request.url, request.mode);
+    const syntax = checkEndpointUrl(request.url, request.mode, this.allowedTargets);
     if (!syntax.ok) return done(null, `refused: ${syntax.reason}`);
 
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new AttemptTimeout()), this.timeoutMs);
     let entry: EndpointPool | undefined;
     try {
-      const resolved = await raceAbort(resolveEndpointHost(syntax.url, request.mode, this.lookup), controller.signal);
+      const resolved = await raceAbort(resolveEndpointHost(syntax.url, request.mode, this.allowedTargets, this.lookup), controller.signal);
       if (!resolved.ok) return done(null, resolved.reason);
+      privateTarget = isPrivateTarget(resolved.addresses);
       const url = new URL(syntax.url);
       entry = this.poolFor(request.endpointId, url.origin, request.mode);
       entry.checked = resolved.addresses;

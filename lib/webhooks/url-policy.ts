@@ -1,12 +1,13 @@
 /**
- * Where a webhook may be sent (contract "Push", URL rules). `trk_live_` keys: https only, and every
- * address the host resolves to must be public, at creation and again at every attempt. `trk_test_`
- * keys may also use http and loopback, for a receiver on the developer's own machine.
+ * Where a webhook may be sent (contract "Push", URL rules). Every address the host resolves to must
+ * be public, for every key, at creation and again at every attempt. `trk_live_` keys: https only;
+ * `trk_test_` keys may also use http.
  *
- * Test keys get loopback and nothing else beyond public addresses: private (10/8, 172.16/12,
- * 192.168/16), CGNAT, link-local (cloud metadata) and unique-local addresses are refused for them
- * too. Test keys are self-serve trials; allowing private ranges would let anyone with a trial key
- * probe the network the dispatcher runs in, while a local receiver only ever needs loopback.
+ * Test keys used to reach loopback too, "for a receiver on the developer's own machine". Test keys
+ * are free self-serve trials, so that let anyone make the dispatcher POST to every port of its own
+ * machine (Redis, Kafka, ClickHouse's HTTP interface, which runs a query given in the URL) and read
+ * back each attempt's status: a port scanner and a blind request forger. Only the operator can open
+ * private targets now, by address or range (`WEBHOOK_ALLOWED_TARGETS`), for every key mode alike.
  *
  * Pure checks apart from `resolveEndpointHost`, which asks DNS (or an injected lookup).
  */
@@ -40,11 +41,6 @@ function parseAddress(ip: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
   return parsed;
 }
 
-/** The ipaddr.js range name of an address ("private", "loopback", "linkLocal"...), or null if not an address. */
-function rangeOf(ip: string): string | null {
-  return parseAddress(ip)?.range() ?? null;
-}
-
 /** Publicly routable: ipaddr.js range `unicast`, IPv6 in 2000::/3, and no known metadata address. */
 export function isPublicAddress(ip: string): boolean {
   const address = parseAddress(ip);
@@ -53,13 +49,46 @@ export function isPublicAddress(ip: string): boolean {
   return !METADATA_ADDRESSES.has(address.toString());
 }
 
-function isLoopbackAddress(ip: string): boolean {
-  return rangeOf(ip) === 'loopback';
+/**
+ * The non-public addresses and ranges the operator opened (WEBHOOK_ALLOWED_TARGETS), e.g. a receiver
+ * on loopback during development. Empty by default: only public addresses.
+ */
+export type AllowedTargets = readonly [ipaddr.IPv4 | ipaddr.IPv6, number][];
+
+export const NO_PRIVATE_TARGETS: AllowedTargets = [];
+
+/**
+ * WEBHOOK_ALLOWED_TARGETS: comma-separated addresses or CIDR ranges ("127.0.0.1/32,::1"). An
+ * IPv4-mapped IPv6 range (::ffff:127.0.0.1/128) is kept as its IPv4 range, since addresses are
+ * compared in that form. Throws with the entry that is neither.
+ */
+export function parseAllowedTargets(value: string | undefined): AllowedTargets {
+  if (value === undefined || value.trim() === '') return NO_PRIVATE_TARGETS;
+  return value.split(',').map((raw) => raw.trim()).filter((entry) => entry !== '').map((entry) => {
+    const cidr = entry.includes('/') ? entry : `${entry}/${entry.includes(':') ? 128 : 32}`;
+    let range: [ipaddr.IPv4 | ipaddr.IPv6, number];
+    try {
+      range = ipaddr.parseCIDR(cidr);
+    } catch {
+      throw new Error(`WEBHOOK_ALLOWED_TARGETS: "${entry}" is not an IP address or CIDR range (e.g. 127.0.0.1/32 or ::1)`);
+    }
+    const [address, bits] = range;
+    if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress() && bits >= 96) {
+      return [(address as ipaddr.IPv6).toIPv4Address(), bits - 96] as [ipaddr.IPv4, number];
+    }
+    return range;
+  });
 }
 
-/** live: public addresses only; test: public or loopback (see the module comment for why not private). */
-export function isAllowedAddress(ip: string, mode: KeyMode): boolean {
-  return isPublicAddress(ip) || (mode === 'test' && isLoopbackAddress(ip));
+function isOpenedByOperator(ip: string, allowed: AllowedTargets): boolean {
+  if (allowed.length === 0) return false;
+  const address = parseAddress(ip);
+  return address !== null && allowed.some(([base, bits]) => base.kind() === address.kind() && address.match(base, bits));
+}
+
+/** Public, or opened by the operator (the same for every key mode: see the module comment). */
+export function isAllowedAddress(ip: string, allowed: AllowedTargets = NO_PRIVATE_TARGETS): boolean {
+  return isPublicAddress(ip) || isOpenedByOperator(ip, allowed);
 }
 
 /** Words for a refused address, for error messages: "a private address", "a loopback address"... */
@@ -102,23 +131,25 @@ function isIpLiteral(host: string): boolean {
  * The address rule for a host, as far as it can be told without DNS: IP literals and localhost
  * names. null when allowed (or when only DNS can tell).
  */
-function literalHostProblem(host: string, mode: KeyMode): string | null {
+function literalHostProblem(host: string, allowed: AllowedTargets): string | null {
   if (isLocalhostName(host)) {
-    return mode === 'test' ? null : `${host} is a loopback host, not allowed for trk_live_ keys`;
+    return LOCALHOST_ADDRESSES.some((a) => isAllowedAddress(a, allowed)) ? null : `${host} is a loopback host; webhook targets must be public addresses`;
   }
   if (isIpLiteral(host)) {
-    if (isAllowedAddress(host, mode)) return null;
-    const allowed = mode === 'live' ? 'trk_live_ keys need a public address' : 'trk_test_ keys may use public or loopback addresses';
-    return `${host} is ${describeRange(host)}; ${allowed}`;
+    if (isAllowedAddress(host, allowed)) return null;
+    return `${host} is ${describeRange(host)}; webhook targets must be public addresses`;
   }
   return null;
 }
+
+/** RFC 6761: what localhost names are, without asking DNS. */
+const LOCALHOST_ADDRESSES = ['127.0.0.1', '::1'];
 
 /**
  * The URL's syntax, scheme and, for IP literals and localhost names, the address rule. The
  * normalized URL (`URL.href`) comes back to be stored; the reasons are meant for a 400 message.
  */
-export function checkEndpointUrl(raw: string, mode: KeyMode): { ok: true; url: string } | { ok: false; reason: string } {
+export function checkEndpointUrl(raw: string, mode: KeyMode, allowed: AllowedTargets = NO_PRIVATE_TARGETS): { ok: true; url: string } | { ok: false; reason: string } {
   if (typeof raw !== 'string' || raw.trim() === '') return { ok: false, reason: 'url is empty' };
   if (raw.length > MAX_URL_LENGTH) return { ok: false, reason: `url is longer than ${MAX_URL_LENGTH} characters` };
   let url: URL;
@@ -138,15 +169,20 @@ export function checkEndpointUrl(raw: string, mode: KeyMode): { ok: true; url: s
   }
   const host = hostOf(url);
   if (host === '') return { ok: false, reason: 'url has no host' };
-  const problem = literalHostProblem(host, mode);
+  const problem = literalHostProblem(host, allowed);
   if (problem !== null) return { ok: false, reason: problem };
   // A single-label name ("intranet") only resolves through the local search domains: never a
-  // public receiver.
-  if (mode === 'live' && !isIpLiteral(host) && !host.includes('.')) {
+  // public receiver (localhost aside, which is told by the operator's opening above).
+  if (!isIpLiteral(host) && !host.includes('.') && !isLocalhostName(host)) {
     return { ok: false, reason: `${host} is not a public host name` };
   }
   if (url.href.length > MAX_URL_LENGTH) return { ok: false, reason: `url is longer than ${MAX_URL_LENGTH} characters` };
   return { ok: true, url: url.href };
+}
+
+/** True when an address is reachable only because the operator opened it (not public). */
+export function isPrivateTarget(addresses: readonly string[]): boolean {
+  return addresses.some((a) => !isPublicAddress(a));
 }
 
 /** Every address of a host (IPv4 and IPv6), as `dns.lookup` (the system resolver) returns them. */
@@ -160,13 +196,15 @@ export const systemLookup: Lookup = async (host) => (await dnsLookup(host, { all
 export async function resolveEndpointHost(
   url: string,
   mode: KeyMode,
+  allowed: AllowedTargets = NO_PRIVATE_TARGETS,
   lookup: Lookup = systemLookup,
-): Promise<{ ok: true; addresses: string[] } | { ok: false; reason: string }> {
-  const checked = checkEndpointUrl(url, mode);
+): Promise<{ ok: true; url: string; addresses: string[] } | { ok: false; reason: string }> {
+  const checked = checkEndpointUrl(url, mode, allowed);
   if (!checked.ok) return checked;
   const host = hostOf(new URL(checked.url));
-  if (isIpLiteral(host)) return { ok: true, addresses: [host] };
-  if (isLocalhostName(host)) return { ok: true, addresses: ['127.0.0.1', '::1'] };
+  if (isIpLiteral(host)) return { ok: true, url: checked.url, addresses: [host] };
+  // Only the loopback addresses the operator opened: connections go to checked addresses only.
+  if (isLocalhostName(host)) return { ok: true, url: checked.url, addresses: LOCALHOST_ADDRESSES.filter((a) => isAllowedAddress(a, allowed)) };
   let addresses: string[];
   try {
     addresses = await lookup(host);
@@ -176,9 +214,9 @@ export async function resolveEndpointHost(
   }
   if (addresses.length === 0) return { ok: false, reason: `${host} has no addresses` };
   for (const address of addresses) {
-    if (!isAllowedAddress(address, mode)) {
+    if (!isAllowedAddress(address, allowed)) {
       return { ok: false, reason: `refused: ${host} resolves to ${address}, ${describeRange(address)}` };
     }
   }
-  return { ok: true, addresses };
+  return { ok: true, url: checked.url, addresses };
 }

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { WebhookSender } from '../sender.ts';
 import { generateSecret, signatureHeaders } from '../signing.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
+import { LOOPBACK_TARGETS } from './receiver.ts';
 
 const receivers: Receiver[] = [];
 const senders: WebhookSender[] = [];
@@ -17,7 +18,7 @@ async function receiver(secrets: string[]): Promise<Receiver> {
 }
 
 function sender(options: ConstructorParameters<typeof WebhookSender>[0] = {}): WebhookSender {
-  const s = new WebhookSender(options);
+  const s = new WebhookSender({ allowedTargets: LOOPBACK_TARGETS, ...options });
   senders.push(s);
   return s;
 }

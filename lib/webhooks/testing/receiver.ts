@@ -10,6 +10,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { parseAllowedTargets } from '../url-policy.ts';
 
 export interface ReceivedDelivery {
   id: string;
@@ -205,3 +206,6 @@ export async function startReceiver(options: { secrets?: string[] } = {}): Promi
   };
   return receiver;
 }
+
+/** The operator's opening of loopback that tests (and benchmarks) with a receiver here need. */
+export const LOOPBACK_TARGETS = parseAllowedTargets('127.0.0.1/32');
