@@ -47,7 +47,7 @@ import {
 import { WebhookSender } from '../lib/webhooks/sender.ts';
 import type { BenchResult } from './report.ts';
 import type { ReceiverChildMessage, ReceiverParentMessage } from './servers/webhook-receiver.ts';
-import { LOOPBACK_TARGETS } from '../lib/webhooks/testing/receiver.ts';
+import { LOOPBACK_TARGETS, EVERY_KEY_ACTIVE } from '../lib/webhooks/testing/receiver.ts';
 
 export const TARGET_DELIVERIES_PER_SECOND = 2_000;
 export const TARGET_E2E_P99_MS = 1_000;
@@ -210,7 +210,7 @@ async function deliveryRun(name: string, kv: PushKv, receiver: ReceiverChild, re
   for (let i = 0; i < ENDPOINTS; i++) secrets.push((await endpoints.create(keyPrefixOf(i), 'test', { url: receiver.urls[i]! }, Date.now())).secret);
   receiver.setSecrets(secrets);
   const sender = new WebhookSender({ allowedTargets: LOOPBACK_TARGETS });
-  const dispatcher = new Dispatcher({ kv, endpoints, sender, log: (level, message) => progress(`${name} dispatcher ${level}: ${message}`) });
+  const dispatcher = new Dispatcher({ kv, endpoints, standing: EVERY_KEY_ACTIVE, sender, log: (level, message) => progress(`${name} dispatcher ${level}: ${message}`) });
   dispatcher.start();
   try {
     // A short warm-up (connections, JIT), then the measured runs.
@@ -305,10 +305,10 @@ async function endToEnd(redis: Redis, namespace: string, receiver: ReceiverChild
   receiver.setSecrets([secret]);
 
   const eventLog = new KafkaEventLog(kafka, eventsTopic);
-  const detector = new ChangeDetector({ kv, events: eventLog, lanes: { get: async () => null }, clock: Date.now });
+  const detector = new ChangeDetector({ kv, standing: EVERY_KEY_ACTIVE, events: eventLog, lanes: { get: async () => null }, clock: Date.now });
   const detection = new PollChangeConsumer({ kafka, detector, rules: product.rules, resolveCarrier: (n) => product.registry.resolve(n), groupId: `bench-detector-${run}`, topic: pollsTopic, log: (l, m) => progress(`detector ${l}: ${m}`) });
   const sender = new WebhookSender({ allowedTargets: LOOPBACK_TARGETS });
-  const dispatcher = new Dispatcher({ kv, endpoints, sender, log: (l, m) => progress(`dispatcher ${l}: ${m}`) });
+  const dispatcher = new Dispatcher({ kv, endpoints, standing: EVERY_KEY_ACTIVE, sender, log: (l, m) => progress(`dispatcher ${l}: ${m}`) });
   // When each event reached the dispatcher's intake: splits the latency into detection + Kafka, and queue + delivery.
   const intakeAt = new Map<string, number>();
   const enqueue = dispatcher.enqueue.bind(dispatcher);

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { effectiveStatus, keyMode, periodNotStarted, type ConsumeTicket, type KeyRecord, type LimitState } from '../../lib/access/index.ts';
+import { keyMode, type ConsumeTicket, type KeyRecord, type LimitState } from '../../lib/access/index.ts';
 import type { LookupResult } from '../../lib/tracking/index.ts';
 import { acceptKeyRecord, presentedKey } from './auth.ts';
 import { checkAwb } from './awb-input.ts';
@@ -14,11 +14,17 @@ export function limitHeaders(reply: FastifyReply, state: LimitState): void {
 }
 
 /** The canonical carrier slug and the trimmed AWB, or the 400 they deserve. */
-export function checkShipmentInput(deps: ApiDeps, carrierName: unknown, rawAwb: unknown): { carrier: string; awb: string } | ApiError {
-  const carrier = typeof carrierName === 'string' ? deps.product.registry.resolve(carrierName) : null;
-  if (!carrier) return new ApiError('unsupported_carrier', `Carrier "${String(carrierName)}" is not supported. See /openapi.json for the list of carriers.`);
+export function checkShipmentInput(deps: ApiDeps, carrierName: string, rawAwb: string): ShipmentInput | ApiError {
+  const carrier = deps.product.registry.resolve(carrierName);
+  if (!carrier) return new ApiError('unsupported_carrier', `Carrier ${JSON.stringify(carrierName.slice(0, 60))} is not supported. See GET /v1/carriers for the list.`);
   const awb = checkAwb(rawAwb);
   return awb instanceof ApiError ? awb : { carrier, awb };
+}
+
+/** What a lookup asks for, checked. */
+export interface ShipmentInput {
+  carrier: string;
+  awb: string;
 }
 
 /** A lookup that was counted and answered 200 or 404 (the answers that consume one). */
@@ -39,16 +45,6 @@ export interface CountedLookup {
   remaining: number;
 }
 
-/** 402 for a valid key outside its plan period: ended, or set by an operator to start later. */
-export function refuseOutsidePeriod(record: KeyRecord, now: Date): void {
-  if (effectiveStatus(record, now) === 'expired') {
-    throw new ApiError('payment_required', `The plan period ended at ${record.period_end}. Renew to restore access at once.`);
-  }
-  if (periodNotStarted(record, now)) {
-    throw new ApiError('payment_required', `The plan period starts at ${record.period_start}; lookups are possible from then on.`);
-  }
-}
-
 /**
  * The access step every metered call shares (track, watch, lanes): key present → key valid → plan
  * active → input valid (`inputError`, reported only after the key checks) → burst → daily → period
@@ -59,7 +55,6 @@ export async function countLookup(deps: ApiDeps, request: FastifyRequest, reply:
   const key = presentedKey(request);
   const { record: stored, consumed } = await deps.access.authorize(key, now, inputError === null);
   const record = acceptKeyRecord(request, stored, now);
-  refuseOutsidePeriod(record, now);
   if (inputError) throw inputError;
   if (!consumed) throw new Error('the access store counted nothing for a valid lookup of an existing key');
   if (!consumed.ok) {
@@ -87,11 +82,10 @@ export async function countLookup(deps: ApiDeps, request: FastifyRequest, reply:
  * cache or the carrier). A 502 or an unexpected failure gives the lookup back. The caller answers
  * 200 or 404, or refunds `ticket` itself.
  */
-export async function meteredLookup(deps: ApiDeps, request: FastifyRequest, reply: FastifyReply, carrierName: unknown, rawAwb: unknown): Promise<MeteredLookup> {
+export async function meteredLookup(deps: ApiDeps, request: FastifyRequest, reply: FastifyReply, input: ShipmentInput | ApiError): Promise<MeteredLookup> {
   const key = presentedKey(request);
-  // Input is checked before the store is asked, so the key's record and the count come in one
-  // step; but a bad input is reported only after the key checks, as the order requires.
-  const input = checkShipmentInput(deps, carrierName, rawAwb);
+  // Input is checked (checkShipmentInput) before the store is asked, so the key's record and the
+  // count come in one step; but a bad input is reported only after the key checks, as the order requires.
   // The cache read goes out with the access step (with Redis, in one socket write). A refused
   // lookup leaves it unused: a read has no effect.
   const cacheRead = input instanceof ApiError ? undefined : deps.tracking.readCache(input.carrier, input.awb, keyMode(key)!);

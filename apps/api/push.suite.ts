@@ -25,7 +25,7 @@ export function pushSuite(store: StoreKind): void {
       h = await startApiHarness({ store });
       receiver = await startReceiver();
       const push = h.runtime.push;
-      poller = startRefreshScheduler(h.runtime.shipments!, h.deps.tracking, h.clock.now, () => {}, refreshPolicyOf(INTERVAL_S), (now) => push.watches.pollable(now));
+      poller = startRefreshScheduler(h.runtime.shipments!, h.deps.tracking, h.clock.now, () => {}, refreshPolicyOf(INTERVAL_S), (now) => push.watches.pollable(now, push.standing));
       key = (await h.createKey({ plan: 'starter', mode: 'test', burst_per_second: 1000 })).key;
     });
     afterEach(async () => {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
-import { RedisAccessStore, openAccessStore } from '../../lib/access/index.ts';
+import { RedisAccessStore, openAccessStore, standingFromStore } from '../../lib/access/index.ts';
 import { createInProcessBus, type PollBus } from '../../lib/bus/index.ts';
 import { ClickHouseLaneSource, ClickHouseLaneWindowSource, createClickHouseClient, resolveTarget } from '../../lib/clickhouse/index.ts';
 import { createKafka } from '../../lib/kafka/client.ts';
@@ -96,6 +96,7 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
   const allowedTargets = parseAllowedTargets(env.WEBHOOK_ALLOWED_TARGETS);
   const push = createPush({
     kv: redis ? new RedisPushKv(redis, `${ns}push:`) : new EmbeddedPushKv(dataDir, clock),
+    standing: standingFromStore(access),
     lanes: { get: (lane) => pushLanes.source.get(lane) },
     events: env.KAFKA_BROKERS ? new KafkaEventLog(createKafka({ brokers: env.KAFKA_BROKERS, clientId: 'tracking-api-push' })) : undefined,
     sender: new WebhookSender({ allowedTargets, ...options.webhookSender }),

@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
-import { openAccessStore } from '../../lib/access/index.ts';
+import { openAccessStore, standingFromStore } from '../../lib/access/index.ts';
 import { createClickHouseClient, migrate, resolveTarget, type ClickHouseClient } from '../../lib/clickhouse/index.ts';
 import type { Env } from '../../lib/config/index.ts';
 import { createKafka } from '../../lib/kafka/client.ts';
@@ -63,7 +63,7 @@ export async function startDispatcher(env: Env, options: DispatcherStartOptions 
   const attempts = new Counter({ name: 'webhook_delivery_attempts_total', help: 'Delivery attempts by outcome', labelNames: ['outcome'], registers: [registry] });
   const sender = new WebhookSender({ allowedTargets: parseAllowedTargets(env.WEBHOOK_ALLOWED_TARGETS), ...options.sender });
   const dispatcher = new Dispatcher({
-    kv, endpoints: new EndpointStore(kv), sender, leaseMs: options.leaseMs,
+    kv, endpoints: new EndpointStore(kv), sender, leaseMs: options.leaseMs, standing: standingFromStore(access),
     retrySchedule: parseRetrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
     log,
     onAttempt: (row) => {

@@ -27,7 +27,7 @@ function startEmbeddedJobs(env: Env, runtime: ApiRuntime, log: (m: string) => vo
   const push = runtime.push;
   const scheduler = startRefreshScheduler(
     runtime.shipments!, runtime.deps.tracking, runtime.deps.clock, log,
-    refreshPolicyOf(env.POLLER_INTERVAL_SECONDS), (now) => push.watches.pollable(now),
+    refreshPolicyOf(env.POLLER_INTERVAL_SECONDS), (now) => push.watches.pollable(now, push.standing),
   );
   // Plan-expiry notices: SMTP_URL when set, else .eml files under DATA_DIR/outbox/.
   const notices = noticeSettingsOf(env);

@@ -11,6 +11,7 @@ import { ClickHouseLaneSource } from '../../lib/clickhouse/index.ts';
 import { StopSteps } from '../../lib/process/run.ts';
 import { connectRedis } from '../../lib/redis/index.ts';
 import { ChangeDetector, KafkaEventLog, PollChangeConsumer, RedisPushKv, ensureWebhookTopic } from '../../lib/webhooks/index.ts';
+import { RedisAccessStore, standingFromStore } from '../../lib/access/index.ts';
 
 /**
  * The writer's batching in the normalizer app (bench/pipeline.ts measures with the same).
@@ -88,7 +89,12 @@ export async function startNormalizer(env: Env, options: NormalizerStartOptions 
     const redis = connectRedis(env.REDIS_URL, { maxRetriesPerRequest: 2, enableAutoPipelining: true }, (level, message) => log[level](message));
     await ensureWebhookTopic(kafka);
     const events = new KafkaEventLog(kafka);
-    const detector = new ChangeDetector({ kv: new RedisPushKv(redis, `${options.redisNamespace ?? 'trk:'}push:`), events, lanes: new ClickHouseLaneSource(clickhouse), clock: Date.now });
+    // Keys' standings come from the access store beside the watches: a paused key's watch makes no event.
+    const access = new RedisAccessStore({ plans: product.config.plans, redis, namespace: `${options.redisNamespace ?? 'trk:'}access:` });
+    const detector = new ChangeDetector({
+      kv: new RedisPushKv(redis, `${options.redisNamespace ?? 'trk:'}push:`), events, lanes: new ClickHouseLaneSource(clickhouse),
+      standing: standingFromStore(access), clock: Date.now,
+    });
     const changes = new PollChangeConsumer({
       kafka, detector, rules: product.rules, resolveCarrier: (name) => product.registry.resolve(name), groupId: options.pushGroupId, topic: options.topic, fromLatest: options.fromLatest,
       log: (level, message) => log[level](message),

@@ -15,6 +15,7 @@ import { loadProduct } from '../../lib/product/index.ts';
 import { connectRedis } from '../../lib/redis/index.ts';
 import { StopSteps } from '../../lib/process/run.ts';
 import { TrackingService } from '../../lib/tracking/index.ts';
+import { RedisAccessStore, standingFromStore } from '../../lib/access/index.ts';
 
 export interface PollerApp {
   /** One refresh round now (what each tick runs). */
@@ -60,6 +61,8 @@ export async function startPoller(env: Env, options: PollerStartOptions = {}): P
   const carriers = createCarrierPoller({ sandboxUrl: options.sandboxUrl ?? env.SANDBOX_URL ?? null, liveTarget: options.liveTarget ?? 'carriers' });
   // Watched shipments (push) are re-polled like active ones, even before their first scan.
   const watches = new WatchStore(new RedisPushKv(redis, `${options.redisNamespace ?? 'trk:'}push:`));
+  // A watch of a key that is not active (suspended, revoked, past its period) costs no carrier poll.
+  const standing = standingFromStore(new RedisAccessStore({ plans: product.config.plans, redis, namespace: `${options.redisNamespace ?? 'trk:'}access:` }));
   // Carrier poll latency and errors (lib/metrics), the poller's polls by outcome and its ticks, and
   // the process's own metrics, on /metrics.
   const metrics = createMetrics();
@@ -75,7 +78,7 @@ export async function startPoller(env: Env, options: PollerStartOptions = {}): P
   const tick = () => {
     running ??= (async () => {
       const now = Date.now();
-      const candidates = mergeCandidates(await activeShipments(clickhouse, now - policy.lookbackMs), await watches.pollable(now));
+      const candidates = mergeCandidates(await activeShipments(clickhouse, now - policy.lookbackMs), await watches.pollable(now, standing));
       const due = shipmentsDue(candidates, now, policy);
       const totals = await refreshShipments(due, async (s) => {
         const outcome = await tracking.refresh(s.carrier, s.awb, s.mode).catch(() => 'error' as const);

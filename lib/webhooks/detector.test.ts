@@ -12,6 +12,7 @@ import type { WebhookEvent } from './events.ts';
 import { pushKeys } from './keys.ts';
 import { EmbeddedPushKv } from './kv-embedded.ts';
 import { WatchStore, type WatchDoc } from './watches.ts';
+import { EVERY_KEY_ACTIVE } from './testing/receiver.ts';
 
 const PREFIX = 'trk_test_Ab3dE9x';
 const AWB = '1234567890102';
@@ -54,7 +55,7 @@ describe('change detection', () => {
     dir = mkdtempSync(join(tmpdir(), 'push-detect-'));
     kv = new EmbeddedPushKv(dir);
     log = new CollectingLog();
-    detector = new ChangeDetector({ kv, events: log, lanes: { get: async () => null }, clock: () => T0 });
+    detector = new ChangeDetector({ kv, standing: EVERY_KEY_ACTIVE, events: log, lanes: { get: async () => null }, clock: () => T0 });
     const first = pollAt(0, T0 + H);
     const found = normalizePoll(first, product.rules);
     if (found.kind !== 'found') throw new Error('fixture');
@@ -76,7 +77,7 @@ describe('change detection', () => {
     const picked = pollAt(1, T0 + 20 * H);
     expect(await handle(picked)).toBe(1);
     expect(await handle(picked)).toBe(0);
-    const second = new ChangeDetector({ kv, events: log, lanes: { get: async () => null }, clock: () => T0 });
+    const second = new ChangeDetector({ kv, standing: EVERY_KEY_ACTIVE, events: log, lanes: { get: async () => null }, clock: () => T0 });
     expect(await second.handle(picked, 'test', normalizePoll(picked, product.rules))).toBe(0);
     // An older poll (it knew less) arrives after a newer one: no event, nothing moves back.
     expect(await handle(pollAt(2, T0 + 30 * H))).toBe(1);
@@ -121,7 +122,7 @@ describe('change detection', () => {
     // A restart (new store object on the same files) still has it; the sweep hands it over.
     await kv.close();
     kv = new EmbeddedPushKv(dir);
-    detector = new ChangeDetector({ kv, events: log, lanes: { get: async () => null }, clock: () => T0 });
+    detector = new ChangeDetector({ kv, standing: EVERY_KEY_ACTIVE, events: log, lanes: { get: async () => null }, clock: () => T0 });
     expect(await detector.sweep()).toBe(1);
     expect(await detector.sweep()).toBe(0);
     expect(await handle(pollAt(3, T0 + 40 * H))).toBe(1);
@@ -133,6 +134,6 @@ describe('change detection', () => {
     expect(log.events[0]!.type).toBe('tracking.delivered');
     const watch = await new WatchStore(kv).get(PREFIX, 'delhivery', AWB, T0 + 50 * H);
     expect(watch?.expires_at).toBe(new Date(T0 + 50 * H + 72 * H).toISOString());
-    expect(await new WatchStore(kv).pollable(T0 + 51 * H)).toEqual([]);
+    expect(await new WatchStore(kv).pollable(T0 + 51 * H, EVERY_KEY_ACTIVE)).toEqual([]);
   });
 });

@@ -1,3 +1,4 @@
+import type { StandingOf } from '../access/standing.ts';
 import { isTerminal } from '../cache/index.ts';
 import { toTrackingRecord } from '../insights/index.ts';
 import { laneKey, type LaneStatsSource } from '../lanes/index.ts';
@@ -15,6 +16,12 @@ export interface DetectorDeps {
   kv: PushKv;
   events: EventLog;
   lanes: LaneStatsSource;
+  /**
+   * The watching key's standing now: a key that is not active gets no event, and its watch's state
+   * stays as it was, so the first poll after a resume or renewal makes one event with everything
+   * that changed meanwhile (contracts.md).
+   */
+  standing: StandingOf;
   clock: () => number;
   log?: (message: string, err?: unknown) => void;
 }
@@ -84,6 +91,7 @@ export class ChangeDetector {
     let published = 0;
     for (const [prefix, until] of Object.entries(shipment.watchers)) {
       if (until <= polledMs) continue;
+      if ((await this.deps.standing(prefix, this.deps.clock())) !== 'active') continue;
       const watchKey = pushKeys.watch(prefix, poll.carrier, record.awb);
       await this.tidying.get(watchKey);
       const outbox = await kv.update<WatchDoc, WebhookEvent[]>(watchKey, (doc) => {

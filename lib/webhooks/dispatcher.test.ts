@@ -8,7 +8,7 @@ import { testEvent, type WebhookEvent } from './events.ts';
 import { EmbeddedPushKv } from './kv-embedded.ts';
 import type { DeliveryOutcome, DeliveryRequest } from './sender.ts';
 import { WebhookSender } from './sender.ts';
-import { startReceiver, type Receiver } from './testing/receiver.ts';
+import { startReceiver, type Receiver, EVERY_KEY_ACTIVE } from './testing/receiver.ts';
 import { DAY_MS as DAY } from '../time/index.ts';
 import { LOOPBACK_TARGETS } from './testing/receiver.ts';
 
@@ -47,7 +47,7 @@ describe('dispatcher', () => {
     const disabled: { endpoint: EndpointDoc; reason: string }[] = [];
     const rows: DeliveryRow[] = [];
     const failing = { async send(request: DeliveryRequest): Promise<DeliveryOutcome> { sent.push(JSON.parse(request.body).data.sequence); return { statusCode: 503, latencyMs: 1, error: 'HTTP 503', retryAfterSeconds: null }; } };
-    const dispatcher = new Dispatcher({ kv, endpoints, sender: failing, clock: () => now, retrySchedule: [60, 60], onAttempt: (r) => rows.push(r), onDisabled: async (e, reason) => { disabled.push({ endpoint: e, reason }); } });
+    const dispatcher = new Dispatcher({ kv, endpoints, standing: EVERY_KEY_ACTIVE, sender: failing, clock: () => now, retrySchedule: [60, 60], onAttempt: (r) => rows.push(r), onDisabled: async (e, reason) => { disabled.push({ endpoint: e, reason }); } });
     await dispatcher.enqueue([eventOf('A1', 1, now), eventOf('A1', 2, now)]);
     await dispatcher.drain();
     for (let i = 0; i < 2; i++) {
@@ -82,7 +82,7 @@ describe('dispatcher', () => {
     const { secret } = await endpoints.create(PREFIX, 'test', { url: receiver.url }, now);
     receiver.setSecrets([secret]);
     const sender = new WebhookSender({ allowedTargets: LOOPBACK_TARGETS });
-    const dispatcher = new Dispatcher({ kv, endpoints, sender, clock: () => now });
+    const dispatcher = new Dispatcher({ kv, endpoints, standing: EVERY_KEY_ACTIVE, sender, clock: () => now });
     await dispatcher.enqueue([eventOf('B1', 2, now), eventOf('B1', 1, now), eventOf('B1', 1, now), eventOf('B1', 3, now)]);
     await dispatcher.drain();
     await receiver.waitFor((r) => r.accepted().length >= 3);
@@ -105,7 +105,7 @@ describe('dispatcher', () => {
     fast.setSecrets([b.secret]);
     const sender = new WebhookSender({ connectionsPerEndpoint: 2, allowedTargets: LOOPBACK_TARGETS });
     // The real clock: the loop re-claims queues that waited for their endpoint's room.
-    const dispatcher = new Dispatcher({ kv, endpoints, sender, perEndpoint: 2 });
+    const dispatcher = new Dispatcher({ kv, endpoints, standing: EVERY_KEY_ACTIVE, sender, perEndpoint: 2 });
     // Twenty shipments: each endpoint has twenty queues, the slow one can take two at a time.
     await dispatcher.enqueue(Array.from({ length: 20 }, (_, i) => eventOf(`C${i}`, 1, now)));
     dispatcher.start();
@@ -122,7 +122,7 @@ describe('dispatcher', () => {
     await endpoints.create(PREFIX, 'test', { url: `${receiver.url}/other` }, now);
     receiver.setSecrets([a.secret]);
     const sender = new WebhookSender({ allowedTargets: LOOPBACK_TARGETS });
-    const dispatcher = new Dispatcher({ kv, endpoints, sender, clock: () => now });
+    const dispatcher = new Dispatcher({ kv, endpoints, standing: EVERY_KEY_ACTIVE, sender, clock: () => now });
     await dispatcher.enqueue([testEvent(PREFIX, 'test', a.endpoint.id, 'evt_test_1', now)]);
     await dispatcher.drain();
     await receiver.waitFor((r) => r.deliveries.length >= 1);

@@ -1,3 +1,4 @@
+import { isGone, type StandingOf } from '../access/standing.ts';
 import { withoutRepeats, type LineLog } from '../logging/index.ts';
 import type { EndpointDoc, EndpointStore, DisabledReason } from './endpoints.ts';
 import { healthAfter, signingSecrets, subscribes } from './endpoints.ts';
@@ -63,6 +64,11 @@ export interface DispatcherOptions {
   kv: PushKv;
   endpoints: EndpointStore;
   sender: DeliverySender;
+  /**
+   * The key's standing, asked right before every attempt (lib/access `standingFromStore`): a key
+   * that is not active gets nothing sent; a revoked one's queue is dropped.
+   */
+  standing: StandingOf;
   clock?: () => number;
   /** Seconds after each failed attempt (WEBHOOK_RETRY_SCHEDULE). */
   retrySchedule?: readonly number[];
@@ -218,6 +224,38 @@ export class Dispatcher {
     }
     this.wake();
     return endpoint;
+  }
+
+  /**
+   * A key is active again (resumed or renewed): the queues held while it was not go back on the
+   * schedule, due now, in order (each queue keeps its sequence order).
+   */
+  async resumeKey(prefix: string): Promise<number> {
+    const now = this.clock();
+    let scheduled = 0;
+    for (const endpoint of await this.options.endpoints.list(prefix)) {
+      if (endpoint.status !== 'enabled') continue;
+      for (const shipment of await this.kv.setMembers(pushKeys.queueIndex(prefix, endpoint.id))) {
+        const queue = await this.kv.get<QueueDoc>(pushKeys.queue(prefix, endpoint.id, shipment));
+        if (!queue || queue.pending.length === 0) continue;
+        await this.kv.schedule(pushKeys.due(), dueMember(prefix, endpoint.id, shipment), Math.max(now, queue.next_ms));
+        scheduled++;
+      }
+    }
+    this.wake();
+    return scheduled;
+  }
+
+  /** A key was revoked: its queued events go, with its queues (a claimed one is dropped at its attempt). */
+  async dropKey(prefix: string, endpointIds: readonly string[]): Promise<void> {
+    for (const endpointId of endpointIds) {
+      const index = pushKeys.queueIndex(prefix, endpointId);
+      for (const shipment of await this.kv.setMembers(index)) {
+        await this.kv.delete(pushKeys.queue(prefix, endpointId, shipment));
+        await this.kv.unschedule(pushKeys.due(), dueMember(prefix, endpointId, shipment));
+        await this.kv.setRemove(index, shipment);
+      }
+    }
   }
 
   /** Queues a stored event again for one endpoint (resend). False when the event is no longer kept. */
@@ -423,6 +461,19 @@ export class Dispatcher {
         return { writes: step.write ? [{ key: queueKey, value: step.queue }] : [], result: step.queue };
       });
       await this.scheduleNext(member, leaseUntil, after, endpoint.status === 'enabled');
+      return;
+    }
+
+    // The last step before the send: a revoke, suspend or expiry answered before this read stops
+    // the attempt. Held (not active): off the schedule until resumeKey. Gone: the queue is dropped.
+    const standing = await this.options.standing(prefix, this.clock());
+    if (standing !== 'active') {
+      if (isGone(standing)) {
+        await kv.delete(queueKey);
+        await kv.unschedule(due, member);
+      } else {
+        await this.unscheduleUnlessRescheduled(member, leaseUntil);
+      }
       return;
     }
 

@@ -1,4 +1,6 @@
+import type { KeyStanding, StandingOf } from '../access/standing.ts';
 import type { LaneStatsSource } from '../lanes/index.ts';
+import type { KeyMode } from '../schemas/index.ts';
 import { ChangeDetector } from './detector.ts';
 import { Dispatcher, type DispatcherOptions } from './dispatcher.ts';
 import { EndpointStore, type EndpointTargetRules } from './endpoints.ts';
@@ -15,10 +17,19 @@ export interface Push {
   dispatcher: Dispatcher;
   events: EventLog;
   detector: ChangeDetector;
+  /** The key's standing as every worker of push asks it. */
+  standing: StandingOf;
+  /**
+   * A key's standing changed (admin suspend/resume/revoke/renew, a paid renewal): active again →
+   * held events go out; revoked → watches, endpoints and queued events are dropped.
+   */
+  keyChanged(prefix: string, mode: KeyMode, standing: KeyStanding): Promise<void>;
   close(): Promise<void>;
 }
 
 export interface PushOptions extends Omit<DispatcherOptions, 'kv' | 'endpoints'> {
+  /** lib/access `standingFromStore(access)`: the one rule of whether a key may act now. */
+  standing: StandingOf;
   kv: PushKv;
   lanes: LaneStatsSource;
   /** The distributed event log (Kafka); without it events go straight to this process's dispatcher. */
@@ -32,9 +43,20 @@ export function createPush(options: PushOptions): Push {
   const endpoints = new EndpointStore(kv, Date.now, targets);
   const dispatcher = new Dispatcher({ ...dispatcherOptions, kv, endpoints });
   const events = eventLog ?? new InProcessEventLog((batch) => dispatcher.enqueue(batch));
-  const detector = new ChangeDetector({ kv, events, lanes, clock: options.clock ?? Date.now });
+  const detector = new ChangeDetector({ kv, events, lanes, standing: options.standing, clock: options.clock ?? Date.now });
+  const watches = new WatchStore(kv);
   return {
-    kv, watches: new WatchStore(kv), endpoints, dispatcher, events, detector,
+    kv, watches, endpoints, dispatcher, events, detector, standing: options.standing,
+    async keyChanged(prefix, mode, standing) {
+      if (standing === 'active') {
+        await dispatcher.resumeKey(prefix);
+      } else if (standing === 'revoked') {
+        const ids = (await endpoints.list(prefix)).map((e) => e.id);
+        await watches.removeAll(prefix, mode);
+        for (const id of ids) await endpoints.remove(prefix, id);
+        await dispatcher.dropKey(prefix, ids);
+      }
+    },
     async close() {
       await dispatcher.stop();
       await detector.settled();

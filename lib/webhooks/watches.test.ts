@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EmbeddedPushKv } from './kv-embedded.ts';
 import { WatchStore } from './watches.ts';
 import { DAY_MS as DAY } from '../time/index.ts';
+import { EVERY_KEY_ACTIVE } from './testing/receiver.ts';
 
 const PREFIX = 'trk_test_Ab3dE9x';
 const NOW = Date.parse('2026-11-20T06:00:00.000Z');
@@ -48,7 +49,7 @@ describe('watches', () => {
     const done = await watch('V011900004', NOW, true);
     expect(done.watch.expires_at).toBe(new Date(NOW + 3 * DAY).toISOString());
     // The poller leaves terminal and ended ones alone.
-    expect((await watches.pollable(NOW + 62 * DAY)).map((c) => c.awb)).toEqual(['V011900002']);
+    expect((await watches.pollable(NOW + 62 * DAY, EVERY_KEY_ACTIVE)).map((c) => c.awb)).toEqual(['V011900002']);
   });
 
   it('DELETE ends a watch; a second DELETE finds none', async () => {
@@ -56,6 +57,6 @@ describe('watches', () => {
     expect(await watches.remove(PREFIX, 'test', 'dtdc', 'v011900002')).toBe(true);
     expect(await watches.remove(PREFIX, 'test', 'dtdc', 'V011900002')).toBe(false);
     expect((await watches.list(PREFIX, NOW, { limit: 10 })).items).toEqual([]);
-    expect(await watches.pollable(NOW)).toEqual([]);
+    expect(await watches.pollable(NOW, EVERY_KEY_ACTIVE)).toEqual([]);
   });
 });

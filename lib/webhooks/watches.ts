@@ -1,3 +1,4 @@
+import type { StandingOf } from '../access/standing.ts';
 import type { TrackingRecord } from '../schemas/index.ts';
 import { snapshotOf, type ShipmentSnapshot } from './change.ts';
 import type { WebhookEvent } from './events.ts';
@@ -157,23 +158,42 @@ export class WatchStore {
   }
 
   /**
-   * Watched shipments the poller should re-poll: not terminal and watched by someone until later
-   * than now. Shipments nobody watches any more leave the list.
+   * Watched shipments the poller should re-poll: not terminal and watched until later than now by
+   * a key that is active (a paused key's watches cost no carrier polls). Shipments nobody watches
+   * any more leave the list; those watched only by paused keys stay, for when they resume.
    */
-  async pollable(nowMs: number): Promise<{ carrier: string; awb: string; mode: KeyMode; lastPolledMs: number }[]> {
+  async pollable(nowMs: number, standing: StandingOf): Promise<{ carrier: string; awb: string; mode: KeyMode; lastPolledMs: number }[]> {
     const ids = await this.kv.setMembers(pushKeys.watched());
     const docs = await this.kv.getMany<ShipmentDoc>(ids.map((id) => pushKeys.shipment(id)));
     const due: { carrier: string; awb: string; mode: KeyMode; lastPolledMs: number }[] = [];
+    // One question per key per pass, however many shipments it watches.
+    const asked = new Map<string, Promise<boolean>>();
+    const active = (prefix: string) => {
+      let answer = asked.get(prefix);
+      if (!answer) asked.set(prefix, answer = standing(prefix, nowMs).then((s) => s === 'active'));
+      return answer;
+    };
     for (let i = 0; i < ids.length; i++) {
       const doc = docs[i];
-      const live = doc && Object.values(doc.watchers).some((until) => until > nowMs);
-      if (!doc || !live || doc.terminal) {
+      const watchers = doc ? Object.entries(doc.watchers).filter(([, until]) => until > nowMs).map(([prefix]) => prefix) : [];
+      if (!doc || watchers.length === 0 || doc.terminal) {
         await this.kv.setRemove(pushKeys.watched(), ids[i]!);
         continue;
       }
+      if (!(await Promise.all(watchers.map(active))).some(Boolean)) continue;
       const parsed = parseShipmentId(ids[i]!);
       if (parsed) due.push({ ...parsed, lastPolledMs: doc.last_polled_ms });
     }
     return due;
+  }
+
+  /** Every watch of a key ends now (the key was revoked). */
+  async removeAll(prefix: string, mode: KeyMode): Promise<number> {
+    const names = await this.kv.setMembers(pushKeys.watchIndex(prefix));
+    for (const name of names) {
+      const split = name.indexOf(':');
+      await this.remove(prefix, mode, name.slice(0, split), name.slice(split + 1));
+    }
+    return names.length;
   }
 }

@@ -1,7 +1,12 @@
 import type { DetectCandidate } from '../../../lib/detect/index.ts';
 import { checkAwb, detectionFor } from '../awb-input.ts';
+import { BatchBodySchema, BatchItemSchema, readBody } from '../bodies.ts';
+import { checkShipmentInput } from '../metered-lookup.ts';
 import type { ApiDeps } from '../deps.ts';
 import { ApiError } from '../errors.ts';
+
+const ITEM_EXAMPLE = '{"carrier"?: "...", "awb": "..."}';
+const BATCH_EXAMPLE = `{"items": [${ITEM_EXAMPLE}, ...]}`;
 
 /** contracts.md: 1 to 100 items. */
 export const MAX_BATCH_ITEMS = 100;
@@ -18,21 +23,22 @@ export type BatchItem =
  * no carrier uses) refuses that item only, with the code a single lookup would get.
  */
 export function parseBatchBody(deps: ApiDeps, body: unknown): BatchItem[] | ApiError {
-  const items = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as { items?: unknown }).items : undefined;
-  if (!Array.isArray(items)) return new ApiError('bad_request', 'The body must be JSON {"items": [{"carrier"?: "...", "awb": "..."}, ...]}.');
+  const envelope = readBody(BatchBodySchema, body, BATCH_EXAMPLE);
+  if (envelope instanceof ApiError) return new ApiError('bad_request', `The body must be JSON ${BATCH_EXAMPLE}.`);
+  const { items } = envelope;
   if (items.length < 1 || items.length > MAX_BATCH_ITEMS) {
     return new ApiError('bad_request', `A batch holds 1 to ${MAX_BATCH_ITEMS} items; this one has ${items.length}.`);
   }
   const bad = items.findIndex((item) => item === null || typeof item !== 'object' || Array.isArray(item));
   if (bad >= 0) return new ApiError('bad_request', `items[${bad}] must be an object {"carrier"?: "...", "awb": "..."}.`);
-  return items.map((raw: { carrier?: unknown; awb?: unknown }, index): BatchItem => {
-    const awb = checkAwb(raw.awb);
-    if (raw.carrier !== undefined && raw.carrier !== null) {
-      const carrier = typeof raw.carrier === 'string' ? deps.product.registry.resolve(raw.carrier) : null;
-      if (!carrier) return { index, kind: 'invalid', error: new ApiError('unsupported_carrier', `Carrier "${String(raw.carrier)}" is not supported. See GET /v1/carriers.`) };
-      if (awb instanceof ApiError) return { index, kind: 'invalid', error: awb };
-      return { index, kind: 'named', carrier, awb };
+  return items.map((raw, index): BatchItem => {
+    const item = readBody(BatchItemSchema, raw, ITEM_EXAMPLE);
+    if (item instanceof ApiError) return { index, kind: 'invalid', error: item };
+    if (item.carrier !== undefined && item.carrier !== null) {
+      const named = checkShipmentInput(deps, item.carrier, item.awb);
+      return named instanceof ApiError ? { index, kind: 'invalid', error: named } : { index, kind: 'named', ...named };
     }
+    const awb = checkAwb(item.awb);
     if (awb instanceof ApiError) return { index, kind: 'invalid', error: awb };
     const detection = detectionFor(deps, awb);
     if (detection instanceof ApiError) return { index, kind: 'invalid', error: detection };

@@ -1,7 +1,7 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { AccessError, isKeyPrefix, toUsageRecord, type AccessStore, type KeyRecord } from '../../../lib/access/index.ts';
+import { AccessError, isKeyPrefix, standingOf, toUsageRecord, type AccessStore, type KeyRecord } from '../../../lib/access/index.ts';
 import { PLAN_NAMES } from '../../../lib/config/index.ts';
 import type { AddressThrottle, ThrottleRule } from '../../../lib/throttle/index.ts';
 import type { ApiDeps } from '../deps.ts';
@@ -65,6 +65,9 @@ function prefixParam(request: FastifyRequest<{ Params: { prefix: string } }>): s
 export function registerAdminRoutes(app: FastifyInstance, deps: ApiDeps): void {
   const { access } = deps;
   const now = () => new Date(deps.clock());
+  // Push follows the key's standing before the answer: held events go out on resume or renewal;
+  // a revoke drops watches, endpoints and queued events (workers also ask at every step).
+  const keyChanged = async (record: KeyRecord) => deps.push?.keyChanged(record.prefix, record.mode, standingOf(record, now()));
 
   app.register(async (admin) => {
     admin.addHook('onRequest', async (request, reply) => {
@@ -97,6 +100,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: ApiDeps): void {
       admin.post<{ Params: { prefix: string } }>(`/admin/keys/:prefix/${action}`, async (request) => {
         try {
           const record = await access.setStatus(prefixParam(request), status);
+          await keyChanged(record);
           return keyView(access, record, now());
         } catch (err) {
           throw toApiError(err);
@@ -109,6 +113,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: ApiDeps): void {
       if (!body.success) throw new ApiError('bad_request', `Invalid renew body: ${body.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ')}`);
       try {
         const record = await access.renew(prefixParam(request), body.data.plan, now());
+        await keyChanged(record);
         return keyView(access, record, now());
       } catch (err) {
         throw toApiError(err);

@@ -6,7 +6,7 @@ import { guardBatch, idempotencyKeyOf, type Guard } from '../batch/idempotency.t
 import { batchBody, runBatch } from '../batch/run.ts';
 import type { ApiDeps } from '../deps.ts';
 import { ApiError, methodNotAllowed } from '../errors.ts';
-import { limitHeaders, refuseOutsidePeriod } from '../metered-lookup.ts';
+import { limitHeaders } from '../metered-lookup.ts';
 
 /** A body that is not JSON: reported after the key checks, as a bad input of a single call is. */
 const NOT_JSON = Symbol('not JSON');
@@ -14,9 +14,7 @@ const NOT_JSON = Symbol('not JSON');
 /** The key's record checked as a single lookup checks it (401, then 402), counting nothing. */
 async function checkedKey(deps: ApiDeps, request: FastifyRequest, key: string, now: Date): Promise<KeyRecord> {
   const { record } = await deps.access.authorize(key, now, false);
-  const accepted = acceptKeyRecord(request, record, now);
-  refuseOutsidePeriod(accepted, now);
-  return accepted;
+  return acceptKeyRecord(request, record, now);
 }
 
 /**
@@ -25,8 +23,7 @@ async function checkedKey(deps: ApiDeps, request: FastifyRequest, key: string, n
  */
 async function countBatch(deps: ApiDeps, request: FastifyRequest, reply: FastifyReply, key: string, lookups: number, now: Date): Promise<BatchGranted> {
   const { record, consumed } = await deps.access.authorizeBatch(key, now, lookups);
-  const accepted = acceptKeyRecord(request, record, now);
-  refuseOutsidePeriod(accepted, now);
+  acceptKeyRecord(request, record, now);
   if (!consumed) throw new Error('the access store counted nothing for a batch of an existing key');
   if (!consumed.ok) {
     if (!('limits' in consumed)) {

@@ -2,12 +2,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { trackingRecordJson } from '../../../lib/insights/index.ts';
 import type { ApiDeps } from '../deps.ts';
 import { ApiError, methodNotAllowed } from '../errors.ts';
-import { meteredLookup } from '../metered-lookup.ts';
+import { checkShipmentInput, meteredLookup } from '../metered-lookup.ts';
 
 /** GET /v1/track/:carrier/:awb. Only 200 and 404 answers consume a lookup (metered-lookup.ts). */
 export function registerTrackRoutes(app: FastifyInstance, deps: ApiDeps): void {
   const handler = async (request: FastifyRequest<{ Params: { carrier: string; awb: string } }>, reply: FastifyReply) => {
-    const { carrier, awb, result } = await meteredLookup(deps, request, reply, request.params.carrier, request.params.awb);
+    const { carrier, awb, result } = await meteredLookup(deps, request, reply, checkShipmentInput(deps, request.params.carrier, request.params.awb));
     if (result.kind === 'not_found') {
       throw new ApiError('shipment_not_found', `No tracking scans exist for ${carrier} consignment ${awb.toUpperCase()}.`);
     }

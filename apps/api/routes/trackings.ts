@@ -3,16 +3,14 @@ import { keyMode } from '../../../lib/access/index.ts';
 import type { Push } from '../../../lib/webhooks/index.ts';
 import type { ApiDeps } from '../deps.ts';
 import { ApiError, methodNotAllowed } from '../errors.ts';
+import { WatchBodySchema, readBody } from '../bodies.ts';
 import { checkShipmentInput, meteredLookup } from '../metered-lookup.ts';
 import { managementKey } from '../push-auth.ts';
 
 const MAX_PAGE = 100;
 const TERMINAL_STAGES: ReadonlySet<string> = new Set(['delivered', 'rto_delivered', 'cancelled']);
 
-function bodyObject(body: unknown): Record<string, unknown> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ApiError('bad_request', 'Send a JSON object, e.g. {"carrier": "delhivery", "awb": "1234567890102"}.');
-  return body as Record<string, unknown>;
-}
+const WATCH_EXAMPLE = '{"carrier": "delhivery", "awb": "1234567890102"}';
 
 /**
  * Watches (contracts.md "Push"): `POST /v1/trackings` consumes one lookup exactly as a track call
@@ -20,9 +18,10 @@ function bodyObject(body: unknown): Record<string, unknown> {
  */
 export function registerTrackingRoutes(app: FastifyInstance, deps: ApiDeps, push: Push): void {
   app.post('/v1/trackings', async (request: FastifyRequest, reply: FastifyReply) => {
-    const body = bodyObject(request.body);
+    // A malformed body is reported after the key checks (meteredLookup), as a lookup's bad input is.
+    const body = readBody(WatchBodySchema, request.body, WATCH_EXAMPLE);
     const presented = request.headers['x-api-key'];
-    const input = checkShipmentInput(deps, body.carrier, body.awb);
+    const input = body instanceof ApiError ? body : checkShipmentInput(deps, body.carrier, body.awb);
     // Already watching: answered without counting a lookup (nor polling a carrier).
     if (typeof presented === 'string' && keyMode(presented) && !(input instanceof ApiError)) {
       const key = await managementKey(deps, push.kv, request, reply);
@@ -31,7 +30,7 @@ export function registerTrackingRoutes(app: FastifyInstance, deps: ApiDeps, push
         return reply.code(200).send({ watch: existing, tracking: await deps.tracking.peek(input.carrier, input.awb, key.mode) });
       }
     }
-    const looked = await meteredLookup(deps, request, reply, body.carrier, body.awb);
+    const looked = await meteredLookup(deps, request, reply, input);
     const record = looked.result.kind === 'found' ? looked.result.record : null;
     const { created, watch } = await push.watches.create({
       keyPrefix: looked.key.prefix, mode: looked.key.mode, carrier: looked.carrier, awb: looked.awb, record,

@@ -8,7 +8,7 @@ import { methodNotAllowed } from '../errors.ts';
 export function registerUsageRoutes(app: FastifyInstance, deps: ApiDeps): void {
   app.get('/v1/usage', async (request) => {
     const now = new Date(deps.clock());
-    const record = await authenticate(request, deps.access, now);
+    const record = await authenticate(request, deps.access, now, { pastPeriodAllowed: true });
     return toUsageRecord(record, await deps.access.usage(record.prefix, now), now);
   });
   methodNotAllowed(app, '/v1/usage', ['GET']);

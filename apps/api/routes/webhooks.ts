@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { EndpointError, endpointView, ROTATION_OVERLAP_MS, testEvent, type NewEndpoint, type Push } from '../../../lib/webhooks/index.ts';
+import { EndpointError, endpointView, ROTATION_OVERLAP_MS, testEvent, type Push } from '../../../lib/webhooks/index.ts';
+import { WebhookBodySchema, readBody } from '../bodies.ts';
 import type { ApiDeps } from '../deps.ts';
 import { ApiError, methodNotAllowed } from '../errors.ts';
 import { managementKey } from '../push-auth.ts';
@@ -21,12 +22,10 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: ApiDeps, push:
 
   app.post('/v1/webhooks', async (request, reply) => {
     const key = await managementKey(deps, push.kv, request, reply);
-    const body = request.body;
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      throw new ApiError('bad_request', 'Send a JSON object, e.g. {"url": "https://example.com/hooks/tracking"}.');
-    }
+    const body = readBody(WebhookBodySchema, request.body, '{"url": "https://example.com/hooks/tracking"}');
+    if (body instanceof ApiError) throw body;
     try {
-      const { endpoint, secret } = await push.endpoints.create(key.prefix, key.mode, body as NewEndpoint, deps.clock());
+      const { endpoint, secret } = await push.endpoints.create(key.prefix, key.mode, body, deps.clock());
       return reply.code(201).send({ ...endpoint, secret });
     } catch (err) {
       if (!(err instanceof EndpointError)) throw err;

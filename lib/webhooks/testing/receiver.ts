@@ -10,6 +10,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import type { StandingOf } from '../../access/standing.ts';
 import { parseAllowedTargets } from '../url-policy.ts';
 
 export interface ReceivedDelivery {
@@ -209,3 +210,9 @@ export async function startReceiver(options: { secrets?: string[] } = {}): Promi
 
 /** The operator's opening of loopback that tests (and benchmarks) with a receiver here need. */
 export const LOOPBACK_TARGETS = parseAllowedTargets('127.0.0.1/32');
+
+/**
+ * Every key active: for tests of the push machinery itself, where no key's standing is in
+ * question (tests of standings use a real access store and lib/access `standingFromStore`).
+ */
+export const EVERY_KEY_ACTIVE: StandingOf = async () => 'active';
