@@ -93,10 +93,13 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
   // (the dispatcher app delivers them), else straight to this process's dispatcher.
   const mailer = createMailer(env);
   const pushLanes: { source: LaneStatsSource } = { source: embeddedLanes };
+  // The tracking service is made below (it needs the bus); push reads current records through it.
+  const pushRecords: { tracking: TrackingService | null } = { tracking: null };
   const allowedTargets = parseAllowedTargets(env.WEBHOOK_ALLOWED_TARGETS);
   const push = createPush({
     kv: redis ? new RedisPushKv(redis, `${ns}push:`) : new EmbeddedPushKv(dataDir, clock),
     standing: standingFromStore(access),
+    currentRecord: async (carrier, awb, mode) => pushRecords.tracking?.peek(carrier, awb, mode) ?? null,
     lanes: { get: (lane) => pushLanes.source.get(lane) },
     events: env.KAFKA_BROKERS ? new KafkaEventLog(createKafka({ brokers: env.KAFKA_BROKERS, clientId: 'tracking-api-push' })) : undefined,
     sender: new WebhookSender({ allowedTargets, ...options.webhookSender }),
@@ -146,6 +149,7 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
 
   const tracking = new TrackingService({ cache, carriers, bus, rules: product.rules, lanes: laneSource, metrics, clock });
   pushLanes.source = laneSource;
+  pushRecords.tracking = tracking;
   const readiness: ReadinessCheck[] = [
     { name: 'access', check: async () => { await access.getByPrefix('trk_test_0000000'); } },
   ];

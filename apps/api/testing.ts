@@ -102,6 +102,8 @@ export interface HarnessOptions {
   clickhouseDatabase?: string;
   /** Redis key prefix; give another harness's `namespace` to run a second instance on its data. */
   namespace?: string;
+  /** Resolver of webhook host names (a name → addresses table in tests; no DNS here). */
+  webhookLookup?: (host: string) => Promise<string[]>;
 }
 
 export interface ApiHarness {
@@ -170,6 +172,7 @@ export async function startApiHarness(options: HarnessOptions = {}): Promise<Api
   const start = async () => {
     const started = await createApiRuntime(env, {
       sandboxUrl: sandbox.url, liveTarget: 'sandbox', clock: clock.now, redisNamespace: namespace,
+      ...(options.webhookLookup ? { webhookSender: { lookup: options.webhookLookup } } : {}),
       ...(options.clickhouseDatabase ? { clickhouseDatabase: options.clickhouseDatabase } : {}),
     });
     const startedDeps = options.deps ? options.deps(started.deps) : started.deps;

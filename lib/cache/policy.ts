@@ -21,6 +21,11 @@ export function isTerminal(shipment: NormalizedShipment): boolean {
   return TERMINAL_STAGES.has(shipment.facts.stage);
 }
 
+/** The same rule read off a tracking record's stage. */
+export function isTerminalStage(stage: string): boolean {
+  return TERMINAL_STAGES.has(stage);
+}
+
 /** How long the store keeps an entry; null = forever (terminal records). */
 export function retentionMs(entry: CachedLookup): number | null {
   if (entry.shipment === null) return NOT_FOUND_TTL_MS;

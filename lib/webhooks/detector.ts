@@ -1,9 +1,9 @@
 import type { StandingOf } from '../access/standing.ts';
-import { isTerminal } from '../cache/index.ts';
+import { isTerminal, isTerminalStage } from '../cache/index.ts';
 import { toTrackingRecord } from '../insights/index.ts';
 import { laneKey, type LaneStatsSource } from '../lanes/index.ts';
 import { scanEventIds, type NormalizeResult } from '../normalize/index.ts';
-import type { CarrierPoll } from '../schemas/index.ts';
+import type { CarrierPoll, TrackingRecord } from '../schemas/index.ts';
 import { changeOf, snapshotOf } from './change.ts';
 import type { EventLog } from './event-log.ts';
 import { trackingEvent, type WebhookEvent } from './events.ts';
@@ -89,26 +89,55 @@ export class ChangeDetector {
     const terminal = isTerminal(found);
     const legacyIds = legacyEventIds(poll, record.awb);
     let published = 0;
+    const now = this.deps.clock();
     for (const [prefix, until] of Object.entries(shipment.watchers)) {
       if (until <= polledMs) continue;
-      if ((await this.deps.standing(prefix, this.deps.clock())) !== 'active') continue;
-      const watchKey = pushKeys.watch(prefix, poll.carrier, record.awb);
-      await this.tidying.get(watchKey);
-      const outbox = await kv.update<WatchDoc, WebhookEvent[]>(watchKey, (doc) => {
-        if (!doc) return { result: [] };
-        if (polledMs <= doc.snapshot.polled_ms || polledMs >= doc.expires_ms) return { result: doc.outbox };
-        const terminalMs = doc.terminal_ms ?? (terminal ? polledMs : null);
-        const base = { ...doc, snapshot: snapshotOf(record, polledMs), terminal_ms: terminalMs, expires_ms: expiryOf(doc.watched_since_ms, terminalMs) };
-        const change = changeOf(doc.snapshot, record, legacyIds.get.bind(legacyIds));
-        if (!change) return { next: base, result: doc.outbox };
-        const sequence = doc.sequence + 1;
-        const event = trackingEvent({ keyPrefix: prefix, mode, type: change.type, sequence, previous: change.previous, newEvents: change.newEvents, tracking: record, atMs: polledMs });
-        const next = { ...base, sequence, outbox: [...doc.outbox, event] };
-        return { next, result: next.outbox };
-      });
-      published += await this.handOver(watchKey, outbox, false);
+      if ((await this.deps.standing(prefix, now)) !== 'active') continue;
+      published += await this.stepWatch(prefix, mode, poll.carrier, record, polledMs, terminal, legacyIds.get.bind(legacyIds));
     }
     return published;
+  }
+
+  /**
+   * A key is active again: each of its watches whose shipment changed while it was paused gets
+   * one event now, from the shipment's current record (`current`), so a shipment that reached a
+   * terminal state meanwhile (and is polled no more) is not left untold.
+   */
+  async catchUp(prefix: string, current: (carrier: string, awb: string, mode: KeyMode) => Promise<TrackingRecord | null>): Promise<number> {
+    const { kv } = this.deps;
+    let published = 0;
+    for (const name of await kv.setMembers(pushKeys.watchIndex(prefix))) {
+      const doc = await kv.get<WatchDoc>(pushKeys.watchOf(prefix, name));
+      if (!doc) continue;
+      const record = await current(doc.carrier, doc.awb, doc.mode);
+      if (!record) continue;
+      const polledMs = Date.parse(record.last_polled_at);
+      published += await this.stepWatch(prefix, doc.mode, doc.carrier, record, polledMs, isTerminalStage(record.insights.current_stage), () => undefined);
+    }
+    return published;
+  }
+
+  /**
+   * One watch's step for a record polled at `polledMs`: its state moves on and, when something
+   * changed since what the key was last told, the event goes into its outbox in the same step.
+   */
+  private async stepWatch(prefix: string, mode: KeyMode, carrier: string, record: TrackingRecord, polledMs: number, terminal: boolean, legacyIdOf: (id: string) => string | undefined): Promise<number> {
+    const { kv } = this.deps;
+    const watchKey = pushKeys.watch(prefix, carrier, record.awb);
+    await this.tidying.get(watchKey);
+    const outbox = await kv.update<WatchDoc, WebhookEvent[]>(watchKey, (doc) => {
+      if (!doc) return { result: [] };
+      if (polledMs <= doc.snapshot.polled_ms || polledMs >= doc.expires_ms) return { result: doc.outbox };
+      const terminalMs = doc.terminal_ms ?? (terminal ? polledMs : null);
+      const base = { ...doc, snapshot: snapshotOf(record, polledMs), terminal_ms: terminalMs, expires_ms: expiryOf(doc.watched_since_ms, terminalMs) };
+      const change = changeOf(doc.snapshot, record, legacyIdOf);
+      if (!change) return { next: base, result: doc.outbox };
+      const sequence = doc.sequence + 1;
+      const event = trackingEvent({ keyPrefix: prefix, mode, type: change.type, sequence, previous: change.previous, newEvents: change.newEvents, tracking: record, atMs: polledMs });
+      const next = { ...base, sequence, outbox: [...doc.outbox, event] };
+      return { next, result: next.outbox };
+    });
+    return this.handOver(watchKey, outbox, false);
   }
 
   /**

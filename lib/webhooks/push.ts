@@ -1,6 +1,6 @@
 import type { KeyStanding, StandingOf } from '../access/standing.ts';
 import type { LaneStatsSource } from '../lanes/index.ts';
-import type { KeyMode } from '../schemas/index.ts';
+import type { KeyMode, TrackingRecord } from '../schemas/index.ts';
 import { ChangeDetector } from './detector.ts';
 import { Dispatcher, type DispatcherOptions } from './dispatcher.ts';
 import { EndpointStore, type EndpointTargetRules } from './endpoints.ts';
@@ -34,12 +34,14 @@ export interface PushOptions extends Omit<DispatcherOptions, 'kv' | 'endpoints'>
   lanes: LaneStatsSource;
   /** The distributed event log (Kafka); without it events go straight to this process's dispatcher. */
   events?: EventLog;
+  /** A shipment's current record (the cache's), for the catch-up of a key that is active again. */
+  currentRecord?: (carrier: string, awb: string, mode: KeyMode) => Promise<TrackingRecord | null>;
   /** Where endpoints may point (WEBHOOK_ALLOWED_TARGETS), checked when one is created. */
   targets?: EndpointTargetRules;
 }
 
 export function createPush(options: PushOptions): Push {
-  const { kv, lanes, events: eventLog, targets, ...dispatcherOptions } = options;
+  const { kv, lanes, events: eventLog, targets, currentRecord, ...dispatcherOptions } = options;
   const endpoints = new EndpointStore(kv, Date.now, targets);
   const dispatcher = new Dispatcher({ ...dispatcherOptions, kv, endpoints });
   const events = eventLog ?? new InProcessEventLog((batch) => dispatcher.enqueue(batch));
@@ -50,6 +52,7 @@ export function createPush(options: PushOptions): Push {
     async keyChanged(prefix, mode, standing) {
       if (standing === 'active') {
         await dispatcher.resumeKey(prefix);
+        if (currentRecord) await detector.catchUp(prefix, currentRecord);
       } else if (standing === 'revoked') {
         const ids = (await endpoints.list(prefix)).map((e) => e.id);
         await watches.removeAll(prefix, mode);

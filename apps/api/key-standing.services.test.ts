@@ -1,0 +1,3 @@
+import { keyStandingSuite } from './key-standing.suite.ts';
+
+keyStandingSuite('redis');
