@@ -6,12 +6,13 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { refreshPolicyOf } from '../../lib/poller/index.ts';
+import { HOUR_MS } from '../../lib/time/index.ts';
 import { startReceiver, type Receiver } from '../../lib/webhooks/testing/receiver.ts';
 import { startRefreshScheduler, type Scheduler } from './scheduler.ts';
 import { awbFor, DEFAULT_START, expectError, startApiHarness, type ApiHarness, type HarnessOptions, type StoreKind } from './testing.ts';
 
 const INTERVAL_S = 7200;
-const HOUR_MS = 3_600_000;
+
 
 export function keyStandingSuite(store: StoreKind): void {
   describe(`push and key standing (${store} store)`, () => {
