@@ -9,6 +9,7 @@ import { SERVER_LIMITS, registerHardening, serverOptions } from './hardening.ts'
 import { requestSerializer } from './log-redaction.ts';
 import { stdoutLogStream } from './log-stream.ts';
 import { buildOpenApi } from './openapi.ts';
+import { deferJsonErrors } from './bodies.ts';
 import { registerAdminRoutes } from './routes/admin.ts';
 import { registerBatchRoute } from './routes/batch.ts';
 import { registerCarrierRoutes } from './routes/carriers.ts';
@@ -75,9 +76,14 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   registerLaneRoutes(app, deps);
   registerAdminRoutes(app, deps);
   registerTrialRoutes(app, deps);
-  if (deps.push) {
-    registerTrackingRoutes(app, deps, deps.push);
-    registerWebhookRoutes(app, deps, deps.push);
+  const push = deps.push;
+  if (push) {
+    // Their bodies' JSON errors are refused after the key checks, as the batch's are (bodies.ts).
+    await app.register(async (scope) => {
+      deferJsonErrors(scope);
+      registerTrackingRoutes(scope, deps, push);
+      registerWebhookRoutes(scope, deps, push);
+    });
   }
   return app;
 }

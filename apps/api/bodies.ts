@@ -4,9 +4,29 @@
  * route reads its body after the key checks, as a lookup reports a bad input after them; a
  * malformed body is a 400 in the standard error body, with the code a single field deserves.
  */
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { ErrorCode } from '../../lib/schemas/index.ts';
 import { ApiError } from './errors.ts';
+
+/** A body that is not JSON: kept for the handler, which refuses it after the key checks. */
+export const NOT_JSON = Symbol('not JSON');
+
+/**
+ * JSON bodies of the routes registered in `scope` are parsed without refusing: a syntax error
+ * becomes NOT_JSON, so the key is checked before the body is refused, as for every other bad
+ * input. (JSON.parse keeps a `__proto__` key as a plain own property; the schemas read known
+ * fields only, so it reaches nothing.)
+ */
+export function deferJsonErrors(scope: FastifyInstance): void {
+  scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {
+    try {
+      done(null, JSON.parse(text as string));
+    } catch {
+      done(null, NOT_JSON);
+    }
+  });
+}
 
 /** Longest text any body field may hold: far beyond every real value, short of a memory burden. */
 const MAX_TEXT = 4_096;
@@ -36,6 +56,7 @@ const FIELD_CODES: Record<string, ErrorCode> = { awb: 'invalid_awb', carrier: 'u
  * message. The message names the field, never echoes its value.
  */
 export function readBody<S extends z.ZodType>(schema: S, body: unknown, example: string, fallback: ErrorCode = 'bad_request'): z.output<S> | ApiError {
+  if (body === NOT_JSON) return new ApiError('bad_request', `The body is not valid JSON. Send a JSON object, e.g. ${example}.`);
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return new ApiError('bad_request', `Send a JSON object, e.g. ${example}.`);
   const result = schema.safeParse(body);
   if (result.success) return result.data;

@@ -6,10 +6,9 @@ import { guardBatch, idempotencyKeyOf, type Guard } from '../batch/idempotency.t
 import { batchBody, runBatch } from '../batch/run.ts';
 import type { ApiDeps } from '../deps.ts';
 import { ApiError, methodNotAllowed } from '../errors.ts';
+import { NOT_JSON, deferJsonErrors } from '../bodies.ts';
 import { limitHeaders } from '../metered-lookup.ts';
 
-/** A body that is not JSON: reported after the key checks, as a bad input of a single call is. */
-const NOT_JSON = Symbol('not JSON');
 
 /** The key's record checked as a single lookup checks it (401, then 402), counting nothing. */
 async function checkedKey(deps: ApiDeps, request: FastifyRequest, key: string, now: Date): Promise<KeyRecord> {
@@ -84,13 +83,7 @@ export function registerBatchRoute(app: FastifyInstance, deps: ApiDeps): void {
 
   // Parse errors are kept for the handler, so the key is checked before the body is refused.
   app.register(async (scope) => {
-    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {
-      try {
-        done(null, JSON.parse(text as string));
-      } catch {
-        done(null, NOT_JSON);
-      }
-    });
+    deferJsonErrors(scope);
     scope.post('/v1/track/batch', handler);
   });
   methodNotAllowed(app, '/v1/track/batch', ['POST']);
