@@ -80,6 +80,9 @@ async function start() {
     `  data dir:    ${env.DATA_DIR}   sandbox carriers: ${sandbox.url}`,
     runtime.adminTokenGenerated ? `  ADMIN_TOKEN: ${runtime.deps.adminToken}   (generated for this run; set ADMIN_TOKEN to fix it)` : '  ADMIN_TOKEN: (from the environment)',
     `  trial key:   ${key}   (trk_test_: sandbox carriers, 100 lookups, 14 days)`,
+    env.WEBHOOK_ALLOWED_TARGETS
+      ? `  webhooks:    private targets opened by WEBHOOK_ALLOWED_TARGETS=${env.WEBHOOK_ALLOWED_TARGETS} (every key may send there)`
+      : '  webhooks:    public targets only; to receive on this machine start with WEBHOOK_ALLOWED_TARGETS=127.0.0.1/32',
     '',
     'Try it:',
     `  curl -s -H "X-API-Key: ${key}" ${base}/v1/track/delhivery/1234567890102`,
