@@ -20,7 +20,7 @@ import { Redis } from 'ioredis';
 import type { Consumer, Kafka, Producer } from 'kafkajs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startDispatcher, type DispatcherApp } from '../apps/dispatcher/start.ts';
-import { deleteUnder, testRedisUrl } from '../lib/access/testing.ts';
+import { createTestKeyPrefix, deleteUnder, testRedisUrl } from '../lib/access/testing.ts';
 import { TEST_CLICKHOUSE_URL, createTestDatabase, type TestDatabase } from '../lib/clickhouse/testing.ts';
 import { DEFAULT_CONFIG_DIR, loadEnv } from '../lib/config/index.ts';
 import { TEST_BROKERS, testKafka } from '../lib/kafka/testing.ts';
@@ -40,7 +40,8 @@ const topic = `test-polls-${RUN}`;
 const groupId = `test-normalizers-${RUN}`;
 const pushGroupId = `test-push-detector-${RUN}`;
 const namespace = `test:${RUN}:`;
-const prefix = `trk_test_np${RUN}`;
+/** A real key of the access store beside the watches: the detector asks its standing. */
+let prefix: string;
 const SHIPMENTS = 30;
 /** Polls per shipment: a scan more each time (manifested, 22 hub scans, delivered). */
 const POLLS = 24;
@@ -100,6 +101,7 @@ beforeAll(async () => {
   await producer.connect();
   redis = new Redis(await testRedisUrl());
   kv = new RedisPushKv(redis, `${namespace}push:`);
+  prefix = await createTestKeyPrefix(redis, `${namespace}access:`);
 
   // The key's endpoint and watches, as POST /v1/webhooks and POST /v1/trackings leave them (no scans yet).
   receiver = await startReceiver();
@@ -128,7 +130,7 @@ beforeAll(async () => {
   });
   for (const { partition, offset } of offsets) eventsConsumer.seek({ topic: WEBHOOK_EVENTS_TOPIC, partition, offset });
 
-  const env = loadEnv({ REDIS_URL: await testRedisUrl(), KAFKA_BROKERS: TEST_BROKERS, CLICKHOUSE_URL: TEST_CLICKHOUSE_URL, CONFIG_DIR: DEFAULT_CONFIG_DIR, DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+  const env = loadEnv({ REDIS_URL: await testRedisUrl(), KAFKA_BROKERS: TEST_BROKERS, CLICKHOUSE_URL: TEST_CLICKHOUSE_URL, CONFIG_DIR: DEFAULT_CONFIG_DIR, DATA_DIR: dataDir, LOG_LEVEL: 'silent', WEBHOOK_ALLOWED_TARGETS: '127.0.0.1/32' });
   dispatcher = await startDispatcher(env, { database: db.target.database, redisNamespace: namespace, groupId: `test-dispatcher-${RUN}`, fromLatest: true, healthPort: null });
 }, 120_000);
 

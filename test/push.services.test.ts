@@ -49,7 +49,7 @@ beforeAll(async () => {
   await ensureWebhookTopic(kafka);
   api = await startApiHarness({ store: 'redis', env: { KAFKA_BROKERS: TEST_BROKERS, CLICKHOUSE_URL: TEST_CLICKHOUSE_URL }, clickhouseDatabase: db.target.database });
   receiver = await startReceiver();
-  const env = loadEnv({ DATA_DIR: api.dataDir, CONFIG_DIR: DEFAULT_CONFIG_DIR, LOG_LEVEL: 'silent', REDIS_URL: await testRedisUrl(), KAFKA_BROKERS: TEST_BROKERS, CLICKHOUSE_URL: TEST_CLICKHOUSE_URL });
+  const env = loadEnv({ DATA_DIR: api.dataDir, CONFIG_DIR: DEFAULT_CONFIG_DIR, LOG_LEVEL: 'silent', WEBHOOK_ALLOWED_TARGETS: '127.0.0.1/32', REDIS_URL: await testRedisUrl(), KAFKA_BROKERS: TEST_BROKERS, CLICKHOUSE_URL: TEST_CLICKHOUSE_URL });
   const product = loadProduct(DEFAULT_CONFIG_DIR);
   for (let i = 0; i < 2; i++) {
     const redis = new Redis(env.REDIS_URL!);
@@ -169,7 +169,7 @@ it('a dispatcher killed with SIGKILL mid-delivery: another one delivers everythi
 it('a dispatcher app that disables an endpoint (410) e-mails the owner of the key, found under its own Redis namespace', async () => {
   const { key, email } = await api.createKey({ plan: 'starter', mode: 'test', burst_per_second: 1000 });
   const gone = await startReceiver();
-  const env = loadEnv({ DATA_DIR: api.dataDir, CONFIG_DIR: DEFAULT_CONFIG_DIR, LOG_LEVEL: 'silent', REDIS_URL: await testRedisUrl(), KAFKA_BROKERS: TEST_BROKERS, CLICKHOUSE_URL: TEST_CLICKHOUSE_URL });
+  const env = loadEnv({ DATA_DIR: api.dataDir, CONFIG_DIR: DEFAULT_CONFIG_DIR, LOG_LEVEL: 'silent', WEBHOOK_ALLOWED_TARGETS: '127.0.0.1/32', REDIS_URL: await testRedisUrl(), KAFKA_BROKERS: TEST_BROKERS, CLICKHOUSE_URL: TEST_CLICKHOUSE_URL });
   const dispatcher = await startDispatcher(env, { database: db.target.database, redisNamespace: api.namespace, groupId: `dispatcher-gone-${RUN}`, fromLatest: true, healthPort: null });
   try {
     const created = await api.app.inject({ method: 'POST', url: '/v1/webhooks', headers: { 'x-api-key': key }, payload: { url: gone.url } });

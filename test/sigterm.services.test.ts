@@ -18,7 +18,7 @@ import { Redis } from 'ioredis';
 import type { Kafka } from 'kafkajs';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deleteUnder, testRedisUrl } from '../lib/access/testing.ts';
+import { createTestKeyPrefix, deleteUnder, testRedisUrl } from '../lib/access/testing.ts';
 import { TEST_CLICKHOUSE_URL, countOf, createTestDatabase, type TestDatabase } from '../lib/clickhouse/testing.ts';
 import { DEFAULT_CONFIG_DIR } from '../lib/config/index.ts';
 import { TEST_BROKERS, testKafka } from '../lib/kafka/testing.ts';
@@ -149,8 +149,9 @@ describe('SIGTERM exits 0', () => {
     try {
       const watches = new WatchStore(new RedisPushKv(redis, `${namespace}push:`));
       const now = Date.now();
+      const keyPrefix = await createTestKeyPrefix(redis, `${namespace}access:`);
       for (const { carrier, awb } of awbs) {
-        await watches.create({ keyPrefix: `trk_test_st${RUN}`, mode: 'test', carrier, awb, record: null, polledMs: now - 600_000, terminal: false, nowMs: now });
+        await watches.create({ keyPrefix, mode: 'test', carrier, awb, record: null, polledMs: now - 600_000, terminal: false, nowMs: now });
       }
       // A tick every second takes every due shipment: 400 at 4 in flight per carrier, 300 ms each,
       // is ~15 s of work, longer than the 10 s deadline: the stop must not wait for the whole tick.
@@ -177,9 +178,10 @@ describe('SIGTERM exits 0', () => {
 
   it('the dispatcher, with deliveries in flight to a slow receiver: those finish, the rest are delivered after a restart', async () => {
     const namespace = `test:${RUN}:dispatcher:`;
-    const prefix = `trk_test_sd${RUN}`;
     const redis = new Redis(await testRedisUrl());
     const kv = new RedisPushKv(redis, `${namespace}push:`);
+    // A real key beside the queues: the dispatcher asks its standing before every attempt.
+    const prefix = await createTestKeyPrefix(redis, `${namespace}access:`);
     const receiver = await startReceiver();
     const events = new KafkaEventLog(kafka);
     try {

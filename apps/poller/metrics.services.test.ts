@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { deleteUnder, testRedisUrl } from '../../lib/access/testing.ts';
+import { createTestKeyPrefix, deleteUnder, testRedisUrl } from '../../lib/access/testing.ts';
 import { TEST_CLICKHOUSE_URL, createTestDatabase, type TestDatabase } from '../../lib/clickhouse/testing.ts';
 import { DEFAULT_CONFIG_DIR, loadEnv, type Env } from '../../lib/config/index.ts';
 import { TEST_BROKERS } from '../../lib/kafka/testing.ts';
@@ -48,8 +48,9 @@ beforeAll(async () => {
   redis = new Redis(await testRedisUrl());
   const watches = new WatchStore(new RedisPushKv(redis, `${namespace}push:`));
   const now = Date.now();
+  const keyPrefix = await createTestKeyPrefix(redis, `${namespace}access:`);
   for (const w of WATCHED) {
-    await watches.create({ keyPrefix: `trk_test_pm${RUN}`, mode: 'test', carrier: w.carrier, awb: w.awb, record: null, polledMs: now - w.polledAgoMs, terminal: w.terminal, nowMs: now });
+    await watches.create({ keyPrefix, mode: 'test', carrier: w.carrier, awb: w.awb, record: null, polledMs: now - w.polledAgoMs, terminal: w.terminal, nowMs: now });
   }
   env = loadEnv({ REDIS_URL: await testRedisUrl(), KAFKA_BROKERS: TEST_BROKERS, CLICKHOUSE_URL: TEST_CLICKHOUSE_URL, CONFIG_DIR: DEFAULT_CONFIG_DIR, DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
 }, 120_000);

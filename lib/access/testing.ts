@@ -121,3 +121,12 @@ export const embeddedHarness: HarnessFactory = {
     return harness;
   },
 };
+
+/**
+ * A real (starter, test-mode) key in the access store under `namespace` (e.g. `test:…:access:`),
+ * for tests of workers that ask a key's standing (poller, detector, dispatcher). Its prefix.
+ */
+export async function createTestKeyPrefix(redis: Redis, namespace: string, email = `worker-${randomBytes(4).toString('hex')}@example.com`): Promise<string> {
+  const store = new RedisAccessStore({ plans, redis, namespace });
+  return (await store.createKey({ plan: 'starter', mode: 'test', email }, new Date())).record.prefix;
+}
