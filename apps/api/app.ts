@@ -11,6 +11,7 @@ import { stdoutLogStream } from './log-stream.ts';
 import { buildOpenApi } from './openapi.ts';
 import { registerAdminRoutes } from './routes/admin.ts';
 import { registerBatchRoute } from './routes/batch.ts';
+import { registerBillingRoutes } from './routes/billing.ts';
 import { registerCarrierRoutes } from './routes/carriers.ts';
 import { registerLaneRoutes } from './routes/lanes.ts';
 import { registerOpsRoutes } from './routes/ops.ts';
@@ -75,6 +76,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   registerLaneRoutes(app, deps);
   registerAdminRoutes(app, deps);
   registerTrialRoutes(app, deps);
+  registerBillingRoutes(app, deps);
   if (deps.push) {
     registerTrackingRoutes(app, deps, deps.push);
     registerWebhookRoutes(app, deps, deps.push);

@@ -19,7 +19,7 @@ import {
 } from '../../lib/schemas/index.ts';
 import { buildApp } from './app.ts';
 import type { ApiDeps } from './deps.ts';
-import { createApiRuntime, type ApiRuntime } from './runtime.ts';
+import { createApiRuntime, type ApiRuntime, type RuntimeOptions } from './runtime.ts';
 import type { KeyMode } from '../../lib/schemas/index.ts';
 
 /** Where a harness keeps keys and usage: files, one Redis, or the 3-master cluster of `npm run services`. */
@@ -102,6 +102,8 @@ export interface HarnessOptions {
   clickhouseDatabase?: string;
   /** Redis key prefix; give another harness's `namespace` to run a second instance on its data. */
   namespace?: string;
+  /** A sandbox payment gateway (lib/sandbox/gateway.ts) test keys pay through. */
+  paymentSandbox?: RuntimeOptions['paymentSandbox'];
 }
 
 export interface ApiHarness {
@@ -168,6 +170,7 @@ export async function startApiHarness(options: HarnessOptions = {}): Promise<Api
     const started = await createApiRuntime(env, {
       sandboxUrl: sandbox.url, liveTarget: 'sandbox', clock: clock.now, redisNamespace: namespace,
       ...(options.clickhouseDatabase ? { clickhouseDatabase: options.clickhouseDatabase } : {}),
+      ...(options.paymentSandbox ? { paymentSandbox: options.paymentSandbox } : {}),
     });
     const startedDeps = options.deps ? options.deps(started.deps) : started.deps;
     return { runtime: started, deps: startedDeps, app: await buildApp(startedDeps) };
