@@ -9,8 +9,12 @@
 import type { PlanName } from '../config/index.ts';
 import type { NotAppliedReason } from './plans.ts';
 
-/** How long a claimed, unsettled payment blocks other deliveries of it: far above one renewal. */
-export const PAYMENT_LEASE_MS = 60_000;
+/**
+ * How long a claimed, unsettled payment blocks other deliveries of it: far above one renewal and
+ * any clock difference between instances (each judges the lease by its own clock); short beside
+ * the gateway's retry schedule (Razorpay retries a failed webhook over about a day).
+ */
+export const PAYMENT_LEASE_MS = 5 * 60_000;
 
 export interface PaymentRecord {
   /** The gateway's payment id (`pay_…`). */
