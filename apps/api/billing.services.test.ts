@@ -6,6 +6,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signWebhook } from '../../lib/billing/index.ts';
+import { TEST_CLICKHOUSE_URL, createTestDatabase, rowsOf, type TestDatabase } from '../../lib/clickhouse/testing.ts';
 import { paymentLinkPaidEvent, startGatewaySandbox, type RunningGateway } from '../../lib/sandbox/gateway.ts';
 import { ErrorBodySchema } from '../../lib/schemas/index.ts';
 import { billingSuite, deliver } from './billing.suite.ts';
@@ -61,5 +62,38 @@ describe.each(['redis', 'redis-cluster'] as const)('one payment delivered at onc
     // One receipt in all (no SMTP_URL: each instance's outbox under its DATA_DIR).
     const outboxes = await Promise.all([first, second].map(async (h) => (await readdir(join(h.dataDir, 'outbox')).catch(() => [])).filter((f) => f.endsWith('.eml'))));
     expect(outboxes.flat()).toHaveLength(1);
+  });
+});
+
+describe('with ClickHouse: a settled payment is also a row of the payments table', () => {
+  let db: TestDatabase;
+  let api: ApiHarness;
+  let gateway: RunningGateway;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    gateway = await startGatewaySandbox();
+    api = await startApiHarness({ store: 'redis', paymentSandbox: gateway, env: { CLICKHOUSE_URL: TEST_CLICKHOUSE_URL }, clickhouseDatabase: db.target.database });
+  });
+  afterAll(async () => {
+    await api?.close();
+    await gateway?.close();
+    await db?.drop();
+  });
+
+  it('applied, with the key prefix, plan and amount in paise', async () => {
+    const created = await api.createKey({ plan: 'starter' });
+    const body = JSON.stringify(paymentLinkPaidEvent({
+      id: 'plink_chrow00001', amount: 39_900, currency: 'INR', reference_id: 'rn_clickhouseclickhou', description: 'starter',
+      notes: { key_prefix: created.key_prefix, plan: 'starter' },
+    }, 'pay_chrow000001', Math.floor(api.clock.now() / 1000)));
+    const res = await api.app.inject({
+      method: 'POST', url: '/billing/razorpay/webhook', payload: body,
+      headers: { 'content-type': 'application/json', 'x-razorpay-signature': signWebhook(body, gateway.webhookSecret) },
+    });
+    expect(res.json()).toEqual({ received: true, outcome: 'applied' });
+    expect(await rowsOf(db.client, 'SELECT payment_id, key_prefix, plan, amount_paise, applied FROM payments FINAL')).toEqual([
+      { payment_id: 'pay_chrow000001', key_prefix: created.key_prefix, plan: 'starter', amount_paise: '39900', applied: 1 },
+    ]);
   });
 });

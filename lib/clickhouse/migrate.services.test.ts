@@ -53,6 +53,7 @@ describe('migrate (real ClickHouse)', () => {
         ['lane_stats', 'ReplacingMergeTree'],
         ['lane_touches', 'MergeTree'],
         ['lane_touches_view', 'MaterializedView'],
+        ['payments', 'ReplacingMergeTree'],
         ['replay_checkpoints', 'ReplacingMergeTree'],
         ['schema_migrations', 'ReplacingMergeTree'],
         ['shipments', 'ReplacingMergeTree'],
@@ -124,9 +125,9 @@ describe('migrate (real ClickHouse)', () => {
     const env = { ...process.env, CLICKHOUSE_URL: TEST_CLICKHOUSE_URL };
     const first = await run(tsx, [cli, '--database', target.database], { env });
     expect(first.stdout).toContain('migrate: applied 0001_carrier_polls.sql (1 statement)');
-    expect(first.stdout).toContain('migrate: applied 14, 0 already applied');
+    expect(first.stdout).toContain('migrate: applied 15, 0 already applied');
     const second = await run(tsx, [cli, '--database', target.database], { env });
-    expect(second.stdout).toContain('migrate: up to date (14 already applied)');
+    expect(second.stdout).toContain('migrate: up to date (15 already applied)');
 
     const dir = copyOfMigrations();
     writeFileSync(join(dir, '0098_typo.sql'), 'CREAT TABLE x (a UInt8) ENGINE = Memory;');
