@@ -9,7 +9,7 @@ import { signWebhook } from '../../lib/billing/index.ts';
 import { startCaptureServer, type CaptureServer } from '../../lib/notices/testing.ts';
 import { paymentLinkPaidEvent, startGatewaySandbox, type RunningGateway } from '../../lib/sandbox/gateway.ts';
 import { ErrorBodySchema } from '../../lib/schemas/index.ts';
-import { MINUTE_MS, awbFor, expectRecord, startApiHarness, type ApiHarness, type StoreKind } from './testing.ts';
+import { ADMIN_TOKEN, MINUTE_MS, awbFor, expectRecord, startApiHarness, type ApiHarness, type StoreKind } from './testing.ts';
 
 /** What a browser does with the renewal page, without one: the form's fields, posted as a form. */
 export async function renewForm(base: string, prefix: string, plan?: string): Promise<{ status: number; html: string; attempt: string | null }> {
@@ -213,6 +213,25 @@ export function billingSuite(store: StoreKind): void {
       expect(first.status).toBe(303);
       expect(second.headers.get('location')).toBe(first.headers.get('location'));
       expect(gateway.links().filter((l) => l.reference_id === page.attempt)).toHaveLength(1);
+    });
+
+    it('the webhook reads any body type as raw bytes; other routes keep their parsers; a wrong method is 405', async () => {
+      const created = await api.createKey({ plan: 'starter' });
+      const body = JSON.stringify(paymentLinkPaidEvent({
+        id: 'plink_plain00001', amount: 39_900, currency: 'INR', reference_id: 'rn_plainplainplainpl', description: 'x',
+        notes: { key_prefix: created.key_prefix, plan: 'starter' },
+      }, 'pay_plain000001', Math.floor(api.clock.now() / 1000)));
+      const plain = await api.app.inject({ method: 'POST', url: '/billing/razorpay/webhook', payload: body, headers: { 'content-type': 'text/plain', 'x-razorpay-signature': signWebhook(body, gateway.webhookSecret) } });
+      expect(plain.json()).toEqual({ received: true, outcome: 'applied' });
+      const other = await api.app.inject({ method: 'POST', url: '/billing/razorpay/webhook', payload: '{"entity":"event","event":"payment.captured"}', headers: { 'content-type': 'application/json', 'x-razorpay-signature': signWebhook('{"entity":"event","event":"payment.captured"}', gateway.webhookSecret) } });
+      expect(other.json()).toEqual({ received: true, outcome: 'ignored' });
+      const notJson = await api.app.inject({ method: 'POST', url: '/billing/razorpay/webhook', payload: 'hello', headers: { 'content-type': 'application/json', 'x-razorpay-signature': signWebhook('hello', gateway.webhookSecret) } });
+      expect(notJson.statusCode).toBe(400);
+      expect(notJson.json().error.code).toBe('bad_request');
+      // The admin API still refuses a text body (its own parser, not the webhook's).
+      const admin = await api.app.inject({ method: 'POST', url: '/admin/keys', payload: 'x', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'text/plain' } });
+      expect(admin.statusCode).toBe(415);
+      expect((await api.app.inject({ method: 'GET', url: '/billing/razorpay/webhook' })).statusCode).toBe(405);
     });
 
     it('GET /admin/payments needs the admin token and a key prefix', async () => {
