@@ -72,6 +72,12 @@ export function billingSuite(store: StoreKind): void {
       expect(paid.status).toBe(303);
       const callback = new URL(paid.headers.get('location')!);
       expect(callback.origin + callback.pathname).toBe(`${base}/billing/renew/done`);
+      // The return link is signed by the gateway: a changed one is refused.
+      const forged = new URL(callback);
+      forged.searchParams.set('razorpay_payment_link_status', 'partially_paid');
+      const refused = await fetch(forged);
+      expect(refused.status).toBe(400);
+      expect(ErrorBodySchema.parse(await refused.json()).error.code).toBe('invalid_signature');
       return { done: await fetch(callback), paymentId: callback.searchParams.get('razorpay_payment_id')! };
     }
 
@@ -181,6 +187,13 @@ export function billingSuite(store: StoreKind): void {
       const posted = await postRenew(base, { key: created.key_prefix, plan: 'starter', attempt: page.attempt! });
       expect(posted.status).toBe(409);
       expect(posted.headers.get('location')).toBeNull();
+
+      const suspendedKey = await api.createKey({ plan: 'starter' });
+      expect((await api.admin('POST', `/admin/keys/${suspendedKey.key_prefix}/suspend`)).statusCode).toBe(200);
+      const suspended = await renewForm(base, suspendedKey.key_prefix, 'starter');
+      expect(suspended.status).toBe(409);
+      expect(suspended.html).toContain('suspended');
+      expect(suspended.html).not.toContain('<form');
 
       const unknown = await renewForm(base, 'trk_test_Zz9Zz9Z', 'starter');
       expect(unknown.status).toBe(404);

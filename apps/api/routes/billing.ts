@@ -69,6 +69,11 @@ export function registerBillingRoutes(app: FastifyInstance, deps: ApiDeps): void
       html(reply, 409, noPaymentPage('This API key is revoked', `The API key ${prefix} is revoked; revocation is final, so it cannot be renewed. Create a new key instead.`));
       return null;
     }
+    if (key.status === 'suspended') {
+      // A renewal keeps a suspension (lib/access), so taking money here would mislead.
+      html(reply, 409, noPaymentPage('This API key is suspended', `The API key ${prefix} is suspended; paying would not restore it. Contact support to have it resumed first.`));
+      return null;
+    }
     const gateway = billing.gatewayFor(key.mode);
     if (!gateway) {
       html(reply, 503, noPaymentPage('Online payment is not available', `Online payment is not set up for ${key.mode} keys on this service. Contact support to renew ${prefix}.`));
