@@ -22,13 +22,14 @@ import { startSandbox, type RunningSandbox } from '../../lib/sandbox/server.ts';
 import { UsageRecordSchema } from '../../lib/schemas/index.ts';
 import { buildApp } from './app.ts';
 import { createApiRuntime, type ApiRuntime } from './runtime.ts';
+import { HOUR_MS } from './testing.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
   '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync',
 ];
-const H = 3_600_000;
+const H = HOUR_MS;
 
 describe('paying in a browser', () => {
   let dataDir: string | undefined;

@@ -1,4 +1,5 @@
 import type { RedisClient } from '../redis/index.ts';
+import { DAY_S } from '../time/index.ts';
 import { newestFirst, type LinkAttempt, type PaymentClaim, type PaymentRecord, type PaymentStore } from './payments.ts';
 
 /**
@@ -23,7 +24,7 @@ type ScriptedRedis = RedisClient & {
 };
 
 /** Attempts' links are kept a week: a page left open longer starts a new attempt. */
-const ATTEMPT_TTL_S = 7 * 24 * 3600;
+const ATTEMPT_TTL_S = 7 * DAY_S;
 
 /**
  * Payments in the Redis of the keys. A payment's record and its key's index share the key prefix

@@ -7,6 +7,7 @@
  * over, not settled) may be taken again by a redelivery.
  */
 import type { PlanName } from '../config/index.ts';
+import { MINUTE_MS } from '../time/index.ts';
 import type { NotAppliedReason } from './plans.ts';
 
 /**
@@ -14,7 +15,7 @@ import type { NotAppliedReason } from './plans.ts';
  * any clock difference between instances (each judges the lease by its own clock); short beside
  * the gateway's retry schedule (Razorpay retries a failed webhook over about a day).
  */
-export const PAYMENT_LEASE_MS = 5 * 60_000;
+export const PAYMENT_LEASE_MS = 5 * MINUTE_MS;
 
 export interface PaymentRecord {
   /** The gateway's payment id (`pay_…`). */

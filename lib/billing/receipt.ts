@@ -30,7 +30,7 @@ export function composeReceipt(payment: PaymentRecord, key: KeyRecord): NoticeMe
   const lines = payment.applied
     ? [
       `We received ${amount} (payment ${payment.id}) for the tracking API key ${key.prefix}.`,
-      `The key is on the ${title(payment.plan)} plan from now until ${formatPeriodEnd(key.period_end)}, with ${key.lookups_limit} lookups; its counters start at zero.`,
+      `The key is on the ${title(payment.plan)} plan from now until ${formatPeriodEnd(key.period_end)}, with ${key.lookups_limit.toLocaleString('en-IN')} lookups; its counters start at zero.`,
     ]
     : [
       `We received ${amount} (payment ${payment.id}) for the tracking API key ${key.prefix}, but did not renew the key: ${REASONS[payment.reason ?? ''] ?? 'it could not be applied'}.`,
