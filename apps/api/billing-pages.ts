@@ -38,13 +38,12 @@ ${problem ? `<p class="error" role="alert">${escapeHtml(problem)}</p>` : ''}
 <form method="post" action="/billing/renew">
   <input type="hidden" name="key" value="${escapeHtml(key.prefix)}">
   <input type="hidden" name="attempt" value="${escapeHtml(attempt)}">
-  <fieldset><legend>Plan</legend>${choices}
+  <fieldset><legend>Plan (prices in INR)</legend>${choices}
   </fieldset>
   <p>Paying starts a new period from the moment the payment is confirmed, with the counters at zero;
   the chosen plan's limits apply at once. Plans never renew by themselves.</p>
   <button type="submit">Continue to payment</button>
-</form>
-<p>Selected: <strong id="price">${escapeHtml(planLine(selected, plans))}</strong> (prices in INR).</p>`);
+</form>`);
 }
 
 /** A key that cannot pay: unknown or revoked. No form, no link. */
