@@ -12,6 +12,7 @@ import { buildOpenApi } from './openapi.ts';
 import { deferJsonErrors } from './bodies.ts';
 import { registerAdminRoutes } from './routes/admin.ts';
 import { registerBatchRoute } from './routes/batch.ts';
+import { registerBillingRoutes } from './routes/billing.ts';
 import { registerCarrierRoutes } from './routes/carriers.ts';
 import { registerLaneRoutes } from './routes/lanes.ts';
 import { registerOpsRoutes } from './routes/ops.ts';
@@ -76,6 +77,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   registerLaneRoutes(app, deps);
   registerAdminRoutes(app, deps);
   registerTrialRoutes(app, deps);
+  registerBillingRoutes(app, deps);
   const push = deps.push;
   if (push) {
     // Their bodies' JSON errors are refused after the key checks, as the batch's are (bodies.ts).

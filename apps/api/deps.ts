@@ -1,5 +1,6 @@
 import type { DestinationStream } from 'pino';
 import type { AccessStore } from '../../lib/access/index.ts';
+import type { Billing } from '../../lib/billing/index.ts';
 import type { IdempotencyStore } from '../../lib/idempotency/index.ts';
 import type { LaneWindowSource } from '../../lib/lanes/index.ts';
 import type { Metrics } from '../../lib/metrics/index.ts';
@@ -19,6 +20,8 @@ export interface ReadinessCheck {
 export interface ApiDeps {
   product: Product;
   access: AccessStore;
+  /** Renewal pages, payment links, the gateway's webhook and the payments kept (lib/billing). */
+  billing: Billing;
   /** Idempotency-Key answers of POST /v1/track/batch (beside the keys: Redis or DATA_DIR). */
   idempotency: IdempotencyStore;
   tracking: TrackingService;
@@ -40,6 +43,8 @@ export interface ApiDeps {
   throttle: AddressThrottle;
   /** Server limits and timeouts; default hardening.ts SERVER_LIMITS (tests shorten the timeouts). */
   serverLimits?: Partial<ServerLimits>;
+  /** PUBLIC_BASE_URL: the payment callback's base; unset, the address a request came to. */
+  publicBaseUrl?: string | undefined;
   /** Trial keys issued per client address per hour on the self-serve page. */
   trialsPerAddressPerHour?: number;
 }

@@ -29,6 +29,8 @@ export const CODE_TO_STATUS: Record<ErrorCode, number> = {
   header_fields_too_large: 431,
   request_timeout: 408,
   too_many_attempts: 429,
+  invalid_signature: 400,
+  payment_in_progress: 409,
 };
 
 /** An answer with the standard error body; thrown by handlers, rendered by the root error handler. */

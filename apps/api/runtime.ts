@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
-import { RedisAccessStore, openAccessStore, standingFromStore } from '../../lib/access/index.ts';
+import { RedisAccessStore, openAccessStore, standingFromStore, standingOf } from '../../lib/access/index.ts';
 import { createInProcessBus, type PollBus } from '../../lib/bus/index.ts';
 import { ClickHouseLaneSource, ClickHouseLaneWindowSource, createClickHouseClient, resolveTarget } from '../../lib/clickhouse/index.ts';
 import { createKafka } from '../../lib/kafka/client.ts';
@@ -17,7 +17,8 @@ import { connectRedis } from '../../lib/redis/index.ts';
 import { PollLog } from '../../lib/store/poll-log.ts';
 import { EmbeddedThrottle, RedisThrottle } from '../../lib/throttle/index.ts';
 import { TrackingService } from '../../lib/tracking/index.ts';
-import { createMailer } from '../../lib/notices/index.ts';
+import { createMailer, noticeSettingsOf } from '../../lib/notices/index.ts';
+import { Billing, ClickHousePaymentReport, EmbeddedPaymentStore, RazorpayGateway, RedisPaymentStore, embeddedPaymentsDir, type PaymentGateway } from '../../lib/billing/index.ts';
 import { EmbeddedPushKv, KafkaEventLog, RedisPushKv, createPush, endpointDisabledMessage, parseAllowedTargets, parseRetrySchedule, type Push } from '../../lib/webhooks/index.ts';
 import { WebhookSender } from '../../lib/webhooks/sender.ts';
 import type { ApiDeps, ReadinessCheck } from './deps.ts';
@@ -46,6 +47,17 @@ export interface RuntimeOptions {
   clickhouseDatabase?: string;
   /** Options of the webhook sender (tests shorten the timeout). */
   webhookSender?: ConstructorParameters<typeof WebhookSender>[0];
+  /**
+   * A sandbox payment gateway (lib/sandbox/gateway.ts): test keys pay there, and live keys too when
+   * `liveTarget` is the sandbox and Razorpay is not configured (the embedded default).
+   */
+  paymentSandbox?: { url: string; keyId: string; keySecret: string; webhookSecret: string } | null;
+}
+
+/** Razorpay when its three variables are set, else null. */
+function razorpayOf(env: Env): PaymentGateway | null {
+  if (!env.RAZORPAY_KEY_ID || !env.RAZORPAY_KEY_SECRET || !env.RAZORPAY_WEBHOOK_SECRET) return null;
+  return new RazorpayGateway({ apiUrl: env.RAZORPAY_API_URL, keyId: env.RAZORPAY_KEY_ID, keySecret: env.RAZORPAY_KEY_SECRET, webhookSecret: env.RAZORPAY_WEBHOOK_SECRET });
 }
 
 /** The API's dependencies plus what owns them: the pieces an app starts, and closes in order. */
@@ -91,7 +103,7 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
   const embeddedLanes = new LaneBook({ windowDays: laneWindowDays, clock });
   // Push state: Redis when set, else a journal under DATA_DIR. Events go to Kafka when it is set
   // (the dispatcher app delivers them), else straight to this process's dispatcher.
-  const mailer = createMailer(env);
+  const mailer = createMailer(env, { from: noticeSettingsOf(env).from });
   const pushLanes: { source: LaneStatsSource } = { source: embeddedLanes };
   // The tracking service is made below (it needs the bus); push reads current records through it.
   const pushRecords: { tracking: TrackingService | null } = { tracking: null };
@@ -147,6 +159,20 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
     ? new ClickHouseLaneWindowSource(clickhouse, { carriers: product.registry.list().map((c) => c.slug), windowDays: laneWindowDays, ttlMs: env.LANE_CACHE_TTL_MS })
     : embeddedLanes;
 
+  // Payments beside the keys; settled ones also in ClickHouse's payments table when it is set.
+  const sandboxGateway = options.paymentSandbox
+    ? new RazorpayGateway({ apiUrl: options.paymentSandbox.url, keyId: options.paymentSandbox.keyId, keySecret: options.paymentSandbox.keySecret, webhookSecret: options.paymentSandbox.webhookSecret }, 'sandbox', [new URL(options.paymentSandbox.url).origin])
+    : null;
+  const billing = new Billing({
+    access, plans: product.config.plans, mailer, clock,
+    payments: redis ? new RedisPaymentStore(redis, `${ns}payments:`) : new EmbeddedPaymentStore(embeddedPaymentsDir(dataDir)),
+    live: razorpayOf(env) ?? (options.liveTarget === 'sandbox' ? sandboxGateway : null),
+    test: sandboxGateway,
+    report: clickhouse ? new ClickHousePaymentReport(clickhouse) : null,
+    onRenewed: (key) => push.keyChanged(key.prefix, key.mode, standingOf(key, new Date(clock()))),
+    log: (level, message) => console[level === 'info' ? 'log' : level](message),
+  });
+
   const tracking = new TrackingService({ cache, carriers, bus, rules: product.rules, lanes: laneSource, metrics, clock });
   pushLanes.source = laneSource;
   pushRecords.tracking = tracking;
@@ -162,7 +188,7 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
 
   const adminToken = env.ADMIN_TOKEN ?? randomBytes(24).toString('base64url');
   return {
-    deps: { product, access, idempotency, tracking, push, throttle, lanes: laneWindows, metrics, adminToken, clock, readiness, logLevel: env.LOG_LEVEL, trustProxy: trustProxyOf(env.TRUST_PROXY) },
+    deps: { product, access, billing, idempotency, tracking, push, throttle, lanes: laneWindows, metrics, adminToken, clock, readiness, logLevel: env.LOG_LEVEL, trustProxy: trustProxyOf(env.TRUST_PROXY), publicBaseUrl: env.PUBLIC_BASE_URL },
     shipments,
     bus,
     push,
@@ -175,6 +201,7 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
       await clickhouse?.close();
       await carriers.close();
       await cache.close();
+      await billing.close();
       await access.close();
       await idempotency.close();
       await throttle.close();

@@ -19,7 +19,7 @@ import {
 } from '../../lib/schemas/index.ts';
 import { buildApp } from './app.ts';
 import type { ApiDeps } from './deps.ts';
-import { createApiRuntime, type ApiRuntime } from './runtime.ts';
+import { createApiRuntime, type ApiRuntime, type RuntimeOptions } from './runtime.ts';
 import type { KeyMode } from '../../lib/schemas/index.ts';
 
 /** Where a harness keeps keys and usage: files, one Redis, or the 3-master cluster of `npm run services`. */
@@ -104,6 +104,8 @@ export interface HarnessOptions {
   namespace?: string;
   /** Resolver of webhook host names (a name → addresses table in tests; no DNS here). */
   webhookLookup?: (host: string) => Promise<string[]>;
+  /** A sandbox payment gateway (lib/sandbox/gateway.ts) test keys pay through. */
+  paymentSandbox?: RuntimeOptions['paymentSandbox'];
 }
 
 export interface ApiHarness {
@@ -174,6 +176,7 @@ export async function startApiHarness(options: HarnessOptions = {}): Promise<Api
       sandboxUrl: sandbox.url, liveTarget: 'sandbox', clock: clock.now, redisNamespace: namespace,
       ...(options.webhookLookup ? { webhookSender: { lookup: options.webhookLookup } } : {}),
       ...(options.clickhouseDatabase ? { clickhouseDatabase: options.clickhouseDatabase } : {}),
+      ...(options.paymentSandbox ? { paymentSandbox: options.paymentSandbox } : {}),
     });
     const startedDeps = options.deps ? options.deps(started.deps) : started.deps;
     return { runtime: started, deps: startedDeps, app: await buildApp(startedDeps) };

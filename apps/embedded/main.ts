@@ -16,13 +16,14 @@ import { ConfigError, loadEnv, type Env } from '../../lib/config/index.ts';
 import { createMailer, noticeSettingsOf, scheduleNotices } from '../../lib/notices/index.ts';
 import { refreshPolicyOf } from '../../lib/poller/index.ts';
 import { runApp } from '../../lib/process/run.ts';
+import { startGatewaySandbox } from '../../lib/sandbox/gateway.ts';
 import { startSandbox } from '../../lib/sandbox/server.ts';
 import { startModeOf } from './mode.ts';
 
 type Stop = () => Promise<void>;
 
 /** The embedded pipeline's poller and the plan notices, in this process. */
-function startEmbeddedJobs(env: Env, runtime: ApiRuntime, log: (m: string) => void): Stop {
+function startEmbeddedJobs(env: Env, runtime: ApiRuntime, log: (m: string) => void, listening: string): Stop {
   // Active and watched shipments are re-polled every POLLER_INTERVAL_SECONDS (push events follow).
   const push = runtime.push;
   const scheduler = startRefreshScheduler(
@@ -30,7 +31,8 @@ function startEmbeddedJobs(env: Env, runtime: ApiRuntime, log: (m: string) => vo
     refreshPolicyOf(env.POLLER_INTERVAL_SECONDS), (now) => push.watches.pollable(now, push.standing),
   );
   // Plan-expiry notices: SMTP_URL when set, else .eml files under DATA_DIR/outbox/.
-  const notices = noticeSettingsOf(env);
+  // Their payment link is this service's own renewal page (PUBLIC_BASE_URL, else where it listens).
+  const notices = noticeSettingsOf(env, listening);
   const mailer = createMailer(env, { from: notices.from });
   const stopNotices = scheduleNotices({
     access: runtime.deps.access,
@@ -64,12 +66,16 @@ async function start() {
   const mode = startModeOf(env);
   if ('error' in mode) throw new ConfigError(mode.error);
   const sandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
-  const runtime = await createApiRuntime(env, { sandboxUrl: sandbox.url, liveTarget: 'sandbox' });
+  // The sandbox payment gateway: every key pays there unless Razorpay is configured for live keys.
+  const gateway = await startGatewaySandbox();
+  const runtime = await createApiRuntime(env, { sandboxUrl: sandbox.url, liveTarget: 'sandbox', paymentSandbox: gateway });
   const app = await buildApp(runtime.deps);
   const log = (m: string) => app.log.info(m);
-  const stopJobs = mode.distributed ? await startDistributedApps(env, sandbox.url) : startEmbeddedJobs(env, runtime, log);
   // The address actually bound (PORT=0 picks a free port), for the printed curl line.
   const base = await app.listen({ port: env.PORT, host: env.HOST });
+  // As Razorpay's dashboard would: the sandbox gateway's paid links are reported to this API.
+  gateway.setWebhookUrl(`${base}/billing/razorpay/webhook`);
+  const stopJobs = mode.distributed ? await startDistributedApps(env, sandbox.url) : startEmbeddedJobs(env, runtime, log, base);
 
   const { key } = await runtime.deps.access.createKey({ plan: 'trial', mode: 'test', email: 'quickstart@example.com' }, new Date());
   const lines = [
@@ -77,6 +83,7 @@ async function start() {
     `Tracking API listening on ${base}`,
     `  mode:        ${mode.banner}`,
     `  docs:        ${base}/docs      trial page: ${base}/trial`,
+    `  renew/pay:   ${base}/billing/renew?key=${key.slice(0, 16)}&plan=starter   (sandbox payment gateway: ${gateway.url})`,
     `  data dir:    ${env.DATA_DIR}   sandbox carriers: ${sandbox.url}`,
     runtime.adminTokenGenerated ? `  ADMIN_TOKEN: ${runtime.deps.adminToken}   (generated for this run; set ADMIN_TOKEN to fix it)` : '  ADMIN_TOKEN: (from the environment)',
     `  trial key:   ${key}   (trk_test_: sandbox carriers, 100 lookups, 14 days)`,
@@ -97,6 +104,7 @@ async function start() {
       await app.close();
       await stopJobs();
       await runtime.close();
+      await gateway.close();
       await sandbox.close();
     },
   };

@@ -122,6 +122,14 @@ export const EnvSchema = z.object({
   /** Plan notices: the payment page linked from them, their sender, their schedule. */
   PAYMENT_URL: unsetWhenEmpty(z.url({ protocol: /^https?$/ }).optional()),
   MAIL_FROM: unsetWhenEmpty(z.string().trim().min(3).optional()),
+  /** The service's own address as customers reach it (links in e-mails, payment callbacks); default http://HOST:PORT. */
+  PUBLIC_BASE_URL: unsetWhenEmpty(z.url({ protocol: /^https?$/ }).optional()),
+  /** Razorpay (lib/billing): live keys pay there when all three are set; else the sandbox gateway or none. */
+  RAZORPAY_KEY_ID: unsetWhenEmpty(z.string().trim().min(1).optional()),
+  RAZORPAY_KEY_SECRET: unsetWhenEmpty(z.string().trim().min(1).optional()),
+  RAZORPAY_WEBHOOK_SECRET: unsetWhenEmpty(z.string().trim().min(1).optional()),
+  /** Razorpay's API base (default https://api.razorpay.com); tests point it at a sandbox gateway. */
+  RAZORPAY_API_URL: unsetWhenEmpty(z.url({ protocol: /^https?$/ }).default('https://api.razorpay.com')),
   NOTICE_CRON: unsetWhenEmpty(z.string().trim().refine((s) => cron.validate(s), 'a cron expression (node-cron syntax)').optional()),
   /** The sandbox carrier network's faults at start: JSON object slug → faults (lib/sandbox checks its shape). */
   SANDBOX_FAULTS: unsetWhenEmpty(z.string().optional()),

@@ -3,4 +3,4 @@ export { composeNotice, formatInr, formatPeriodEnd, paymentLink, type NoticeCont
 export { DEFAULT_MAIL_FROM, createMailer, isPermanentMailError, outboxDir, type Mailer, type MailerEnv, type MailerOptions } from './mailer.ts';
 export { runNoticeJob, type NoticeJobCounts, type NoticeJobOptions, type NoticeLog } from './job.ts';
 export { scheduleNotices, type ScheduleNoticesOptions } from './schedule.ts';
-export { DEFAULT_NOTICE_CRON, DEFAULT_PAYMENT_URL, noticeSettingsOf, type NoticeSettings } from './settings.ts';
+export { DEFAULT_NOTICE_CRON, noticeSettingsOf, publicBaseUrlOf, type NoticeSettings } from './settings.ts';

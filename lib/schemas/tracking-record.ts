@@ -150,6 +150,8 @@ export const ERROR_CODES = [
   // Hostile or malformed HTTP (apps/api/hardening.ts): the status each names, in the standard body.
   'payload_too_large', 'unsupported_media_type', 'header_fields_too_large', 'request_timeout',
   'too_many_attempts',
+  // Paying (apps/api/routes/billing.ts): the gateway's webhook.
+  'invalid_signature', 'payment_in_progress',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 

@@ -23,7 +23,7 @@ function sameToken(given: string, expected: string): boolean {
  */
 export const WRONG_ADMIN_TOKENS: ThrottleRule = { name: 'admin-token', limit: 10, windowMs: 15 * 60_000 };
 
-async function requireAdmin(request: FastifyRequest, token: string, throttle: AddressThrottle, now: number): Promise<void> {
+export async function requireAdmin(request: FastifyRequest, token: string, throttle: AddressThrottle, now: number): Promise<void> {
   const throttled = await throttle.check(WRONG_ADMIN_TOKENS, request.ip, now);
   if (throttled.blocked) {
     throw new ApiError('too_many_attempts', 'Too many wrong admin tokens from this address. Try again later.', { 'Retry-After': throttled.retryAfterSeconds });

@@ -9,11 +9,11 @@ import { HOUR_MS } from '../../../lib/time/index.ts';
 
 const TrialFormSchema = z.object({ email: z.string().trim().max(254).pipe(z.email()) });
 
-function escapeHtml(text: string): string {
+export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
-function page(title: string, body: string): string {
+export function page(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
@@ -33,7 +33,15 @@ ${message ? `<p class="error" role="alert">${escapeHtml(message)}</p>` : ''}
   <input id="email" name="email" type="email" required autocomplete="email" size="32">
   <button type="submit">Get my trial key</button>
 </form>
-<p>Keys are for server-side code only. See the <a href="/docs">API reference</a>.</p>`);
+<p>Keys are for server-side code only. See the <a href="/docs">API reference</a>.</p>
+<h2>Upgrade a trial key</h2>
+<p>Starter, growth and business plans are paid online and work at once. Enter the first 16 characters of your key (its prefix, as our e-mails show it):</p>
+<form method="get" action="/billing/renew">
+  <label for="key">Key prefix</label><br>
+  <input id="key" name="key" required minlength="16" maxlength="16" size="20">
+  <input type="hidden" name="plan" value="starter">
+  <button type="submit">Choose a plan</button>
+</form>`);
 }
 
 /**
@@ -69,7 +77,8 @@ export function registerTrialRoutes(app: FastifyInstance, deps: ApiDeps): void {
 <p>This key is shown once. Store it now: we keep only its hash.</p>
 <p><code id="api-key">${escapeHtml(key)}</code></p>
 <p>Valid until ${escapeHtml(record.period_end)} for ${record.lookups_limit} lookups.</p>
-<pre>curl -H "X-API-Key: ${escapeHtml(key)}" ${escapeHtml(`${request.protocol}://${request.host}`)}/v1/usage</pre>`));
+<pre>curl -H "X-API-Key: ${escapeHtml(key)}" ${escapeHtml(`${request.protocol}://${request.host}`)}/v1/usage</pre>
+<p>Need more? <a id="upgrade" href="/billing/renew?key=${escapeHtml(record.prefix)}&amp;plan=starter">Upgrade this key to a paid plan</a>: it works at once.</p>`));
       } catch (err) {
         if (err instanceof AccessError && err.reason === 'trial_exists') {
           return reply.code(409).send(form('A trial key was already issued to this e-mail address.'));

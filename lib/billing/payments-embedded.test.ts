@@ -1,0 +1,47 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { EmbeddedPaymentStore } from './payments-embedded.ts';
+import { PAYMENT_LEASE_MS, type PaymentRecord } from './payments.ts';
+
+const NOW = Date.parse('2026-11-26T10:00:00.000Z');
+const pending = (id: string, paidAt = '2026-11-26T09:59:00.000Z'): PaymentRecord => ({
+  id, key_prefix: 'trk_test_Ab3dE9x', plan: 'growth', amount_paise: 99_900, currency: 'INR', status: 'captured', paid_at: paidAt,
+  link_id: 'plink_1', reference_id: 'rn_x', gateway: 'sandbox', applied: false, reason: null, state: 'pending', lease_until: NOW + PAYMENT_LEASE_MS,
+});
+
+const dirs: string[] = [];
+const dir = () => { const d = mkdtempSync(join(tmpdir(), 'payments-')); dirs.push(d); return d; };
+afterEach(() => { for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true }); });
+
+describe('embedded payment store', () => {
+  it('claims a payment once; a live claim is in progress, a lapsed one is taken again, a settled one stays settled', async () => {
+    const store = new EmbeddedPaymentStore(dir());
+    expect(await store.claim(pending('pay_1'), NOW)).toEqual({ kind: 'claimed' });
+    expect(await store.claim(pending('pay_1'), NOW + 1000)).toEqual({ kind: 'in_progress' });
+    expect(await store.claim(pending('pay_1'), NOW + PAYMENT_LEASE_MS)).toEqual({ kind: 'claimed' });
+    const settled: PaymentRecord = { ...pending('pay_1'), state: 'settled', applied: true, lease_until: 0 };
+    await store.settle(settled);
+    expect(await store.claim(pending('pay_1'), NOW + 10 * PAYMENT_LEASE_MS)).toEqual({ kind: 'settled', record: settled });
+    await store.close();
+  });
+
+  it('keeps payments and attempts across a restart, newest payment first; an attempt keeps its first link', async () => {
+    const d = dir();
+    const first = new EmbeddedPaymentStore(d);
+    await first.claim(pending('pay_old', '2026-11-01T00:00:00.000Z'), NOW);
+    await first.settle({ ...pending('pay_new'), state: 'settled', applied: true, lease_until: 0 });
+    const attempt = { reference_id: 'rn_1', link_id: 'plink_1', short_url: 'http://x/pay/plink_1', key_prefix: 'trk_test_Ab3dE9x', plan: 'growth' as const };
+    expect(await first.saveAttempt(attempt)).toEqual(attempt);
+    expect(await first.saveAttempt({ ...attempt, link_id: 'plink_2' })).toEqual(attempt);
+    await first.close();
+
+    const again = new EmbeddedPaymentStore(d);
+    expect((await again.listByKey('trk_test_Ab3dE9x')).map((p) => [p.id, p.state])).toEqual([['pay_new', 'settled'], ['pay_old', 'pending']]);
+    expect(await again.listByKey('trk_test_Other00')).toEqual([]);
+    expect(await again.getAttempt('rn_1')).toEqual(attempt);
+    expect(await again.getAttempt('rn_2')).toBeNull();
+    await again.close();
+  });
+});
