@@ -8,9 +8,10 @@ import { registerDrain } from './drain.ts';
 import { SERVER_LIMITS, registerHardening, serverOptions } from './hardening.ts';
 import { requestSerializer } from './log-redaction.ts';
 import { stdoutLogStream } from './log-stream.ts';
-import { buildOpenApi } from './openapi.ts';
 import { deferJsonErrors } from './bodies.ts';
-import { registerAdminRoutes } from './routes/admin.ts';
+import { registerAdminRoutes, requireAdmin } from './routes/admin.ts';
+import { collectDescribedRoutes } from './api-spec.ts';
+import { ADMIN_INFO, PUBLIC_INFO, buildDocument } from './api-document.ts';
 import { registerBatchRoute } from './routes/batch.ts';
 import { registerBillingRoutes } from './routes/billing.ts';
 import { registerCarrierRoutes } from './routes/carriers.ts';
@@ -45,8 +46,13 @@ class OneLinePerRequest extends LogController {
   }
 }
 
+/** What a test may add to the app (testing.ts): an observer of every answer, before it is sent. */
+export interface AppOptions {
+  onAnswer?: (request: FastifyRequest, reply: FastifyReply, payload: unknown) => void;
+}
+
 /** The API as a Fastify app. `server.ts` (or the embedded default) only listens. */
-export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
+export async function buildApp(deps: ApiDeps, options: AppOptions = {}): Promise<FastifyInstance> {
   const limits = { ...SERVER_LIMITS, ...deps.serverLimits };
   const app: FastifyInstance = Fastify({
     // Limits, timeouts and the answers to what never reaches a route (hardening.ts).
@@ -61,12 +67,32 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     reply.header('X-Request-Id', request.id);
     done();
   });
+  const onAnswer = options.onAnswer;
+  if (onAnswer) {
+    app.addHook('onSend', (request, reply, payload, done) => {
+      onAnswer(request, reply, payload);
+      done(null, payload);
+    });
+  }
   registerErrorHandling(app);
   registerHardening(app, limits);
   registerDrain(app);
-  await app.register(swagger, { mode: 'static', specification: { document: buildOpenApi(deps.product) as never } });
+  // The documents are generated from the routes' own descriptions (api-spec.ts), once all are
+  // registered; @fastify/swagger serves the public one to swagger-ui at /docs.
+  const described = collectDescribedRoutes(app);
+  const publicRoutes = () => described.filter((r) => !r.url.startsWith('/admin/'));
+  await app.register(swagger, { openapi: {}, transformObject: () => buildDocument(publicRoutes(), PUBLIC_INFO) as never });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', async () => app.swagger());
+  let adminDocument: Record<string, unknown> | null = null;
+  app.decorate('apiDocuments', () => ({ public: app.swagger() as unknown as Record<string, unknown>, admin: adminDocument ??= buildDocument(described.filter((r) => r.url.startsWith('/admin/')), ADMIN_INFO) }));
+  app.register(async (admin) => {
+    admin.addHook('onRequest', async (request, reply) => {
+      await requireAdmin(request, deps.adminToken, deps.throttle, deps.clock());
+      reply.header('Cache-Control', 'no-store');
+    });
+    admin.get('/admin/openapi.json', async () => app.apiDocuments().admin);
+  });
 
   registerOpsRoutes(app, deps);
   registerTrackRoutes(app, deps);
@@ -88,4 +114,11 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     });
   }
   return app;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The OpenAPI documents generated from the routes (served at /openapi.json and /admin/openapi.json). */
+    apiDocuments(): { public: Record<string, unknown>; admin: Record<string, unknown> };
+  }
 }

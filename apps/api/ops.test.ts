@@ -83,7 +83,8 @@ describe('OpenAPI and docs', () => {
     expect(doc.openapi).toMatch(/^3\.1\./);
     const track = doc.paths['/v1/track/{carrier}/{awb}']?.get;
     expect(track).toBeDefined();
-    expect(Object.keys(track!.responses).sort()).toEqual(['200', '400', '401', '402', '404', '429', '502']);
+    // Every status the route can answer, from the codes it throws (api-spec.ts errorCodesOf).
+    expect(Object.keys(track!.responses).sort()).toEqual(['200', '400', '401', '402', '404', '408', '429', '431', '500', '502']);
     const carrierEnum = track!.parameters?.find((p) => p.name === 'carrier')?.schema.enum ?? [];
     for (const name of ['delhivery', 'bluedart', 'bd', 'professionalcouriers', 'tpc', 'indiapost', 'ekart']) expect(carrierEnum).toContain(name);
     expect(doc.paths['/v1/usage']?.get?.responses['200']).toBeDefined();

@@ -20,6 +20,7 @@ import {
 import { buildApp } from './app.ts';
 import type { ApiDeps } from './deps.ts';
 import { createApiRuntime, type ApiRuntime, type RuntimeOptions } from './runtime.ts';
+import { ContractChecker, answerRecorder, type RecordedAnswer } from './contract.ts';
 import type { KeyMode } from '../../lib/schemas/index.ts';
 
 /** Where a harness keeps keys and usage: files, one Redis, or the 3-master cluster of `npm run services`. */
@@ -106,6 +107,11 @@ export interface HarnessOptions {
   webhookLookup?: (host: string) => Promise<string[]>;
   /** A sandbox payment gateway (lib/sandbox/gateway.ts) test keys pay through. */
   paymentSandbox?: RuntimeOptions['paymentSandbox'];
+  /**
+   * Whether close() checks every answer the app sent against its OpenAPI documents (contract.ts);
+   * default true. Only a test of a deliberately broken app turns it off.
+   */
+  checkAnswers?: boolean;
 }
 
 export interface ApiHarness {
@@ -135,6 +141,10 @@ export interface ApiHarness {
   carrierPolls(carrier?: string): Promise<number>;
   /** Listens on a free loopback port; returns the base URL. */
   listen(): Promise<string>;
+  /** Every answer the app sent so far (contract.ts), checked against the documents by close(). */
+  answers: RecordedAnswer[];
+  /** The mismatches of the answers so far with the app's OpenAPI documents. */
+  answerMismatches(): Promise<string[]>;
   /**
    * Closes the app and the runtime and starts them again on the same DATA_DIR or Redis namespace
    * (what a restart keeps); `app`, `runtime` and `deps` are then the new ones.
@@ -179,9 +189,16 @@ export async function startApiHarness(options: HarnessOptions = {}): Promise<Api
       ...(options.paymentSandbox ? { paymentSandbox: options.paymentSandbox } : {}),
     });
     const startedDeps = options.deps ? options.deps(started.deps) : started.deps;
-    return { runtime: started, deps: startedDeps, app: await buildApp(startedDeps) };
+    return { runtime: started, deps: startedDeps, app: await buildApp(startedDeps, { onAnswer: recorder.onAnswer }) };
   };
+  const recorder = answerRecorder();
   let { runtime, deps, app } = await start();
+  const answerMismatches = async () => {
+    const answers = recorder.answers.splice(0);
+    const checker = await contractChecker(app);
+    recorder.answers.push(...answers);
+    return checker.checkAll(answers);
+  };
 
   const admin = (method: 'GET' | 'POST', url: string, body?: unknown) => app.inject({
     method, url,
@@ -210,8 +227,11 @@ export async function startApiHarness(options: HarnessOptions = {}): Promise<Api
     get app() { return app; },
     get runtime() { return runtime; },
     get deps() { return deps; },
-    sandbox, clock, store, dataDir, namespace, admin, metric,
+    sandbox, clock, store, dataDir, namespace, admin, metric, answers: recorder.answers, answerMismatches,
     async restart() {
+      const mismatches = options.checkAnswers === false ? [] : await answerMismatches();
+      recorder.answers.length = 0;
+      expect(mismatches, 'answers that the OpenAPI document does not describe').toEqual([]);
       await app.close();
       await runtime.close();
       ({ runtime, deps, app } = await start());
@@ -247,6 +267,7 @@ export async function startApiHarness(options: HarnessOptions = {}): Promise<Api
     },
     closeSandbox,
     async close() {
+      const mismatches = options.checkAnswers === false ? [] : await answerMismatches().catch((err: Error) => [`documents not read: ${err.message}`]);
       await app.close();
       await runtime.close();
       await closeSandbox();
@@ -259,8 +280,25 @@ export async function startApiHarness(options: HarnessOptions = {}): Promise<Api
         }
       }
       await rm(dataDir, { recursive: true, force: true });
+      expect(mismatches, 'answers that the OpenAPI document does not describe').toEqual([]);
     },
   };
+}
+
+/** Checkers by document text: every harness of a process serves the same documents, compiled once. */
+const checkers = new Map<string, ContractChecker>();
+
+/** The checker of `app`'s public and admin documents. */
+async function contractChecker(app: FastifyInstance): Promise<ContractChecker> {
+  await app.ready();
+  const documents = app.apiDocuments();
+  const cacheKey = JSON.stringify(documents);
+  let checker = checkers.get(cacheKey);
+  if (!checker) {
+    checker = new ContractChecker([documents.public, documents.admin]);
+    checkers.set(cacheKey, checker);
+  }
+  return checker;
 }
 
 /** Asserts a tracking record answer: 200, the response schema, and returns the record. */

@@ -19,6 +19,11 @@ export const CLAIM_LEASE_MS = 120_000;
 export interface StoredAnswer {
   status: number;
   body: string;
+  /**
+   * The first answer's headers a replay repeats (its rate-limit headers); absent in answers kept
+   * before they were stored.
+   */
+  headers?: Record<string, string>;
 }
 
 export type Claim =

@@ -6,6 +6,15 @@ import { PLAN_NAMES } from '../../../lib/config/index.ts';
 import type { AddressThrottle, ThrottleRule } from '../../../lib/throttle/index.ts';
 import type { ApiDeps } from '../deps.ts';
 import { ApiError, methodNotAllowed } from '../errors.ts';
+import { api, type RouteSpec } from '../api-spec.ts';
+import { CreatedKeySchema, KeyPrefixParams, KeyViewSchema } from '../api-schemas.ts';
+import { CreateKeyInputSchema } from '../../../lib/access/record.ts';
+
+/** An operators' call: the admin token, never cached, in the admin document. */
+export const adminCall = (spec: Omit<RouteSpec, 'caller' | 'tags'>) => api({
+  ...spec, caller: 'admin', tags: ['Admin'],
+  responses: Object.fromEntries(Object.entries(spec.responses).map(([status, r]) => [status, { ...r, headers: ['Cache-Control' as const, ...(r.headers ?? [])] }])),
+});
 
 const RenewBodySchema = z.object({ plan: z.enum(PLAN_NAMES).optional() }).strict();
 
@@ -77,7 +86,12 @@ export function registerAdminRoutes(app: FastifyInstance, deps: ApiDeps): void {
       reply.header('Cache-Control', 'no-store');
     });
 
-    admin.post('/admin/keys', async (request, reply) => {
+    admin.post('/admin/keys', adminCall({
+      operationId: 'createKey', summary: 'Create an API key (the full key is shown only here)',
+      body: CreateKeyInputSchema, bodyExample: { plan: 'starter', mode: 'live', email: 'ops@example.com' },
+      responses: { 201: { description: 'The key, shown once', schema: CreatedKeySchema } },
+      errors: ['conflict'],
+    }), async (request, reply) => {
       try {
         const created = await access.createKey((request.body ?? {}) as never, now());
         const view = await keyView(access, created.record, now());
@@ -90,14 +104,22 @@ export function registerAdminRoutes(app: FastifyInstance, deps: ApiDeps): void {
       }
     });
 
-    admin.get<{ Params: { prefix: string } }>('/admin/keys/:prefix', async (request) => {
+    admin.get<{ Params: { prefix: string } }>('/admin/keys/:prefix', adminCall({
+      operationId: 'getKey', summary: 'A key\'s record and usage', params: KeyPrefixParams,
+      responses: { 200: { description: 'The key', schema: KeyViewSchema } },
+      errors: ['bad_request', 'not_found'],
+    }), async (request) => {
       const record = await access.getByPrefix(prefixParam(request));
       if (!record) throw new ApiError('not_found', `No key with prefix ${request.params.prefix}.`);
       return keyView(access, record, now());
     });
 
     for (const [action, status] of [['suspend', 'suspended'], ['resume', 'active'], ['revoke', 'revoked']] as const) {
-      admin.post<{ Params: { prefix: string } }>(`/admin/keys/:prefix/${action}`, async (request) => {
+      admin.post<{ Params: { prefix: string } }>(`/admin/keys/:prefix/${action}`, adminCall({
+        operationId: `${action}Key`, summary: `${action[0]!.toUpperCase()}${action.slice(1)} a key`, params: KeyPrefixParams,
+        responses: { 200: { description: 'The key after the change', schema: KeyViewSchema } },
+        errors: ['bad_request', 'not_found', 'conflict'],
+      }), async (request) => {
         try {
           const record = await access.setStatus(prefixParam(request), status);
           await keyChanged(record);
@@ -108,7 +130,12 @@ export function registerAdminRoutes(app: FastifyInstance, deps: ApiDeps): void {
       });
     }
 
-    admin.post<{ Params: { prefix: string } }>('/admin/keys/:prefix/renew', async (request) => {
+    admin.post<{ Params: { prefix: string } }>('/admin/keys/:prefix/renew', adminCall({
+      operationId: 'renewKey', summary: 'Start a new plan period now (optionally on another plan)', params: KeyPrefixParams,
+      body: RenewBodySchema, bodyExample: { plan: 'growth' },
+      responses: { 200: { description: 'The key after the renewal', schema: KeyViewSchema } },
+      errors: ['not_found', 'conflict'],
+    }), async (request) => {
       const body = RenewBodySchema.safeParse(request.body ?? {});
       if (!body.success) throw new ApiError('bad_request', `Invalid renew body: ${body.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ')}`);
       try {

@@ -8,7 +8,21 @@ import type { ApiDeps } from '../deps.ts';
 import { ApiError, methodNotAllowed } from '../errors.ts';
 import { NOT_JSON, deferJsonErrors } from '../bodies.ts';
 import { limitHeaders } from '../metered-lookup.ts';
+import { api } from '../api-spec.ts';
+import { BatchAnswerSchema, BatchRequestSchema, IdempotencyHeaders } from '../api-schemas.ts';
 
+
+/** The headers of a batch's answer that its replays repeat (the limits as they were then). */
+const REPLAYED_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'X-Lookups-Remaining'];
+
+function replayedHeaders(reply: FastifyReply): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const name of REPLAYED_HEADERS) {
+    const value = reply.getHeader(name);
+    if (value !== undefined) headers[name] = String(value);
+  }
+  return headers;
+}
 
 /** The key's record checked as a single lookup checks it (401, then 402), counting nothing. */
 async function checkedKey(deps: ApiDeps, request: FastifyRequest, key: string, now: Date): Promise<KeyRecord> {
@@ -59,6 +73,8 @@ export function registerBatchRoute(app: FastifyInstance, deps: ApiDeps): void {
       if (parsed instanceof ApiError) throw parsed;
       guard = await guardBatch(deps.idempotency, record.hash, idempotencyKey!, request.body, deps.clock);
       if (guard.kind === 'replay') {
+        // The first answer again, with the limit headers it had: a replay is that answer, counted nothing.
+        for (const [name, value] of Object.entries(guard.answer.headers ?? {})) reply.header(name, value);
         return reply.code(guard.answer.status).header('Idempotent-Replayed', 'true').type('application/json; charset=utf-8').send(guard.answer.body);
       }
     }
@@ -72,7 +88,7 @@ export function registerBatchRoute(app: FastifyInstance, deps: ApiDeps): void {
       for (let i = 0; i < run.refunds; i++) await deps.access.refund(counted.ticket);
       reply.header('X-Lookups-Remaining', counted.remaining.period + run.refunds);
       const body = batchBody(run.results);
-      await first?.complete({ status: 200, body: body.toString('utf8') }, deps.clock());
+      await first?.complete({ status: 200, body: body.toString('utf8'), headers: replayedHeaders(reply) }, deps.clock());
       return reply.type('application/json; charset=utf-8').send(body);
     } catch (err) {
       // No answer was kept: a retry with the key runs the batch (the refusals consumed nothing).
@@ -84,7 +100,17 @@ export function registerBatchRoute(app: FastifyInstance, deps: ApiDeps): void {
   // Parse errors are kept for the handler, so the key is checked before the body is refused.
   app.register(async (scope) => {
     deferJsonErrors(scope);
-    scope.post('/v1/track/batch', handler);
+    scope.post('/v1/track/batch', api({
+      operationId: 'trackBatch', summary: 'Track 1 to 100 shipments in one request', caller: 'key', limits: 'metered',
+      description: 'One result per item, in input order, each with its index. Each item is metered as a single lookup would be (200 and 404 consume; 400, 429 and 502 do not); '
+        + 'items past the daily or period quota get that quota\'s 429 code while the ones before it are served. The batch is one request for the burst limit. '
+        + 'Items without a carrier are detected as GET /v1/track/{awb} does. Identical items share one carrier poll.',
+      headers: IdempotencyHeaders,
+      body: BatchRequestSchema,
+      bodyExample: { items: [{ carrier: 'delhivery', awb: '1234567890102' }, { awb: '12345670104' }] },
+      responses: { 200: { description: 'One result per item', schema: BatchAnswerSchema, optionalHeaders: ['Idempotent-Replayed'] } },
+      errors: ['conflict', 'idempotency_key_reused'],
+    }), handler);
   });
   methodNotAllowed(app, '/v1/track/batch', ['POST']);
 }

@@ -11,7 +11,7 @@ import { PLAN_NAMES } from '../../../lib/config/index.ts';
 import type { ApiDeps } from '../deps.ts';
 import { donePage, noPaymentPage, renewPage } from '../billing-pages.ts';
 import { ApiError, methodNotAllowed } from '../errors.ts';
-import { requireAdmin } from './admin.ts';
+import { adminCall, requireAdmin } from './admin.ts';
 
 const KeyPrefixSchema = z.string().refine(isKeyPrefix, 'a key prefix: trk_live_ or trk_test_ and 7 letters or digits');
 /** An attempt's reference id (Razorpay allows 40 characters). */
@@ -195,7 +195,11 @@ export function registerBillingRoutes(app: FastifyInstance, deps: ApiDeps): void
       reply.header('Cache-Control', 'no-store');
     });
 
-    admin.get('/admin/payments', async (request) => {
+    admin.get('/admin/payments', adminCall({
+      operationId: 'listPayments', summary: 'A key\'s payments, newest first', query: PaymentsQuerySchema,
+      responses: { 200: { description: 'The payments', schema: PaymentsAnswerSchema } },
+      errors: ['bad_request'],
+    }), async (request) => {
       const { key } = parsed(PaymentsQuerySchema, request.query, 'query');
       const payments = await billing.payments.listByKey(key);
       return {

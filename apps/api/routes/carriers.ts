@@ -3,6 +3,9 @@ import { authenticate } from '../auth.ts';
 import { checkAwb } from '../awb-input.ts';
 import type { ApiDeps } from '../deps.ts';
 import { ApiError, methodNotAllowed } from '../errors.ts';
+import { api } from '../api-spec.ts';
+import { AwbParam, CarrierListSchema, DetectAnswerSchema } from '../api-schemas.ts';
+import { z } from 'zod';
 
 /**
  * GET /v1/carriers (no key: it is the catalogue) and GET /v1/carriers/detect/:awb (a key, no lookup
@@ -12,10 +15,19 @@ export function registerCarrierRoutes(app: FastifyInstance, deps: ApiDeps): void
   const catalogue = {
     carriers: deps.product.config.carriers.map((c) => ({ slug: c.slug, name: c.name, aliases: c.aliases, example_awb: c.example_awb ?? null })),
   };
-  app.get('/v1/carriers', async () => catalogue);
+  app.get('/v1/carriers', api({
+    operationId: 'listCarriers', summary: 'The supported carriers', caller: 'none',
+    responses: { 200: { description: 'Every carrier with its aliases and an example number', schema: CarrierListSchema } },
+    errors: [],
+  }), async () => catalogue);
   methodNotAllowed(app, '/v1/carriers', ['GET']);
 
-  app.get('/v1/carriers/detect/:awb', async (request: FastifyRequest<{ Params: { awb: string } }>) => {
+  app.get('/v1/carriers/detect/:awb', api({
+    operationId: 'detectCarrier', summary: 'Which carriers a number may belong to', caller: 'key', description: 'Asks no carrier and consumes no lookup.',
+    params: z.object({ awb: AwbParam }),
+    responses: { 200: { description: 'Candidates, most likely first', schema: DetectAnswerSchema } },
+    errors: ['invalid_awb'],
+  }), async (request: FastifyRequest<{ Params: { awb: string } }>) => {
     await authenticate(request, deps.access, new Date(deps.clock()));
     const awb = checkAwb(request.params.awb);
     if (awb instanceof ApiError) throw awb;

@@ -3,6 +3,9 @@ import { compareLanes, isPincode } from '../../../lib/lanes/index.ts';
 import type { ApiDeps } from '../deps.ts';
 import { ApiError, methodNotAllowed } from '../errors.ts';
 import { countLookup } from '../metered-lookup.ts';
+import { api } from '../api-spec.ts';
+import { LaneComparisonSchema, PincodeParam } from '../api-schemas.ts';
+import { z } from 'zod';
 
 /**
  * GET /v1/lanes/:origin_pincode/:destination_pincode (contracts.md "Lanes"): every carrier's
@@ -28,6 +31,14 @@ export function registerLaneRoutes(app: FastifyInstance, deps: ApiDeps): void {
       throw err;
     }
   };
-  app.get('/v1/lanes/:origin/:destination', handler);
+  app.get('/v1/lanes/:origin/:destination', api({
+    operationId: 'lanes', summary: 'Compare carriers on a lane', caller: 'key', limits: 'metered',
+    description: 'Every carrier\'s figures on the lane of the two pincodes\' first three digits, over shipments closed in the last window_days (default 90). '
+      + 'Figures are null for a carrier with fewer than 30 delivered shipments in the window; rates are null when nothing could be counted. '
+      + 'p50 is the median (mean of the middle two), p90 interpolates at rank 0.9·(n−1). trk_test_ keys see the sandbox\'s lanes. One lookup, like a track call answered 200.',
+    params: z.object({ origin: PincodeParam, destination: PincodeParam }),
+    responses: { 200: { description: 'The lane comparison', schema: LaneComparisonSchema } },
+    errors: ['invalid_pincode', 'daily_quota_exceeded', 'plan_quota_exceeded'],
+  }), handler);
   methodNotAllowed(app, '/v1/lanes/:origin/:destination', ['GET']);
 }

@@ -1,11 +1,23 @@
 import type { FastifyInstance } from 'fastify';
 import type { ApiDeps } from '../deps.ts';
+import { api } from '../api-spec.ts';
+import { HealthSchema, ReadinessSchema } from '../api-schemas.ts';
 
 /** Health, readiness and Prometheus metrics: unauthenticated, for orchestrators and scrapers. */
 export function registerOpsRoutes(app: FastifyInstance, deps: ApiDeps): void {
-  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/healthz', api({
+    operationId: 'health', summary: 'Liveness', caller: 'none', tags: ['Operations'],
+    responses: { 200: { description: 'The process answers', schema: HealthSchema } }, errors: [],
+  }), async () => ({ status: 'ok' }));
 
-  app.get('/readyz', async (_request, reply) => {
+  app.get('/readyz', api({
+    operationId: 'readiness', summary: 'Readiness: every dependency answers', caller: 'none', tags: ['Operations'],
+    responses: {
+      200: { description: 'Ready', schema: ReadinessSchema },
+      503: { description: 'A dependency does not answer', schema: ReadinessSchema },
+    },
+    errors: [],
+  }), async (_request, reply) => {
     const results = await Promise.all(deps.readiness.map(async ({ name, check }) => {
       try {
         await check();

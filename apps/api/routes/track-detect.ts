@@ -5,6 +5,10 @@ import { checkAwb, detectionFor } from '../awb-input.ts';
 import type { ApiDeps } from '../deps.ts';
 import { ApiError, methodNotAllowed } from '../errors.ts';
 import { countLookup } from '../metered-lookup.ts';
+import { api } from '../api-spec.ts';
+import { AwbParam } from '../api-schemas.ts';
+import { z } from 'zod';
+import { TrackingRecordSchema } from '../../../lib/schemas/index.ts';
 
 /**
  * GET /v1/track/:awb: a lookup without a carrier (contracts.md). The candidates are asked in turn
@@ -42,6 +46,13 @@ export function registerDetectedTrackRoute(app: FastifyInstance, deps: ApiDeps):
     throw new ApiError('shipment_not_found', answerMessage(answer, number, true));
   };
 
-  app.get('/v1/track/:awb', handler);
+  app.get('/v1/track/:awb', api({
+    operationId: 'trackDetected', summary: 'Track a shipment without naming the carrier', caller: 'key', limits: 'metered',
+    description: 'The carriers whose number shapes fit are asked in turn, most likely first, at most 3 carrier polls, until one knows the number; one lookup is consumed whatever the number of polls. '
+      + 'The record\'s carrier says which; it is cached under that carrier.',
+    params: z.object({ awb: AwbParam }),
+    responses: { 200: { description: 'The tracking record', schema: TrackingRecordSchema } },
+    errors: ['invalid_awb', 'carrier_not_detected', 'not_found', 'shipment_not_found', 'daily_quota_exceeded', 'plan_quota_exceeded', 'upstream_error'],
+  }), handler);
   methodNotAllowed(app, '/v1/track/:awb', ['GET']);
 }

@@ -2,6 +2,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { trackingRecordJson } from '../../../lib/insights/index.ts';
 import type { ApiDeps } from '../deps.ts';
 import { ApiError, methodNotAllowed } from '../errors.ts';
+import { api } from '../api-spec.ts';
+import { AwbParam, carrierParam } from '../api-schemas.ts';
+import { z } from 'zod';
+import { TrackingRecordSchema } from '../../../lib/schemas/index.ts';
 import { checkShipmentInput, meteredLookup } from '../metered-lookup.ts';
 
 /** GET /v1/track/:carrier/:awb. Only 200 and 404 answers consume a lookup (metered-lookup.ts). */
@@ -16,6 +20,16 @@ export function registerTrackRoutes(app: FastifyInstance, deps: ApiDeps): void {
   };
 
   // No HEAD: it would be metered like a GET and answer no record for it (issue 13).
-  app.get('/v1/track/:carrier/:awb', { exposeHeadRoute: false }, handler);
+  app.get('/v1/track/:carrier/:awb', {
+    exposeHeadRoute: false,
+    ...api({
+      operationId: 'track', summary: 'Track a shipment', caller: 'key', limits: 'metered',
+      description: 'The tracking record, from cache or live (stale when the carrier is down). Answers 200 and 404 consume one lookup.',
+      params: z.object({ carrier: carrierParam(deps.product), awb: AwbParam }),
+      // The answer is sent as prepared bytes (lib/insights/json.ts); this schema describes them.
+      responses: { 200: { description: 'The tracking record', schema: TrackingRecordSchema } },
+      errors: ['invalid_awb', 'unsupported_carrier', 'shipment_not_found', 'daily_quota_exceeded', 'plan_quota_exceeded', 'upstream_error'],
+    }),
+  }, handler);
   methodNotAllowed(app, '/v1/track/:carrier/:awb', ['GET'], { refuseHead: true });
 }

@@ -6,6 +6,9 @@ import { ApiError, methodNotAllowed } from '../errors.ts';
 import { WatchBodySchema, readBody } from '../bodies.ts';
 import { checkShipmentInput, meteredLookup } from '../metered-lookup.ts';
 import { managementKey } from '../push-auth.ts';
+import { api } from '../api-spec.ts';
+import { AwbParam, OneWatchSchema, PageQuerySchema, WatchAnswerSchema, WatchListSchema, carrierParam } from '../api-schemas.ts';
+import { z } from 'zod';
 
 const MAX_PAGE = 100;
 const TERMINAL_STAGES: ReadonlySet<string> = new Set(['delivered', 'rto_delivered', 'cancelled']);
@@ -17,7 +20,19 @@ const WATCH_EXAMPLE = '{"carrier": "delhivery", "awb": "1234567890102"}';
  * answered 200 or 404 would, and only when it starts a watch; watching again is free.
  */
 export function registerTrackingRoutes(app: FastifyInstance, deps: ApiDeps, push: Push): void {
-  app.post('/v1/trackings', async (request: FastifyRequest, reply: FastifyReply) => {
+  const tags = ['Push'];
+  const shipmentParams = z.object({ carrier: carrierParam(deps.product), awb: AwbParam });
+  app.post('/v1/trackings', api({
+    tags, operationId: 'watch', summary: 'Watch a shipment (consumes one lookup; watching again is free)', caller: 'key', limits: 'metered',
+    description: 'Starts pushing every change of the shipment to the key\'s webhook endpoints. Consumes one lookup exactly as a track call answered 200 or 404 would. A watch ends 3 days after a terminal state or 60 days after it began.',
+    body: WatchBodySchema, bodyExample: { carrier: 'delhivery', awb: '1234567890102' },
+    responses: {
+      201: { description: 'Watch started (tracking null while the carrier has no scans)', schema: WatchAnswerSchema },
+      // Answered as a management call (push-auth.ts): the burst limit's headers, nothing metered.
+      200: { description: 'Already watched by this key: nothing consumed', schema: WatchAnswerSchema, limits: 'burst', optionalHeaders: ['X-Lookups-Remaining'] },
+    },
+    errors: ['invalid_awb', 'unsupported_carrier', 'daily_quota_exceeded', 'plan_quota_exceeded', 'upstream_error'],
+  }), async (request: FastifyRequest, reply: FastifyReply) => {
     // A malformed body is reported after the key checks (meteredLookup), as a lookup's bad input is.
     const body = readBody(WatchBodySchema, request.body, WATCH_EXAMPLE);
     const presented = request.headers['x-api-key'];
@@ -46,7 +61,12 @@ export function registerTrackingRoutes(app: FastifyInstance, deps: ApiDeps, push
     return reply.code(created ? 201 : 200).send({ watch, tracking: record });
   });
 
-  app.get('/v1/trackings', async (request: FastifyRequest<{ Querystring: { cursor?: string; limit?: string } }>, reply) => {
+  app.get('/v1/trackings', api({
+    tags, operationId: 'listWatches', summary: 'List the key\'s watches (cursor-paged)', caller: 'key', limits: 'burst',
+    query: PageQuerySchema,
+    responses: { 200: { description: 'A page of watches', schema: WatchListSchema } },
+    errors: ['bad_request'],
+  }), async (request: FastifyRequest<{ Querystring: { cursor?: string; limit?: string } }>, reply) => {
     const key = await managementKey(deps, push.kv, request, reply);
     const limit = request.query.limit === undefined ? 50 : Number(request.query.limit);
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw new ApiError('bad_request', `"limit" must be a whole number from 1 to ${MAX_PAGE}.`);
@@ -60,13 +80,21 @@ export function registerTrackingRoutes(app: FastifyInstance, deps: ApiDeps, push
     if (input instanceof ApiError) throw input;
     return { key, ...input };
   };
-  app.get('/v1/trackings/:carrier/:awb', async (request: FastifyRequest<{ Params: { carrier: string; awb: string } }>, reply) => {
+  app.get('/v1/trackings/:carrier/:awb', api({
+    tags, operationId: 'getWatch', summary: 'One watch', caller: 'key', limits: 'burst', params: shipmentParams,
+    responses: { 200: { description: 'The watch', schema: OneWatchSchema } },
+    errors: ['invalid_awb', 'unsupported_carrier', 'not_found'],
+  }), async (request: FastifyRequest<{ Params: { carrier: string; awb: string } }>, reply) => {
     const { key, carrier, awb } = await one(request, reply);
     const watch = await push.watches.get(key.prefix, carrier, awb, deps.clock());
     if (!watch) throw new ApiError('not_found', `This key does not watch ${carrier} consignment ${awb.toUpperCase()}.`);
     return { watch };
   });
-  app.delete('/v1/trackings/:carrier/:awb', async (request: FastifyRequest<{ Params: { carrier: string; awb: string } }>, reply) => {
+  app.delete('/v1/trackings/:carrier/:awb', api({
+    tags, operationId: 'deleteWatch', summary: 'End a watch', caller: 'key', limits: 'burst', params: shipmentParams,
+    responses: { 204: { description: 'Ended' } },
+    errors: ['invalid_awb', 'unsupported_carrier', 'not_found'],
+  }), async (request: FastifyRequest<{ Params: { carrier: string; awb: string } }>, reply) => {
     const { key, carrier, awb } = await one(request, reply);
     if (!(await push.watches.remove(key.prefix, key.mode, carrier, awb))) throw new ApiError('not_found', `This key does not watch ${carrier} consignment ${awb.toUpperCase()}.`);
     return reply.code(204).send();

@@ -3,10 +3,17 @@ import { toUsageRecord } from '../../../lib/access/index.ts';
 import { authenticate } from '../auth.ts';
 import type { ApiDeps } from '../deps.ts';
 import { methodNotAllowed } from '../errors.ts';
+import { api } from '../api-spec.ts';
+import { UsageRecordSchema } from '../../../lib/schemas/index.ts';
 
 /** GET /v1/usage: the caller's plan, period and remaining lookups. Consumes nothing; answers after expiry too. */
 export function registerUsageRoutes(app: FastifyInstance, deps: ApiDeps): void {
-  app.get('/v1/usage', async (request) => {
+  app.get('/v1/usage', api({
+    operationId: 'usage', summary: "The caller's plan, period and remaining lookups", caller: 'key', pastPeriodAllowed: true,
+    description: 'Consumes nothing; answers after the period has ended too.',
+    responses: { 200: { description: 'Usage record', schema: UsageRecordSchema } },
+    errors: [],
+  }), async (request) => {
     const now = new Date(deps.clock());
     const record = await authenticate(request, deps.access, now, { pastPeriodAllowed: true });
     return toUsageRecord(record, await deps.access.usage(record.prefix, now), now);
