@@ -12,7 +12,9 @@ export PATH="$PWD/node_modules/.bin:$PATH"
 # test/chdb with its own lock, so the quick start's `npm ci` never downloads it.
 if [ ! -d test/chdb/node_modules/chdb ]; then
   echo "installing chDB (current ClickHouse engine, test/chdb) for test/clickhouse-current.test.ts..."
-  npm ci --prefix test/chdb --no-audit --no-fund
+  # `npm install` (with the lock) rather than `npm ci`: chdb lists optional engine packages for
+  # other platforms that the registry does not serve, and `npm ci` refuses a lock without them.
+  npm install --prefix test/chdb --no-audit --no-fund
 fi
 
 # Headless Chromium for the page tests (docs and trial pages), from Debian's packages.
