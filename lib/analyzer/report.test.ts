@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { DAY_MS as DAY } from '../time/index.ts';
 import { promisedByMs, InputCollector } from './input.ts';
 import { buildReport } from './report.ts';
 import { FASTER_BY_DAYS } from './recommend.ts';
 import type { AnalyzedShipment, NetworkLaneFigures } from './types.ts';
 
 const T0 = Date.parse('2026-11-20T00:00:00.000Z');
-const DAY = 86_400_000;
 
 function ship(over: Partial<AnalyzedShipment>): AnalyzedShipment {
   return {
