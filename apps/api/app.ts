@@ -10,6 +10,7 @@ import { requestSerializer } from './log-redaction.ts';
 import { stdoutLogStream } from './log-stream.ts';
 import { buildOpenApi } from './openapi.ts';
 import { registerAdminRoutes } from './routes/admin.ts';
+import { registerAnalysisRoutes } from './routes/analyses.ts';
 import { registerBatchRoute } from './routes/batch.ts';
 import { registerCarrierRoutes } from './routes/carriers.ts';
 import { registerLaneRoutes } from './routes/lanes.ts';
@@ -79,5 +80,6 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     registerTrackingRoutes(app, deps, deps.push);
     registerWebhookRoutes(app, deps, deps.push);
   }
+  if (deps.analyzer) registerAnalysisRoutes(app, deps, deps.analyzer);
   return app;
 }

@@ -9,3 +9,7 @@ export * from './runner.ts';
 export * from './events.ts';
 export * from './share.ts';
 export * from './analyzer.ts';
+export * from './schemas.ts';
+export * from './views.ts';
+export * from './page.ts';
+export * from './csv.ts';
