@@ -30,13 +30,11 @@ export function analysesSuite(store: StoreKind): void {
   describe(`shipment analyzer (${store} store)`, () => {
     let h: ApiHarness;
     let key: string;
-    let prefix: string;
 
     beforeEach(async () => {
       h = await startApiHarness({ store });
       const created = await h.createKey({ plan: 'growth', mode: 'test', burst_per_second: 1000 });
       key = created.key;
-      prefix = created.key_prefix;
     });
     afterEach(async () => {
       await h.close();
@@ -270,6 +268,7 @@ export function analysesSuite(store: StoreKind): void {
         shipments: Array.from({ length: 5 }, (_, i) => ({ awb: `9${String(j).padStart(4, '0')}${i}000104`, carrier: 'delhivery' })),
       }, k)));
       const codes = answers.map((a) => a.statusCode);
+      expect(answers.filter((a) => a.statusCode !== 202 && a.statusCode !== 429).map((a) => a.body).slice(0, 2)).toEqual([]);
       expect(codes.filter((c) => c === 202)).toHaveLength(10);
       expect(codes.filter((c) => c === 429)).toHaveLength(290);
       const refused = answers.find((a) => a.statusCode === 429)!;
@@ -326,8 +325,11 @@ export function analysesSuite(store: StoreKind): void {
       expect((await h.usage(k)).analyzer!.shipments_used).toBe(450);
       // The same shipments analysed in one go give the same report.
       const again = await completed((await accepted(await post({ shipments }, k))).id, k);
-      expect(resumed.report).toEqual({ ...again.report, as_of: resumed.report.as_of });
-      void prefix;
+      // The network's lane figures are as of each completion: with Redis but no ClickHouse they are
+      // this process's own (an in-process book started again by the restart), so they are compared
+      // on the embedded store only, where the book is rebuilt from DATA_DIR's poll log.
+      const own = (r: Report) => (store === 'embedded' ? r : { ...r, by_lane: r.by_lane.map((l) => ({ ...l, network: null })), recommendations: [] });
+      expect(own(resumed.report)).toEqual(own({ ...again.report, as_of: resumed.report.as_of }));
     });
   });
 }
