@@ -61,6 +61,13 @@ export function analysesSuite(store: StoreKind): void {
       return { ...view, report: view.report! };
     }
 
+    it('documents its operations in /openapi.json', async () => {
+      const doc = (await h.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, { operationId?: string }>>; components: { schemas: Record<string, unknown> } };
+      expect(doc.paths['/v1/analyses']!.post!.operationId).toBe('createAnalysis');
+      expect(Object.keys(doc.paths).filter((p) => p.includes('analyses'))).toEqual(['/v1/analyses', '/v1/analyses/{id}', '/v1/analyses/{id}/shipments', '/v1/analyses/{id}/share', '/shared/analyses/{token}']);
+      expect(doc.components.schemas).toHaveProperty('AnalysisReport');
+    });
+
     it('refuses plans without the analyzer (403, naming the plans) and counts nothing', async () => {
       for (const plan of ['trial', 'starter'] as const) {
         const other = await h.createKey({ plan, mode: 'test' });
@@ -261,8 +268,8 @@ export function analysesSuite(store: StoreKind): void {
     it('counts the allowance atomically: 300 analyses of 5 against 50 left accept exactly 10', async () => {
       const admin = await h.admin('POST', '/admin/keys', { plan: 'business', mode: 'test', email: 'a@example.com', burst_per_second: 10_000, analyzer_shipments_limit: 60 });
       expect(admin.statusCode, admin.body).toBe(201);
-      const { key: k } = admin.json() as { key: string };
-      expect((admin.json() as { analyzer: unknown }).analyzer).toEqual({ shipments_used: 0, shipments_limit: 60 });
+      const { key: k, key_prefix: prefixK } = admin.json() as { key: string; key_prefix: string };
+      expect((await h.admin('GET', `/admin/keys/${prefixK}`)).json()).toMatchObject({ analyzer: { shipments_used: 0, shipments_limit: 60 } });
       await accepted(await post({ shipments: Array.from({ length: 10 }, (_, i) => ({ awb: delhivery(40 + i, 1, 4), carrier: 'delhivery' })) }, k));
       const answers = await Promise.all(Array.from({ length: 300 }, (_, j) => post({
         shipments: Array.from({ length: 5 }, (_, i) => ({ awb: `9${String(j).padStart(4, '0')}${i}000104`, carrier: 'delhivery' })),
@@ -277,7 +284,6 @@ export function analysesSuite(store: StoreKind): void {
       expect((await h.usage(k)).analyzer).toEqual({ shipments_used: 60, shipments_limit: 60 });
       expect((await h.usage(k)).period.lookups_used).toBe(0);
       // A new period (renewal) starts the allowance over.
-      const prefixK = (admin.json() as { key_prefix: string }).key_prefix;
       expect((await h.admin('POST', `/admin/keys/${prefixK}/renew`, {})).statusCode).toBe(200);
       expect((await h.usage(k)).analyzer).toEqual({ shipments_used: 0, shipments_limit: 60 });
     });

@@ -1,13 +1,12 @@
 /**
  * The shared report page: one HTML document with the figures as server-rendered SVG charts and
- * inline styles only — no script, font, stylesheet or image from anywhere (the answer's
- * Content-Security-Policy says so too), so a colleague's browser asks nothing of another host. Pure.
+ * inline styles only — no script, font, stylesheet or image from anywhere (the API's HTML
+ * Content-Security-Policy, apps/api/hardening.ts, allows its own origin only), so a colleague's
+ * browser asks nothing of another host. Pure.
  */
 import type { AnalysisDoc } from './store.ts';
 import { MIN_OWN_SHIPMENTS } from './recommend.ts';
 import type { Group, Report } from './types.ts';
-
-export const SHARE_PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 const esc = (value: unknown) => String(value).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 const pct = (r: number | null) => (r === null ? '–' : `${(r * 100).toFixed(1)}%`);
@@ -54,7 +53,13 @@ function rateChart(title: string, rows: { label: string; values: { name: string;
     }).join('');
     return `<text x="${labelW - 8}" y="${y + 12}" text-anchor="end">${esc(label)}</text>${rects}`;
   }).join('');
-  const legend = shown[0]!.values.map((v, i) => `<rect x="${labelW + i * 120}" y="${height - 22}" width="10" height="10" fill="${v.color}"/><text x="${labelW + i * 120 + 14}" y="${height - 13}">${esc(v.name)}</text>`).join('');
+  // Legend entries placed one after another by the length of their names (about 7 px a character).
+  let lx = labelW;
+  const legend = shown[0]!.values.map((v) => {
+    const entry = `<rect x="${lx}" y="${height - 22}" width="10" height="10" fill="${v.color}"/><text x="${lx + 14}" y="${height - 13}">${esc(v.name)}</text>`;
+    lx += 30 + v.name.length * 7;
+    return entry;
+  }).join('');
   return `<figure><figcaption>${esc(title)}</figcaption><svg role="img" aria-label="${esc(title)}" viewBox="0 0 ${width} ${height}" width="100%" font-size="12" font-family="system-ui, sans-serif">${bars}${legend}</svg></figure>`;
 }
 
@@ -114,7 +119,7 @@ export function sharePage(doc: AnalysisDoc, expiresAt: string): string {
     ].join('\n');
   }
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer">
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer"><link rel="icon" href="data:,">
 <title>${esc(title)}</title>
 <style>
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0 auto;max-width:980px;padding:24px;color:#212121;background:#fafafa}

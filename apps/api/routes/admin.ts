@@ -96,7 +96,6 @@ export function registerAdminRoutes(app: FastifyInstance, deps: ApiDeps): void {
         return reply.code(201).send({
           key: created.key, key_prefix: view.key_prefix, plan: view.plan, status: view.status,
           email: view.email, mode: view.mode, period: view.period, rate_limits: view.rate_limits,
-          ...('analyzer' in view ? { analyzer: view.analyzer } : {}),
         });
       } catch (err) {
         throw toApiError(err);

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { KeyRecord } from '../../../lib/access/index.ts';
 import {
-  ANALYZER_PLANS, CsvInputError, InputCollector, MAX_ANALYSIS_ROWS, SHARE_PAGE_CSP, SHARE_VALIDITY_MS, SHIPMENT_CSV_HEADER,
+  ANALYZER_PLANS, CsvInputError, InputCollector, MAX_ANALYSIS_ROWS, SHARE_VALIDITY_MS, SHIPMENT_CSV_HEADER,
   analysisSummary, analysisView, readCsv, shareToken, sharePage, shipmentCsvLine, verifyShareToken,
   type Analyzer, type InputContext, type RejectedRow,
 } from '../../../lib/analyzer/index.ts';
@@ -153,7 +153,6 @@ export function registerAnalysisRoutes(app: FastifyInstance, deps: ApiDeps, anal
     if (!verified || !doc) throw new ApiError('analysis_not_found', 'This share link is not valid or has expired. Ask for a new one.');
     return reply
       .type('text/html; charset=utf-8')
-      .header('Content-Security-Policy', SHARE_PAGE_CSP)
       .header('Cache-Control', 'private, no-store')
       .header('X-Robots-Tag', 'noindex')
       .send(sharePage(doc, new Date(verified.expiresMs).toISOString()));
