@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { RedisAccessStore, openAccessStore } from '../../lib/access/index.ts';
 import { Analyzer } from '../../lib/analyzer/index.ts';
 import { createInProcessBus, type PollBus } from '../../lib/bus/index.ts';
-import { ClickHouseLaneSource, ClickHouseLaneWindowSource, createClickHouseClient, resolveTarget } from '../../lib/clickhouse/index.ts';
+import { ClickHouseLaneSource, ClickHouseLaneWindowSource, createClickHouseClient, resolveTarget, writeAnalysisShipments } from '../../lib/clickhouse/index.ts';
 import { createKafka } from '../../lib/kafka/client.ts';
 import { KafkaBus } from '../../lib/kafka/kafka-bus.ts';
 import { EmbeddedIdempotencyStore, RedisIdempotencyStore, embeddedIdempotencyDir, type IdempotencyStore } from '../../lib/idempotency/index.ts';
@@ -147,6 +147,8 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
   // The shipment analyzer: its state beside push's (Redis or DATA_DIR), its runner in every API process.
   const analyzer = new Analyzer({
     kv: push.kv, tracking, network: laneWindows, plans: product.config.plans, events: push.events, clock,
+    // Distributed: every shipment of a completed analysis becomes a row of analysis_shipments.
+    ...(clickhouse ? { rows: (doc, shipments) => writeAnalysisShipments(clickhouse, doc, shipments) } : {}),
     log: (level, message, err) => console[level === 'info' ? 'log' : 'error'](message, err ?? ''),
   });
   analyzer.start();
