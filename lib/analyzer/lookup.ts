@@ -13,8 +13,12 @@ import type { LookupResult, TrackingService } from '../tracking/index.ts';
 import { foundShipment, missingShipment } from './shipment.ts';
 import type { AnalyzedShipment, ShipmentInput } from './types.ts';
 
-/** Carrier polls of one carrier the analyzer runs at once (the batch's per-carrier cap is 10). */
-export const ANALYZER_PER_CARRIER = 4;
+/**
+ * Carrier polls of one carrier the analyzer process runs at once, over all its analyses: the
+ * batch's per-carrier cap (apps/api/batch/run.ts PER_CARRIER_CONCURRENCY), so an analysis asks a
+ * carrier no harder than one customer's batch does.
+ */
+export const ANALYZER_PER_CARRIER = 10;
 
 export type AnalyzerLookup = (input: ShipmentInput, mode: KeyMode) => Promise<AnalyzedShipment>;
 
