@@ -22,6 +22,8 @@ const HEADERS: Record<HeaderName | 'X-Request-Id', { description: string; schema
   'Idempotent-Replayed': { description: '`true` when the answer is the first answer to this Idempotency-Key, replayed.', schema: { type: 'string', enum: ['true'] } },
   Allow: { description: 'The methods this resource accepts.', schema: { type: 'string' } },
   'Cache-Control': { description: 'Never stored: the answer may name a key or an e-mail address.', schema: { type: 'string' } },
+  Location: { description: 'Where the created resource is.', schema: { type: 'string' } },
+  'Content-Disposition': { description: 'A file name for the download.', schema: { type: 'string' } },
 };
 
 const LIMIT_HEADERS: HeaderName[] = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'];
@@ -119,6 +121,7 @@ function operation(spec: RouteSpec, schemas: SchemaSet): Json {
       ...(response.schema ? {
         content: { 'application/json': { schema: schemas.ref(response.schema, `${pascal(spec.operationId)}${status === '200' ? '' : status}Answer`), ...(response.example ? { example: response.example } : {}) } },
       } : {}),
+      ...(response.text ? { content: { [response.text]: { schema: { type: 'string' } } } } : {}),
     };
   }
   // Errors grouped by status; each status's body names exactly the codes this route can send with it.
@@ -162,6 +165,9 @@ function operation(spec: RouteSpec, schemas: SchemaSet): Json {
             schema: SCHEMA_NAMES.has(spec.body) ? schemas.ref(spec.body, SCHEMA_NAMES.get(spec.body)!) : z.toJSONSchema(spec.body, { target: 'draft-2020-12', unrepresentable: 'any', io: 'input' }) as Json,
             ...(spec.bodyExample ? { example: spec.bodyExample } : {}),
           },
+          ...(spec.textBody ? {
+            [spec.textBody.contentType]: { schema: { type: 'string', description: spec.textBody.description }, ...(spec.textBody.example ? { example: spec.textBody.example } : {}) },
+          } : {}),
         },
       },
     } : {}),

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { PLAN_NAMES } from '../../lib/config/index.ts';
 import { TrackingRecordSchema, UsageRecordSchema } from '../../lib/schemas/index.ts';
 import type { Product } from '../../lib/product/index.ts';
-import { TRACKING_EVENT_TYPES } from '../../lib/webhooks/index.ts';
+import { SUBSCRIBABLE_EVENT_TYPES } from '../../lib/webhooks/index.ts';
 
 const Instant = z.string().describe('UTC ISO 8601 instant');
 
@@ -47,7 +47,7 @@ export const LimitQuerySchema = z.object({ limit: z.int().min(1).max(100).defaul
 export const EndpointSchema = z.object({
   id: z.string(),
   url: z.string(),
-  events: z.array(z.enum(TRACKING_EVENT_TYPES)),
+  events: z.array(z.enum(SUBSCRIBABLE_EVENT_TYPES)),
   description: z.string().nullable(),
   status: z.enum(['enabled', 'disabled']),
   disabled_reason: z.enum(['gone', 'failing']).nullable(),

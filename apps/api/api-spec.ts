@@ -13,12 +13,14 @@ import type { ErrorCode } from '../../lib/schemas/index.ts';
 /** Response headers the API sends; each route names the ones it sends (api-document.ts defines them). */
 export type HeaderName =
   | 'RateLimit-Limit' | 'RateLimit-Remaining' | 'RateLimit-Reset' | 'X-Lookups-Remaining'
-  | 'Retry-After' | 'Idempotent-Replayed' | 'Allow' | 'Cache-Control';
+  | 'Retry-After' | 'Idempotent-Replayed' | 'Allow' | 'Cache-Control' | 'Location' | 'Content-Disposition';
 
 export interface ResponseSpec {
   description: string;
   /** The JSON body; none for 204. */
   schema?: z.ZodType;
+  /** A body of another type (text/csv, text/html), described as text. */
+  text?: string;
   /** Headers always sent with this answer, beyond those the route's kind implies. */
   headers?: HeaderName[];
   /** Headers sent with this answer only sometimes. */
@@ -54,6 +56,8 @@ export interface RouteSpec {
   headers?: z.ZodObject;
   body?: z.ZodType;
   bodyExample?: unknown;
+  /** Another type the body may have (text/csv), read as text by the handler. */
+  textBody?: { contentType: string; description: string; example?: string };
   /** Success answers by status. */
   responses: Record<number, ResponseSpec>;
   /**

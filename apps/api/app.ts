@@ -12,6 +12,7 @@ import { deferJsonErrors } from './bodies.ts';
 import { registerAdminRoutes, requireAdmin } from './routes/admin.ts';
 import { collectDescribedRoutes } from './api-spec.ts';
 import { ADMIN_INFO, PUBLIC_INFO, buildDocument } from './api-document.ts';
+import { registerAnalysisRoutes } from './routes/analyses.ts';
 import { registerBatchRoute } from './routes/batch.ts';
 import { registerBillingRoutes } from './routes/billing.ts';
 import { registerCarrierRoutes } from './routes/carriers.ts';
@@ -113,6 +114,7 @@ export async function buildApp(deps: ApiDeps, options: AppOptions = {}): Promise
       registerWebhookRoutes(scope, deps, push);
     });
   }
+  if (deps.analyzer) registerAnalysisRoutes(app, deps, deps.analyzer);
   return app;
 }
 

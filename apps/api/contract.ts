@@ -81,10 +81,16 @@ export class ContractChecker {
       if (header.schema?.enum && !header.schema.enum.includes(text)) problems.push(`${where}: header ${name} is ${JSON.stringify(text)}, not one of ${header.schema.enum.join(', ')}`);
     }
 
-    const content = response.content?.['application/json'];
     const body = answer.body ?? '';
-    if (!content) {
+    const contentType = String(answer.headers['content-type'] ?? '').split(';')[0]!.trim();
+    const declared = Object.keys(response.content ?? {});
+    if (declared.length === 0) {
       if (body !== '') problems.push(`${where}: a body was sent where none is declared`);
+      return problems;
+    }
+    // A text answer (CSV, HTML) is checked for its type only.
+    if (!declared.includes('application/json')) {
+      if (!declared.includes(contentType)) problems.push(`${where}: content-type ${contentType}, declared ${declared.join(', ')}`);
       return problems;
     }
     if (!/^application\/json/.test(String(answer.headers['content-type'] ?? ''))) problems.push(`${where}: content-type ${String(answer.headers['content-type'])}, not JSON`);

@@ -11,7 +11,7 @@ import {
   RotatedSecretSchema, SentEventSchema,
 } from '../api-schemas.ts';
 import { z } from 'zod';
-import { TRACKING_EVENT_TYPES } from '../../../lib/webhooks/index.ts';
+import { SUBSCRIBABLE_EVENT_TYPES } from '../../../lib/webhooks/index.ts';
 
 /** What every webhook call shares: a key, its burst limit, the Push tag. */
 const pushCall = (spec: Omit<RouteSpec, 'caller' | 'limits' | 'tags'>) => api({ ...spec, caller: 'key', limits: 'burst', tags: ['Push'] });
@@ -35,7 +35,7 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: ApiDeps, push:
 
   app.post('/v1/webhooks', pushCall({
     operationId: 'createWebhook', summary: 'Create a webhook endpoint (the secret is shown only here)',
-    description: `Deliveries are signed with Standard Webhooks v1 (webhook-id, webhook-timestamp, webhook-signature). Live keys need https and a host with public addresses only; test keys may use http and loopback. At most 10 endpoints per key. Event types: ${TRACKING_EVENT_TYPES.join(', ')}.`,
+    description: `Deliveries are signed with Standard Webhooks v1 (webhook-id, webhook-timestamp, webhook-signature). Live keys need https and a host with public addresses only; test keys may use http and loopback. At most 10 endpoints per key. Event types: ${SUBSCRIBABLE_EVENT_TYPES.join(', ')}.`,
     body: WebhookBodySchema, bodyExample: { url: 'https://example.com/hooks/tracking', events: ['tracking.delivered', 'tracking.exception'] },
     responses: { 201: { description: 'The endpoint with its secret (whsec_…)', schema: EndpointWithSecretSchema } },
     errors: ['invalid_url', 'too_many_endpoints'],
