@@ -6,6 +6,9 @@
 import { z } from 'zod';
 import { PLAN_NAMES } from '../../lib/config/index.ts';
 import { TrackingRecordSchema, UsageRecordSchema } from '../../lib/schemas/index.ts';
+import {
+  AnalysisAcceptedSchema, AnalysisListSchema, AnalysisRequestSchema, AnalysisSchema, ReportSchema, ShareLinkSchema,
+} from '../../lib/analyzer/index.ts';
 import type { Product } from '../../lib/product/index.ts';
 import { SUBSCRIBABLE_EVENT_TYPES } from '../../lib/webhooks/index.ts';
 
@@ -156,5 +159,7 @@ export const SCHEMA_NAMES = new Map<z.ZodType, string>([
   [RotatedSecretSchema, 'RotatedSecret'], [SentEventSchema, 'SentEvent'], [DeliveriesSchema, 'Deliveries'],
   [LaneComparisonSchema, 'LaneComparison'], [BatchResultSchema, 'BatchResult'], [BatchAnswerSchema, 'BatchResponse'],
   [BatchRequestSchema, 'BatchRequest'], [CarrierListSchema, 'CarrierList'], [DetectAnswerSchema, 'DetectResponse'],
+  [AnalysisRequestSchema, 'AnalysisRequest'], [AnalysisAcceptedSchema, 'AnalysisAccepted'], [AnalysisSchema, 'Analysis'],
+  [AnalysisListSchema, 'AnalysisList'], [ReportSchema, 'AnalysisReport'], [ShareLinkSchema, 'ShareLink'],
   [HealthSchema, 'Health'], [ReadinessSchema, 'Readiness'], [KeyViewSchema, 'KeyView'], [CreatedKeySchema, 'CreatedKey'],
 ]);
