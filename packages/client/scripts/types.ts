@@ -11,7 +11,7 @@ const HEADER = `/**
  * itself generated from the routes' zod schemas). Do not edit: a test fails when this file differs
  * from a fresh generation.
  */
-/* eslint-disable */
+
 `;
 
 export async function clientTypes(document: object): Promise<string> {

@@ -85,11 +85,11 @@ export function createTrackingClient(options: ClientOptions): TrackingClient {
   });
 }
 
-/** A push delivery's body (contracts.md "Push"): the event type and its data. */
+/** A push delivery's body (contracts.md "Push"): the event type, when it happened, its data. */
 export interface WebhookEvent {
-  id?: string;
   type: string;
-  [field: string]: unknown;
+  timestamp: string;
+  data: Record<string, unknown>;
 }
 
 export { WebhookVerificationError };

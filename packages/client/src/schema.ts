@@ -3,7 +3,7 @@
  * itself generated from the routes' zod schemas). Do not edit: a test fails when this file differs
  * from a fresh generation.
  */
-/* eslint-disable */
+
 export interface paths {
     "/healthz": {
         parameters: {
