@@ -13,6 +13,15 @@ import { ADMIN_TOKEN, awbFor, expectError, startApiHarness, type ApiHarness } fr
 
 type Doc = { paths: Record<string, Record<string, unknown>> };
 
+/** JSON pointers of schemas that say `type: object` and nothing of their fields. */
+function bareObjects(value: unknown, at = ''): string[] {
+  if (Array.isArray(value)) return value.flatMap((v, i) => bareObjects(v, `${at}/${i}`));
+  if (!value || typeof value !== 'object') return [];
+  const object = value as Record<string, unknown>;
+  const bare = object.type === 'object' && !('properties' in object) && !('additionalProperties' in object) && !('propertyNames' in object);
+  return [...(bare ? [at] : []), ...Object.entries(object).flatMap(([k, v]) => bareObjects(v, `${at}/${k}`))];
+}
+
 describe('the OpenAPI documents describe every answer', () => {
   let h: ApiHarness;
   let key: string;
@@ -39,6 +48,8 @@ describe('the OpenAPI documents describe every answer', () => {
       expect(result.errors ?? [], JSON.stringify(result.errors)).toEqual([]);
       expect(result.valid).toBe(true);
       expect((doc as { openapi: string }).openapi).toBe('3.1.0');
+      // No answer is described as a bare object (a generated client would type it `{}`).
+      expect(bareObjects(doc)).toEqual([]);
     }
   });
 

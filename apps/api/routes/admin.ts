@@ -101,7 +101,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: ApiDeps): void {
 
     admin.post('/admin/keys', adminCall({
       operationId: 'createKey', summary: 'Create an API key (the full key is shown only here)',
-      body: CreateKeyInputSchema, bodyExample: { plan: 'starter', mode: 'live', email: 'ops@example.com' },
+      body: CreateKeyInputSchema.extend({ analyzer_shipments_limit: z.int().positive().optional().describe('The analyzer\'s allowance per period for this key (growth and business)') }), bodyExample: { plan: 'starter', mode: 'live', email: 'ops@example.com' },
       responses: { 201: { description: 'The key, shown once', schema: CreatedKeySchema } },
       errors: ['conflict'],
     }), async (request, reply) => {
