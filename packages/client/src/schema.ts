@@ -136,7 +136,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/lanes/{origin}/{destination}": {
+    "/v1/lanes/{origin_pincode}/{destination_pincode}": {
         parameters: {
             query?: never;
             header?: never;
@@ -1911,9 +1911,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description 6-digit Indian pincode */
-                origin: string;
+                origin_pincode: string;
                 /** @description 6-digit Indian pincode */
-                destination: string;
+                destination_pincode: string;
             };
             cookie?: never;
         };

@@ -41,7 +41,7 @@ export async function typesCompile(): Promise<string[]> {
   const batch = await client.POST('/v1/track/batch', { body: { items: [{ awb: '1234567890102' }] } });
   if (batch.data) for (const r of batch.data.results) out.push('tracking' in r ? r.tracking.awb : r.error.code);
 
-  const lanes = await client.GET('/v1/lanes/{origin}/{destination}', { params: { path: { origin: '110001', destination: '400001' } } });
+  const lanes = await client.GET('/v1/lanes/{origin_pincode}/{destination_pincode}', { params: { path: { origin_pincode: '110001', destination_pincode: '400001' } } });
   if (lanes.data) out.push(lanes.data.fastest ?? '');
 
   const track = await client.GET('/v1/track/{carrier}/{awb}', { params: { path: { carrier: 'delhivery', awb: '1234567890102' } } });
