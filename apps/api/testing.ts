@@ -107,11 +107,6 @@ export interface HarnessOptions {
   webhookLookup?: (host: string) => Promise<string[]>;
   /** A sandbox payment gateway (lib/sandbox/gateway.ts) test keys pay through. */
   paymentSandbox?: RuntimeOptions['paymentSandbox'];
-  /**
-   * Whether close() checks every answer the app sent against its OpenAPI documents (contract.ts);
-   * default true. Only a test of a deliberately broken app turns it off.
-   */
-  checkAnswers?: boolean;
 }
 
 export interface ApiHarness {
@@ -229,7 +224,7 @@ export async function startApiHarness(options: HarnessOptions = {}): Promise<Api
     get deps() { return deps; },
     sandbox, clock, store, dataDir, namespace, admin, metric, answers: recorder.answers, answerMismatches,
     async restart() {
-      const mismatches = options.checkAnswers === false ? [] : await answerMismatches();
+      const mismatches = await answerMismatches();
       recorder.answers.length = 0;
       expect(mismatches, 'answers that the OpenAPI document does not describe').toEqual([]);
       await app.close();
@@ -267,7 +262,8 @@ export async function startApiHarness(options: HarnessOptions = {}): Promise<Api
     },
     closeSandbox,
     async close() {
-      const mismatches = options.checkAnswers === false ? [] : await answerMismatches().catch((err: Error) => [`documents not read: ${err.message}`]);
+      // Every answer this harness's app sent must be one its OpenAPI documents describe (contract.ts).
+      const mismatches = await answerMismatches().catch((err: Error) => [`documents not read: ${err.message}`]);
       await app.close();
       await runtime.close();
       await closeSandbox();
