@@ -4,6 +4,9 @@
 -- rto_delivered / cancelled scan (closed_at) and the reason of each failed attempt in time order.
 -- Reads the whole history once. Re-running it (a failed first run) adds rows of the same version,
 -- which collapse; readers take argMax per shipment anyway.
+-- Both joined subqueries are named: ClickHouse after 2018 refuses an unnamed one (setting
+-- joined_subquery_requires_alias, on by default). The text first shipped without the two aliases;
+-- lib/clickhouse/migrate.ts accepts that text's checksum for installations that applied it.
 INSERT INTO lane_closures
 SELECT
     if(s_mode = 'test', concat('test:', s_lane), s_lane) AS lane,
@@ -35,7 +38,7 @@ FROM
         GROUP BY carrier, awb, mode
     )
     WHERE s_has_lane AND s_stage IN ('delivered', 'rto_delivered', 'cancelled')
-)
+) AS closed_shipments
 ANY INNER JOIN
 (
     SELECT carrier, awb,
@@ -55,4 +58,4 @@ ANY INNER JOIN
     )
     GROUP BY carrier, awb
     HAVING e_closing > 0
-) USING (carrier, awb);
+) AS closing_events USING (carrier, awb);

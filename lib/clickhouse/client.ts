@@ -1,4 +1,5 @@
 import { ClickHouseLogLevel, createClient, type ClickHouseClient, type ClickHouseClientConfigOptions } from '@clickhouse/client';
+import { recordingWhenAsked } from './statement-recorder.ts';
 import { sqlIdentifier } from './sql.ts';
 
 export type { ClickHouseClient };
@@ -37,13 +38,16 @@ export function resolveTarget(url: string = DEFAULT_CLICKHOUSE_URL, database?: s
  * logging is off: callers report failures themselves, and the writer retries transient ones.
  */
 export function createClickHouseClient(target: ClickHouseTarget | { url: string; database?: string }, options: Omit<ClickHouseClientConfigOptions, 'url' | 'database'> = {}): ClickHouseClient {
-  return createClient({
+  const client = createClient({
     request_timeout: 30_000,
     log: { level: ClickHouseLogLevel.OFF },
     ...options,
     url: target.url,
     database: target.database ?? 'default',
   });
+  // Tests only (scripts/test.sh sets CLICKHOUSE_RECORD_SQL): every statement sent is noted for the
+  // current-engine check (test/clickhouse-current.test.ts).
+  return recordingWhenAsked(client);
 }
 
 /** Code and readable message of a ClickHouse failure (18.16 and current servers word errors differently). */

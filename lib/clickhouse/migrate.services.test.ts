@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createClickHouseClient, resolveTarget } from './client.ts';
-import { DEFAULT_MIGRATIONS_DIR, migrate, MigrationError } from './migrate.ts';
+import { DEFAULT_MIGRATIONS_DIR, EARLIER_CHECKSUMS, migrate, MigrationError } from './migrate.ts';
 import { dropDatabase, rowsOf, TEST_CLICKHOUSE_URL } from './testing.ts';
 
 const run = promisify(execFile);
@@ -113,6 +113,22 @@ describe('migrate (real ClickHouse)', () => {
       // An applied migration edited afterwards is refused.
       writeFileSync(join(dir, '0099_after.sql'), 'CREATE TABLE after_broken (x UInt16) ENGINE = Memory;');
       await expect(migrate(target, { dir })).rejects.toThrow(/0099_after\.sql: changed after it was applied/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('takes a migration applied in an earlier text of the file (EARLIER_CHECKSUMS) as applied', async () => {
+    const target = freshTarget();
+    await migrate(target);
+    const client = createClickHouseClient(target);
+    try {
+      // As an installation that ran 0011 before its subqueries got aliases has it recorded.
+      const [earlier] = EARLIER_CHECKSUMS['0011_lane_closures_backfill.sql']!;
+      await client.command({ query: `INSERT INTO schema_migrations VALUES (11, '0011_lane_closures_backfill.sql', '${earlier}', now() + 1)` });
+      const again = await migrate(target);
+      expect(again.applied).toEqual([]);
+      expect(again.alreadyApplied).toContain('0011_lane_closures_backfill.sql');
     } finally {
       await client.close();
     }

@@ -39,6 +39,14 @@ export async function readPollWindow(kafka: Kafka, window: KafkaWindow, onMessag
   let finish!: () => void;
   let fail!: (err: unknown) => void;
   const finished = new Promise<void>((resolve, reject) => { finish = resolve; fail = reject; });
+  // Where each partition's read goes on: its start, then past the last message handled.
+  const nextOf = new Map(startOf);
+  // Seek on every join, not once after run(): when the first join fails (a broker just restarted,
+  // its group coordinator still loading), kafkajs' run() resolves while the consumer restarts, and a
+  // seek then throws "Consumer group was not initialized"; a re-join resumes where the read was.
+  consumer.on(consumer.events.GROUP_JOIN, () => {
+    for (const [partition, offset] of nextOf) if (pending.has(partition)) consumer.seek({ topic, partition, offset });
+  });
   await consumer.connect();
   await consumer.subscribe({ topic, fromBeginning: true });
   await consumer.run({
@@ -57,13 +65,13 @@ export async function readPollWindow(kafka: Kafka, window: KafkaWindow, onMessag
           return;
         }
       }
+      nextOf.set(partition, (offset + 1n).toString());
       if (offset + 1n >= (endOf.get(partition) ?? 0n)) {
         pending.delete(partition);
         if (pending.size === 0) finish();
       }
     },
   });
-  for (const [partition, offset] of startOf) consumer.seek({ topic, partition, offset });
   try {
     await finished;
   } finally {
