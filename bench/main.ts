@@ -1,7 +1,8 @@
 /**
  * npm run bench [-- <section>...] — prints every figure the issues ask for, measured side by side
- * in one run on this machine. Sections: normalize, carriers, api, pipeline, lanes, replay, webhooks.
+ * in one run on this machine. Sections: normalize, carriers, api, pipeline, lanes, replay, webhooks, analyzer.
  */
+import { benchAnalyzer } from './analyzer.ts';
 import { benchApi } from './api.ts';
 import { benchCarriers } from './carriers.ts';
 import { benchLanes } from './lanes.ts';
@@ -19,6 +20,7 @@ const SECTIONS: Record<string, { title: string; run: () => Promise<BenchResult[]
   pipeline: { title: 'Pipeline: Kafka → normalizer → ClickHouse, lane benchmarks at scale (npm run bench -- pipeline)', run: benchPipeline },
   replay: { title: 'Replay over 1 M polls stored in ClickHouse: --diff, --apply (npm run bench -- replay)', run: benchReplay },
   webhooks: { title: 'Push: deliveries to a verifying receiver, embedded vs Redis; poll on Kafka → delivery (npm run bench -- webhooks)', run: benchWebhooks },
+  analyzer: { title: 'Shipment analyzer: end to end on the embedded default, the report alone (npm run bench -- analyzer)', run: benchAnalyzer },
 };
 
 async function main(): Promise<void> {

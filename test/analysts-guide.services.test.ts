@@ -4,6 +4,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AnalysisDoc, AnalyzedShipment } from '../lib/analyzer/index.ts';
+import { writeAnalysisShipments } from '../lib/clickhouse/analysis-shipments.ts';
 import { writeClosures } from '../lib/clickhouse/lanes-closures.ts';
 import { refreshLaneStats } from '../lib/clickhouse/lanes-window.ts';
 import { createTestDatabase, rowsOf, type TestDatabase } from '../lib/clickhouse/testing.ts';
@@ -43,6 +45,36 @@ function fixture(): LaneClosure[] {
   return out;
 }
 
+/** Analysed shipments: three live analyses (one written twice, one 40 days old) and a sandbox one. */
+function analyses(): { doc: AnalysisDoc; shipments: AnalyzedShipment[] }[] {
+  const random = seeded(11);
+  const stages = ['delivered', 'delivered', 'delivered', 'rto_delivered', 'rto_in_transit', 'in_transit', 'delivery_attempted', 'awaiting_pickup', 'cancelled', 'exception'] as const;
+  const make = (id: string, prefix: string, mode: 'live' | 'test', completedS: number): { doc: AnalysisDoc; shipments: AnalyzedShipment[] } => ({
+    doc: { id, key_prefix: prefix, mode, completed_ms: completedS * 1000, created_ms: completedS * 1000 - 60_000 } as AnalysisDoc,
+    shipments: Array.from({ length: 120 }, (_, i): AnalyzedShipment => {
+      const carrier = ['delhivery', 'bluedart', 'dtdc'][i % 3]!;
+      const result = i % 17 === 0 ? 'not_found' : i % 19 === 0 ? 'error' : 'found';
+      const stage = stages[Math.floor(random() * stages.length)]!;
+      const found = result === 'found';
+      const delivered = found && stage === 'delivered';
+      return {
+        awb: `${id}X${i}`, carrier, order_id: null, payment_mode: i % 2 ? 'cod' : 'prepaid', promised_by_ms: i % 4 ? completedS * 1000 : null,
+        result, status: found ? 'in_transit' : null, stage: found ? stage : null, attempts: 1,
+        ndr: found && random() < 0.4 ? ['customer_unavailable'] : [], transit_days: delivered ? 2 : null,
+        origin_pincode: '110001', destination_pincode: '560001', destination_state: 'Karnataka', lane: `${carrier}:110:560`,
+        edd_ms: null, delivered_ms: delivered ? (completedS - Math.floor(random() * 2 * DAY_S)) * 1000 : null,
+        is_stuck: false, hours_since_last_scan: null, error: null,
+      };
+    }),
+  });
+  return [
+    make('an_one', 'trk_live_AAAAAAA', 'live', NOW_S - 3 * DAY_S),
+    make('an_two', 'trk_live_BBBBBBB', 'live', NOW_S - DAY_S),
+    make('an_old', 'trk_live_AAAAAAA', 'live', NOW_S - 40 * DAY_S),
+    make('an_sbx', 'trk_test_CCCCCCC', 'test', NOW_S - DAY_S),
+  ];
+}
+
 const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); const n = s.length; return n % 2 ? s[(n - 1) / 2]! : (s[n / 2 - 1]! + s[n / 2]!) / 2; };
 const p90 = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); const h = 0.9 * (s.length - 1); const lo = Math.floor(h); return s[lo]! + (h - lo) * ((s[lo + 1] ?? s[lo]!) - s[lo]!); };
 const num = (v: unknown) => (v === null ? null : Number(v));
@@ -53,6 +85,7 @@ describe('docs/analysts.md queries (real ClickHouse)', () => {
   const live = all.filter((c) => c.mode === 'live');
   const since = (days: number) => live.filter((c) => c.closedAtS >= NOW_S - days * DAY_S);
   const run = (id: string) => rowsOf<Record<string, unknown>>(db.client, QUERIES.get(id)!);
+  const analysed = analyses();
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -60,10 +93,37 @@ describe('docs/analysts.md queries (real ClickHouse)', () => {
     // The re-poll: the same shipment again at a newer version, same figures (it must count once).
     await db.client.insert({ table: 'lane_closures', format: 'JSONEachRow', values: [{ ...(await rowsOf<Record<string, unknown>>(db.client, `SELECT * FROM lane_closures WHERE awb = '${live[1]!.awb}'`))[0], version: 2 }] });
     await refreshLaneStats(db.client, { nowMs: NOW_S * 1000 });
+    for (const a of analysed) await writeAnalysisShipments(db.client, a.doc, a.shipments);
+    // Written again (a restart between completing and writing): FINAL counts it once.
+    await writeAnalysisShipments(db.client, analysed[1]!.doc, analysed[1]!.shipments);
   }, 60_000);
   afterAll(async () => { await db?.drop(); });
 
-  it('has ten queries', () => expect([...QUERIES.keys()]).toEqual(['q1', 'q2', 'q3', 'q4', 'q5', 'q6', 'q7', 'q8', 'q9', 'q10']));
+  it('has eleven queries', () => expect([...QUERIES.keys()]).toEqual(['q1', 'q2', 'q3', 'q4', 'q5', 'q6', 'q7', 'q8', 'q9', 'q10', 'q11']));
+
+  it('q11: customers\' analyses per carrier, last 30 days', async () => {
+    const rows = await run('q11');
+    const recent = analysed.filter((a) => a.doc.mode === 'live' && a.doc.completed_ms! >= (NOW_S - 30 * DAY_S) * 1000);
+    const found = recent.flatMap((a) => a.shipments.map((s) => ({ ...s, key: a.doc.key_prefix }))).filter((s) => s.result === 'found');
+    const want = ['delhivery', 'bluedart', 'dtdc'].map((carrier) => {
+      const mine = found.filter((s) => s.carrier === carrier);
+      const picked = mine.filter((s) => s.stage !== 'awaiting_pickup' && s.stage !== 'cancelled');
+      const delivered = mine.filter((s) => s.stage === 'delivered');
+      const promised = delivered.filter((s) => s.promised_by_ms !== null);
+      return {
+        carrier, customers: new Set(mine.map((s) => s.key)).size, shipments: mine.length, delivered: delivered.length,
+        rto: picked.filter((s) => s.stage === 'rto_delivered' || s.stage === 'rto_in_transit').length / picked.length,
+        ndr: picked.filter((s) => s.ndr.length > 0).length / picked.length,
+        promise: promised.filter((s) => s.delivered_ms! <= s.promised_by_ms!).length / promised.length,
+      };
+    }).sort((a, b) => b.shipments - a.shipments || (a.carrier < b.carrier ? -1 : 1));
+    expect(rows.map((r) => [r.carrier, Number(r.customers), Number(r.shipments), Number(r.delivered)])).toEqual(want.map((w) => [w.carrier, w.customers, w.shipments, w.delivered]));
+    rows.forEach((r, i) => {
+      expect(num(r.rto_rate)).toBeCloseTo(want[i]!.rto, 12);
+      expect(num(r.ndr_rate)).toBeCloseTo(want[i]!.ndr, 12);
+      expect(num(r.on_time_vs_promise)).toBeCloseTo(want[i]!.promise, 12);
+    });
+  });
 
   it('q1: every carrier on a lane with its window figures', async () => {
     const rows = await run('q1');

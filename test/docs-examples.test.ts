@@ -3,8 +3,8 @@
  * string `sh example`, followed by a `json <status>` block of the answer; this test starts the
  * embedded default in-process (the API harness: its sandbox carriers, its store, loopback opened to
  * webhooks as `WEBHOOK_ALLOWED_TARGETS=127.0.0.1/32 npm start` does), runs each example with curl
- * as written, with `$B` the base URL, `$K` a fresh `trk_test_` key and `$W` the `wh_` id of the
- * endpoint an earlier example created, and compares the status and the fields shown: objects may
+ * as written, with `$B` the base URL, `$K` a fresh `trk_test_` growth key, and `$W` / `$A` the
+ * `wh_` / `an_` id an earlier example's answer gave (an endpoint, an analysis), and compares the status and the fields shown: objects may
  * hold more fields than shown; a shown array has exactly the shown elements, in order (an empty one
  * stands for any array).
  */
@@ -60,7 +60,8 @@ describe('examples of the integrators\' pages', () => {
   beforeAll(async () => {
     harness = await startApiHarness();
     vars.B = await harness.listen();
-    vars.K = (await harness.createKey()).key;
+    // A growth key: the analyzer's examples need its plan, and every other example answers the same.
+    vars.K = (await harness.createKey({ plan: 'growth' })).key;
     curlHome = await mkdtemp(join(tmpdir(), 'docs-curl-'));
     await writeFile(join(curlHome, '.curlrc'), `write-out = "${STATUS_MARK}%{http_code}"\n`);
   }, 120_000);
@@ -90,5 +91,6 @@ describe('examples of the integrators\' pages', () => {
     expect(answer).toEqual(asShown(example.shown));
     const id = (answer as { id?: unknown }).id;
     if (typeof id === 'string' && id.startsWith('wh_')) vars.W = id;
+    if (typeof id === 'string' && id.startsWith('an_')) vars.A = id;
   });
 });

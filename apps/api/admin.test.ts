@@ -164,6 +164,8 @@ describe('admin API', () => {
         status: 'active',
         period: { start: h.clock.iso(), end: h.clock.iso(30 * DAY_MS), lookups_used: 0, lookups_limit: 12_000, lookups_remaining: 12_000 },
         rate_limits: { burst_per_second: 20, daily_quota: 2400 },
+        // Business includes the shipment analyzer: its own allowance (contracts.md).
+        analyzer: { shipments_used: 0, shipments_limit: 12_000 },
         email: 'Big.Customer@Example.com',
         mode: 'live',
       });

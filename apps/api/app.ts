@@ -11,6 +11,7 @@ import { stdoutLogStream } from './log-stream.ts';
 import { buildOpenApi } from './openapi.ts';
 import { deferJsonErrors } from './bodies.ts';
 import { registerAdminRoutes } from './routes/admin.ts';
+import { registerAnalysisRoutes } from './routes/analyses.ts';
 import { registerBatchRoute } from './routes/batch.ts';
 import { registerBillingRoutes } from './routes/billing.ts';
 import { registerCarrierRoutes } from './routes/carriers.ts';
@@ -87,5 +88,6 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
       registerWebhookRoutes(scope, deps, push);
     });
   }
+  if (deps.analyzer) registerAnalysisRoutes(app, deps, deps.analyzer);
   return app;
 }

@@ -1,6 +1,7 @@
 import type { DestinationStream } from 'pino';
 import type { AccessStore } from '../../lib/access/index.ts';
 import type { Billing } from '../../lib/billing/index.ts';
+import type { Analyzer } from '../../lib/analyzer/index.ts';
 import type { IdempotencyStore } from '../../lib/idempotency/index.ts';
 import type { LaneWindowSource } from '../../lib/lanes/index.ts';
 import type { Metrics } from '../../lib/metrics/index.ts';
@@ -27,6 +28,8 @@ export interface ApiDeps {
   tracking: TrackingService;
   /** Watches and webhooks; without it the push routes are not served. */
   push?: Push;
+  /** The shipment analyzer; without it its routes are not served. */
+  analyzer?: Analyzer;
   /** Windowed lane statistics for GET /v1/lanes (the embedded book or ClickHouse's lane_stats). */
   lanes: LaneWindowSource;
   metrics: Metrics;

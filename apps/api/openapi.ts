@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Product } from '../../lib/product/index.ts';
 import { ErrorBodySchema, TrackingRecordSchema, UsageRecordSchema } from '../../lib/schemas/index.ts';
+import { ANALYSIS_SCHEMAS, analysisPaths } from './openapi-analyses.ts';
 import { BATCH_SCHEMAS, lookupPaths } from './openapi-lookups.ts';
 
 const json = (schema: z.ZodType) => z.toJSONSchema(schema, { target: 'draft-2020-12', unrepresentable: 'any' });
@@ -53,7 +54,7 @@ export function buildOpenApi(product: Product): Record<string, unknown> {
       securitySchemes: {
         ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'trk_live_… or trk_test_… (sandbox carriers) key.' },
       },
-      schemas: { TrackingRecord: json(TrackingRecordSchema), UsageRecord: json(UsageRecordSchema), ErrorBody: json(ErrorBodySchema), LaneComparison: LANE_COMPARISON_SCHEMA, ...BATCH_SCHEMAS },
+      schemas: { TrackingRecord: json(TrackingRecordSchema), UsageRecord: json(UsageRecordSchema), ErrorBody: json(ErrorBodySchema), LaneComparison: LANE_COMPARISON_SCHEMA, ...BATCH_SCHEMAS, ...ANALYSIS_SCHEMAS },
     },
     security: [{ ApiKey: [] }],
     paths: {
@@ -90,6 +91,7 @@ export function buildOpenApi(product: Product): Record<string, unknown> {
       },
       ...lookupPaths(product),
       ...pushPaths(),
+      ...analysisPaths(),
       '/v1/lanes/{origin_pincode}/{destination_pincode}': {
         get: {
           summary: 'Compare carriers on a lane',
@@ -134,7 +136,7 @@ const jsonBody = (properties: Record<string, unknown>, required: string[], examp
 });
 const ok = (description: string, example?: unknown) => ({ description, content: { 'application/json': { schema: { type: 'object' }, ...(example ? { example } : {}) } } });
 const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^wh_' } };
-const EVENT_TYPES = ['tracking.delivered', 'tracking.rto', 'tracking.exception', 'tracking.out_for_delivery', 'tracking.stuck', 'tracking.updated'];
+const EVENT_TYPES = ['tracking.delivered', 'tracking.rto', 'tracking.exception', 'tracking.out_for_delivery', 'tracking.stuck', 'tracking.updated', 'analysis.completed'];
 const WATCH_EXAMPLE = { carrier: 'delhivery', awb: '1234567890125', status: 'active', watched_since: '2026-11-23T10:00:00.000Z', expires_at: '2027-01-22T10:00:00.000Z' };
 
 /** Watches and webhooks (contracts.md "Push"): management calls consume no lookups. */

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { RedisAccessStore, openAccessStore, standingFromStore, standingOf } from '../../lib/access/index.ts';
+import { Analyzer } from '../../lib/analyzer/index.ts';
 import { createInProcessBus, type PollBus } from '../../lib/bus/index.ts';
-import { ClickHouseLaneSource, ClickHouseLaneWindowSource, createClickHouseClient, resolveTarget } from '../../lib/clickhouse/index.ts';
+import { ClickHouseLaneSource, ClickHouseLaneWindowSource, createClickHouseClient, resolveTarget, writeAnalysisShipments } from '../../lib/clickhouse/index.ts';
 import { createKafka } from '../../lib/kafka/client.ts';
 import { KafkaBus } from '../../lib/kafka/kafka-bus.ts';
 import { EmbeddedIdempotencyStore, RedisIdempotencyStore, embeddedIdempotencyDir, type IdempotencyStore } from '../../lib/idempotency/index.ts';
@@ -176,6 +177,14 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
   const tracking = new TrackingService({ cache, carriers, bus, rules: product.rules, lanes: laneSource, metrics, clock });
   pushLanes.source = laneSource;
   pushRecords.tracking = tracking;
+  // The shipment analyzer: its state beside push's (Redis or DATA_DIR), its runner in every API process.
+  const analyzer = new Analyzer({
+    kv: push.kv, tracking, network: laneWindows, plans: product.config.plans, events: push.events, clock,
+    // Distributed: every shipment of a completed analysis becomes a row of analysis_shipments.
+    ...(clickhouse ? { rows: (doc, shipments) => writeAnalysisShipments(clickhouse, doc, shipments) } : {}),
+    log: (level, message, err) => console[level === 'info' ? 'log' : 'error'](message, err ?? ''),
+  });
+  analyzer.start();
   const readiness: ReadinessCheck[] = [
     { name: 'access', check: async () => { await access.getByPrefix('trk_test_0000000'); } },
   ];
@@ -188,12 +197,13 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
 
   const adminToken = env.ADMIN_TOKEN ?? randomBytes(24).toString('base64url');
   return {
-    deps: { product, access, billing, idempotency, tracking, push, throttle, lanes: laneWindows, metrics, adminToken, clock, readiness, logLevel: env.LOG_LEVEL, trustProxy: trustProxyOf(env.TRUST_PROXY), publicBaseUrl: env.PUBLIC_BASE_URL },
+    deps: { product, access, billing, idempotency, tracking, push, analyzer, throttle, lanes: laneWindows, metrics, adminToken, clock, readiness, logLevel: env.LOG_LEVEL, trustProxy: trustProxyOf(env.TRUST_PROXY), publicBaseUrl: env.PUBLIC_BASE_URL },
     shipments,
     bus,
     push,
     adminTokenGenerated: env.ADMIN_TOKEN === undefined,
     async close() {
+      await analyzer.stop();
       await bus.close();
       await push.close();
       mailer.close();

@@ -576,6 +576,8 @@ describe('usage, renew, suspend, resume, revoke', () => {
       status: 'active',
       period: { start: h.clock.iso(), end: h.clock.iso(30 * DAY_MS), lookups_used: 0, lookups_limit: 4000, lookups_remaining: 4000 },
       rate_limits: { burst_per_second: 10, daily_quota: 800 },
+      // Growth includes the shipment analyzer, with its own allowance (contracts.md).
+      analyzer: { shipments_used: 0, shipments_limit: 4000 },
     });
     expectRecord(await h.track(k.key, 'delhivery', IN_TRANSIT));
     expect((await h.usage(k.key)).period).toMatchObject({ lookups_used: 1, lookups_remaining: 3999 });

@@ -137,6 +137,8 @@ export const UsageRecordSchema = z.object({
     lookups_remaining: z.number().int().nonnegative(),
   }),
   rate_limits: z.object({ burst_per_second: z.number().int().positive(), daily_quota: z.number().int().positive() }),
+  /** Growth and business keys: the shipment analyzer's allowance of the period (contracts.md). */
+  analyzer: z.object({ shipments_used: z.number().int().nonnegative(), shipments_limit: z.number().int().positive() }).optional(),
 });
 export type UsageRecord = z.infer<typeof UsageRecordSchema>;
 
@@ -147,6 +149,8 @@ export const ERROR_CODES = [
   'conflict', 'invalid_url', 'too_many_endpoints',
   'invalid_pincode',
   'carrier_not_detected', 'idempotency_key_reused',
+  // The shipment analyzer (contracts.md, decisions.md "Errors").
+  'plan_feature_unavailable', 'analyzer_quota_exceeded', 'invalid_analysis', 'analysis_not_found',
   // Hostile or malformed HTTP (apps/api/hardening.ts): the status each names, in the standard body.
   'payload_too_large', 'unsupported_media_type', 'header_fields_too_large', 'request_timeout',
   'too_many_attempts',

@@ -3,7 +3,7 @@ import { cacheKey, isFresh, retentionMs, type CachedLookup, type TrackingCache }
 import { toTrackingRecord } from '../insights/index.ts';
 import { laneKey, type LaneStatsSource } from '../lanes/index.ts';
 import type { Metrics } from '../metrics/index.ts';
-import { normalizePoll, type BaseRecord, type NormalizedShipment, type RuleSet } from '../normalize/index.ts';
+import { normalizePoll, type BaseRecord, type NormalizedShipment, type RuleSet, type ShipmentFacts } from '../normalize/index.ts';
 import type { CarrierPoll, PollSource, TrackingRecord } from '../schemas/index.ts';
 import type { KeyMode } from '../schemas/index.ts';
 
@@ -13,8 +13,11 @@ export interface CarrierPolling {
 }
 
 export type LookupResult =
-  /** `base` is the cached part of `record` (what `trackingRecordJson` reuses). */
-  | { kind: 'found'; record: TrackingRecord; base: BaseRecord }
+  /**
+   * `base` is the cached part of `record` (what `trackingRecordJson` reuses); `facts` what
+   * normalization derived beside it (the analyzer reads the exact transit time from it).
+   */
+  | { kind: 'found'; record: TrackingRecord; base: BaseRecord; facts: ShipmentFacts }
   | { kind: 'not_found' }
   | { kind: 'upstream_error'; reason: string };
 
@@ -117,6 +120,6 @@ export class TrackingService {
   private async answer(shipment: NormalizedShipment, mode: KeyMode, flags: { cached: boolean; stale: boolean }): Promise<LookupResult> {
     const lane = shipment.facts.lane ? await this.deps.lanes.get(laneKey(shipment.facts.lane, mode)) : null;
     const record = toTrackingRecord(shipment.record, shipment.facts, { nowMs: this.deps.clock(), lane, ...flags });
-    return { kind: 'found', record, base: shipment.record };
+    return { kind: 'found', record, base: shipment.record, facts: shipment.facts };
   }
 }

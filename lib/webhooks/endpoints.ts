@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { WEBHOOK_EVENT_TYPES, TRACKING_EVENT_TYPES, type TrackingEventType } from './events.ts';
+import { SUBSCRIBABLE_EVENT_TYPES, WEBHOOK_EVENT_TYPES, type SubscribableEventType } from './events.ts';
 import type { PushKv } from './kv.ts';
 import { pushKeys } from './keys.ts';
 import { generateSecret } from './signing.ts';
@@ -20,8 +20,8 @@ export interface EndpointDoc {
   key_prefix: string;
   mode: KeyMode;
   url: string;
-  /** Null: every tracking event type. */
-  events: TrackingEventType[] | null;
+  /** Null: every event type (tracking and analyzer). */
+  events: SubscribableEventType[] | null;
   description: string | null;
   status: 'enabled' | 'disabled';
   disabled_reason: DisabledReason | null;
@@ -46,7 +46,7 @@ export interface EndpointView {
 
 export function endpointView(doc: EndpointDoc): EndpointView {
   return {
-    id: doc.id, url: doc.url, events: doc.events ?? [...TRACKING_EVENT_TYPES], description: doc.description,
+    id: doc.id, url: doc.url, events: doc.events ?? [...SUBSCRIBABLE_EVENT_TYPES], description: doc.description,
     status: doc.status, disabled_reason: doc.disabled_reason, created_at: new Date(doc.created_at_ms).toISOString(),
   };
 }
@@ -97,13 +97,13 @@ export function healthAfter(doc: EndpointDoc, outcome: { ok: boolean; gone: bool
 
 const newId = () => `wh_${randomBytes(15).toString('base64url').replace(/[-_]/g, '0')}`;
 
-function checkEvents(events: unknown): TrackingEventType[] | null {
+function checkEvents(events: unknown): SubscribableEventType[] | null {
   if (events === undefined || events === null) return null;
-  const known = new Set<string>(TRACKING_EVENT_TYPES);
+  const known = new Set<string>(SUBSCRIBABLE_EVENT_TYPES);
   if (!Array.isArray(events) || events.length === 0 || events.some((e) => typeof e !== 'string' || !known.has(e))) {
-    throw new EndpointError('invalid_events', `"events" must be a non-empty list of: ${TRACKING_EVENT_TYPES.join(', ')} (or left out for all).`);
+    throw new EndpointError('invalid_events', `"events" must be a non-empty list of: ${SUBSCRIBABLE_EVENT_TYPES.join(', ')} (or left out for all).`);
   }
-  return [...new Set(events as TrackingEventType[])];
+  return [...new Set(events as SubscribableEventType[])];
 }
 
 /** Where endpoints may point: the operator's opened targets, and the resolver that checks names. */

@@ -10,8 +10,13 @@ import type { KeyMode } from '../schemas/index.ts';
 export const TRACKING_EVENT_TYPES = [
   'tracking.delivered', 'tracking.rto', 'tracking.exception', 'tracking.out_for_delivery', 'tracking.stuck', 'tracking.updated',
 ] as const;
-export const WEBHOOK_EVENT_TYPES = [...TRACKING_EVENT_TYPES, 'webhook.test'] as const;
+/** Events of the shipment analyzer (contracts.md "Shipment analyzer"). */
+export const ANALYSIS_EVENT_TYPES = ['analysis.completed'] as const;
+/** What an endpoint may subscribe to (its `events`). */
+export const SUBSCRIBABLE_EVENT_TYPES = [...TRACKING_EVENT_TYPES, ...ANALYSIS_EVENT_TYPES] as const;
+export const WEBHOOK_EVENT_TYPES = [...SUBSCRIBABLE_EVENT_TYPES, 'webhook.test'] as const;
 export type TrackingEventType = (typeof TRACKING_EVENT_TYPES)[number];
+export type SubscribableEventType = (typeof SUBSCRIBABLE_EVENT_TYPES)[number];
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /**

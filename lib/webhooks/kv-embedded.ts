@@ -129,6 +129,15 @@ export class EmbeddedPushKv implements PushKv {
     return outcome.result;
   }
 
+  async increment(key: string, ttlMs: number): Promise<number> {
+    const current = this.read<number>(key);
+    const next = (current ?? 0) + 1;
+    // The expiry is the counter's creation's, as with Redis.
+    const expires = current === null ? this.clock() + ttlMs : this.docs.get(key)?.x ?? this.clock() + ttlMs;
+    this.record({ o: 'set', k: key, v: next, x: expires });
+    return next;
+  }
+
   async transact<R>(keys: readonly string[], change: (current: unknown[]) => Transaction<R>): Promise<R> {
     // As update: nothing awaited between the reads and the write.
     const step = change(keys.map((key) => this.read(key)));

@@ -49,6 +49,13 @@ end
 return {1}
 `;
 
+/** A counter: INCR, and its expiry set when it is created, in one step. */
+const INCREMENT_LUA = `
+local n = redis.call('INCR', KEYS[1])
+if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return n
+`;
+
 /** Takes a member off a schedule only while its due time is still ARGV[2]. */
 const UNSCHEDULE_IF_LUA = `
 local at = redis.call('ZSCORE', KEYS[1], ARGV[1])
@@ -72,6 +79,7 @@ type ScriptedRedis = RedisClient & {
   pushClaim(key: string, nowMs: number, leaseUntilMs: number, limit: number): Promise<string[]>;
   pushTransact(numKeys: number, ...args: (string | number)[]): Promise<(number | string)[]>;
   pushUnscheduleIf(key: string, member: string, atMs: number): Promise<number>;
+  pushIncrement(key: string, ttlMs: number): Promise<number>;
 };
 
 /** Key counts of the cluster's transact commands (a transact touches one API key's documents). */
@@ -110,6 +118,7 @@ export class RedisPushKv implements PushKv {
     redis.defineCommand('pushClaim', { numberOfKeys: 1, lua: CLAIM_LUA });
     redis.defineCommand('pushTransact', { lua: TRANSACT_LUA });
     redis.defineCommand('pushUnscheduleIf', { numberOfKeys: 1, lua: UNSCHEDULE_IF_LUA });
+    redis.defineCommand('pushIncrement', { numberOfKeys: 1, lua: INCREMENT_LUA });
     this.redis = redis as ScriptedRedis;
     if (isCluster(redis)) this.redis.pushTransact = transactWithFixedKeyCounts(redis);
   }
@@ -189,6 +198,12 @@ export class RedisPushKv implements PushKv {
       reads.forEach((full, i) => this.remember(full, texts[i]!));
     }
     throw new Error(`push state ${keys.join(', ')}: too many concurrent updates`);
+  }
+
+  async increment(key: string, ttlMs: number): Promise<number> {
+    const full = this.k(key);
+    this.remembered.delete(full);
+    return Number(await this.redis.pushIncrement(full, ttlMs));
   }
 
   async set<T>(key: string, value: T, ttlMs?: number): Promise<void> {

@@ -19,6 +19,18 @@ export function pushKvSuite(harness: KvHarness): void {
       expect(await opened.kv.get('{k}counter')).toEqual({ n: 50 });
     });
 
+    it('increment counts 500 concurrent callers exactly, survives a reopen and expires', async () => {
+      let now = Date.now();
+      const opened = await harness.open(() => now);
+      cleanup = opened.cleanup;
+      const counts = await Promise.all(Array.from({ length: 500 }, () => opened.kv.increment('{k}hits', 100)));
+      expect(counts.sort((a, b) => a - b)).toEqual(Array.from({ length: 500 }, (_, i) => i + 1));
+      expect(await (await opened.reopen()).get('{k}hits')).toBe(500);
+      now += 300;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await (await opened.reopen()).get('{k}hits')).toBeNull();
+    });
+
     it('update can leave a document alone, delete it, and answer a result', async () => {
       const opened = await harness.open();
       cleanup = opened.cleanup;

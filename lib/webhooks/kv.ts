@@ -26,6 +26,12 @@ export interface PushKv {
    * last read or wrote them.
    */
   transact<R>(keys: readonly string[], change: (current: unknown[]) => Transaction<R>): Promise<R>;
+  /**
+   * Adds 1 to a counter document (absent: 0) and answers the new count; `ttlMs` is set when the
+   * counter is created. One atomic command, so any number of concurrent callers never conflict
+   * (request counters: `update` retries under heavy contention on one document).
+   */
+  increment(key: string, ttlMs: number): Promise<number>;
   set<T>(key: string, value: T, ttlMs?: number): Promise<void>;
   delete(key: string): Promise<void>;
 

@@ -1,6 +1,7 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import type { Analyzer } from '../../../lib/analyzer/index.ts';
 import { AccessError, isKeyPrefix, standingOf, toUsageRecord, type AccessStore, type KeyRecord } from '../../../lib/access/index.ts';
 import { PLAN_NAMES } from '../../../lib/config/index.ts';
 import type { AddressThrottle, ThrottleRule } from '../../../lib/throttle/index.ts';
@@ -51,8 +52,20 @@ function toApiError(err: unknown): unknown {
   return err instanceof AccessError ? new ApiError(err.code, err.message) : err;
 }
 
-async function keyView(access: AccessStore, record: KeyRecord, now: Date) {
-  return { ...toUsageRecord(record, await access.usage(record.prefix, now), now), email: record.email, mode: record.mode };
+async function keyView(access: AccessStore, record: KeyRecord, now: Date, analyzer?: Analyzer) {
+  const usage = toUsageRecord(record, await access.usage(record.prefix, now), now);
+  const analyzerUsage = await analyzer?.usage(record);
+  return { ...usage, ...(analyzerUsage ? { analyzer: analyzerUsage } : {}), email: record.email, mode: record.mode };
+}
+
+/** `analyzer_shipments_limit` of POST /admin/keys: the analyzer's allowance per period for this key. */
+function analyzerLimitOf(body: unknown): { rest: unknown; limit: number | null } {
+  if (body === null || typeof body !== 'object' || Array.isArray(body) || !('analyzer_shipments_limit' in body)) return { rest: body, limit: null };
+  const { analyzer_shipments_limit: limit, ...rest } = body as Record<string, unknown>;
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit <= 0) {
+    throw new ApiError('bad_request', 'Invalid key request: analyzer_shipments_limit must be a positive integer.');
+  }
+  return { rest, limit };
 }
 
 function prefixParam(request: FastifyRequest<{ Params: { prefix: string } }>): string {
@@ -79,8 +92,10 @@ export function registerAdminRoutes(app: FastifyInstance, deps: ApiDeps): void {
 
     admin.post('/admin/keys', async (request, reply) => {
       try {
-        const created = await access.createKey((request.body ?? {}) as never, now());
-        const view = await keyView(access, created.record, now());
+        const { rest, limit } = analyzerLimitOf(request.body ?? {});
+        const created = await access.createKey(rest as never, now());
+        if (limit !== null) await deps.analyzer?.store.setLimitOverride(created.record.prefix, limit);
+        const view = await keyView(access, created.record, now(), deps.analyzer);
         return reply.code(201).send({
           key: created.key, key_prefix: view.key_prefix, plan: view.plan, status: view.status,
           email: view.email, mode: view.mode, period: view.period, rate_limits: view.rate_limits,
@@ -93,7 +108,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: ApiDeps): void {
     admin.get<{ Params: { prefix: string } }>('/admin/keys/:prefix', async (request) => {
       const record = await access.getByPrefix(prefixParam(request));
       if (!record) throw new ApiError('not_found', `No key with prefix ${request.params.prefix}.`);
-      return keyView(access, record, now());
+      return keyView(access, record, now(), deps.analyzer);
     });
 
     for (const [action, status] of [['suspend', 'suspended'], ['resume', 'active'], ['revoke', 'revoked']] as const) {
@@ -101,7 +116,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: ApiDeps): void {
         try {
           const record = await access.setStatus(prefixParam(request), status);
           await keyChanged(record);
-          return keyView(access, record, now());
+          return keyView(access, record, now(), deps.analyzer);
         } catch (err) {
           throw toApiError(err);
         }
@@ -113,8 +128,10 @@ export function registerAdminRoutes(app: FastifyInstance, deps: ApiDeps): void {
       if (!body.success) throw new ApiError('bad_request', `Invalid renew body: ${body.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ')}`);
       try {
         const record = await access.renew(prefixParam(request), body.data.plan, now());
+        // A plan given switches to that plan's numbers: the analyzer's too (as for lookups_limit).
+        if (body.data.plan) await deps.analyzer?.store.setLimitOverride(record.prefix, null);
         await keyChanged(record);
-        return keyView(access, record, now());
+        return keyView(access, record, now(), deps.analyzer);
       } catch (err) {
         throw toApiError(err);
       }

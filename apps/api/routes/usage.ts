@@ -9,7 +9,10 @@ export function registerUsageRoutes(app: FastifyInstance, deps: ApiDeps): void {
   app.get('/v1/usage', async (request) => {
     const now = new Date(deps.clock());
     const record = await authenticate(request, deps.access, now, { pastPeriodAllowed: true });
-    return toUsageRecord(record, await deps.access.usage(record.prefix, now), now);
+    const usage = toUsageRecord(record, await deps.access.usage(record.prefix, now), now);
+    // Growth and business keys: the shipment analyzer's own allowance (contracts.md).
+    const analyzer = await deps.analyzer?.usage(record);
+    return analyzer ? { ...usage, analyzer } : usage;
   });
   methodNotAllowed(app, '/v1/usage', ['GET']);
 }

@@ -4,6 +4,7 @@ import type { Env } from '../../../lib/config/index.ts';
 import { AdminApiError, createAdminClient } from './admin-client.ts';
 import type { Command, OptionValues } from './command.ts';
 import { keysCreate } from './keys-create.ts';
+import { runAnalyze } from './analyze.ts';
 import { runLanes } from './lanes.ts';
 import { keysRenew } from './keys-renew.ts';
 import { keysShow } from './keys-show.ts';
@@ -81,6 +82,7 @@ function adminToken(values: OptionValues, env: CliEnv): string {
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   // `lanes` calls the public API with an API key, not the admin API: its own parser.
   if (argv[0] === 'lanes') return runLanes(argv.slice(1), io);
+  if (argv[0] === 'analyze') return runAnalyze(argv.slice(1), io);
   try {
     const parsed = parse(argv);
     if (parsed === 'help') {

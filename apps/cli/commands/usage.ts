@@ -13,6 +13,8 @@ Commands (all call the admin HTTP API):
   keys renew <key_prefix> [--plan <plan>]
   lanes <origin_pincode> <destination_pincode> [--key trk_…] [--json]
               (the public API with an API key or TRACKING_API_KEY; one lookup)
+  analyze <shipments.csv|.json> [--key trk_…] [--name N] [--out report.json] [--json]
+              (the shipment analyzer: progress, a summary table, the report written to a file)
 
 Options:
   --url <base>     admin API base URL (default http://127.0.0.1:\${PORT:-3000})

@@ -1,0 +1,3 @@
+import { analysesSuite } from './analyses.suite.ts';
+
+analysesSuite('redis');

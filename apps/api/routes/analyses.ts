@@ -1,0 +1,165 @@
+import { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { KeyRecord } from '../../../lib/access/index.ts';
+import {
+  ANALYZER_PLANS, CsvInputError, InputCollector, MAX_ANALYSIS_ROWS, SHARE_VALIDITY_MS, SHIPMENT_CSV_HEADER,
+  analysisSummary, analysisView, readCsv, shareToken, sharePage, shipmentCsvLine, verifyShareToken,
+  type Analyzer, type InputContext, type RejectedRow,
+} from '../../../lib/analyzer/index.ts';
+import type { ApiDeps } from '../deps.ts';
+import { ApiError, methodNotAllowed } from '../errors.ts';
+import { managementKey } from '../push-auth.ts';
+
+/** A JSON body of 20,000 shipments with every field fits easily; CSV is streamed under the same cap. */
+export const ANALYSIS_BODY_LIMIT = 16 * 1024 * 1024;
+const NOT_JSON = Symbol('not JSON');
+
+/**
+ * The key of an analyzer call: checked as a management call (no lookup consumed, the burst limit
+ * counted per request), refused when it may not act now as every /v1/ call is, then the plan: growth and
+ * business only (403 `plan_feature_unavailable`, nothing counted).
+ */
+async function analyzerKey(deps: ApiDeps, analyzer: Analyzer, request: FastifyRequest, reply: FastifyReply): Promise<KeyRecord> {
+  // managementKey refuses a key that may not act now (auth.ts acceptKeyRecord: 401, 402).
+  const record = await managementKey(deps, analyzer.store.kv, request, reply);
+  if (!analyzer.includes(record)) {
+    throw new ApiError('plan_feature_unavailable', `The shipment analyzer is part of the ${ANALYZER_PLANS.join(' and ')} plans; this key is on the ${record.plan} plan. Renew with one of them to use it.`);
+  }
+  return record;
+}
+
+function problems(rejected: readonly RejectedRow[]): string {
+  return rejected.slice(0, 5).map((r) => `row ${r.row}${r.awb ? ` (${r.awb})` : ''}: ${r.code}`).join('; ');
+}
+
+const tooMany = () => new ApiError('payload_too_large', `An analysis holds at most ${MAX_ANALYSIS_ROWS.toLocaleString('en-US')} shipments; split the file and send it as several analyses.`);
+
+function collectJson(collector: InputCollector, body: unknown): { name: string | null } {
+  if (body === NOT_JSON || body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw new ApiError('invalid_analysis', 'The body must be JSON {"name"?: "...", "shipments": [{"awb": "...", "carrier"?: "...", ...}]} or a CSV with Content-Type: text/csv.');
+  }
+  const { name, shipments } = body as { name?: unknown; shipments?: unknown };
+  if (name !== undefined && name !== null && (typeof name !== 'string' || name.length > 200)) throw new ApiError('invalid_analysis', '"name" must be a string of at most 200 characters.');
+  if (!Array.isArray(shipments) || shipments.length === 0) throw new ApiError('invalid_analysis', '"shipments" must be a list of 1 to 20,000 shipments {"awb": "...", ...}.');
+  if (shipments.length > MAX_ANALYSIS_ROWS) throw tooMany();
+  for (const item of shipments) {
+    collector.add(item !== null && typeof item === 'object' && !Array.isArray(item) ? item as Record<string, unknown> : { awb: undefined, order_id: {} });
+  }
+  return { name: typeof name === 'string' && name.trim() ? name.trim() : null };
+}
+
+async function collectCsv(collector: InputCollector, body: Readable): Promise<void> {
+  try {
+    const outcome = await readCsv(body, {
+      header: (columns) => {
+        if (!columns.includes('awb')) throw new CsvInputError(`The CSV has no awb column (its header row names: ${columns.slice(0, 10).join(', ') || 'nothing'}).`);
+      },
+      row: (record) => collector.add(record),
+    }, ANALYSIS_BODY_LIMIT);
+    if (outcome !== 'done') throw tooMany();
+  } catch (err) {
+    if (err instanceof CsvInputError) throw new ApiError('invalid_analysis', err.message);
+    throw err;
+  }
+}
+
+/** The shipment analyzer's routes (contracts.md "Shipment analyzer"). */
+export function registerAnalysisRoutes(app: FastifyInstance, deps: ApiDeps, analyzer: Analyzer): void {
+  const ctx: InputContext = { resolveCarrier: (name) => deps.product.registry.resolve(name), detector: deps.product.detector };
+
+  const create = async (request: FastifyRequest<{ Querystring: { name?: string } }>, reply: FastifyReply) => {
+    const record = await analyzerKey(deps, analyzer, request, reply);
+    const collector = new InputCollector(ctx);
+    let name: string | null;
+    if (request.body instanceof Readable) {
+      await collectCsv(collector, request.body);
+      const q = request.query.name;
+      name = typeof q === 'string' && q.trim() ? q.trim().slice(0, 200) : null;
+    } else {
+      ({ name } = collectJson(collector, request.body));
+    }
+    if (collector.shipments.length === 0) {
+      throw new ApiError('invalid_analysis', collector.rows === 0 ? 'The analysis has no shipments.' : `No valid shipment: ${problems(collector.rejected)}.`);
+    }
+    const accepted = await analyzer.accept(record, name, collector.shipments, collector.rejected, collector.rejectedCount);
+    if (!accepted.ok) {
+      throw new ApiError('analyzer_quota_exceeded', `This analysis needs ${accepted.needed} shipments of the analyzer allowance and ${accepted.remaining} of ${accepted.limit} remain in this period. Send fewer shipments, or renew to start a new period.`);
+    }
+    const doc = accepted.doc;
+    return reply.code(202).header('Location', `/v1/analyses/${doc.id}`).send({
+      id: doc.id, status: 'queued', shipments: doc.total, created_at: new Date(doc.created_ms).toISOString(), rejected_rows: doc.rejected_rows,
+    });
+  };
+
+  const own = async (request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) => {
+    const record = await analyzerKey(deps, analyzer, request, reply);
+    const id = request.params.id;
+    const doc = /^an_[A-Za-z0-9]{1,40}$/.test(id) ? await analyzer.store.get(record.prefix, id) : null;
+    // Another key's analysis is looked up under this key's prefix: it is simply not there.
+    if (!doc) throw new ApiError('analysis_not_found', `No analysis ${id} of this key.`);
+    return doc;
+  };
+
+  app.register(async (scope) => {
+    scope.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: ANALYSIS_BODY_LIMIT }, (_request, text, done) => {
+      try {
+        done(null, JSON.parse(text as string));
+      } catch {
+        done(null, NOT_JSON);
+      }
+    });
+    // CSV is read as a stream by the handler, after the key checks (readCsv caps its size).
+    scope.addContentTypeParser(['text/csv', 'application/csv'], (_request, payload, done) => done(null, payload));
+    scope.post('/v1/analyses', { bodyLimit: ANALYSIS_BODY_LIMIT }, create);
+  });
+
+  app.get<{ Querystring: { cursor?: string; limit?: string } }>('/v1/analyses', async (request, reply) => {
+    const record = await analyzerKey(deps, analyzer, request, reply);
+    const limit = request.query.limit === undefined ? 20 : Number(request.query.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new ApiError('bad_request', 'limit must be an integer from 1 to 100.');
+    const { docs, next } = await analyzer.store.list(record.prefix, request.query.cursor ?? null, limit);
+    return { analyses: docs.map(analysisSummary), next_cursor: next };
+  });
+
+  app.get<{ Params: { id: string } }>('/v1/analyses/:id', async (request, reply) => analysisView(await own(request, reply)));
+
+  app.get<{ Params: { id: string } }>('/v1/analyses/:id/shipments', async (request, reply) => {
+    const doc = await own(request, reply);
+    if (doc.status !== 'completed') throw new ApiError('conflict', `Analysis ${doc.id} is ${doc.status} (${doc.done} of ${doc.total}); its shipments are listed once it completes.`);
+    const store = analyzer.store;
+    async function* lines() {
+      yield SHIPMENT_CSV_HEADER;
+      for await (const s of store.shipments(doc)) yield shipmentCsvLine(s);
+    }
+    return reply
+      .type('text/csv; charset=utf-8')
+      .header('Content-Disposition', `attachment; filename="${doc.id}-shipments.csv"`)
+      .send(Readable.from(lines()));
+  });
+
+  app.post<{ Params: { id: string } }>('/v1/analyses/:id/share', async (request, reply) => {
+    const doc = await own(request, reply);
+    const expiresMs = deps.clock() + SHARE_VALIDITY_MS;
+    const token = shareToken(await analyzer.shareSecret(), doc.key_prefix, doc.id, expiresMs);
+    const base = `${request.protocol}://${request.host}`;
+    return { url: `${base}/shared/analyses/${token}`, expires_at: new Date(Math.floor(expiresMs / 1000) * 1000).toISOString() };
+  });
+
+  // The shared report: no API key; the signed token is the permission.
+  app.get<{ Params: { token: string } }>('/shared/analyses/:token', async (request, reply) => {
+    const verified = verifyShareToken(await analyzer.shareSecret(), request.params.token, deps.clock());
+    const doc = verified ? await analyzer.store.get(verified.prefix, verified.id) : null;
+    if (!verified || !doc) throw new ApiError('analysis_not_found', 'This share link is not valid or has expired. Ask for a new one.');
+    return reply
+      .type('text/html; charset=utf-8')
+      .header('Cache-Control', 'private, no-store')
+      .header('X-Robots-Tag', 'noindex')
+      .send(sharePage(doc, new Date(verified.expiresMs).toISOString()));
+  });
+
+  methodNotAllowed(app, '/v1/analyses', ['GET', 'POST']);
+  methodNotAllowed(app, '/v1/analyses/:id', ['GET']);
+  methodNotAllowed(app, '/v1/analyses/:id/shipments', ['GET']);
+  methodNotAllowed(app, '/v1/analyses/:id/share', ['POST']);
+  methodNotAllowed(app, '/shared/analyses/:token', ['GET']);
+}

@@ -1,0 +1,106 @@
+/**
+ * The analyzer's parts over one state store: analyses and their allowance (store.ts), the
+ * background runner, the completion event and the share-link secret. An app creates one and starts
+ * its runner; the API routes use the rest.
+ */
+import type { KeyRecord } from '../access/index.ts';
+import type { PlanName, Plans } from '../config/index.ts';
+import type { TrackingService } from '../tracking/index.ts';
+import type { EventLog, PushKv } from '../webhooks/index.ts';
+import { analysisCompletedEvent } from './events.ts';
+import { trackingLookup, type AnalyzerLookup } from './lookup.ts';
+import { AnalysisRunner, type NetworkSource, type RunnerOptions } from './runner.ts';
+import { shareSecret } from './share.ts';
+import { AnalysisStore, type AcceptResult, type AnalysisDoc } from './store.ts';
+import type { AnalyzedShipment, RejectedRow, ShipmentInput } from './types.ts';
+
+/** contracts.md: the plans that include the analyzer. */
+export const ANALYZER_PLANS: readonly PlanName[] = ['growth', 'business'];
+
+export interface AnalyzerUsage {
+  shipments_used: number;
+  shipments_limit: number;
+}
+
+/** Where completed analyses' shipments go for analysts (ClickHouse `analysis_shipments`), if anywhere. */
+export type AnalysisRowSink = (doc: AnalysisDoc, shipments: readonly AnalyzedShipment[]) => Promise<void>;
+
+export interface AnalyzerOptions {
+  kv: PushKv;
+  tracking: Pick<TrackingService, 'lookup' | 'readCache'>;
+  network: NetworkSource;
+  plans: Plans;
+  /** push's event log: `analysis.completed` goes the way every webhook event goes. */
+  events: EventLog;
+  clock: () => number;
+  rows?: AnalysisRowSink;
+  /** Replaces the tracking lookup (tests count or slow it). */
+  lookup?: AnalyzerLookup;
+  runner?: Partial<Pick<RunnerOptions, 'leaseMs' | 'concurrency' | 'idleMs'>>;
+  log?: RunnerOptions['log'];
+}
+
+export class Analyzer {
+  readonly store: AnalysisStore;
+  readonly runner: AnalysisRunner;
+  private secret: Promise<Buffer> | null = null;
+
+  constructor(private readonly options: AnalyzerOptions) {
+    this.store = new AnalysisStore(options.kv, options.clock);
+    this.runner = new AnalysisRunner({
+      store: this.store,
+      lookup: options.lookup ?? trackingLookup(options.tracking, options.clock),
+      network: options.network,
+      clock: options.clock,
+      log: options.log,
+      ...options.runner,
+      onCompleted: async (doc, shipments) => {
+        await options.events.publish([analysisCompletedEvent(doc)]);
+        await options.rows?.(doc, shipments);
+      },
+    });
+  }
+
+  get windowDays(): number {
+    return this.options.network.windowDays;
+  }
+
+  includes(record: KeyRecord): boolean {
+    return ANALYZER_PLANS.includes(record.plan);
+  }
+
+  /** The key's allowance per period: its override, else its plan's lookup number. */
+  async limitOf(record: KeyRecord): Promise<number> {
+    return (await this.store.limitOverride(record.prefix)) ?? this.options.plans[record.plan].lookups;
+  }
+
+  /** The usage record's `analyzer` part; null for plans without the analyzer. */
+  async usage(record: KeyRecord): Promise<AnalyzerUsage | null> {
+    if (!this.includes(record)) return null;
+    const [used, limit] = await Promise.all([this.store.used(record.prefix, record.period_start), this.limitOf(record)]);
+    return { shipments_used: used, shipments_limit: limit };
+  }
+
+  /** Counts and stores an analysis (or refuses it whole) and schedules its run. */
+  async accept(record: KeyRecord, name: string | null, shipments: readonly ShipmentInput[], rejected: RejectedRow[], rejectedCount: number): Promise<AcceptResult> {
+    const result = await this.store.accept({
+      prefix: record.prefix, mode: record.mode, name, periodStart: record.period_start, limit: await this.limitOf(record),
+      shipments, rejected, rejectedCount, nowMs: this.options.clock(),
+    });
+    if (result.ok) await this.runner.enqueue(result.doc);
+    return result;
+  }
+
+  shareSecret(): Promise<Buffer> {
+    this.secret ??= shareSecret(this.options.kv).catch((err: unknown) => { this.secret = null; throw err; });
+    return this.secret;
+  }
+
+  start(): void {
+    this.runner.start();
+  }
+
+  stop(): Promise<void> {
+    return this.runner.stop();
+  }
+}
