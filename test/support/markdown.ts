@@ -1,7 +1,6 @@
 /**
- * Reading the project's Markdown as GitHub shows it: the files of README.md, docs/ and
- * packages/*\/README.md, their tokens (marked's lexer, not regexes) and their headings' anchors
- * (github-slugger, the algorithm github.com uses for heading ids).
+ * Reading the project's Markdown as GitHub shows it: the documentation files, their tokens (marked's
+ * lexer, not regexes) and their headings' anchors (github-slugger, the algorithm github.com uses).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -20,13 +19,15 @@ function markdownUnder(dir: string): string[] {
   });
 }
 
-/** The documentation a reader follows links through: README.md, docs/**, packages/*\/README.md. */
+/**
+ * The documentation a reader follows links through: README.md, docs/**, and the README.md beside
+ * the code (packages/*, lib/*, scripts/*: the design notes the pages point to).
+ */
 export function documentationFiles(): string[] {
-  const packages = join(ROOT, 'packages');
-  const packageReadmes = existsSync(packages)
-    ? readdirSync(packages).map((name) => join(packages, name, 'README.md')).filter((path) => existsSync(path))
-    : [];
-  return [join(ROOT, 'README.md'), ...markdownUnder(join(ROOT, 'docs')), ...packageReadmes]
+  const besideCode = ['packages', 'lib', 'scripts']
+    .flatMap((dir) => markdownUnder(join(ROOT, dir)))
+    .filter((path) => path.endsWith('/README.md'));
+  return [join(ROOT, 'README.md'), ...markdownUnder(join(ROOT, 'docs')), ...besideCode]
     .map((path) => relative(ROOT, path));
 }
 
