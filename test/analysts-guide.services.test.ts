@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnalysisDoc, AnalyzedShipment } from '../lib/analyzer/index.ts';
-import { writeAnalysisShipments } from '../lib/clickhouse/analysis-shipments.ts';
+import { writeAnalysisShipments } from '../lib/analyzer/clickhouse-rows.ts';
 import { writeClosures } from '../lib/clickhouse/lanes-closures.ts';
 import { refreshLaneStats } from '../lib/clickhouse/lanes-window.ts';
 import { createTestDatabase, rowsOf, type TestDatabase } from '../lib/clickhouse/testing.ts';

@@ -39,14 +39,18 @@ export function deliveredByEdd(deliveredMs: number, eddMs: number): boolean {
   return Math.floor(deliveredMs / 1000) <= Math.floor(eddMs / 1000);
 }
 
-/** Counters of one group, filled in the single pass. */
+/**
+ * Counters of one group, filled in the single pass. Plain number arrays, not typed arrays: a report
+ * has thousands of groups (one per lane) and each typed array's backing store cost the collector
+ * more than the whole pass.
+ */
 class Acc {
   shipments = 0;
-  readonly outcomes = new Int32Array(OUTCOMES.length);
+  readonly outcomes: number[] = [0, 0, 0, 0, 0, 0];
   pickedUp = 0;
   withNdr = 0;
   firstAttempt = 0;
-  readonly reasons = new Int32Array(NDR_REASONS.length);
+  readonly reasons: number[] = [0, 0, 0, 0, 0, 0];
   failed = 0;
   readonly transit: number[] = [];
   eddKnown = 0;
@@ -159,7 +163,7 @@ export interface ReportInput {
 
 /** The report of an analysis (contracts.md "Report"), as of `asOfMs`. */
 export function buildReport(input: ReportInput): Report {
-  const totals = { shipments: 0, found: 0, not_found: 0, errors: 0, by_outcome: new Int32Array(OUTCOMES.length) };
+  const totals = { shipments: 0, found: 0, not_found: 0, errors: 0, by_outcome: OUTCOMES.map(() => 0) };
   const carriers = new Map<string, Acc>();
   const lanes = new Map<string, Acc>();
   const states = new Map<string, Acc>();

@@ -10,4 +10,3 @@ export * from './writer.ts';
 export * from './lanes-closures.ts';
 export * from './lanes-window.ts';
 export * from './lanes-snapshot.ts';
-export * from './analysis-shipments.ts';

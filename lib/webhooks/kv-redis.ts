@@ -139,6 +139,15 @@ export class RedisPushKv implements PushKv {
     if (this.remembered.size > REMEMBERED) this.remembered.delete(this.remembered.keys().next().value!);
   }
 
+  /**
+   * Large documents (an analysis' chunks of 200 shipments, events) are not kept: 20,000 remembered
+   * texts of tens of KB would hold hundreds of MB. A later write of one costs a read first.
+   */
+  private rememberIfSmall(fullKey: string, text: string): void {
+    if (text.length <= REMEMBERED_READ_CHARS) this.remember(fullKey, text);
+    else this.remembered.delete(fullKey);
+  }
+
   async get<T>(key: string): Promise<T | null> {
     const full = this.k(key);
     const text = await this.redis.get(full);
@@ -186,8 +195,8 @@ export class RedisPushKv implements PushKv {
         ...texts, ...writes.flatMap((w) => [w.text, w.ttlMs]), ...sets.map((a) => a.member), ...lists.flatMap((p) => [JSON.stringify(p.value), p.keep]),
       );
       if (answer[0] === 1) {
-        reads.forEach((full, i) => this.remember(full, texts[i]!));
-        for (const w of writes) this.remember(w.full, w.text);
+        reads.forEach((full, i) => this.rememberIfSmall(full, texts[i]!));
+        for (const w of writes) this.rememberIfSmall(w.full, w.text);
         return step.result;
       }
       // Another writer was first, or what this process saw last was out of date: compute again from
@@ -195,7 +204,7 @@ export class RedisPushKv implements PushKv {
       if (verified) await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, attempt * 2)));
       texts = answer.slice(1).map(String);
       verified = true;
-      reads.forEach((full, i) => this.remember(full, texts[i]!));
+      reads.forEach((full, i) => this.rememberIfSmall(full, texts[i]!));
     }
     throw new Error(`push state ${keys.join(', ')}: too many concurrent updates`);
   }
@@ -211,7 +220,7 @@ export class RedisPushKv implements PushKv {
     const text = JSON.stringify(value);
     if (ttlMs) await this.redis.set(full, text, 'PX', ttlMs);
     else await this.redis.set(full, text);
-    this.remember(full, text);
+    this.rememberIfSmall(full, text);
   }
 
   async delete(key: string): Promise<void> {

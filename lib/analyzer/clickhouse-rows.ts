@@ -4,11 +4,11 @@
  * analysis' rows in pages when it completes (distributed mode).
  */
 // The pure report module and types only: the analyzer's index reaches push, which reaches ClickHouse.
-import { OUTCOME_OF_STAGE, deliveredByEdd } from '../analyzer/report.ts';
-import type { AnalysisDoc } from '../analyzer/store.ts';
-import type { AnalyzedShipment } from '../analyzer/types.ts';
-import type { ClickHouseClient } from './client.ts';
-import { toClickHouseDateTime, toClickHouseDateTimeOrNull } from './datetime.ts';
+import { OUTCOME_OF_STAGE, deliveredByEdd } from './report.ts';
+import type { AnalysisDoc } from './store.ts';
+import type { AnalyzedShipment } from './types.ts';
+import type { ClickHouseClient } from '../clickhouse/client.ts';
+import { toClickHouseDateTime, toClickHouseDateTimeOrNull } from '../clickhouse/datetime.ts';
 
 /** Rows per insert: an analysis of 20,000 shipments is four inserts, never 20,000. */
 const PAGE = 5_000;
