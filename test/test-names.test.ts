@@ -1,6 +1,6 @@
 /**
  * `npm run test:unit` passes on a machine without services because test files are named by what
- * they need (README "Tests"): a plain `*.test.ts` uses none of the helpers that reach Redis, Kafka
+ * they need (docs/engineers/tests.md): a plain `*.test.ts` uses none of the helpers that reach Redis, Kafka
  * or ClickHouse; those live in `*.services.test.ts` (or `*.outage.test.ts`).
  */
 import { readdirSync, readFileSync } from 'node:fs';

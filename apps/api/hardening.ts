@@ -2,7 +2,7 @@
  * What the API does with hostile or malformed HTTP: the limits and timeouts of the server, chosen on
  * purpose, and one answer for everything refused, including what never reaches a route (Node's
  * parser errors, Fastify's URL errors): the standard error body, an `X-Request-Id`, a log line.
- * README "Hostile input and limits" says why each value is what it is.
+ * docs/operators/limits.md says why each value is what it is.
  */
 import { METHODS, STATUS_CODES, type Server } from 'node:http';
 import type { Socket } from 'node:net';

@@ -1,5 +1,5 @@
 /**
- * Carrier recommendations of the analyzer's report. The rule (README "Shipment analyzer"):
+ * Carrier recommendations of the analyzer's report. The rule (docs/integrators/analyzer.md):
  *
  * On a lane (origin prefix → destination prefix) where the customer has at least
  * MIN_OWN_SHIPMENTS picked-up shipments with carrier X, suggest carrier Y when the network's figures

@@ -42,7 +42,7 @@ function readYaml(path: string): unknown {
   }
 }
 
-/** The one place the environment is read (README "Configuration" lists every variable). */
+/** The one place the environment is read (docs/operators/configuration.md lists every variable). */
 export function loadEnv(env: NodeJS.ProcessEnv = process.env): Env {
   return validateConfig(EnvSchema, env, 'environment');
 }

@@ -1,26 +1,30 @@
 /**
- * One configuration path: every variable the env schema reads is documented in README
- * "Configuration", and the table names no variable the schema does not read.
+ * One configuration path: every variable the env schema reads is documented in the operators'
+ * configuration page (docs/operators/configuration.md, "Environment"), and the table names no
+ * variable the schema does not read.
  */
 import { readFileSync } from 'node:fs';
+import { Lexer, type Tokens } from 'marked';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, EnvSchema, loadEnv, loadSandboxEnv } from './index.ts';
 
-function readmeVariables(): Set<string> {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const section = readme.slice(readme.indexOf('\n## Configuration'), readme.indexOf('\n## ', readme.indexOf('\n## Configuration') + 1));
+const CONFIGURATION_PAGE = new URL('../../docs/operators/configuration.md', import.meta.url);
+
+/** The variables named (in code spans) in the first column of the page's variable table. */
+function documentedVariables(): Set<string> {
+  const tokens = new Lexer({ gfm: true }).lex(readFileSync(CONFIGURATION_PAGE, 'utf8'));
+  const table = tokens.find((t): t is Tokens.Table => t.type === 'table' && t.header[0]?.text === 'variable');
+  expect(table, 'a table whose first column is "variable"').toBeDefined();
   const names = new Set<string>();
-  for (const line of section.split('\n')) {
-    if (!line.startsWith('| `')) continue;
-    const first = line.split('|')[1]!;
-    for (const [, name] of first.matchAll(/`([A-Z][A-Z0-9_<>]*)`/g)) names.add(name!);
+  for (const row of table!.rows) {
+    for (const [, name] of row[0]!.text.matchAll(/`([A-Z][A-Z0-9_<>]*)`/g)) names.add(name!);
   }
   return names;
 }
 
 describe('environment', () => {
-  it('README "Configuration" lists every variable of the env schema, and only those', () => {
-    const documented = readmeVariables();
+  it('docs/operators/configuration.md lists every variable of the env schema, and only those', () => {
+    const documented = documentedVariables();
     const schema = Object.keys(EnvSchema.shape).sort();
     expect(schema.filter((name) => !documented.has(name))).toEqual([]);
     // Carrier variables are named per slug (read by lib/carriers/poll.ts).
