@@ -18,8 +18,8 @@ export const NOT_JSON = Symbol('not JSON');
  * input. (JSON.parse keeps a `__proto__` key as a plain own property; the schemas read known
  * fields only, so it reaches nothing.)
  */
-export function deferJsonErrors(scope: FastifyInstance): void {
-  scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {
+export function deferJsonErrors(scope: FastifyInstance, options: { bodyLimit?: number } = {}): void {
+  scope.addContentTypeParser('application/json', { parseAs: 'string', ...options }, (_request, text, done) => {
     try {
       done(null, JSON.parse(text as string));
     } catch {

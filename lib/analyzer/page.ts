@@ -7,8 +7,9 @@
 import type { AnalysisDoc } from './store.ts';
 import { MIN_OWN_SHIPMENTS } from './recommend.ts';
 import type { Group, Report } from './types.ts';
+import { escapeHtml } from '../html/index.ts';
 
-const esc = (value: unknown) => String(value).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const esc = (value: unknown) => escapeHtml(String(value));
 const pct = (r: number | null) => (r === null ? '–' : `${(r * 100).toFixed(1)}%`);
 const days = (d: number | null) => (d === null ? '–' : d.toFixed(1));
 

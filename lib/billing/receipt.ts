@@ -2,6 +2,7 @@
 import type { KeyRecord } from '../access/index.ts';
 import { formatInr, formatPeriodEnd, type NoticeMessage } from '../notices/index.ts';
 import type { PaymentRecord } from './payments.ts';
+import { escapeHtml } from '../html/index.ts';
 
 const REASONS: Record<string, string> = {
   amount_mismatch: 'the amount paid is not the price of the plan',
@@ -13,9 +14,6 @@ const REASONS: Record<string, string> = {
   unknown_key: 'the key is unknown',
 };
 
-function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
 
 function title(plan: string | null): string {
   return plan ? plan.charAt(0).toUpperCase() + plan.slice(1) : 'unknown';

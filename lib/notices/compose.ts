@@ -5,6 +5,7 @@
 import type { KeyRecord, Notice } from '../access/index.ts';
 import type { PlanName, Plans } from '../config/index.ts';
 import { IST_OFFSET_MS } from '../time/index.ts';
+import { escapeHtml } from '../html/index.ts';
 
 export interface NoticeContent {
   /** Base of the payment page; the link is `<base>/renew?key=<key_prefix>&plan=<plan>`. */
@@ -59,9 +60,6 @@ export function paymentLink(paymentBaseUrl: string, record: Pick<KeyRecord, 'pre
   return url.toString();
 }
 
-function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
 
 /** The e-mail for one notice of one key. */
 export function composeNotice(record: KeyRecord, which: Notice, content: NoticeContent): NoticeMessage {

@@ -12,6 +12,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { request } from 'undici';
 import { z } from 'zod';
 import { signCallback, signWebhook } from '../billing/signature.ts';
+import { escapeHtml } from '../html/index.ts';
 
 const CreateSchema = z.object({
   amount: z.number().int().positive(),
@@ -70,9 +71,6 @@ export interface RunningGateway {
 
 const id = (prefix: string) => `${prefix}_${randomBytes(7).toString('base64url').replace(/[-_]/g, 'x')}`;
 
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
 
 function payPage(link: SandboxLink): string {
   const rupees = (link.amount / 100).toLocaleString('en-IN', { maximumFractionDigits: 2 });

@@ -7,6 +7,7 @@ import {
   type Analyzer, type InputContext, type RejectedRow,
 } from '../../../lib/analyzer/index.ts';
 import type { ApiDeps } from '../deps.ts';
+import { NOT_JSON, deferJsonErrors } from '../bodies.ts';
 import { ApiError, methodNotAllowed } from '../errors.ts';
 import { managementKey } from '../push-auth.ts';
 import { api, type RouteSpec } from '../api-spec.ts';
@@ -25,7 +26,6 @@ const CSV_EXAMPLE = 'awb,carrier,order_id,payment_mode,promised_by\n123456789010
 
 /** A JSON body of 20,000 shipments with every field fits easily; CSV is streamed under the same cap. */
 export const ANALYSIS_BODY_LIMIT = 16 * 1024 * 1024;
-const NOT_JSON = Symbol('not JSON');
 
 /**
  * The key of an analyzer call: checked as a management call (no lookup consumed, the burst limit
@@ -114,13 +114,7 @@ export function registerAnalysisRoutes(app: FastifyInstance, deps: ApiDeps, anal
   };
 
   app.register(async (scope) => {
-    scope.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: ANALYSIS_BODY_LIMIT }, (_request, text, done) => {
-      try {
-        done(null, JSON.parse(text as string));
-      } catch {
-        done(null, NOT_JSON);
-      }
-    });
+    deferJsonErrors(scope, { bodyLimit: ANALYSIS_BODY_LIMIT });
     // CSV is read as a stream by the handler, after the key checks (readCsv caps its size).
     scope.addContentTypeParser(['text/csv', 'application/csv'], (_request, payload, done) => done(null, payload));
     scope.post('/v1/analyses', {

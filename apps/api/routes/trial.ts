@@ -6,12 +6,9 @@ import type { ThrottleRule } from '../../../lib/throttle/index.ts';
 import type { ApiDeps } from '../deps.ts';
 import { methodNotAllowed } from '../errors.ts';
 import { HOUR_MS } from '../../../lib/time/index.ts';
+import { escapeHtml } from '../../../lib/html/index.ts';
 
 const TrialFormSchema = z.object({ email: z.string().trim().max(254).pipe(z.email()) });
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
 
 export function page(title: string, body: string): string {
   return `<!doctype html>
