@@ -9,9 +9,9 @@ import { managementKey } from '../push-auth.ts';
 import { api } from '../api-spec.ts';
 import { AwbParam, OneWatchSchema, PageQuerySchema, WatchAnswerSchema, WatchListSchema, carrierParam } from '../api-schemas.ts';
 import { z } from 'zod';
+import { isTerminalStage } from '../../../lib/cache/index.ts';
 
 const MAX_PAGE = 100;
-const TERMINAL_STAGES: ReadonlySet<string> = new Set(['delivered', 'rto_delivered', 'cancelled']);
 
 const WATCH_EXAMPLE = '{"carrier": "delhivery", "awb": "1234567890102"}';
 
@@ -50,7 +50,7 @@ export function registerTrackingRoutes(app: FastifyInstance, deps: ApiDeps, push
     const { created, watch } = await push.watches.create({
       keyPrefix: looked.key.prefix, mode: looked.key.mode, carrier: looked.carrier, awb: looked.awb, record,
       polledMs: record ? Date.parse(record.last_polled_at) : deps.clock(),
-      terminal: record !== null && TERMINAL_STAGES.has(record.insights.current_stage),
+      terminal: record !== null && isTerminalStage(record.insights.current_stage),
       nowMs: deps.clock(),
     });
     if (!created) {
