@@ -67,6 +67,22 @@ export const BenchmarkSchema = z.object({
 });
 export type Benchmark = z.infer<typeof BenchmarkSchema>;
 
+const IstDaySchema = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'an IST calendar day, YYYY-MM-DD');
+
+/** contracts.md "Delivery prediction": the most likely IST delivery day, its windows and basis. */
+export const PredictionSchema = z.object({
+  delivery_date: IstDaySchema,
+  window: z.object({ p80: z.tuple([IstDaySchema, IstDaySchema]), p90: z.tuple([IstDaySchema, IstDaySchema]) }),
+  on_time_probability: z.number().min(0).max(1).nullable(),
+  basis: z.object({
+    level: z.enum(['lane', 'state_pair', 'zone', 'carrier']),
+    sample_size: z.number().int().nonnegative(),
+    stage: z.enum(STAGES),
+    model_at: UtcMillis,
+  }),
+});
+export type PredictionJson = z.infer<typeof PredictionSchema>;
+
 export const InsightsSchema = z.object({
   transit_days_elapsed: z.number().nullable(),
   hours_since_last_scan: z.number().nullable(),
@@ -78,6 +94,7 @@ export const InsightsSchema = z.object({
   requires_attention: z.boolean(),
   attention_reason: z.enum(ATTENTION_REASONS).nullable(),
   benchmark: BenchmarkSchema,
+  prediction: PredictionSchema.nullable(),
 });
 export type Insights = z.infer<typeof InsightsSchema>;
 

@@ -25,6 +25,9 @@ export interface WatchDoc {
   sequence: number;
   /** Events made but not yet on the event log, oldest first (written in the same step as the state). */
   outbox: WebhookEvent[];
+  /** The predicted delivery day last told (or first seen) and when it was told: tracking.eta_changed. */
+  eta_date?: string | null;
+  eta_sent_ms?: number | null;
 }
 
 /** Per watched shipment: its watchers (key prefix → end of watch) and what the poller needs. */

@@ -1,0 +1,17 @@
+import { loadCalendar } from '/work/wt-31/lib/calendar/index.ts';
+import { loadProduct } from '/work/wt-31/lib/product/index.ts';
+import { backtest, WorkdayIndex, NO_PLACES } from '/work/wt-31/lib/prediction/index.ts';
+import { otherNetworkPolls } from '/work/wt-31/lib/prediction/testing/other-network.ts';
+const cal = loadCalendar();
+const product = loadProduct();
+const n = Number(process.argv[2] ?? 3000);
+const opts = { shipments: n, days: 60, seed: 7, calendar: cal };
+const t0 = performance.now();
+const polls = [...otherNetworkPolls(opts)];
+console.log('polls', polls.length, (performance.now()-t0).toFixed(0), 'ms');
+const split = Date.parse('2026-03-01T00:00:00+05:30') + 45 * 86400000;
+const t1 = performance.now();
+const { summary, model } = await backtest(() => polls, { splitMs: split, rules: product.rules, places: NO_PLACES, workdays: new WorkdayIndex(cal), windowDays: 90 });
+console.log('backtest', (performance.now()-t1).toFixed(0), 'ms');
+console.log(JSON.stringify(summary, null, 1));
+console.log(JSON.stringify(model.summary.corrections));
