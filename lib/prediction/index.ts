@@ -4,3 +4,5 @@ export * from './workdays.ts';
 export * from './model.ts';
 export * from './records.ts';
 export * from './backtest.ts';
+export * from './places.ts';
+export * from './book.ts';
