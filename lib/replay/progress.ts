@@ -14,7 +14,9 @@ export interface Progress {
 
 const SILENT: Progress = { update() {}, phase() {}, stop() {} };
 
-export function createProgress(options: { enabled: boolean; stream?: NodeJS.WriteStream }): Progress {
+/** `label` starts each line (default `replay`). */
+export function createProgress(options: { enabled: boolean; stream?: NodeJS.WriteStream; label?: string }): Progress {
+  const label = options.label ?? 'replay';
   if (!options.enabled) return SILENT;
   const stream = options.stream ?? process.stderr;
   let bar: cliProgress.SingleBar | null = null;
@@ -30,8 +32,8 @@ export function createProgress(options: { enabled: boolean; stream?: NodeJS.Writ
       total = phaseTotal;
       startedAt = performance.now();
       const format = total === null
-        ? `replay ${name} | {value} polls | {speed} polls/s | {duration_formatted}`
-        : `replay ${name} |{bar}| {percentage}% | {value}/{total} polls | {speed} polls/s | ETA {eta_formatted}`;
+        ? `${label} ${name} | {value} polls | {speed} polls/s | {duration_formatted}`
+        : `${label} ${name} |{bar}| {percentage}% | {value}/{total} polls | {speed} polls/s | ETA {eta_formatted}`;
       bar = new cliProgress.SingleBar({ format, stream, noTTYOutput: true, notTTYSchedule: 10_000, etaBuffer: 50, fps: 5, hideCursor: false }, cliProgress.Presets.shades_classic);
       bar.start(total ?? 0, 0, { speed: '0' });
     },

@@ -6,6 +6,7 @@ import type { Command, OptionValues } from './command.ts';
 import { keysCreate } from './keys-create.ts';
 import { runAnalyze } from './analyze.ts';
 import { runLanes } from './lanes.ts';
+import { runPredict } from './predict.ts';
 import { keysRenew } from './keys-renew.ts';
 import { keysShow } from './keys-show.ts';
 import { keysResume, keysRevoke, keysSuspend } from './keys-status.ts';
@@ -83,6 +84,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   // `lanes` calls the public API with an API key, not the admin API: its own parser.
   if (argv[0] === 'lanes') return runLanes(argv.slice(1), io);
   if (argv[0] === 'analyze') return runAnalyze(argv.slice(1), io);
+  if (argv[0] === 'predict') return runPredict(argv.slice(1), io);
   try {
     const parsed = parse(argv);
     if (parsed === 'help') {
