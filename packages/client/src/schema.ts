@@ -227,7 +227,7 @@ export interface paths {
         put?: never;
         /**
          * Create a webhook endpoint (the secret is shown only here)
-         * @description Deliveries are signed with Standard Webhooks v1 (webhook-id, webhook-timestamp, webhook-signature). Live keys need https and a host with public addresses only; test keys may use http and loopback. At most 10 endpoints per key. Event types: tracking.delivered, tracking.rto, tracking.exception, tracking.out_for_delivery, tracking.stuck, tracking.updated, analysis.completed.
+         * @description Deliveries are signed with Standard Webhooks v1 (webhook-id, webhook-timestamp, webhook-signature). Live keys need https and a host with public addresses only; test keys may use http and loopback. At most 10 endpoints per key. Event types: tracking.delivered, tracking.rto, tracking.exception, tracking.out_for_delivery, tracking.stuck, tracking.updated, tracking.eta_changed, analysis.completed.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -516,6 +516,28 @@ export interface components {
                     sample_size: number | null;
                     expected_delivery_by: string | null;
                 };
+                prediction: {
+                    delivery_date: string;
+                    window: {
+                        p80: [
+                            string,
+                            string
+                        ];
+                        p90: [
+                            string,
+                            string
+                        ];
+                    };
+                    on_time_probability: number | null;
+                    basis: {
+                        /** @enum {string} */
+                        level: "lane" | "state_pair" | "zone" | "carrier";
+                        sample_size: number;
+                        /** @enum {string} */
+                        stage: "awaiting_pickup" | "in_transit" | "out_for_delivery" | "delivery_attempted" | "delivered" | "rto_in_transit" | "rto_delivered" | "cancelled" | "exception";
+                        model_at: string;
+                    };
+                } | null;
             };
             events: {
                 event_id: string;
@@ -587,7 +609,7 @@ export interface components {
         Endpoint: {
             id: string;
             url: string;
-            events: ("tracking.delivered" | "tracking.rto" | "tracking.exception" | "tracking.out_for_delivery" | "tracking.stuck" | "tracking.updated" | "analysis.completed")[];
+            events: ("tracking.delivered" | "tracking.rto" | "tracking.exception" | "tracking.out_for_delivery" | "tracking.stuck" | "tracking.updated" | "tracking.eta_changed" | "analysis.completed")[];
             description: string | null;
             /** @enum {string} */
             status: "enabled" | "disabled";
@@ -598,7 +620,7 @@ export interface components {
         EndpointWithSecret: {
             id: string;
             url: string;
-            events: ("tracking.delivered" | "tracking.rto" | "tracking.exception" | "tracking.out_for_delivery" | "tracking.stuck" | "tracking.updated" | "analysis.completed")[];
+            events: ("tracking.delivered" | "tracking.rto" | "tracking.exception" | "tracking.out_for_delivery" | "tracking.stuck" | "tracking.updated" | "tracking.eta_changed" | "analysis.completed")[];
             description: string | null;
             /** @enum {string} */
             status: "enabled" | "disabled";
