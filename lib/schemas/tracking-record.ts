@@ -72,7 +72,8 @@ const IstDaySchema = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'an IST calendar da
 /** contracts.md "Delivery prediction": the most likely IST delivery day, its windows and basis. */
 export const PredictionSchema = z.object({
   delivery_date: IstDaySchema,
-  window: z.object({ p80: z.tuple([IstDaySchema, IstDaySchema]), p90: z.tuple([IstDaySchema, IstDaySchema]) }),
+  // [first, last] day, both included (arrays of two: OpenAPI clients read tuples poorly).
+  window: z.object({ p80: z.array(IstDaySchema).length(2), p90: z.array(IstDaySchema).length(2) }),
   on_time_probability: z.number().min(0).max(1).nullable(),
   basis: z.object({
     level: z.enum(['lane', 'state_pair', 'zone', 'carrier']),

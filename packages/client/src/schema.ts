@@ -519,14 +519,8 @@ export interface components {
                 prediction: {
                     delivery_date: string;
                     window: {
-                        p80: [
-                            string,
-                            string
-                        ];
-                        p90: [
-                            string,
-                            string
-                        ];
+                        p80: string[];
+                        p90: string[];
                     };
                     on_time_probability: number | null;
                     basis: {
