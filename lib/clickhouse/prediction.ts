@@ -13,7 +13,7 @@
  * prediction.services.test.ts checks that both paths predict the same on the same polls.
  */
 import { stageEpisodes } from '../prediction/episodes.ts';
-import { DAYS, SCORE_SCALE } from '../prediction/cells.ts';
+import { K_SLOTS, SCORE_SCALE } from '../prediction/cells.ts';
 import {
   buildSpanOf, DAYPARTS, LEVEL_COUNT, nominalThresholds, observeShipment, PredictionModel, STAGE_LIST, stageIndexOf, TARGETS, thresholdIndex, unpack,
   type CellCounts, type DeliveredShipment,
@@ -150,7 +150,7 @@ export interface PredictionRebuildResult {
  */
 function scoredCellsSql(cells: string): string {
   const base = ['key', 'stage', 'bucket', 'n', 'counts', 'n_early', 'counts_early'];
-  const days = `range(${DAYS})`;
+  const days = `range(${K_SLOTS})`;
   const steps: [string, string][] = [
     ['m', `toInt32(indexOf(counts_early, arrayReduce('max', counts_early))) - 1`],
     ['dist', `arrayMap((i, mm) -> abs(toInt32(i) - mm), ${days}, ${rep('m')})`],
@@ -174,7 +174,7 @@ function scoredCellsSql(cells: string): string {
  * identifier"), so every lambda here takes what it needs as array arguments instead.
  */
 function rep(x: string): string {
-  return `arrayResize([${x}], ${DAYS}, ${x})`;
+  return `arrayResize([${x}], ${K_SLOTS}, ${x})`;
 }
 
 /**
@@ -195,7 +195,7 @@ export async function rebuildPredictionModel(client: ClickHouseClient, options: 
         AND delivered_at <= toDateTime(${sqlInt(modelAtS)}, 'UTC')`;
   // Dense counts of k from the (k, count) pairs of a cell: groupArray(k) and groupArray(values) line up.
   const dense = (values: string) =>
-    `arrayMap((i, kk, cc) -> toUInt32(arraySum(arrayMap((x, y, ii) -> if(x = ii, y, 0), kk, cc, arrayResize([i], length(kk), i)))), range(${DAYS}), ${rep('ks')}, ${rep(values)})`;
+    `arrayMap((i, kk, cc) -> toUInt32(arraySum(arrayMap((x, y, ii) -> if(x = ii, y, 0), kk, cc, arrayResize([i], length(kk), i)))), range(${K_SLOTS}), ${rep('ks')}, ${rep(values)})`;
   const cells = `(
         SELECT key, stage, bucket, toUInt32(arraySum(counts)) AS n, counts, toUInt32(arraySum(counts_early)) AS n_early, counts_early
         FROM

@@ -17,7 +17,8 @@
  * (`binsSql`): change both together (the services test compares them).
  */
 export const MAX_K = 45;
-export const DAYS = MAX_K + 1;
+/** Counts per cell: k = 0..MAX_K. */
+export const K_SLOTS = MAX_K + 1;
 /** Scores are thousandths of the cell's deliveries. */
 export const SCORE_SCALE = 1000;
 
@@ -33,11 +34,11 @@ export interface RankedCell {
   score: Uint16Array;
 }
 
-/** Ranks a cell's days and scores them (see the file's comment). `counts` has DAYS entries. */
+/** Ranks a cell's days and scores them (see the file's comment). `counts` has K_SLOTS entries. */
 export function rankCell(counts: ArrayLike<number>): RankedCell {
   let n = 0;
   let mode = 0;
-  for (let k = 0; k < DAYS; k++) {
+  for (let k = 0; k < K_SLOTS; k++) {
     n += counts[k]!;
     if (counts[k]! > counts[mode]!) mode = k;
   }
@@ -47,17 +48,17 @@ export function rankCell(counts: ArrayLike<number>): RankedCell {
     if (running * 2 >= n) break;
   }
   // Running minimum from the mode outward.
-  const key = new Float64Array(DAYS);
+  const key = new Float64Array(K_SLOTS);
   key[mode] = counts[mode]!;
   for (let k = mode - 1; k >= 0; k--) key[k] = Math.min(key[k + 1]!, counts[k]!);
-  for (let k = mode + 1; k < DAYS; k++) key[k] = Math.min(key[k - 1]!, counts[k]!);
-  const days = Array.from({ length: DAYS }, (_, k) => k);
+  for (let k = mode + 1; k < K_SLOTS; k++) key[k] = Math.min(key[k - 1]!, counts[k]!);
+  const days = Array.from({ length: K_SLOTS }, (_, k) => k);
   days.sort((a, b) => key[b]! - key[a]! || Math.abs(a - mode) - Math.abs(b - mode) || a - b);
   const order = Uint8Array.from(days);
-  const score = new Uint16Array(DAYS);
+  const score = new Uint16Array(K_SLOTS);
   let cum = 0;
   let full = -1;
-  for (let j = 0; j < DAYS; j++) {
+  for (let j = 0; j < K_SLOTS; j++) {
     cum += counts[order[j]!]!;
     if (n > 0 && cum < n) score[j] = Math.floor((cum * SCORE_SCALE + n - 1) / n);
     else {
@@ -70,14 +71,14 @@ export function rankCell(counts: ArrayLike<number>): RankedCell {
 
 /** The score of a delivery `k` working days out under a ranked cell. */
 export function scoreOf(cell: RankedCell, k: number): number {
-  for (let j = 0; j < DAYS; j++) if (cell.order[j] === k) return cell.score[j]!;
-  return cell.score[DAYS - 1]!;
+  for (let j = 0; j < K_SLOTS; j++) if (cell.order[j] === k) return cell.score[j]!;
+  return cell.score[K_SLOTS - 1]!;
 }
 
 /** Per day its score (the inverse of the ranking): what the calibration looks up per delivery. */
 export function scoresByDay(cell: RankedCell): Uint16Array {
-  const byDay = new Uint16Array(DAYS);
-  for (let j = 0; j < DAYS; j++) byDay[cell.order[j]!] = cell.score[j]!;
+  const byDay = new Uint16Array(K_SLOTS);
+  for (let j = 0; j < K_SLOTS; j++) byDay[cell.order[j]!] = cell.score[j]!;
   return byDay;
 }
 
@@ -85,7 +86,7 @@ export function scoresByDay(cell: RankedCell): Uint16Array {
 export function windowAt(cell: RankedCell, t: number): [number, number] {
   let a = cell.order[0]!;
   let b = a;
-  for (let j = 1; j < DAYS && cell.score[j]! <= t; j++) {
+  for (let j = 1; j < K_SLOTS && cell.score[j]! <= t; j++) {
     const k = cell.order[j]!;
     if (k < a) a = k;
     if (k > b) b = k;

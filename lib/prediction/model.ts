@@ -22,7 +22,7 @@
  */
 import type { KeyMode, Stage } from '../schemas/index.ts';
 import { DAY_MS, HOUR_MS, IST_OFFSET_MS } from '../time/index.ts';
-import { DAYS, MAX_K, rankCell, SCORE_SCALE, scoresByDay, windowAt, type RankedCell } from './cells.ts';
+import { K_SLOTS, MAX_K, rankCell, SCORE_SCALE, scoresByDay, windowAt } from './cells.ts';
 import type { StageEpisode } from './episodes.ts';
 import { MIN_DELIVERIES, PREDICTED_STAGES, type PlaceLookup, type Prediction, type PredictionLevel, type PredictionQuery } from './types.ts';
 import { dayNumberOf, dayText, type WorkdayIndex } from './workdays.ts';
@@ -216,9 +216,9 @@ export function thresholdOf(sortedScores: ArrayLike<number>, target: number): nu
 
 export function finishCell(counts: ArrayLike<number>, stage: number, thresholds: Thresholds): Cell {
   const ranked = rankCell(counts);
-  const cdf = new Float64Array(DAYS);
+  const cdf = new Float64Array(K_SLOTS);
   let running = 0;
-  for (let k = 0; k < DAYS; k++) {
+  for (let k = 0; k < K_SLOTS; k++) {
     running += counts[k]!;
     cdf[k] = ranked.n === 0 ? 0 : running / ranked.n;
   }
@@ -288,7 +288,7 @@ export class PredictionModel {
     let count = 0;
     for (const r of rows) {
       let n = 0;
-      for (let k = 0; k < DAYS; k++) n += r.counts[k] ?? 0;
+      for (let k = 0; k < K_SLOTS; k++) n += r.counts[k] ?? 0;
       if (n < MIN_DELIVERIES) continue;
       let row = cells.get(r.key);
       if (!row) cells.set(r.key, (row = new Array(STAGES * BUCKETS)));
@@ -375,7 +375,7 @@ export function buildFromObserved(shipments: Iterable<ObservedShipment>, options
   const calS = Math.ceil(span.calibrationStartMs / 1000);
   const endS = Math.ceil(span.resolvedEndMs / 1000);
   const ids = new KeyIds();
-  // Per cell id (key id × stage × bucket): DAYS counts of the whole window, then DAYS of the early part.
+  // Per cell id (key id × stage × bucket): K_SLOTS counts of the whole window, then K_SLOTS of the early part.
   const counts = new Map<number, Int32Array>();
   const calibration: { keyIds: Int32Array; asOfS: number; code: number }[] = [];
   let shipmentCount = 0;
@@ -399,9 +399,9 @@ export function buildFromObserved(shipments: Iterable<ObservedShipment>, options
         if (id < 0) continue;
         const cellId = id * STAGES * BUCKETS + cellSlot;
         let c = counts.get(cellId);
-        if (!c) counts.set(cellId, (c = new Int32Array(2 * DAYS)));
+        if (!c) counts.set(cellId, (c = new Int32Array(2 * K_SLOTS)));
         c[k]!++;
-        if (early) c[DAYS + k]!++;
+        if (early) c[K_SLOTS + k]!++;
       }
       if (!early) calibration.push({ keyIds: keyIds.slice(), asOfS, code });
     }
@@ -413,8 +413,8 @@ export function buildFromObserved(shipments: Iterable<ObservedShipment>, options
     if (s === undefined) {
       const c = counts.get(cellId);
       let n = 0;
-      if (c) for (let k = 0; k < DAYS; k++) n += c[DAYS + k]!;
-      s = c && n >= MIN_DELIVERIES ? scoresByDay(rankCell(c.subarray(DAYS))) : null;
+      if (c) for (let k = 0; k < K_SLOTS; k++) n += c[K_SLOTS + k]!;
+      s = c && n >= MIN_DELIVERIES ? scoresByDay(rankCell(c.subarray(K_SLOTS))) : null;
       earlyScores.set(cellId, s);
     }
     return s;
@@ -440,7 +440,7 @@ export function buildFromObserved(shipments: Iterable<ObservedShipment>, options
     for (const [cellId, c] of counts) {
       const keyId = Math.floor(cellId / (STAGES * BUCKETS));
       const rest = cellId - keyId * STAGES * BUCKETS;
-      yield { key: ids.names[keyId]!, stage: Math.floor(rest / BUCKETS), bucket: rest % BUCKETS, counts: c.subarray(0, DAYS) };
+      yield { key: ids.names[keyId]!, stage: Math.floor(rest / BUCKETS), bucket: rest % BUCKETS, counts: c.subarray(0, K_SLOTS) };
     }
   }
   return PredictionModel.fromCounts(rows(), thresholds, options.modelAtMs, options.places, options.workdays, { shipments: shipmentCount, observations });
