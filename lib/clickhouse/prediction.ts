@@ -228,9 +228,10 @@ export async function rebuildPredictionModel(client: ClickHouseClient, options: 
   let scored = `(SELECT ${passed.join(', ')} FROM prediction_observations WHERE ${inWindow} AND as_of >= toDateTime(${sqlInt(calS)}, 'UTC'))`;
   for (let l = 0; l < LEVEL_COUNT; l++) {
     const carried = [...passed, ...Array.from({ length: l }, (_, i) => `s${i + 1}`)];
-    scored = `(SELECT ${carried.join(', ')}, s${l + 1} FROM ${scored}
+    // Aliased subqueries: current releases require them on both sides of a JOIN.
+    scored = `(SELECT ${carried.join(', ')}, s${l + 1} FROM ${scored} AS o${l + 1}
       ANY LEFT JOIN (SELECT key AS ${KEY_COLUMNS[l]}, stage, bucket, scores_early AS s${l + 1} FROM prediction_cells
-        WHERE version = ${sqlInt(version)} AND n_early >= ${MIN_DELIVERIES}) USING (${KEY_COLUMNS[l]}, stage, bucket))`;
+        WHERE version = ${sqlInt(version)} AND n_early >= ${MIN_DELIVERIES}) AS c${l + 1} USING (${KEY_COLUMNS[l]}, stage, bucket))`;
   }
   const levels = Array.from({ length: LEVEL_COUNT }, (_, i) => `s${i + 1}`);
   const rank = (target: number) => `sorted[least(n, intDiv((n + 1) * ${target} + ${SCORE_SCALE - 1}, ${SCORE_SCALE}))]`;
