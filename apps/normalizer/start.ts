@@ -139,8 +139,10 @@ export async function startNormalizer(env: Env, options: NormalizerStartOptions 
   // The delivery model: rebuilt in ClickHouse every PREDICTION_REBUILD_SECONDS (at most 600: the
   // contract's "at least every 10 minutes"), the first at once; one at a time.
   let rebuilding: Promise<void> | null = null;
+  // Its own client: a rebuild over millions of observations outlasts the 30 s request timeout of row writes.
+  const rebuildClient = createClickHouseClient(target, { request_timeout: 300_000 });
   const rebuildPrediction = (): Promise<void> => {
-    rebuilding ??= rebuildPredictionModel(clickhouse, { windowDays: laneWindowDays })
+    rebuilding ??= rebuildPredictionModel(rebuildClient, { windowDays: laneWindowDays })
       .then((r) => { log.info({ version: r.version, cells: r.cells, shipments: r.shipments, duration_ms: r.durationMs }, 'delivery model rebuilt'); })
       .catch((err: unknown) => { log.warn({ err }, 'delivery model rebuild failed; the next run retries'); })
       .finally(() => { rebuilding = null; });
@@ -168,7 +170,7 @@ export async function startNormalizer(env: Env, options: NormalizerStartOptions 
       await steps.step('push change detection', () => stopPush());
       await steps.step('the Kafka consumer', () => consumer.stop());
       await steps.step('the lane refresh job', () => laneJob.stop());
-      await steps.step('the delivery model rebuild', async () => { clearInterval(predictionTimer); await rebuilding; });
+      await steps.step('the delivery model rebuild', async () => { clearInterval(predictionTimer); await rebuilding; await rebuildClient.close(); });
       try {
         // Rejects when queued rows cannot be written (ClickHouse away): their offsets are not
         // committed, so the next start reads those polls again.

@@ -130,6 +130,10 @@ export interface PredictionRebuildOptions {
   windowDays: number;
   /** Model versions (partitions of prediction_cells and prediction_thresholds) kept. Default 3. */
   keepVersions?: number;
+  /** Told each step's duration (the bench prints them). */
+  onStep?: (step: string, ms: number) => void;
+  /** Per statement (default the client's): a rebuild over millions of observations runs longer than a lookup's query. */
+  timeoutMs?: number;
 }
 
 export interface PredictionRebuildResult {
@@ -184,6 +188,9 @@ function rep(x: string): string {
  */
 export async function rebuildPredictionModel(client: ClickHouseClient, options: PredictionRebuildOptions): Promise<PredictionRebuildResult> {
   const started = Date.now();
+  let stepStarted = started;
+  const step = (name: string) => { const now = Date.now(); options.onStep?.(name, now - stepStarted); stepStarted = now; };
+  const timeout = { abort_signal: AbortSignal.timeout(options.timeoutMs ?? 300_000) };
   const nowMs = options.nowMs ?? started;
   const version = nowMs;
   const span = buildSpanOf({ modelAtMs: nowMs, windowDays: options.windowDays });
@@ -193,35 +200,35 @@ export async function rebuildPredictionModel(client: ClickHouseClient, options: 
   const modelAtS = Math.floor(nowMs / 1000);
   const inWindow = `as_of >= toDateTime(${sqlInt(startS)}, 'UTC') AND as_of < toDateTime(${sqlInt(endS)}, 'UTC')
         AND delivered_at <= toDateTime(${sqlInt(modelAtS)}, 'UTC')`;
-  // Dense counts of k from the (k, count) pairs of a cell: groupArray(k) and groupArray(values) line up.
-  const dense = (values: string) =>
-    `arrayMap((i, kk, cc) -> toUInt32(arraySum(arrayMap((x, y, ii) -> if(x = ii, y, 0), kk, cc, arrayResize([i], length(kk), i)))), range(${K_SLOTS}), ${rep('ks')}, ${rep(values)})`;
+  // Dense counts of k from a cell's (k, count) pairs (k distinct within a cell; index 0 reads as 0).
+  const dense = (values: string) => `arrayMap((i, kk, cc) -> toUInt32(cc[indexOf(kk, i)]), range(${K_SLOTS}), ${rep('ks')}, ${rep(values)})`;
+  // Cells under 30 deliveries in both periods are left out before any array work: most level keys
+  // × stage × bucket are thin (lanes), and they are never a basis.
   const cells = `(
-        SELECT key, stage, bucket, toUInt32(arraySum(counts)) AS n, counts, toUInt32(arraySum(counts_early)) AS n_early, counts_early
+        SELECT key, stage, bucket, n, ${dense('cas')} AS counts, n_early, ${dense('ces')} AS counts_early
         FROM
         (
-          SELECT key, stage, bucket, ${dense('cas')} AS counts, ${dense('ces')} AS counts_early
+          SELECT key, stage, bucket, groupArray(k) AS ks, groupArray(c_all) AS cas, groupArray(c_early) AS ces,
+            toUInt32(sum(c_all)) AS n, toUInt32(sum(c_early)) AS n_early
           FROM
           (
-            SELECT key, stage, bucket, groupArray(k) AS ks, groupArray(c_all) AS cas, groupArray(c_early) AS ces
-            FROM
-            (
-              SELECT key, stage, bucket, k, count() AS c_all, countIf(as_of < toDateTime(${sqlInt(calS)}, 'UTC')) AS c_early
-              FROM prediction_observations
-              ARRAY JOIN [${KEY_COLUMNS.join(', ')}] AS key
-              WHERE ${inWindow} AND key != ''
-              GROUP BY key, stage, bucket, k
-            )
-            GROUP BY key, stage, bucket
+            SELECT key, stage, bucket, k, count() AS c_all, countIf(as_of < toDateTime(${sqlInt(calS)}, 'UTC')) AS c_early
+            FROM prediction_observations
+            ARRAY JOIN [${KEY_COLUMNS.join(', ')}] AS key
+            WHERE ${inWindow} AND key != ''
+            GROUP BY key, stage, bucket, k
           )
+          GROUP BY key, stage, bucket
+          HAVING n >= ${MIN_DELIVERIES} OR n_early >= ${MIN_DELIVERIES}
         )
-        WHERE n >= ${MIN_DELIVERIES} OR n_early >= ${MIN_DELIVERIES}
       )`;
   await client.command({
     query: `INSERT INTO prediction_cells (version, key, stage, bucket, n, counts, n_early, counts_early, scores_early)
       SELECT toUInt64(${sqlInt(version)}), key, stage, bucket, n, counts, n_early, counts_early, scores_early
       FROM ${scoredCellsSql(cells)}`,
+    ...timeout,
   });
+  step('cells');
   // Calibration: each delivery of the calibration window scored under the early cell a lookup
   // would have used (the first level with 30+; 18.16 joins one table per SELECT, hence the nesting).
   const passed = ['stage', 'bucket', 'daypart', 'k', ...KEY_COLUMNS];
@@ -250,7 +257,9 @@ export async function rebuildPredictionModel(client: ClickHouseClient, options: 
         )
         GROUP BY stage, daypart
       )`,
+    ...timeout,
   });
+  step('thresholds');
   await client.command({
     query: `INSERT INTO prediction_models (version, model_at, window_days, shipments, observations, cells, duration_ms)
       SELECT toUInt64(${sqlInt(version)}), toDateTime(${sqlInt(modelAtS)}, 'UTC'), toUInt16(${sqlInt(options.windowDays)}),
@@ -258,7 +267,9 @@ export async function rebuildPredictionModel(client: ClickHouseClient, options: 
         toUInt64((SELECT count() FROM prediction_cells WHERE version = ${sqlInt(version)} AND n >= ${MIN_DELIVERIES})),
         toUInt32(${sqlInt(Date.now() - started)})
       FROM prediction_observations WHERE ${inWindow}`,
+    ...timeout,
   });
+  step('model row');
   // Older versions go whole: their partitions (a reader still on the previous one finds it kept).
   const keep = options.keepVersions ?? 3;
   const listed = await (await client.query({ query: `SELECT DISTINCT version FROM prediction_models ORDER BY version DESC`, format: 'JSONEachRow' })).json<{ version: string | number }>();
