@@ -11,7 +11,7 @@ import { createMetrics } from '../../metrics/index.ts';
 import type { CarrierPoll } from '../../schemas/index.ts';
 import { answer, product } from '../../testing/product.ts';
 import { TrackingService } from '../../tracking/index.ts';
-import { pollAnswer } from '../../../test/support/carriers/fixtures.ts';
+import { fixtureResponse, fixtureText, pollAnswer } from '../../../test/support/carriers/fixtures.ts';
 import { storyOf } from '../../../test/support/carriers/round-trip.ts';
 import { DAY_MS } from '../../time/index.ts';
 import { createCarrierPoller } from '../poll.ts';
@@ -24,23 +24,9 @@ const utc = (wall: string) => new Date(Date.parse(`${wall}:00+05:30`)).toISOStri
 
 type Row = { status_code?: string; location: string; event_time: string; message: string };
 
-const LKO = 'LKO/GMT, Lucknow, Uttar Pradesh';
-const BWD = 'BOM/BWD, Bhiwandi, Maharashtra';
-/** Oldest first, as the relayed answer lists them. */
-const ROWS: Row[] = [
-  { status_code: 'IT', location: BWD, event_time: '2026-11-10 19:02', message: 'SHIPMENT ARRIVED' },
-  { status_code: 'IT', location: BWD, event_time: '2026-11-11 04:20', message: 'FURTHER CONNECTED' },
-  { status_code: 'IT', location: LKO, event_time: '2026-11-14 23:45', message: 'SHIPMENT ARRIVED' },
-  { status_code: 'OFD', location: LKO, event_time: '2026-11-15 09:30', message: 'SHIPMENT OUT FOR DELIVERY' },
-  { status_code: 'EX', location: LKO, event_time: '2026-11-15 17:25', message: 'CONSIGNEE REFUSED TO ACCEPT' },
-  { status_code: 'EX', location: LKO, event_time: '2026-11-15 17:31', message: 'REFUSAL CONFIRMATION CODE VERIFIED' },
-  { status_code: 'UD', location: LKO, event_time: '2026-11-15 20:10', message: 'UNDELIVERED SHIPMENT HELD AT LOCATION' },
-  { status_code: 'RT-IT', location: LKO, event_time: '2026-11-17 12:00', message: "RETURNED TO ORIGIN AT SHIPPER'S REQUEST" },
-  { status_code: 'RT-IT', location: LKO, event_time: '2026-11-17 22:10', message: 'FURTHER CONNECTED' },
-  { status_code: 'RT-IT', location: BWD, event_time: '2026-11-20 06:15', message: 'SHIPMENT ARRIVED' },
-  { status_code: 'RT-OFD', location: BWD, event_time: '2026-11-21 09:05', message: 'SHIPMENT OUT FOR DELIVERY' },
-  { status_code: 'RT-DL', location: BWD, event_time: '2026-11-21 13:40', message: 'SHIPMENT DELIVERED' },
-];
+/** The body (fixtures/SOURCES.md): its rows, oldest first, as the relayed answer lists them. */
+const FIXTURE = 'own-aggregator-codes-refused-rto-delivered.json';
+const ROWS = (JSON.parse(fixtureText('xpressbees', FIXTURE)) as { data: { history: Row[] } }).data.history;
 
 function body(rows: Row[], header: Record<string, unknown> = { status: 'rto', rto_status: 'delivered' }): NativeResponse {
   const data = {
@@ -62,7 +48,8 @@ async function recordOf(response: NativeResponse) {
 
 describe('xpressbees: refused, returned, delivered back (status codes and upper-case texts)', () => {
   it('is returned, rto_delivered, is_rto, terminal: no hours since the last scan, not stuck', async () => {
-    const record = await recordOf(body(ROWS));
+    const record = await recordOf(fixtureResponse('xpressbees', FIXTURE));
+    expect(record).toEqual(await recordOf(body(ROWS)));
     expect(record).toMatchObject({ status: 'returned', is_rto: true, is_delivered: false, delivered_at: null });
     expect(record.insights).toMatchObject({ current_stage: 'rto_delivered', hours_since_last_scan: null, is_stuck: false, requires_attention: false });
   });
