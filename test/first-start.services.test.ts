@@ -7,7 +7,7 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -97,11 +97,18 @@ describe('a healthy first start of each app logs nothing at warn or above', () =
 
   it('the API: banner with how to make a key (the command works as printed); no warnings', { timeout: 200_000 }, async () => {
     let created = '';
+    let fromDocs = '';
     const run = await firstStart('apps/api/server.ts', { ...(await services()), SANDBOX_URL: 'http://127.0.0.1:4010' }, /--email ops@example\.com.*\n/, async (output) => {
       // The banner's command, run as printed (a shell, npm run cli) against this API.
       const command = /^\s*(ADMIN_TOKEN=\S+ npm run cli -- keys create .+)$/m.exec(output)![1]!;
       created = (await exec('sh', ['-c', `${command} 2>&1`], { cwd: ROOT })).stdout;
+      // The operators' page's own example (docs/operators/running.md), word for word, with the
+      // token and this API's address as the environment gives them.
+      const documented = /`(npm run cli -- keys create [^`]*--email [^`]+)`/.exec(readFileSync(join(ROOT, 'docs/operators/running.md'), 'utf8'))![1]!;
+      const [, token, url] = /ADMIN_TOKEN=(\S+) .* --url (\S+)/.exec(command)!;
+      fromDocs = (await exec('sh', ['-c', `${documented} --url ${url} 2>&1`], { cwd: ROOT, env: { ...process.env, ADMIN_TOKEN: token } })).stdout;
     });
+    expect(JSON.parse(fromDocs.slice(fromDocs.indexOf('{')))).toMatchObject({ key: expect.stringMatching(/^trk_test_/), plan: 'trial' });
     expect(JSON.parse(created.slice(created.indexOf('{')))).toMatchObject({ key: expect.stringMatching(/^trk_test_/), plan: 'trial', email: 'ops@example.com' });
     expect(run.output).toMatch(/Tracking API listening on http:\/\/127\.0\.0\.1:\d+/);
     expect(run.output).toMatch(/ADMIN_TOKEN: +\S{16,} +\(generated for this run/);
