@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { UtcMillis } from '../schemas/index.ts';
-import { KeyRecordSchema, normalizeEmail, type KeyRecord } from './record.ts';
+import { KeyRecordSchema, mailboxOf, type KeyRecord } from './record.ts';
 
 /**
  * Every change of the embedded store is one journal entry; the live state and a replay after a
@@ -80,7 +80,7 @@ export class AccessState {
   apply(entry: JournalEntry): void {
     if (entry.op === 'create') {
       this.putRecord(entry.record);
-      const email = normalizeEmail(entry.record.email);
+      const email = mailboxOf(entry.record.email);
       if (entry.record.plan === 'trial' && !this.trials.has(email)) this.trials.set(email, entry.record.prefix);
     } else if (entry.op === 'put') {
       this.putRecord(entry.record);
@@ -104,7 +104,7 @@ export class AccessState {
   }
 
   trialPrefix(email: string): string | undefined {
-    return this.trials.get(normalizeEmail(email));
+    return this.trials.get(mailboxOf(email));
   }
 
   /** Lookups counted in that period, and in that day of that period. */

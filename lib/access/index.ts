@@ -3,7 +3,7 @@ export {
   type KeyMode,
 } from './key-format.ts';
 export {
-  CreateKeyInputSchema, KEY_STATUSES, KeyRecordSchema, NOTICES, effectiveStatus, normalizeEmail, periodNotStarted, toUsageRecord,
+  CreateKeyInputSchema, KEY_STATUSES, KeyRecordSchema, NOTICES, effectiveStatus, mailboxOf, normalizeEmail, periodNotStarted, toUsageRecord,
   type CreateKeyInput, type EffectiveStatus, type KeyRecord, type KeyStatus, type Notice, type UsageCounters,
 } from './record.ts';
 export {

@@ -7,7 +7,7 @@ import { AccessError, keyNotFound } from './errors.ts';
 import { generateKey, hashKey, isWellFormedKey } from './key-format.ts';
 import { batchOutcome, limitOutcome, limitsOf, type ConsumeResult, type ConsumeTicket, type LimitCode } from './limits.ts';
 import {
-  newKeyRecord, normalizeEmail, parseCreateKeyInput, renewedRecord, withNotice, withStatus,
+  mailboxOf, newKeyRecord, parseCreateKeyInput, renewedRecord, withNotice, withStatus,
   type CreateKeyInput, type KeyRecord, type KeyStatus, type Notice, type UsageCounters,
 } from './record.ts';
 import { decodeRecord, encodeRecord } from './redis-codec.ts';
@@ -70,7 +70,7 @@ const MAX_ASKS_PER_CALL = 1_000;
  *   prefix:<key_prefix>                            string  → sha256
  *   keys                                           set     every sha256 (for list)
  *   paid:{<sha256>}                                set     payment ids that renewed the key (renewForPayment)
- *   trial:<normalized e-mail>                      string  → key_prefix of the first trial
+ *   trial:<mailbox (record.ts mailboxOf)>          string  → key_prefix of the first trial
  *   layout                                         string  the layout version (redis-layout.ts)
  *
  * Every script touches one slot: a key's record and usage share their hash tag, the other keys
@@ -143,7 +143,8 @@ export class RedisAccessStore implements AccessStore {
   private recordKey(hash: string): string { return `${this.ns}key:{${hash}}`; }
   private prefixKey(prefix: string): string { return `${this.ns}prefix:${prefix}`; }
   private allKey(): string { return `${this.ns}keys`; }
-  private trialKey(email: string): string { return `${this.ns}trial:${normalizeEmail(email)}`; }
+  // By mailbox: plus-addressed and (Gmail) dotted spellings of one mailbox share one trial.
+  private trialKey(email: string): string { return `${this.ns}trial:${mailboxOf(email)}`; }
   private usageKey(hash: string): string { return `${this.ns}usage:{${hash}}`; }
   private paidKey(hash: string): string { return `${this.ns}paid:{${hash}}`; }
 

@@ -339,6 +339,18 @@ export function accessStoreSuite(factory: HarnessFactory): void {
         expect((await store.issueTrial({ email: 'ravi@example.in', mode: 'live' }, at())).record.plan).toBe('trial');
       });
 
+      it('counts plus-addressed and Gmail-dotted spellings of one mailbox as one e-mail (finding 9)', async () => {
+        const first = await store.issueTrial({ email: 'asha.rao@gmail.com', mode: 'live' }, at());
+        for (const variant of ['asharao@gmail.com', 'Asha.Rao+trial@gmail.com', 'a.s.h.a.r.a.o+x@googlemail.com', 'asharao+1@GMAIL.COM']) {
+          await expect(store.issueTrial({ email: variant, mode: 'live' }, at()), variant).rejects.toMatchObject({ reason: 'trial_exists' });
+          expect((await store.findTrialByEmail(variant))?.prefix).toBe(first.record.prefix);
+        }
+        await store.issueTrial({ email: 'ravi+work@example.in', mode: 'live' }, at());
+        await expect(store.issueTrial({ email: 'ravi+home@example.in', mode: 'live' }, at())).rejects.toMatchObject({ reason: 'trial_exists' });
+        // Dots matter outside Gmail: another mailbox.
+        expect((await store.issueTrial({ email: 'r.avi@example.in', mode: 'live' }, at())).record.plan).toBe('trial');
+      });
+
       it('lets operators issue trials regardless, without changing which trial was first', async () => {
         const first = await store.issueTrial({ email: 'asha@example.in', mode: 'live' }, at());
         const operator = await create({ plan: 'trial', email: 'asha@example.in' });
