@@ -72,8 +72,9 @@ export function registerBillingRoutes(app: FastifyInstance, deps: ApiDeps): void
       return null;
     }
     const gateway = billing.gatewayFor(key.mode);
-    if (!gateway) {
-      // Depends on the mode only, which the prefix itself shows (trk_live_ / trk_test_).
+    if (!gateway || plansOnOffer(key, plans, new Date(deps.clock())).length === 0) {
+      // Depends on the mode only, which the prefix itself shows (trk_live_ / trk_test_), or on a
+      // plans file with no plan for sale.
       html(reply, 503, noPaymentPage('Online payment is not available', `Online payment is not set up for ${key.mode} keys on this service. Contact support to renew ${prefix}.`));
       return null;
     }
