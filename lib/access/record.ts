@@ -68,9 +68,35 @@ export function parseCreateKeyInput(value: unknown): ValidCreateKeyInput {
   return result.data;
 }
 
-/** E-mail addresses compare case-insensitively for the one-trial-per-e-mail rule. */
+/** E-mail addresses compare case-insensitively. */
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
+}
+
+/** Providers that ignore dots in the local part, and the one domain their addresses share. */
+const DOTLESS_DOMAINS: Record<string, string> = { 'gmail.com': 'gmail.com', 'googlemail.com': 'gmail.com' };
+
+/**
+ * The mailbox an address delivers to, for the one-trial-per-e-mail rule and the trial page's
+ * throttle (issue 29, finding 9): case-insensitive, `+tag` dropped (plus-addressing, which most
+ * providers offer), and for Gmail dots dropped and googlemail.com read as gmail.com. So
+ * A.B+x@GoogleMail.com and ab@gmail.com are one mailbox. Two people whose addresses differ only
+ * by a `+tag` at another provider count as one: rare, and they can ask an operator for a key.
+ */
+export function mailboxOf(email: string): string {
+  const address = normalizeEmail(email);
+  const at = address.lastIndexOf('@');
+  if (at <= 0) return address;
+  let local = address.slice(0, at);
+  let domain = address.slice(at + 1);
+  const plus = local.indexOf('+');
+  if (plus > 0) local = local.slice(0, plus);
+  const dotless = DOTLESS_DOMAINS[domain];
+  if (dotless) {
+    local = local.replaceAll('.', '');
+    domain = dotless;
+  }
+  return `${local}@${domain}`;
 }
 
 function periodEnd(startMs: number, plan: PlanName, plans: Plans): number {
