@@ -3,6 +3,7 @@
  * real runtime, the sandbox carrier network, one test clock. Figures of the known portfolio are
  * worked out from sandbox.md's scenarios inside the test.
  */
+import { parse as parseCsv } from 'csv-parse/sync';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AnalysisAcceptedSchema, AnalysisListSchema, AnalysisSchema, SHIPMENT_CSV_COLUMNS, type Report } from '../../lib/analyzer/index.ts';
@@ -212,7 +213,8 @@ export function analysesSuite(store: StoreKind): void {
       const lines = csv.body.trimEnd().split('\r\n');
       expect(lines[0]).toBe(SHIPMENT_CSV_COLUMNS.join(','));
       expect(lines).toHaveLength(24);
-      const byAwb = new Map(lines.slice(1).map((l) => [l.split(',')[0], Object.fromEntries(SHIPMENT_CSV_COLUMNS.map((c, i) => [c, l.split(',')[i]]))]));
+      const rows = parseCsv(csv.body) as string[][];
+      const byAwb = new Map(rows.slice(1).map((l) => [l[0], Object.fromEntries(SHIPMENT_CSV_COLUMNS.map((c, i) => [c, l[i]]))]));
       expect(byAwb.get(delhivery(1, 1, 4))).toMatchObject({ carrier: 'delhivery', order_id: 'ORD-1', payment_mode: 'cod', status: 'delivered', outcome: 'delivered', first_attempt_delivered: 'true', on_time_vs_promise: 'true', lane: 'delhivery:400:700', origin_pincode: '400001', destination_pincode: '700001', error: '' });
       expect(byAwb.get(delhivery(10, 1, 13))).toMatchObject({ outcome: 'rto', ndr_reasons: 'customer_unavailable;premises_closed;customer_unavailable', attempts: '3' });
       expect(byAwb.get(delhivery(14, 1, 0))).toMatchObject({ status: '', error: 'shipment_not_found' });
