@@ -213,8 +213,8 @@ export function analysesSuite(store: StoreKind): void {
       const lines = csv.body.trimEnd().split('\r\n');
       expect(lines[0]).toBe(SHIPMENT_CSV_COLUMNS.join(','));
       expect(lines).toHaveLength(24);
-      const rows = parseCsv(csv.body) as string[][];
-      const byAwb = new Map(rows.slice(1).map((l) => [l[0], Object.fromEntries(SHIPMENT_CSV_COLUMNS.map((c, i) => [c, l[i]]))]));
+      const csvRows = parseCsv(csv.body) as string[][];
+      const byAwb = new Map(csvRows.slice(1).map((l) => [l[0], Object.fromEntries(SHIPMENT_CSV_COLUMNS.map((c, i) => [c, l[i]]))]));
       expect(byAwb.get(delhivery(1, 1, 4))).toMatchObject({ carrier: 'delhivery', order_id: 'ORD-1', payment_mode: 'cod', status: 'delivered', outcome: 'delivered', first_attempt_delivered: 'true', on_time_vs_promise: 'true', lane: 'delhivery:400:700', origin_pincode: '400001', destination_pincode: '700001', error: '' });
       expect(byAwb.get(delhivery(10, 1, 13))).toMatchObject({ outcome: 'rto', ndr_reasons: 'customer_unavailable;premises_closed;customer_unavailable', attempts: '3' });
       expect(byAwb.get(delhivery(14, 1, 0))).toMatchObject({ status: '', error: 'shipment_not_found' });
@@ -251,6 +251,27 @@ export function analysesSuite(store: StoreKind): void {
       expectError(await post({ shipments: [] }), 400, 'invalid_analysis');
       expectError(await post({ nope: 1 }), 400, 'invalid_analysis');
       expectError(await postCsv(''), 400, 'invalid_analysis');
+    });
+
+    it('counts one shipment named with, without and with a capitalised carrier once: one unit, one CSV row (issue 29)', async () => {
+      const awb = '1234567890104';
+      const created = await accepted(await post({ shipments: [{ awb, carrier: 'delhivery' }, { awb }, { awb, carrier: 'DELHIVERY' }] }));
+      expect(created.shipments).toBe(1);
+      expect((await h.usage(key)).analyzer!.shipments_used).toBe(1);
+      const view = await completed(created.id);
+      expect(view.report.totals).toMatchObject({ shipments: 1, found: 1 });
+      const csv = (parseCsv((await get(`/v1/analyses/${created.id}/shipments`)).body) as string[][]).slice(1);
+      expect(csv.map((row) => [row[0], row[1]])).toEqual([[awb, 'delhivery']]);
+    });
+
+    it('refuses a CSV header row over 64 KiB or over 256 columns with a 400 before parsing it, counting nothing (issue 29)', async () => {
+      const long = expectError(await postCsv(`awb${',x'.repeat(40_000)}\n1234567890104\n`), 400, 'invalid_analysis');
+      expect(long.message).toMatch(/header row is longer than 64 KiB/);
+      const wide = expectError(await postCsv(`awb${',x'.repeat(300)}\n1234567890104\n`), 400, 'invalid_analysis');
+      expect(wide.message).toMatch(/names 301 columns; at most 256/);
+      const line = expectError(await postCsv(`awb,order_id\n1234567890104,${'y'.repeat(70_000)}\n`), 400, 'invalid_analysis');
+      expect(line.message).toMatch(/line of the CSV is longer than 64 KiB/);
+      expect((await h.usage(key)).analyzer!.shipments_used).toBe(0);
     });
 
     it('shows an analysis only to the key that created it, and lists the key\'s newest first', async () => {
