@@ -10,7 +10,6 @@
  * at most 64 KiB with a turn of the event loop after each, so one upload never holds it for longer
  * than one slice's parse.
  */
-import { once } from 'node:events';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { parse, CsvError } from 'csv-parse';
 
@@ -51,6 +50,16 @@ class LineGuard {
     }
     if (this.run > MAX_CSV_LINE_BYTES) throw tooLong();
   }
+}
+
+/** The parser took its buffered input, or was destroyed (the reader stopped): either way, go on. */
+function drained(parser: NodeJS.ReadWriteStream & { destroyed: boolean }): Promise<void> {
+  if (parser.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => { parser.off('drain', done); parser.off('close', done); resolve(); };
+    parser.once('drain', done);
+    parser.once('close', done);
+  });
 }
 
 const tooLong = () => new CsvInputError(`A line of the CSV is longer than ${MAX_CSV_LINE_BYTES / 1024} KiB; an analysis's rows are a few hundred bytes. Check the file's line endings and delimiter.`);
@@ -128,18 +137,18 @@ export async function readCsv(source: AsyncIterable<Buffer | string>, handlers: 
     if (bytes > maxBytes) { outcome = 'too_large'; return false; }
     lines.check(chunk);
     for (let at = 0; at < chunk.length && outcome === 'done'; at += SLICE_BYTES) {
-      if (!parser.write(chunk.subarray(at, at + SLICE_BYTES))) await once(parser, 'drain');
+      if (!parser.write(chunk.subarray(at, at + SLICE_BYTES))) await drained(parser);
       await nextTurn();
     }
     return outcome === 'done';
   };
   const feed = (async () => {
     try {
-      if (!(await write(first))) return;
-      while (!ended) {
+      let more = await write(first);
+      while (more && !ended) {
         const next = await iterator.next();
         if (next.done) break;
-        if (!(await write(typeof next.value === 'string' ? Buffer.from(next.value) : next.value))) return;
+        more = await write(typeof next.value === 'string' ? Buffer.from(next.value) : next.value);
       }
     } catch (err) {
       if (!(err instanceof CsvInputError)) throw err;
