@@ -62,6 +62,13 @@ export interface AnalyzedShipment {
   is_stuck: boolean;
   hours_since_last_scan: number | null;
   error: string | null;
+  /**
+   * A carrier error where the carrier was not asked at all (its circuit breaker open, or too many
+   * calls waiting): retried first, and not counted as a try (runner.ts).
+   */
+  resting?: boolean;
+  /** Retries of a carrier error that asked the carrier and failed again. */
+  retries?: number;
 }
 
 /** The network's windowed figures of one carrier on one lane (the same as GET /v1/lanes). */

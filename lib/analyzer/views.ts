@@ -10,7 +10,9 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 
 export function analysisSummary(doc: AnalysisDoc): z.infer<typeof AnalysisSummarySchema> {
   return {
-    id: doc.id, name: doc.name, status: doc.status, progress: { done: doc.done, total: doc.total },
+    id: doc.id, name: doc.name, status: doc.status,
+    status_reason: doc.status === 'failed' ? doc.error : doc.status === 'running' ? doc.held ?? null : null,
+    progress: { done: doc.done, total: doc.total },
     created_at: iso(doc.created_ms)!, completed_at: iso(doc.completed_ms),
   };
 }
