@@ -20,9 +20,9 @@
  * Carrier errors are retried before they count (RETRY_DELAYS_MS): once every chunk has results,
  * the errors are looked up again after each delay of the schedule — the first one longer than a
  * carrier's breaker rests (lib/carriers/http.ts, 10 s), so it has closed — one at a time per
- * carrier, the shipments never really asked first; an answer from an open breaker ends that
- * carrier's round and costs the shipment no try. What is still an error after the last round
- * counts as one (and is given back).
+ * carrier, those retried least and never really asked first; an answer from an open breaker ends
+ * that carrier's round. What is still an error after the last round counts as one (and is given
+ * back): at most 1 + rounds asks of a shipment, within the schedule's sum of time plus the asks.
  */
 import type { StandingOf } from '../access/standing.ts';
 import { isGone } from '../access/standing.ts';
@@ -266,9 +266,10 @@ export class AnalysisRunner {
       if (this.stopping) return { atMs: clock() };
       const held = await this.standingEnd(prefix, id);
       if (held) return held;
-      // Never really asked first, then the fewest tries: a few shipments that keep failing come last,
-      // and cannot trip the carrier's breaker again before the others had their turn.
-      errors.sort((a, b) => Number(!a.shipment.resting) - Number(!b.shipment.resting) || (a.shipment.retries ?? 0) - (b.shipment.retries ?? 0));
+      // The fewest retries first, then those the carrier was never really asked: a few shipments that
+      // keep failing (or a round's first call, met by a breaker that opened again) go behind the
+      // others, and cannot trip the breaker again before the others had their turn. Stable: input order.
+      errors.sort((a, b) => (a.shipment.retries ?? 0) - (b.shipment.retries ?? 0) || Number(!a.shipment.resting) - Number(!b.shipment.resting));
       const inputs = new Map<number, ShipmentInput[]>();
       for (const { chunk } of errors) if (!inputs.has(chunk)) inputs.set(chunk, (await store.inputChunk(prefix, id, chunk)) ?? []);
       const byCarrier = new Map<string, typeof errors>();
@@ -283,14 +284,10 @@ export class AnalysisRunner {
           const input = inputs.get(e.chunk)?.[e.index];
           if (!input || this.stopping) return;
           const again = await lookup(input, doc.mode);
-          if (again.result === 'error' && again.resting) {
-            // The carrier rests again: its other shipments wait for the next round, at no try's cost.
-            outputs[e.chunk]![e.index] = { ...again, retries: e.shipment.retries ?? 0 };
-            changed.add(e.chunk);
-            return;
-          }
           outputs[e.chunk]![e.index] = again.result === 'error' ? { ...again, retries: (e.shipment.retries ?? 0) + 1 } : again;
           changed.add(e.chunk);
+          // The carrier rests again: its other shipments wait for the next round.
+          if (again.result === 'error' && again.resting) return;
         }
       }));
       for (const chunk of changed) await store.replaceChunk(prefix, id, chunk, outputs[chunk]!);

@@ -64,10 +64,10 @@ export interface AnalyzedShipment {
   error: string | null;
   /**
    * A carrier error where the carrier was not asked at all (its circuit breaker open, or too many
-   * calls waiting): retried first, and not counted as a try (runner.ts).
+   * calls waiting): retried before those the carrier answered with an error (runner.ts).
    */
   resting?: boolean;
-  /** Retries of a carrier error that asked the carrier and failed again. */
+  /** Retry rounds in which this carrier error was looked up again, and was an error again. */
   retries?: number;
 }
 
