@@ -171,7 +171,12 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
     live: razorpayOf(env) ?? (options.liveTarget === 'sandbox' ? sandboxGateway : null),
     test: sandboxGateway,
     report: clickhouse ? new ClickHousePaymentReport(clickhouse) : null,
-    onRenewed: (key) => push.keyChanged(key.prefix, key.mode, standingOf(key, new Date(clock()))),
+    onRenewed: async (key) => {
+      const standing = standingOf(key, new Date(clock()));
+      await push.keyChanged(key.prefix, key.mode, standing);
+      // Held analyses go on at once (the analyzer is made below; renewals come after start).
+      await analyzer.keyChanged(key.prefix, standing);
+    },
     log: (level, message) => console[level === 'info' ? 'log' : level](message),
   });
 

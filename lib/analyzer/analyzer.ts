@@ -4,7 +4,7 @@
  * its runner; the API routes use the rest.
  */
 import type { KeyRecord } from '../access/index.ts';
-import type { StandingOf } from '../access/standing.ts';
+import type { KeyStanding, StandingOf } from '../access/standing.ts';
 import type { PlanName, Plans } from '../config/index.ts';
 import type { TrackingService } from '../tracking/index.ts';
 import type { EventLog, PushKv } from '../webhooks/index.ts';
@@ -12,8 +12,11 @@ import { analysisCompletedEvent } from './events.ts';
 import { trackingLookup, type AnalyzerLookup } from './lookup.ts';
 import { AnalysisRunner, type NetworkSource, type RunnerOptions } from './runner.ts';
 import { shareSecret } from './share.ts';
-import { AnalysisStore, newAnalysisId, type AcceptResult, type AnalysisDoc } from './store.ts';
+import { AnalysisStore, analyzerKeys, dueMemberOf, newAnalysisId, type AcceptResult, type AnalysisDoc } from './store.ts';
 import type { AnalyzedShipment, RejectedRow, ShipmentInput } from './types.ts';
+
+/** A key's newest analyses looked at for held ones when it is active again. */
+const RESUME_SCAN = 50;
 
 /** contracts.md: the plans that include the analyzer. */
 export const ANALYZER_PLANS: readonly PlanName[] = ['growth', 'business'];
@@ -100,6 +103,20 @@ export class Analyzer {
     if (result.ok) await this.runner.enqueue(result.doc);
     else await this.runner.release(record.prefix, id);
     return result;
+  }
+
+  /**
+   * A key's standing changed (admin resume or renew, a paid renewal): once it is active, its held
+   * analyses are due at once, on whichever instance looks first, instead of at their next look
+   * (HOLD_RECHECK_MS). Held analyses are recent ones: the newest RESUME_SCAN are looked at.
+   * Revoked and suspended keys need nothing here: the runner asks the standing before every chunk.
+   */
+  async keyChanged(prefix: string, standing: KeyStanding): Promise<void> {
+    if (standing !== 'active') return;
+    const { docs } = await this.store.list(prefix, null, RESUME_SCAN);
+    const held = docs.filter((d) => d.status === 'running' && d.held);
+    for (const doc of held) await this.options.kv.schedule(analyzerKeys.due(), dueMemberOf(prefix, doc.id), this.options.clock());
+    if (held.length > 0) this.runner.wake();
   }
 
   shareSecret(): Promise<Buffer> {
