@@ -1,0 +1,51 @@
+/**
+ * The embedded default's first start: an empty DATA_DIR gets a test-mode history in its raw-poll
+ * log (DATA_DIR/polls.ndjson), which the runtime then reads like any logged polls, so a newcomer's
+ * first lookups show a benchmark and `GET /v1/lanes` shows carriers. Live keys never see it: every
+ * line is logged for mode `test` (lane keys `test:…`, lib/lanes).
+ */
+import { existsSync, statSync } from 'node:fs';
+import { loadCalendar } from '../calendar/index.ts';
+import { loadNetworkConfig } from '../network/config.ts';
+import { loadPlaces } from '../places/index.ts';
+import { PollLog, pollLogPath } from '../store/poll-log.ts';
+import { historyPolls } from './history.ts';
+
+export interface SeedOptions {
+  shipments: number;
+  days: number;
+  seed?: number;
+  configDir?: string;
+  now?: number;
+}
+
+/** True when the data dir has no raw-poll log yet (a first start). */
+export function isFirstStart(dataDir: string): boolean {
+  const path = pollLogPath(dataDir);
+  return !existsSync(path) || statSync(path).size === 0;
+}
+
+/**
+ * Writes the history into the empty log and returns how many journeys and polls it wrote (0 when
+ * the log already has lines). Only each journey's latest poll is logged here: the lane figures need
+ * the closed state, and a first start should not write and re-read ~100 MB (`sandbox history`
+ * writes every poll).
+ */
+export async function seedEmbeddedHistory(dataDir: string, options: SeedOptions): Promise<{ journeys: number; polls: number }> {
+  if (options.shipments <= 0 || !isFirstStart(dataDir)) return { journeys: 0, polls: 0 };
+  const log = new PollLog(dataDir);
+  let journeys = 0;
+  let polls = 0;
+  for await (const { polls: made } of historyPolls({
+    config: loadNetworkConfig(options.configDir), calendar: loadCalendar(options.configDir), places: loadPlaces(options.configDir),
+    shipments: options.shipments, days: options.days, seed: options.seed ?? 1, endMs: options.now ?? Date.now(),
+  })) {
+    journeys++;
+    const latest = made.at(-1);
+    if (!latest) continue;
+    log.append({ mode: 'test', poll: latest });
+    polls++;
+  }
+  await log.flush();
+  return { journeys, polls };
+}
