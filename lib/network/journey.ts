@@ -9,8 +9,11 @@ import { distanceKm, type Place } from '../places/places.ts';
 import type { NdrReason } from '../schemas/index.ts';
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../time/index.ts';
 import { addDays, istDayOf, istDayStartMs, type IstDay } from '../time/ist-day.ts';
-import type { StepKind } from '../sandbox/types.ts';
 import type { NetworkConfig } from './config.ts';
+
+/** The steps of a journey (a subset of the sandbox's StepKind, which renders them). */
+export type StepKind = 'booked' | 'picked_up' | 'hub_in' | 'hub_out' | 'out_for_delivery' | 'attempt_failed' | 'delivered'
+  | 'hold' | 'rto_initiated' | 'rto_in_transit' | 'rto_delivered' | 'lost';
 
 export type ServiceType = 'surface' | 'express' | 'speed_post';
 export type JourneyOutcome = 'delivered' | 'rto' | 'lost';

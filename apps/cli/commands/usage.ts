@@ -15,6 +15,8 @@ Commands (all call the admin HTTP API):
               (the public API with an API key or TRACKING_API_KEY; one lookup)
   analyze <shipments.csv|.json> [--key trk_…] [--name N] [--out report.json] [--json]
               (the shipment analyzer: progress, a summary table, the report written to a file)
+  sandbox history --shipments N [--days D] [--seed S] [--out F.jsonl] [--into-stores]
+              (the simulated network's raw-poll log, generated here; no API call)
 
 Options:
   --url <base>     admin API base URL (default http://127.0.0.1:\${PORT:-3000})
