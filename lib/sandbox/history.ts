@@ -84,6 +84,8 @@ export function pollsOfJourney(journey: HistoryJourney, vocabulary: CarrierVocab
 }
 
 export interface HistoryOptions extends Omit<HistoryPlan, 'sandboxLanes' | 'seededRandom'> {
+  /** Polls per journey (default the config's `history.polls_per_journey`). */
+  pollsPerJourney?: readonly [number, number];
   config: NetworkConfig;
   calendar: DeliveryCalendar;
   places: PlaceLookup;
@@ -94,6 +96,6 @@ export async function* historyPolls(options: HistoryOptions): AsyncGenerator<{ j
   const vocabularies = await loadVocabularies(Object.keys(options.config.carriers));
   const plan = { ...options, sandboxLanes: SANDBOX_LANE_PINCODES, seededRandom };
   for (const journey of planHistory(plan, options.config, options.calendar, options.places)) {
-    yield { journey, polls: pollsOfJourney(journey, vocabularies.get(journey.carrier)!, options.endMs, options.config.history.polls_per_journey) };
+    yield { journey, polls: pollsOfJourney(journey, vocabularies.get(journey.carrier)!, options.endMs, options.pollsPerJourney ?? options.config.history.polls_per_journey) };
   }
 }

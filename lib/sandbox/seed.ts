@@ -4,11 +4,12 @@
  * first lookups show a benchmark and `GET /v1/lanes` shows carriers. Live keys never see it: every
  * line is logged for mode `test` (lane keys `test:…`, lib/lanes).
  */
-import { existsSync, statSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, statSync } from 'node:fs';
+import { once } from 'node:events';
 import { loadCalendar } from '../calendar/index.ts';
 import { loadNetworkConfig } from '../network/config.ts';
 import { loadPlaces } from '../places/index.ts';
-import { PollLog, pollLogPath } from '../store/poll-log.ts';
+import { pollLogPath, type LoggedPoll } from '../store/poll-log.ts';
 import { historyPolls } from './history.ts';
 
 export interface SeedOptions {
@@ -33,19 +34,30 @@ export function isFirstStart(dataDir: string): boolean {
  */
 export async function seedEmbeddedHistory(dataDir: string, options: SeedOptions): Promise<{ journeys: number; polls: number }> {
   if (options.shipments <= 0 || !isFirstStart(dataDir)) return { journeys: 0, polls: 0 };
-  const log = new PollLog(dataDir);
+  mkdirSync(dataDir, { recursive: true });
+  // The log's own line format (lib/store/poll-log.ts), written in large chunks: PollLog's
+  // per-tick batching is built for a trickle of lookups, not 20,000 lines at once.
+  const out = createWriteStream(pollLogPath(dataDir), { flags: 'a' });
   let journeys = 0;
   let polls = 0;
+  let chunk: string[] = [];
+  const drain = async () => {
+    if (chunk.length && !out.write(chunk.join(''))) await once(out, 'drain');
+    chunk = [];
+  };
   for await (const { polls: made } of historyPolls({
     config: loadNetworkConfig(options.configDir), calendar: loadCalendar(options.configDir), places: loadPlaces(options.configDir),
-    shipments: options.shipments, days: options.days, seed: options.seed ?? 1, endMs: options.now ?? Date.now(),
+    shipments: options.shipments, days: options.days, seed: options.seed ?? 1, endMs: options.now ?? Date.now(), pollsPerJourney: [1, 1],
   })) {
     journeys++;
     const latest = made.at(-1);
     if (!latest) continue;
-    log.append({ mode: 'test', poll: latest });
+    const line: LoggedPoll = { mode: 'test', poll: latest };
+    chunk.push(`${JSON.stringify(line)}\n`);
     polls++;
+    if (chunk.length >= 1000) await drain();
   }
-  await log.flush();
+  await drain();
+  await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
   return { journeys, polls };
 }
