@@ -32,14 +32,14 @@ const CLICKHOUSE_URL = process.env.CLICKHOUSE_URL ?? 'http://127.0.0.1:8123';
 const JOURNEYS = Number(process.env.BENCH_NETWORK_JOURNEYS ?? 1_000_000);
 const INGEST_JOURNEYS = Number(process.env.BENCH_NETWORK_INGEST_JOURNEYS ?? 1_000_000);
 const END = Date.parse('2026-11-27T00:00:00Z');
-const DAYS = 90;
+const HISTORY_DAYS = 90;
 
 const progress = (line: string) => process.stderr.write(`network: ${line}\n`);
 const round = (n: number, digits = 0) => Math.round(n * 10 ** digits) / 10 ** digits;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function history(shipments: number, seed: number) {
-  return historyPolls({ config: loadNetworkConfig(), calendar: loadCalendar(), places: loadPlaces(), shipments, days: DAYS, seed, endMs: END });
+  return historyPolls({ config: loadNetworkConfig(), calendar: loadCalendar(), places: loadPlaces(), shipments, days: HISTORY_DAYS, seed, endMs: END });
 }
 
 async function generate(): Promise<BenchResult[]> {
