@@ -7,6 +7,7 @@
  */
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanUp, start, stop } from './testing.ts';
@@ -35,7 +36,8 @@ describe('npm start: the network history of a first start', () => {
     const withFigures = answer.carriers.filter((c) => c.sample_size >= 30 && c.p50_transit_days !== null);
     // Every national carrier serves Mumbai → Kolkata (the regional ones do not).
     expect(withFigures.map((c) => c.carrier).sort()).toEqual(['bluedart', 'delhivery', 'dtdc', 'ekart', 'indiapost', 'shadowfax', 'shiprocket', 'speedpost', 'xpressbees']);
-    expect(elapsed, `${Math.round(elapsed)} ms from spawn to figures`).toBeLessThan(10_000);
+    // The contract's bound, for a machine not shared with other work (the load average says).
+    expect(elapsed, `${Math.round(elapsed)} ms from spawn to figures, load average ${loadavg()[0]!.toFixed(1)}`).toBeLessThan(10_000);
 
     // A live key of the same process: real lanes only, so none.
     const adminToken = /ADMIN_TOKEN:\s+(\S+)/.exec(running.output())![1]!;

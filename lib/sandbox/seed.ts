@@ -27,8 +27,8 @@ export function isFirstStart(dataDir: string): boolean {
 }
 
 /**
- * Writes the history into the empty log and returns how many journeys and polls it wrote (0 when
- * the log already has lines). Only each journey's latest poll is logged here: the lane figures need
+ * Writes the history's closed journeys into the empty log and returns how many journeys were
+ * generated and how many polls written (0 when the log already has lines). Only each journey's latest poll is logged here: the lane figures need
  * the closed state, and a first start should not write and re-read ~100 MB (`sandbox history`
  * writes every poll).
  */
@@ -45,13 +45,16 @@ export async function seedEmbeddedHistory(dataDir: string, options: SeedOptions)
     if (chunk.length && !out.write(chunk.join(''))) await once(out, 'drain');
     chunk = [];
   };
-  for await (const { polls: made } of historyPolls({
+  const endMs = options.now ?? Date.now();
+  for await (const { journey, polls: made } of historyPolls({
     config: loadNetworkConfig(options.configDir), calendar: loadCalendar(options.configDir), places: loadPlaces(options.configDir),
-    shipments: options.shipments, days: options.days, seed: options.seed ?? 1, endMs: options.now ?? Date.now(), pollsPerJourney: [1, 1],
+    shipments: options.shipments, days: options.days, seed: options.seed ?? 1, endMs, pollsPerJourney: [1, 1],
   })) {
     journeys++;
     const latest = made.at(-1);
-    if (!latest) continue;
+    // Journeys still under way are left out: the embedded poller would re-poll them from the
+    // sandbox, whose answer for the number is another journey (a free number's own).
+    if (!latest || journey.closedAt >= endMs) continue;
     const line: LoggedPoll = { mode: 'test', poll: latest };
     chunk.push(`${JSON.stringify(line)}\n`);
     polls++;
