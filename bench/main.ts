@@ -1,11 +1,12 @@
 /**
  * npm run bench [-- <section>...] — prints every figure the issues ask for, measured side by side
- * in one run on this machine. Sections: normalize, carriers, api, pipeline, lanes, replay, webhooks, analyzer, network.
+ * in one run on this machine. Sections: normalize, mapping, carriers, api, pipeline, lanes, replay, webhooks, analyzer, network.
  */
 import { benchAnalyzer } from './analyzer.ts';
 import { benchApi } from './api.ts';
 import { benchCarriers } from './carriers.ts';
 import { benchLanes } from './lanes.ts';
+import { benchMapping } from './mapping.ts';
 import { benchNetwork } from './network.ts';
 import { benchNormalize } from './normalize.ts';
 import { benchPipeline } from './pipeline.ts';
@@ -15,6 +16,7 @@ import { printResults, type BenchResult } from './report.ts';
 
 const SECTIONS: Record<string, { title: string; run: () => Promise<BenchResult[]> }> = {
   normalize: { title: 'Normalization (npm run bench -- normalize)', run: benchNormalize },
+  mapping: { title: 'Mapping coverage: unknown events per carrier over the kept carrier bodies (npm run bench -- mapping)', run: benchMapping },
   carriers: { title: 'Carrier clients against the sandbox (npm run bench -- carriers)', run: benchCarriers },
   api: { title: 'API throughput and memory (npm run bench -- api)', run: benchApi },
   lanes: { title: 'Windowed lane statistics: refresh at 5 M vs 50 M history, same window (npm run bench -- lanes)', run: benchLanes },

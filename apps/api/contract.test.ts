@@ -158,6 +158,8 @@ describe('the OpenAPI documents describe every answer', () => {
     expect(shared.statusCode).toBe(200);
     expect((await call('GET', new URL((shared.json() as { url: string }).url).pathname, { apiKey: null })).statusCode).toBe(200);
     expectError(await call('GET', '/shared/analyses/nonsense', { apiKey: null }), 404, 'analysis_not_found');
+    expect((await call('DELETE', `/v1/analyses/${id}/share`)).statusCode).toBe(204);
+    expectError(await call('DELETE', '/v1/analyses/an_unknown/share'), 404, 'analysis_not_found');
     expectError(await call('GET', '/v1/analyses/an_unknown'), 404, 'analysis_not_found');
   });
 

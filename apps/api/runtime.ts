@@ -198,7 +198,7 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
 
   const adminToken = env.ADMIN_TOKEN ?? randomBytes(24).toString('base64url');
   return {
-    deps: { product, access, billing, idempotency, tracking, push, analyzer, throttle, lanes: laneWindows, metrics, adminToken, clock, readiness, logLevel: env.LOG_LEVEL, trustProxy: trustProxyOf(env.TRUST_PROXY), publicBaseUrl: env.PUBLIC_BASE_URL },
+    deps: { product, access, billing, idempotency, tracking, push, analyzer, throttle, mailer, lanes: laneWindows, metrics, adminToken, clock, readiness, logLevel: env.LOG_LEVEL, trustProxy: trustProxyOf(env.TRUST_PROXY), publicBaseUrl: env.PUBLIC_BASE_URL },
     shipments,
     bus,
     push,

@@ -15,6 +15,7 @@ import { startPoller } from '../poller/start.ts';
 import { ConfigError, loadEnv, type Env } from '../../lib/config/index.ts';
 import { createMailer, noticeSettingsOf, scheduleNotices } from '../../lib/notices/index.ts';
 import { refreshPolicyOf } from '../../lib/poller/index.ts';
+import { serviceLines } from '../../lib/process/banner.ts';
 import { runApp } from '../../lib/process/run.ts';
 import { startGatewaySandbox } from '../../lib/sandbox/gateway.ts';
 import { seedEmbeddedHistory } from '../../lib/sandbox/seed.ts';
@@ -91,6 +92,8 @@ async function start() {
     `  docs:        ${base}/docs      trial page: ${base}/trial`,
     `  renew/pay:   ${base}/billing/renew?key=${key.slice(0, 16)}&plan=starter   (sandbox payment gateway: ${gateway.url})`,
     `  data dir:    ${env.DATA_DIR}   sandbox carriers: ${sandbox.url}`,
+    `  metrics:     ${base}/metrics   health: ${base}/healthz`,
+    ...(mode.distributed ? [`  services:    ${serviceLines(env, ['kafka', 'clickhouse', 'redis']).map(([name, value]) => `${name} ${value}`).join('   ')}`] : []),
     runtime.adminTokenGenerated ? `  ADMIN_TOKEN: ${runtime.deps.adminToken}   (generated for this run; set ADMIN_TOKEN to fix it)` : '  ADMIN_TOKEN: (from the environment)',
     `  trial key:   ${key}   (trk_test_: sandbox carriers, 100 lookups, 14 days)`,
     env.WEBHOOK_ALLOWED_TARGETS
@@ -99,6 +102,8 @@ async function start() {
     '',
     'Try it:',
     `  curl -s -H "X-API-Key: ${key}" ${base}/v1/track/delhivery/1234567890102`,
+    'More keys (the admin CLI, with the ADMIN_TOKEN above):',
+    `  npm run cli -- keys create --plan trial --mode test --email ops@example.com${base === 'http://127.0.0.1:3000' ? '' : ` --url ${base}`}`,
     '',
   ];
   process.stdout.write(lines.join('\n') + '\n');

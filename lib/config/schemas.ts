@@ -65,7 +65,8 @@ export type MappingRule = z.infer<typeof MappingRuleSchema>;
 
 export const CarrierMappingFileSchema = z.object({
   carrier: z.string().regex(/^[a-z0-9]+$/),
-  return_leg_codes: z.array(z.string().min(1)).default([]),
+  /** Codes of return-leg scans; a trailing `*` makes a prefix ("RT-*"), never a lone `*`. */
+  return_leg_codes: z.array(z.string().regex(/^[^*]+\*?$/, 'a code, or a code prefix ending in *')).default([]),
   rules: z.array(MappingRuleSchema).min(1),
 }).strict();
 export type CarrierMapping = z.infer<typeof CarrierMappingFileSchema>;

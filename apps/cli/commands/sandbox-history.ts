@@ -9,7 +9,6 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
-import cliProgress from 'cli-progress';
 import type { PollBus } from '../../../lib/bus/index.ts';
 import { loadCalendar } from '../../../lib/calendar/index.ts';
 import { createKafka } from '../../../lib/kafka/client.ts';
@@ -17,6 +16,7 @@ import { KafkaBus } from '../../../lib/kafka/kafka-bus.ts';
 import { loadNetworkConfig } from '../../../lib/network/config.ts';
 import { loadPlaces } from '../../../lib/places/index.ts';
 import { historyPolls } from '../../../lib/sandbox/history.ts';
+import { createProgress } from '../../../lib/progress/index.ts';
 import { PollLog } from '../../../lib/store/poll-log.ts';
 import { DAY_MS } from '../../../lib/time/index.ts';
 import type { CliIo } from './cli.ts';
@@ -43,22 +43,6 @@ function wholeNumber(value: string | undefined, name: string, fallback?: number)
   }
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) throw new Error(`--${name} must be a whole number, got "${value}"`);
   return Number(value);
-}
-
-function progressBar(total: number, stream: NodeJS.WriteStream) {
-  const started = performance.now();
-  const bar = new cliProgress.SingleBar({
-    format: 'sandbox history |{bar}| {percentage}% | {value}/{total} journeys | {speed} journeys/s | ETA {eta_formatted}',
-    stream, noTTYOutput: true, notTTYSchedule: 10_000, fps: 5, hideCursor: false,
-  }, cliProgress.Presets.shades_classic);
-  bar.start(total, 0, { speed: '0' });
-  return {
-    update(done: number) {
-      const seconds = (performance.now() - started) / 1000;
-      bar.update(done, { speed: seconds > 0 ? Math.round(done / seconds).toLocaleString('en-US') : '0' });
-    },
-    stop: () => bar.stop(),
-  };
 }
 
 async function write(stream: WriteStream | NodeJS.WriteStream, text: string): Promise<void> {
@@ -103,7 +87,9 @@ export async function runSandboxHistory(argv: string[], io: CliIo): Promise<numb
     if (env.KAFKA_BROKERS) bus = new KafkaBus({ kafka: createKafka({ brokers: env.KAFKA_BROKERS, clientId: 'tracking-cli-history' }), dataDir: env.DATA_DIR ?? './data' });
     else log = new PollLog(env.DATA_DIR ?? './data');
   }
-  const progress = process.stderr.isTTY || options.shipments >= 10_000 ? progressBar(options.shipments, process.stderr) : null;
+  // The CLI tools' one progress report: a bar on a terminal, else a plain line every 10 s.
+  const progress = createProgress({ label: 'sandbox history', unit: 'journeys', enabled: true });
+  progress.phase('generate', options.shipments);
   const summary: HistorySummary = { journeys: 0, polls: 0, delivered: 0, rto: 0, lost: 0, open: 0, seconds: 0 };
   try {
     for await (const { journey, polls } of historyPolls({
@@ -122,17 +108,17 @@ export async function runSandboxHistory(argv: string[], io: CliIo): Promise<numb
       if (summary.journeys % FLUSH_EVERY === 0) {
         await bus?.flush();
         await log?.flush();
-        progress?.update(summary.journeys);
+        progress.update(summary.journeys);
       }
     }
     await bus?.flush();
     await log?.flush();
-    progress?.update(summary.journeys);
+    progress.update(summary.journeys);
   } catch (err) {
     io.stderr(`error: ${(err as Error).message}\n`);
     return 1;
   } finally {
-    progress?.stop();
+    progress.stop();
     await bus?.close();
     if (file && file !== process.stdout) await new Promise<void>((resolve) => (file as WriteStream).end(resolve));
   }

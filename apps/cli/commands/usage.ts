@@ -17,6 +17,8 @@ Commands (all call the admin HTTP API):
               (the shipment analyzer: progress, a summary table, the report written to a file)
   sandbox history --shipments N [--days D] [--seed S] [--out F.jsonl] [--into-stores]
               (the simulated network's raw-poll log, generated here; no API call)
+  sql <question> [--mode live|test] [--param name=value] [--format table|csv|json]
+              (a question of the analysts' guide, docs/analysts.md, against CLICKHOUSE_URL; --list)
 
 Options:
   --url <base>     admin API base URL (default http://127.0.0.1:\${PORT:-3000})

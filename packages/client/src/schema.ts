@@ -403,9 +403,16 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A signed link (30 days) to an HTML report with charts, for colleagues without API access */
+        /**
+         * A link (30 days) to an HTML report with charts, for colleagues without API access
+         * @description The link carries an opaque token: it names neither the key nor the analysis. It stops working when it expires, when the analysis's links are revoked (`DELETE` on this path), and while the key is suspended or once it is revoked. Its address starts with the service's `PUBLIC_BASE_URL`.
+         */
         post: operations["shareAnalysis"];
-        delete?: never;
+        /**
+         * Revoke every share link made so far to the analysis
+         * @description Every link made before this call stops working at once, on every instance; a link made afterwards works. Answered 204 also when there were none.
+         */
+        delete: operations["revokeAnalysisShares"];
         options?: never;
         head?: never;
         patch?: never;
@@ -418,7 +425,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The shared report page (no API key: the signed token is the permission) */
+        /** The shared report page (no API key: the link's token is the permission) */
         get: operations["sharedAnalysisPage"];
         put?: never;
         post?: never;
@@ -6009,6 +6016,223 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ShareLink"];
                 };
+            };
+            /** @description bad_request */
+            400: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+            };
+            /** @description missing_api_key, invalid_api_key */
+            401: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "missing_api_key" | "invalid_api_key";
+                        };
+                    };
+                };
+            };
+            /** @description payment_required */
+            402: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payment_required";
+                        };
+                    };
+                };
+            };
+            /** @description plan_feature_unavailable */
+            403: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "plan_feature_unavailable";
+                        };
+                    };
+                };
+            };
+            /** @description analysis_not_found */
+            404: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "analysis_not_found";
+                        };
+                    };
+                };
+            };
+            /** @description request_timeout */
+            408: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "request_timeout";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                        };
+                    };
+                };
+            };
+            /** @description header_fields_too_large */
+            431: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "header_fields_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    revokeAnalysisShares: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description an_… */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked */
+            204: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description bad_request */
             400: {
