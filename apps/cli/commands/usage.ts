@@ -15,6 +15,8 @@ Commands (all call the admin HTTP API):
               (the public API with an API key or TRACKING_API_KEY; one lookup)
   analyze <shipments.csv|.json> [--key trk_…] [--name N] [--out report.json] [--json]
               (the shipment analyzer: progress, a summary table, the report written to a file)
+  sandbox history --shipments N [--days D] [--seed S] [--out F.jsonl] [--into-stores]
+              (the simulated network's raw-poll log, generated here; no API call)
   sql <question> [--mode live|test] [--param name=value] [--format table|csv|json]
               (a question of the analysts' guide, docs/analysts.md, against CLICKHOUSE_URL; --list)
 
