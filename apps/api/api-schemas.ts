@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { PLAN_NAMES } from '../../lib/config/index.ts';
-import { TrackingRecordSchema, UsageRecordSchema } from '../../lib/schemas/index.ts';
+import { PredictionSchema, TrackingRecordSchema, UsageRecordSchema } from '../../lib/schemas/index.ts';
 import {
   AnalysisAcceptedSchema, AnalysisListSchema, AnalysisRequestSchema, AnalysisSchema, ReportSchema, ShareLinkSchema,
 } from '../../lib/analyzer/index.ts';
@@ -93,6 +93,26 @@ export const LaneComparisonSchema = z.object({
   most_reliable: z.string().nullable().describe('Highest on-time rate among carriers with figures'),
 });
 
+/** GET /v1/estimate (contracts.md "Delivery prediction"): per carrier and service type, from the booked stage. */
+export const EstimateAnswerSchema = z.object({
+  origin_pincode: z.string(),
+  destination_pincode: z.string(),
+  ship_date: z.string().describe('The IST day the shipment is handed over (YYYY-MM-DD): the one asked, or today'),
+  estimates: z.array(z.object({
+    carrier: z.string(),
+    service_type: z.string().nullable().describe('As learned, lower case; null for carriers whose scans show none'),
+    delivery_date: PredictionSchema.shape.delivery_date.describe('The most likely delivery day (IST)'),
+    window: PredictionSchema.shape.window.describe('[first, last] IST days holding about 80 % and 90 % of deliveries, both included'),
+    basis: PredictionSchema.shape.basis.describe('The level answered from, its delivered shipments for the stage, the stage (awaiting_pickup) and when the model was built'),
+  })),
+  fastest: z.string().nullable().describe('The carrier with the earliest delivery_date (then the earliest p80 end, p90 end, slug); null without estimates'),
+});
+export const EstimateQuerySchema = z.object({
+  ship_date: z.string().optional().describe('YYYY-MM-DD (IST): from yesterday to 90 days after today; default today (IST). Anything else is 400 invalid_date.'),
+  carrier: z.string().optional().describe('A carrier slug or alias (else 400 unsupported_carrier); default every carrier with a basis'),
+  service_type: z.string().optional().describe('Only this service type (as carriers name it, any case); default every one learned'),
+});
+
 export const BatchResultSchema = z.union([
   z.object({ index: z.int().min(0), status: z.literal(200), tracking: TrackingRecordSchema }),
   z.object({
@@ -157,7 +177,7 @@ export const SCHEMA_NAMES = new Map<z.ZodType, string>([
   [WatchSchema, 'Watch'], [WatchAnswerSchema, 'WatchAnswer'], [OneWatchSchema, 'OneWatch'], [WatchListSchema, 'WatchList'],
   [EndpointSchema, 'Endpoint'], [EndpointWithSecretSchema, 'EndpointWithSecret'], [EndpointListSchema, 'EndpointList'],
   [RotatedSecretSchema, 'RotatedSecret'], [SentEventSchema, 'SentEvent'], [DeliveriesSchema, 'Deliveries'],
-  [LaneComparisonSchema, 'LaneComparison'], [BatchResultSchema, 'BatchResult'], [BatchAnswerSchema, 'BatchResponse'],
+  [LaneComparisonSchema, 'LaneComparison'], [EstimateAnswerSchema, 'EstimateAnswer'], [BatchResultSchema, 'BatchResult'], [BatchAnswerSchema, 'BatchResponse'],
   [BatchRequestSchema, 'BatchRequest'], [CarrierListSchema, 'CarrierList'], [DetectAnswerSchema, 'DetectResponse'],
   [AnalysisRequestSchema, 'AnalysisRequest'], [AnalysisAcceptedSchema, 'AnalysisAccepted'], [AnalysisSchema, 'Analysis'],
   [AnalysisListSchema, 'AnalysisList'], [ReportSchema, 'AnalysisReport'], [ShareLinkSchema, 'ShareLink'],

@@ -73,6 +73,8 @@ export interface ApiRuntime {
   bus: PollBus;
   /** Watches, endpoints, change detection and (embedded) delivery. */
   push: Push;
+  /** The delivery model's book (insights.prediction, /v1/estimate, eta_changed); tests rebuild it at once. */
+  predictions: PredictionBook;
   /** True when ADMIN_TOKEN was not set and one was generated for this run. */
   adminTokenGenerated: boolean;
   close(): Promise<void>;
@@ -206,10 +208,11 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
 
   const adminToken = env.ADMIN_TOKEN ?? randomBytes(24).toString('base64url');
   return {
-    deps: { product, access, billing, idempotency, tracking, push, analyzer, throttle, lanes: laneWindows, metrics, adminToken, clock, readiness, logLevel: env.LOG_LEVEL, trustProxy: trustProxyOf(env.TRUST_PROXY), publicBaseUrl: env.PUBLIC_BASE_URL },
+    deps: { product, access, billing, idempotency, tracking, push, analyzer, throttle, lanes: laneWindows, estimator: predictions.estimator, metrics, adminToken, clock, readiness, logLevel: env.LOG_LEVEL, trustProxy: trustProxyOf(env.TRUST_PROXY), publicBaseUrl: env.PUBLIC_BASE_URL },
     shipments,
     bus,
     push,
+    predictions,
     adminTokenGenerated: env.ADMIN_TOKEN === undefined,
     async close() {
       await analyzer.stop();

@@ -268,6 +268,7 @@ export interface ModelSummary {
 /** Precomputed tables and the lookup over them. */
 export class PredictionModel {
   private readonly modelAtIso: string;
+  private readonly servicesMemo = new Map<string, Map<string, (string | null)[]>>();
 
   constructor(
     private readonly cells: CellTable,
@@ -278,6 +279,28 @@ export class PredictionModel {
     readonly summary: ModelSummary,
   ) {
     this.modelAtIso = new Date(modelAtMs).toISOString();
+  }
+
+  /**
+   * Carriers of `mode` with cells for `stage`, each with the service types learned (as keyed: lower
+   * case; null for shipments that showed none), sorted. `/v1/estimate` asks every one of them.
+   */
+  learnedServices(mode: KeyMode, stage: Stage): Map<string, (string | null)[]> {
+    const memoKey = `${mode}|${stage}`;
+    let found = this.servicesMemo.get(memoKey);
+    if (found) return found;
+    const sets = new Map<string, Set<string>>();
+    for (const key of this.cells.keys()) {
+      // Carrier-level keys of one service type: mode|carrier|service|C|stage (service '*' is any).
+      const parts = key.split('|');
+      if (parts.length !== 5 || parts[0] !== mode || parts[3] !== 'C' || parts[4] !== stage || parts[2] === '*') continue;
+      let set = sets.get(parts[1]!);
+      if (!set) sets.set(parts[1]!, (set = new Set()));
+      set.add(parts[2]!);
+    }
+    found = new Map([...sets].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([carrier, set]) => [carrier, [...set].sort().map((s) => (s === '-' ? null : s))]));
+    this.servicesMemo.set(memoKey, found);
+    return found;
   }
 
   /** The prediction as of `q.asOfMs`, null where the contract says null. */
