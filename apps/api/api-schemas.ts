@@ -5,12 +5,12 @@
  */
 import { z } from 'zod';
 import { PLAN_NAMES } from '../../lib/config/index.ts';
-import { PredictionSchema, TrackingRecordSchema, UsageRecordSchema } from '../../lib/schemas/index.ts';
+import { EventSchema, PredictionSchema, STAGES, STATUSES, TrackingRecordSchema, UsageRecordSchema } from '../../lib/schemas/index.ts';
 import {
   AnalysisAcceptedSchema, AnalysisListSchema, AnalysisRequestSchema, AnalysisSchema, ReportSchema, ShareLinkSchema,
 } from '../../lib/analyzer/index.ts';
 import type { Product } from '../../lib/product/index.ts';
-import { SUBSCRIBABLE_EVENT_TYPES } from '../../lib/webhooks/index.ts';
+import { SUBSCRIBABLE_EVENT_TYPES, TRACKING_EVENT_TYPES } from '../../lib/webhooks/index.ts';
 
 const Instant = z.string().describe('UTC ISO 8601 instant');
 
@@ -158,6 +158,39 @@ export const ReadinessSchema = z.object({
   checks: z.array(z.object({ name: z.string(), ok: z.boolean(), error: z.string().optional() })),
 });
 
+/**
+ * What a webhook delivery's body is (contracts.md "Push", "Delivery prediction"; lib/webhooks/events.ts
+ * makes them): the documents' `webhooks`, so a generated client types the events it receives.
+ */
+const trackingEventData = {
+  carrier: z.string(),
+  awb: z.string(),
+  sequence: z.int().min(1).describe('Per key and shipment, from 1, one more per event: drop a stale one'),
+  previous: z.object({ status: z.enum(STATUSES), current_stage: z.enum(STAGES) }).nullable().describe('What the key was told last; null before the first scan'),
+  new_events: z.array(EventSchema).describe('Events not in the last one told (none for tracking.eta_changed)'),
+  // Undescribed, so the documents refer to the one TrackingRecord rather than repeat it.
+  tracking: TrackingRecordSchema,
+};
+const CHANGE_EVENT_TYPES = TRACKING_EVENT_TYPES.filter((t) => t !== 'tracking.eta_changed') as [string, ...string[]];
+export const TrackingEventBodySchema = z.object({
+  type: z.enum(CHANGE_EVENT_TYPES),
+  timestamp: Instant.describe('When the change was learned (the poll\'s time)'),
+  data: z.object(trackingEventData),
+});
+export const EtaChangedEventBodySchema = z.object({
+  type: z.literal('tracking.eta_changed'),
+  timestamp: Instant.describe('When the move was learned (the poll\'s time)'),
+  data: z.object({
+    ...trackingEventData,
+    previous_delivery_date: PredictionSchema.shape.delivery_date.describe('The delivery day told before (IST); tracking.insights.prediction.delivery_date is the new one'),
+  }),
+});
+export const TestEventBodySchema = z.object({
+  type: z.literal('webhook.test'),
+  timestamp: Instant,
+  data: z.object({ endpoint_id: z.string(), message: z.string() }),
+});
+
 /** The admin API's view of a key: its usage record, e-mail address and mode. */
 export const KeyViewSchema = UsageRecordSchema.extend({ email: z.string(), mode: z.enum(['live', 'test']) });
 export const CreatedKeySchema = z.object({
@@ -177,7 +210,8 @@ export const SCHEMA_NAMES = new Map<z.ZodType, string>([
   [WatchSchema, 'Watch'], [WatchAnswerSchema, 'WatchAnswer'], [OneWatchSchema, 'OneWatch'], [WatchListSchema, 'WatchList'],
   [EndpointSchema, 'Endpoint'], [EndpointWithSecretSchema, 'EndpointWithSecret'], [EndpointListSchema, 'EndpointList'],
   [RotatedSecretSchema, 'RotatedSecret'], [SentEventSchema, 'SentEvent'], [DeliveriesSchema, 'Deliveries'],
-  [LaneComparisonSchema, 'LaneComparison'], [EstimateAnswerSchema, 'EstimateAnswer'], [BatchResultSchema, 'BatchResult'], [BatchAnswerSchema, 'BatchResponse'],
+  [LaneComparisonSchema, 'LaneComparison'], [EstimateAnswerSchema, 'EstimateAnswer'],
+  [TrackingEventBodySchema, 'TrackingEventBody'], [EtaChangedEventBodySchema, 'EtaChangedEventBody'], [TestEventBodySchema, 'TestEventBody'], [BatchResultSchema, 'BatchResult'], [BatchAnswerSchema, 'BatchResponse'],
   [BatchRequestSchema, 'BatchRequest'], [CarrierListSchema, 'CarrierList'], [DetectAnswerSchema, 'DetectResponse'],
   [AnalysisRequestSchema, 'AnalysisRequest'], [AnalysisAcceptedSchema, 'AnalysisAccepted'], [AnalysisSchema, 'Analysis'],
   [AnalysisListSchema, 'AnalysisList'], [ReportSchema, 'AnalysisReport'], [ShareLinkSchema, 'ShareLink'],
