@@ -60,7 +60,7 @@ describe('GET /v1/estimate', () => {
       expect(e.basis.sample_size).toBeGreaterThanOrEqual(30);
       const [a80, b80] = e.window.p80;
       const [a90, b90] = e.window.p90;
-      expect(a90 <= a80 && a80 <= e.delivery_date && e.delivery_date <= b80! && b80! <= b90!).toBe(true);
+      expect(a90! <= a80! && a80! <= e.delivery_date && e.delivery_date <= b80! && b80! <= b90!).toBe(true);
       expect(a90! >= body.ship_date).toBe(true);
       // Deliveries only on the destination's working days (Karnataka; the carrier's Sundays).
       for (const day of [e.delivery_date, a80!, b80!, a90!, b90!]) expect(calendar.isWorkingDay(day, { carrier: e.carrier, state: 'KA' }), `${e.carrier} ${day}`).toBe(true);
