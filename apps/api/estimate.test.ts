@@ -132,6 +132,7 @@ describe('GET /v1/estimate', () => {
     }
     expectError(await estimate('110001/560001?ship_date=2026-11-19&ship_date=2026-11-20'), 400, 'invalid_date');
     expectError(await estimate('110001/560001?carrier=fedex'), 400, 'unsupported_carrier');
+    expectError(await estimate(`110001/560001?service_type=${'x'.repeat(61)}`), 400, 'bad_request');
     expectError(await estimate('110001/560001', null), 401, 'missing_api_key');
     // HEAD would be metered like a GET and show nothing for it: refused (its answer has no body).
     const head = await h.app.inject({ method: 'HEAD', url: '/v1/estimate/110001/560001', headers: { 'x-api-key': key } });
