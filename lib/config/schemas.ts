@@ -107,6 +107,8 @@ export const EnvSchema = z.object({
   TRUST_PROXY: z.string().optional(),
   /** How long the API keeps a lane benchmark read from ClickHouse (default 60 s). */
   LANE_CACHE_TTL_MS: z.coerce.number().int().min(0).default(60_000),
+  /** How often the delivery model is rebuilt (contracts.md: at least every 10 minutes). */
+  PREDICTION_REBUILD_SECONDS: unsetWhenEmpty(z.coerce.number().int().min(10).max(600).default(600)),
   /** How often active and watched shipments are re-polled (default 7200 s = 2 h). */
   POLLER_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(7200),
   /** Seconds to wait after each failed webhook attempt; one more failure than steps gives up. */

@@ -3,6 +3,7 @@ import { cacheKey, isFresh, retentionMs, type CachedLookup, type TrackingCache }
 import { toTrackingRecord } from '../insights/index.ts';
 import { laneKey, type LaneStatsSource } from '../lanes/index.ts';
 import type { Metrics } from '../metrics/index.ts';
+import type { Predictor } from '../prediction/index.ts';
 import { normalizePoll, type BaseRecord, type NormalizedShipment, type RuleSet, type ShipmentFacts } from '../normalize/index.ts';
 import type { CarrierPoll, PollSource, TrackingRecord } from '../schemas/index.ts';
 import type { KeyMode } from '../schemas/index.ts';
@@ -29,6 +30,8 @@ export interface TrackingDeps {
   lanes: LaneStatsSource;
   metrics: Metrics;
   clock: () => number;
+  /** The delivery model's tables (insights.prediction); absent: predictions are null. */
+  predictor?: Predictor;
 }
 
 /** What one carrier poll taught us, shared by every lookup waiting on it. */
@@ -119,7 +122,9 @@ export class TrackingService {
 
   private async answer(shipment: NormalizedShipment, mode: KeyMode, flags: { cached: boolean; stale: boolean }): Promise<LookupResult> {
     const lane = shipment.facts.lane ? await this.deps.lanes.get(laneKey(shipment.facts.lane, mode)) : null;
-    const record = toTrackingRecord(shipment.record, shipment.facts, { nowMs: this.deps.clock(), lane, ...flags });
+    const nowMs = this.deps.clock();
+    const prediction = this.deps.predictor?.predictRecord(shipment.record, shipment.facts, mode, nowMs) ?? null;
+    const record = toTrackingRecord(shipment.record, shipment.facts, { nowMs, lane, prediction, ...flags });
     return { kind: 'found', record, base: shipment.record, facts: shipment.facts };
   }
 }

@@ -8,6 +8,7 @@ import { runAnalyze } from './analyze.ts';
 import { runLanes } from './lanes.ts';
 import { runSandboxHistory } from './sandbox-history.ts';
 import { runSql } from './sql.ts';
+import { runPredict } from './predict.ts';
 import { keysRenew } from './keys-renew.ts';
 import { keysShow } from './keys-show.ts';
 import { keysResume, keysRevoke, keysSuspend } from './keys-status.ts';
@@ -89,6 +90,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   if (argv[0] === 'sandbox' && argv[1] === 'history') return runSandboxHistory(argv.slice(2), io);
   // `sql` reads ClickHouse (CLICKHOUSE_URL), not the API.
   if (argv[0] === 'sql') return runSql(argv.slice(1), io);
+  if (argv[0] === 'predict') return runPredict(argv.slice(1), io);
   try {
     const parsed = parse(argv);
     if (parsed === 'help') {
