@@ -1,11 +1,13 @@
 /**
  * npm run bench [-- <section>...] — prints every figure the issues ask for, measured side by side
- * in one run on this machine. Sections: normalize, carriers, api, pipeline, lanes, replay, webhooks, analyzer, prediction.
+ * in one run on this machine. Sections: normalize, mapping, carriers, api, pipeline, lanes, replay, webhooks, analyzer, network, prediction.
  */
 import { benchAnalyzer } from './analyzer.ts';
 import { benchApi } from './api.ts';
 import { benchCarriers } from './carriers.ts';
 import { benchLanes } from './lanes.ts';
+import { benchMapping } from './mapping.ts';
+import { benchNetwork } from './network.ts';
 import { benchNormalize } from './normalize.ts';
 import { benchPipeline } from './pipeline.ts';
 import { benchPrediction } from './prediction.ts';
@@ -15,12 +17,14 @@ import { printResults, type BenchResult } from './report.ts';
 
 const SECTIONS: Record<string, { title: string; run: () => Promise<BenchResult[]> }> = {
   normalize: { title: 'Normalization (npm run bench -- normalize)', run: benchNormalize },
+  mapping: { title: 'Mapping coverage: unknown events per carrier over the kept carrier bodies (npm run bench -- mapping)', run: benchMapping },
   carriers: { title: 'Carrier clients against the sandbox (npm run bench -- carriers)', run: benchCarriers },
   api: { title: 'API throughput and memory (npm run bench -- api)', run: benchApi },
   lanes: { title: 'Windowed lane statistics: refresh at 5 M vs 50 M history, same window (npm run bench -- lanes)', run: benchLanes },
   pipeline: { title: 'Pipeline: Kafka → normalizer → ClickHouse, lane benchmarks at scale (npm run bench -- pipeline)', run: benchPipeline },
   replay: { title: 'Replay over 1 M polls stored in ClickHouse: --diff, --apply (npm run bench -- replay)', run: benchReplay },
   webhooks: { title: 'Push: deliveries to a verifying receiver, embedded vs Redis; poll on Kafka → delivery (npm run bench -- webhooks)', run: benchWebhooks },
+  network: { title: 'Simulated network: 1 M journeys generated; their history through Kafka and the normalizer into ClickHouse (npm run bench -- network)', run: benchNetwork },
   prediction: { title: 'Delivery prediction: backtests on two generators, rebuild over 1 M delivered, cost per lookup (npm run bench -- prediction)', run: benchPrediction },
   analyzer: { title: 'Shipment analyzer: end to end on the embedded default, the report alone (npm run bench -- analyzer)', run: benchAnalyzer },
 };

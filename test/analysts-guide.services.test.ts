@@ -1,6 +1,6 @@
 /**
- * Every query of docs/analysts.md, run as written against real ClickHouse on a seeded fixture and
- * checked against figures computed here from the fixture itself.
+ * Every query of docs/analysts.md, run as written (its {mode:String} bound to live) against real
+ * ClickHouse on a seeded fixture and checked against figures computed here from the fixture itself.
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,7 +8,9 @@ import type { AnalysisDoc, AnalyzedShipment } from '../lib/analyzer/index.ts';
 import { writeAnalysisShipments } from '../lib/analyzer/clickhouse-rows.ts';
 import { writeClosures } from '../lib/clickhouse/lanes-closures.ts';
 import { refreshLaneStats } from '../lib/clickhouse/lanes-window.ts';
-import { createTestDatabase, rowsOf, type TestDatabase } from '../lib/clickhouse/testing.ts';
+import { bindQueryParams } from '../lib/clickhouse/params.ts';
+import { runCli } from '../apps/cli/commands/cli.ts';
+import { TEST_CLICKHOUSE_URL, createTestDatabase, rowsOf, type TestDatabase } from '../lib/clickhouse/testing.ts';
 import { seeded } from '../lib/lanes/fixture.ts';
 import type { LaneClosure, LaneOutcome } from '../lib/lanes/index.ts';
 import { DAY_S } from '../lib/time/index.ts';
@@ -84,7 +86,8 @@ describe('docs/analysts.md queries (real ClickHouse)', () => {
   const all = fixture();
   const live = all.filter((c) => c.mode === 'live');
   const since = (days: number) => live.filter((c) => c.closedAtS >= NOW_S - days * DAY_S);
-  const run = (id: string) => rowsOf<Record<string, unknown>>(db.client, QUERIES.get(id)!);
+  // The mode bound as `npm run cli -- sql` binds it (18.16 has no query parameters).
+  const run = (id: string) => rowsOf<Record<string, unknown>>(db.client, bindQueryParams(QUERIES.get(id)!, { mode: 'live' }));
   const analysed = analyses();
 
   beforeAll(async () => {
@@ -98,6 +101,27 @@ describe('docs/analysts.md queries (real ClickHouse)', () => {
     await writeAnalysisShipments(db.client, analysed[1]!.doc, analysed[1]!.shipments);
   }, 60_000);
   afterAll(async () => { await db?.drop(); });
+
+  it('`npm run cli -- sql <n>` answers each question as the query does: json, csv and the table; --mode test sees only the sandbox', async () => {
+    const cli = async (...argv: string[]) => {
+      let out = '';
+      let err = '';
+      const code = await runCli(['sql', ...argv], { env: { CLICKHOUSE_URL: TEST_CLICKHOUSE_URL, CLICKHOUSE_DATABASE: db.target.database }, stdout: (t) => { out += t; }, stderr: (t) => { err += t; } });
+      expect(code, err).toBe(0);
+      return out;
+    };
+    for (const id of QUERIES.keys()) {
+      const rows = await run(id);
+      expect(JSON.parse(await cli(id, '--format', 'json')), id).toEqual(rows);
+      const csv = (await cli(id.slice(1), '--format', 'csv')).trimEnd().split('\n');
+      expect(csv.length, id).toBe(rows.length + 1);
+    }
+    const table = await cli('8');
+    expect(table).toMatch(/^q8\. Cancellations by carrier \(mode live; /);
+    expect(table).toMatch(/carrier\s+closed_shipments\s+cancelled\s+cancelled_share\n-+/);
+    // The sandbox lane's one shipment, apart from every live one.
+    expect(JSON.parse(await cli('8', '--mode', 'test', '--format', 'json'))).toEqual([expect.objectContaining({ carrier: 'delhivery', closed_shipments: '1' })]);
+  });
 
   it('has eleven queries', () => expect([...QUERIES.keys()]).toEqual(['q1', 'q2', 'q3', 'q4', 'q5', 'q6', 'q7', 'q8', 'q9', 'q10', 'q11']));
 

@@ -5,6 +5,8 @@ import type { Analyzer } from '../../lib/analyzer/index.ts';
 import type { IdempotencyStore } from '../../lib/idempotency/index.ts';
 import type { LaneWindowSource } from '../../lib/lanes/index.ts';
 import type { Metrics } from '../../lib/metrics/index.ts';
+import type { Mailer } from '../../lib/notices/index.ts';
+import type { Estimator } from '../../lib/prediction/index.ts';
 import type { Product } from '../../lib/product/index.ts';
 import type { TrackingService } from '../../lib/tracking/index.ts';
 import type { ServerLimits } from './hardening.ts';
@@ -32,6 +34,8 @@ export interface ApiDeps {
   analyzer?: Analyzer;
   /** Windowed lane statistics for GET /v1/lanes (the embedded book or ClickHouse's lane_stats). */
   lanes: LaneWindowSource;
+  /** GET /v1/estimate's reading of the delivery model; absent: no carrier has a basis (no estimates). */
+  estimator?: Estimator;
   metrics: Metrics;
   /** Bearer token of the admin API. */
   adminToken: string;
@@ -46,8 +50,10 @@ export interface ApiDeps {
   throttle: AddressThrottle;
   /** Server limits and timeouts; default hardening.ts SERVER_LIMITS (tests shorten the timeouts). */
   serverLimits?: Partial<ServerLimits>;
-  /** PUBLIC_BASE_URL: the payment callback's base; unset, the address a request came to. */
+  /** PUBLIC_BASE_URL: the base of links handed out; unset, the address the API listens on (public-base.ts). */
   publicBaseUrl?: string | undefined;
+  /** Where the trial page's e-mails go (SMTP, else DATA_DIR/outbox); without it the page issues no keys. */
+  mailer?: Mailer;
   /** Trial keys issued per client address per hour on the self-serve page. */
   trialsPerAddressPerHour?: number;
 }

@@ -92,6 +92,8 @@ describe('npm run cli -- lanes', () => {
       const [stats] = await readLaneStats(db.client, ['delhivery:110:560'], 90);
       expect(out).toContain('Lane 110xxx → 560xxx, shipments closed in the last 90 days');
       expect(out).toMatch(new RegExp(`delhivery \\(fastest, most reliable\\)\\s+40\\s+${stats!.p50_transit_days!.toFixed(1)}\\s+${stats!.p90_transit_days!.toFixed(1)}`));
+      // The API answered from its copy of lane_stats: the table says when it was read and read next.
+      expect(out).toMatch(/Figures as cached by the API at \d\d:\d\d:\d\d UTC \(\d+ s ago\); it reads them again (at the next request|at \d\d:\d\d:\d\d UTC \(in \d+ s\))\./);
       let err = '';
       expect(await runCli(['lanes', '11000', '560001', '--key', key, '--url', url], { env: {}, stdout: () => undefined, stderr: (t) => { err += t; } })).toBe(1);
       expect(err).toContain('invalid_pincode');

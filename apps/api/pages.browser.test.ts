@@ -19,6 +19,7 @@ import { startSandbox, type RunningSandbox } from '../../lib/sandbox/server.ts';
 import { UsageRecordSchema } from '../../lib/schemas/index.ts';
 import { buildApp } from './app.ts';
 import { createApiRuntime, type ApiRuntime } from './runtime.ts';
+import { keyIn, mailsTo } from './testing-mail.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 /** The flags this machine needs (no GPU, no sandbox as root, no background calls to the closed network). */
@@ -115,7 +116,7 @@ describe('pages in a browser', () => {
     expect(cspViolations).toEqual([]);
   });
 
-  it('/trial issues a key to a person who fills in the form; the key works on /v1/usage', { timeout: 90_000 }, async () => {
+  it('/trial e-mails a key to a person who fills in the form; the key works on /v1/usage', { timeout: 90_000 }, async () => {
     const { base, page } = await serve();
     const res = await page.goto(`${base}/trial`, { waitUntil: 'load' });
     expect(res?.status()).toBe(200);
@@ -125,22 +126,22 @@ describe('pages in a browser', () => {
       page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/trial'),
       page.getByRole('button', { name: 'Get my trial key' }).click(),
     ]);
-    expect(answer.status()).toBe(201);
-    const shown = page.locator('#api-key');
-    await shown.waitFor({ state: 'visible' });
-    const key = (await shown.innerText()).trim();
+    expect(answer.status()).toBe(202);
+    await page.locator('h1', { hasText: 'Check your inbox' }).waitFor({ state: 'visible' });
+    expect(await page.locator('body').innerText()).not.toMatch(/trk_(live|test)_/);
+    await screenshot('trial-sent');
+    // The key went by e-mail (no SMTP_URL: the outbox under DATA_DIR).
+    const key = keyIn((await mailsTo(dataDir!, 'browser.user@example.com'))[0] ?? '');
     expect(key).toMatch(/^trk_live_[A-Za-z0-9]{32}$/);
-    expect(await page.locator('body').innerText()).toContain('shown once');
-    await screenshot('trial-key');
     expect(res?.headers()['content-security-policy']).toContain("form-action 'self'");
     expect(cspViolations).toEqual([]);
 
-    const usage = await fetch(`${base}/v1/usage`, { headers: { 'x-api-key': key } });
+    const usage = await fetch(`${base}/v1/usage`, { headers: { 'x-api-key': key! } });
     expect(usage.status).toBe(200);
     const parsed = UsageRecordSchema.safeParse(await usage.json());
     expect(parsed.success ? [] : parsed.error.issues).toEqual([]);
     expect(parsed.data).toMatchObject({
-      key_prefix: key.slice(0, 16),
+      key_prefix: key!.slice(0, 16),
       plan: 'trial',
       status: 'active',
       period: { lookups_used: 0, lookups_limit: 100, lookups_remaining: 100 },

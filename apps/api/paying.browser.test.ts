@@ -2,7 +2,7 @@
  * Paying as a person does it, in a real headless Chromium (Debian's /usr/bin/chromium, driven by
  * playwright-core, as pages.browser.test.ts): the embedded default wired as `npm start` wires it
  * (sandbox carriers, the sandbox payment gateway in process, the embedded store, the real clock).
- * - the trial page's upgrade link → renewal page → the gateway's Pay page → back: the key is on the
+ * - the trial key's e-mail's upgrade link → renewal page → the gateway's Pay page → back: the key is on the
  *   paid plan with its counters at zero, as /v1/usage says;
  * - the plan notice e-mail (through a real SMTP server) links to the renewal page of that key and plan.
  * Screenshots go to PAGES_SCREENSHOT_DIR when set (kept), else to a temp dir removed afterwards.
@@ -83,18 +83,22 @@ describe('paying in a browser', () => {
 
   const shot = (page: Page, name: string) => page.screenshot({ path: join(shotDir!, `${name}.png`), fullPage: true });
 
-  it('a trial key is upgraded: trial page → renewal page → Pay at the gateway → growth at once, counters at zero', { timeout: 90_000 }, async () => {
+  it('a trial key is upgraded: trial page → its e-mail → renewal page → Pay at the gateway → growth at once, counters at zero', { timeout: 90_000 }, async () => {
     const { base, page } = await serve();
     await page.goto(`${base}/trial`, { waitUntil: 'load' });
     await page.locator('#email').fill('paying.user@example.com');
     await page.getByRole('button', { name: 'Get my trial key' }).click();
-    const key = (await page.locator('#api-key').innerText()).trim();
+    await page.locator('h1', { hasText: 'Check your inbox' }).waitFor({ state: 'visible' });
+    const mail = smtp!.received.find((m) => m.to.includes('paying.user@example.com'));
+    const key = /\btrk_live_[A-Za-z0-9]{32}\b/.exec(mail?.text ?? '')?.[0] ?? '';
+    expect(key).not.toBe('');
     const prefix = key.slice(0, 16);
     // One lookup counted, so "counters at zero" after paying means something.
     expect((await fetch(`${base}/v1/track/delhivery/1234567890102`, { headers: { 'x-api-key': key } })).status).toBe(200);
 
-    await page.locator('#upgrade').click();
-    await page.waitForURL((url) => url.pathname === '/billing/renew');
+    const upgrade = /(http\S+\/billing\/renew\?key=\S+)/.exec(mail!.text)?.[1];
+    expect(upgrade?.startsWith(`${base}/billing/renew?key=${prefix}`)).toBe(true);
+    await page.goto(upgrade!, { waitUntil: 'load' });
     expect(await page.locator('#key-prefix').innerText()).toBe(prefix);
     expect(await page.locator('body').innerText()).not.toContain(key);
     await page.getByLabel(/Growth: ₹999 for 30 days/).check();

@@ -73,6 +73,8 @@ export interface ApiRuntime {
   bus: PollBus;
   /** Watches, endpoints, change detection and (embedded) delivery. */
   push: Push;
+  /** The delivery model's book (insights.prediction, /v1/estimate, eta_changed); tests rebuild it at once. */
+  predictions: PredictionBook;
   /** True when ADMIN_TOKEN was not set and one was generated for this run. */
   adminTokenGenerated: boolean;
   close(): Promise<void>;
@@ -185,7 +187,12 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
     live: razorpayOf(env) ?? (options.liveTarget === 'sandbox' ? sandboxGateway : null),
     test: sandboxGateway,
     report: clickhouse ? new ClickHousePaymentReport(clickhouse) : null,
-    onRenewed: (key) => push.keyChanged(key.prefix, key.mode, standingOf(key, new Date(clock()))),
+    onRenewed: async (key) => {
+      const standing = standingOf(key, new Date(clock()));
+      await push.keyChanged(key.prefix, key.mode, standing);
+      // Held analyses go on at once (the analyzer is made below; renewals come after start).
+      await analyzer.keyChanged(key.prefix, standing);
+    },
     log: (level, message) => console[level === 'info' ? 'log' : level](message),
   });
 
@@ -197,6 +204,9 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
   // The shipment analyzer: its state beside push's (Redis or DATA_DIR), its runner in every API process.
   const analyzer = new Analyzer({
     kv: push.kv, tracking, network: laneWindows, plans: product.config.plans, events: push.events, clock,
+    // Revoked keys' analyses stop, suspended ones wait: the one rule push's workers ask too.
+    standing: standingFromStore(access),
+    runner: { retryDelaysMs: parseRetrySchedule(env.ANALYZER_RETRY_SCHEDULE, 'ANALYZER_RETRY_SCHEDULE').map((s) => s * 1000) },
     // Distributed: every shipment of a completed analysis becomes a row of analysis_shipments.
     ...(clickhouse ? { rows: (doc, shipments) => writeAnalysisShipments(clickhouse, doc, shipments) } : {}),
     log: (level, message, err) => console[level === 'info' ? 'log' : 'error'](message, err ?? ''),
@@ -214,10 +224,11 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
 
   const adminToken = env.ADMIN_TOKEN ?? randomBytes(24).toString('base64url');
   return {
-    deps: { product, access, billing, idempotency, tracking, push, analyzer, throttle, lanes: laneWindows, metrics, adminToken, clock, readiness, logLevel: env.LOG_LEVEL, trustProxy: trustProxyOf(env.TRUST_PROXY), publicBaseUrl: env.PUBLIC_BASE_URL },
+    deps: { product, access, billing, idempotency, tracking, push, analyzer, throttle, mailer, lanes: laneWindows, estimator: clickhousePredictions?.estimator ?? predictions.estimator, metrics, adminToken, clock, readiness, logLevel: env.LOG_LEVEL, trustProxy: trustProxyOf(env.TRUST_PROXY), publicBaseUrl: env.PUBLIC_BASE_URL },
     shipments,
     bus,
     push,
+    predictions,
     adminTokenGenerated: env.ADMIN_TOKEN === undefined,
     async close() {
       await analyzer.stop();

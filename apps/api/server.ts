@@ -4,11 +4,15 @@
  * (SIGTERM/SIGINT → stop in order → exit 0, or exit 1 past the deadline naming what hung).
  */
 import { loadEnv } from '../../lib/config/index.ts';
+import { printBanner } from '../../lib/process/banner.ts';
 import { runApp } from '../../lib/process/run.ts';
+import { apiBanner } from './banner.ts';
 import { flushLogs } from './log-stream.ts';
 import { startApi } from './start.ts';
 
-runApp('api', () => {
+runApp('api', async () => {
   const env = loadEnv();
-  return startApi(env, { sandboxUrl: env.SANDBOX_URL ?? null, liveTarget: 'carriers' });
+  const api = await startApi(env, { sandboxUrl: env.SANDBOX_URL ?? null, liveTarget: 'carriers' });
+  printBanner(apiBanner(env, api));
+  return api;
 }, { finally: flushLogs });

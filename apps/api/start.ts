@@ -8,6 +8,9 @@ export interface ApiApp {
   app: FastifyInstance;
   /** The address it listens on. */
   url: string;
+  /** The admin API's token, and whether it was generated for this run (no ADMIN_TOKEN): the banner shows it. */
+  adminToken: string;
+  adminTokenGenerated: boolean;
   stop(): Promise<void>;
   stopStep(): string | null;
 }
@@ -20,10 +23,11 @@ export async function startApi(env: Env, options: RuntimeOptions): Promise<ApiAp
   const runtime = await createApiRuntime(env, options);
   const app = await buildApp(runtime.deps);
   const url = await app.listen({ port: env.PORT, host: env.HOST });
-  if (runtime.adminTokenGenerated) app.log.warn(`ADMIN_TOKEN not set; generated for this run: ${runtime.deps.adminToken}`);
+  // A generated token is the normal first start, not a fault: said at info, and shown in the banner.
+  if (runtime.adminTokenGenerated) app.log.info('ADMIN_TOKEN not set; generated one for this run (set ADMIN_TOKEN to keep it across restarts)');
   const steps = new StopSteps();
   return {
-    app, url,
+    app, url, adminToken: runtime.deps.adminToken, adminTokenGenerated: runtime.adminTokenGenerated,
     stopStep: () => steps.underWay(),
     async stop() {
       await steps.step('the requests in flight', () => app.close());

@@ -37,6 +37,17 @@ describe('npm run replay', () => {
     });
   }, 120_000);
 
+  it('a diff over a window with no polls names the span the stored polls cover', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'replay-empty-'));
+    const polls = [1, 2, 3].map((i) => journeyPoll('ekart', i));
+    writeFileSync(join(dir, 'polls.ndjson'), polls.map((poll) => JSON.stringify({ poll, mode: 'test' })).join('\n') + '\n');
+    const run = spawnSync(TSX, [SCRIPT, '--from-embedded', '--diff', '--since', '2025-10-01', '--until', '2025-10-02', '--output', '-'], { encoding: 'utf8', env: { ...process.env, DATA_DIR: dir } });
+    const times = polls.map((p) => Date.parse(p.polled_at)).sort((a, b) => a - b);
+    expect(run.stderr).toContain('compared 0 stored events');
+    expect(run.stderr).toContain(`replay: no polls in the window (2025-10-01T00:00:00.000Z to 2025-10-02T00:00:00.000Z); the 3 stored polls in the embedded log (${dir}/polls.ndjson) `
+      + `were polled from ${new Date(times[0]!).toISOString()} to ${new Date(times[2]!).toISOString()}: choose --since/--until within that span`);
+  });
+
   it('names bad lines on stderr, keeps going, and exits non-zero', () => {
     const good = JSON.stringify(journeyPoll('ekart', 1));
     const run = runReplay(['--input', '-', '--output', '-'], `${good}\nnot json\n${good}\n`);

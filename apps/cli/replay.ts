@@ -23,6 +23,7 @@ import { EventSet, mappedEventsOf } from '../../lib/replay/fresh-events.ts';
 import { HELP, parseReplayOptions, UsageError, type ReplayOptions } from '../../lib/replay/options.ts';
 import { createProgress, type Progress } from '../../lib/replay/progress.ts';
 import { replayPoll, type ReplayContext } from '../../lib/replay/replay-line.ts';
+import { emptySpan, emptyWindowMessage, storedPollSpan, widenSpan, type PollSpan } from '../../lib/replay/span.ts';
 import { clickHouseSource, embeddedSource, inWindow, kafkaSource, lineSource, type PollFilter, type SourceItem } from '../../lib/replay/sources.ts';
 
 /** Exit status 2 with one line. */
@@ -42,6 +43,8 @@ interface Run {
   output: Writable;
   progress: Progress;
   signal: AbortSignal;
+  /** Every poll a file or the embedded log held, in the window or not (for an empty window's message). */
+  seen: PollSpan;
 }
 
 function clickHouse(env: Env, options: ReplayOptions): ClickHouseClient {
@@ -81,8 +84,9 @@ async function* polls(run: Run, client: ClickHouseClient | null, counts: { inval
     if (item.kind === 'invalid') {
       counts.invalid++;
       process.stderr.write(`replay: line ${item.line}: ${item.message}\n`);
-    } else if (!localFilter || inWindow(item, run.filter)) {
-      yield item;
+    } else {
+      widenSpan(run.seen, item.poll.polled_at);
+      if (!localFilter || inWindow(item, run.filter)) yield item;
     }
   }
 }
@@ -118,9 +122,19 @@ async function runRecords(run: Run): Promise<number> {
   return counts.invalid > 0 ? 1 : 0;
 }
 
-async function printDiff(run: Run, summary: Record<string, unknown>, report: DiffReport): Promise<void> {
+async function printDiff(run: Run, summary: Record<string, unknown>, report: DiffReport, client: ClickHouseClient | null = null): Promise<void> {
   await writeLine(run.output, JSON.stringify({ mapping_version: run.ctx.rules.mappingVersion, ...summary, ...report }));
   process.stderr.write(`${formatDiff(report)}\n`);
+  if (summary.polls === 0) await explainEmptyWindow(run, client);
+}
+
+/** An empty window: say where the stored polls are (Kafka's span is not asked: it may hold weeks). */
+async function explainEmptyWindow(run: Run, client: ClickHouseClient | null): Promise<void> {
+  const { source } = run.options;
+  if (source === 'kafka') return;
+  const span = source === 'clickhouse' && client ? await storedPollSpan(client, run.filter.carriers) : run.seen;
+  const where = source === 'clickhouse' ? 'ClickHouse carrier_polls' : source === 'embedded' ? `the embedded log (${run.options.dataDir}/polls.ndjson)` : 'the input';
+  process.stderr.write(`${emptyWindowMessage(run.filter, span, where)}\n`);
 }
 
 async function confirmed(run: Run, question: string): Promise<boolean> {
@@ -145,7 +159,7 @@ async function runClickHouse(run: Run): Promise<number> {
     run.progress.phase('diff', total);
     const diff: ClickHouseDiff = await diffClickHouse(client, { window: run.window, rules: run.ctx.rules, signal: run.signal, onProgress: (n) => run.progress.update(n) });
     run.progress.stop();
-    await printDiff(run, { against: 'clickhouse', polls: diff.polls, invalid_polls: diff.invalid, to_write: diff.toWrite }, diff.report);
+    await printDiff(run, { against: 'clickhouse', polls: diff.polls, invalid_polls: diff.invalid, to_write: diff.toWrite }, diff.report, client);
     const { carrier_polls, events, shipments } = diff.toWrite;
     process.stderr.write(`rows not yet under mapping ${run.ctx.rules.mappingVersion}: ${carrier_polls} polls, ${events} events, ${shipments} shipments (of ${diff.polls} polls read)\n`);
     if (!run.options.apply) return diff.invalid > 0 ? 1 : 0;
@@ -194,7 +208,7 @@ async function runDiff(run: Run): Promise<number> {
       report = diffEvents(stored.events, fresh.events);
       summary = { against: 'embedded', stored_mapping_version: baseline.rules.mappingVersion, polls: read };
     }
-    await printDiff(run, summary, report);
+    await printDiff(run, summary, report, options.source === 'clickhouse' ? client : null);
     if (!options.apply) return counts.invalid > 0 ? 1 : 0;
     if (!(await confirmed(run, `Record mapping ${run.ctx.rules.mappingVersion} as applied to the embedded default in ${options.dataDir}?`))) {
       process.stderr.write('replay: apply declined; nothing written\n');
@@ -259,6 +273,7 @@ async function main(): Promise<number> {
     // Progress only where a person may watch, and never into the records themselves.
     progress: createProgress({ enabled: !options.quiet && (process.stderr.isTTY || options.source === 'clickhouse') }),
     signal: controller.signal,
+    seen: emptySpan(),
   };
   try {
     if (options.source === 'clickhouse' && (options.diff || options.apply)) return await runClickHouse(run);

@@ -4,10 +4,16 @@
  * tracking.webhook-events.v1 in a consumer group and delivers; run as many as you like.
  */
 import { loadEnv } from '../../lib/config/index.ts';
+import { healthLines, printBanner, serviceLines } from '../../lib/process/banner.ts';
 import { runApp } from '../../lib/process/run.ts';
 import { startDispatcher } from './start.ts';
 
-runApp('dispatcher', () => {
+runApp('dispatcher', async () => {
   const env = loadEnv();
-  return startDispatcher(env, { database: env.CLICKHOUSE_DATABASE });
+  const app = await startDispatcher(env, { database: env.CLICKHOUSE_DATABASE });
+  printBanner({
+    title: 'Tracking webhook dispatcher: delivers push events to the customers\' endpoints',
+    lines: [...serviceLines(env, ['kafka', 'clickhouse', 'redis']), ['reads', 'tracking.webhook-events.v1'], ...healthLines(app.health.server)],
+  });
+  return app;
 });

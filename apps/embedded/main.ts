@@ -15,8 +15,10 @@ import { startPoller } from '../poller/start.ts';
 import { ConfigError, loadEnv, type Env } from '../../lib/config/index.ts';
 import { createMailer, noticeSettingsOf, scheduleNotices } from '../../lib/notices/index.ts';
 import { refreshPolicyOf } from '../../lib/poller/index.ts';
+import { serviceLines } from '../../lib/process/banner.ts';
 import { runApp } from '../../lib/process/run.ts';
 import { startGatewaySandbox } from '../../lib/sandbox/gateway.ts';
+import { seedEmbeddedHistory } from '../../lib/sandbox/seed.ts';
 import { startSandbox } from '../../lib/sandbox/server.ts';
 import { startModeOf } from './mode.ts';
 
@@ -65,6 +67,11 @@ async function start() {
   const env = loadEnv();
   const mode = startModeOf(env);
   if ('error' in mode) throw new ConfigError(mode.error);
+  // First start without services: a test-mode network history, so lane figures show at once.
+  if (!mode.distributed) {
+    const seeded = await seedEmbeddedHistory(env.DATA_DIR, { shipments: env.SANDBOX_HISTORY_SHIPMENTS, days: env.SANDBOX_HISTORY_DAYS, configDir: env.CONFIG_DIR });
+    if (seeded.journeys) process.stdout.write(`seeded a sandbox history: ${seeded.journeys} journeys (test mode) in ${env.DATA_DIR}\n`);
+  }
   const sandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
   // The sandbox payment gateway: every key pays there unless Razorpay is configured for live keys.
   const gateway = await startGatewaySandbox();
@@ -85,6 +92,8 @@ async function start() {
     `  docs:        ${base}/docs      trial page: ${base}/trial`,
     `  renew/pay:   ${base}/billing/renew?key=${key.slice(0, 16)}&plan=starter   (sandbox payment gateway: ${gateway.url})`,
     `  data dir:    ${env.DATA_DIR}   sandbox carriers: ${sandbox.url}`,
+    `  metrics:     ${base}/metrics   health: ${base}/healthz`,
+    ...(mode.distributed ? [`  services:    ${serviceLines(env, ['kafka', 'clickhouse', 'redis']).map(([name, value]) => `${name} ${value}`).join('   ')}`] : []),
     runtime.adminTokenGenerated ? `  ADMIN_TOKEN: ${runtime.deps.adminToken}   (generated for this run; set ADMIN_TOKEN to fix it)` : '  ADMIN_TOKEN: (from the environment)',
     `  trial key:   ${key}   (trk_test_: sandbox carriers, 100 lookups, 14 days)`,
     env.WEBHOOK_ALLOWED_TARGETS
@@ -93,6 +102,8 @@ async function start() {
     '',
     'Try it:',
     `  curl -s -H "X-API-Key: ${key}" ${base}/v1/track/delhivery/1234567890102`,
+    'More keys (the admin CLI, with the ADMIN_TOKEN above):',
+    `  npm run cli -- keys create --plan trial --mode test --email ops@example.com${base === 'http://127.0.0.1:3000' ? '' : ` --url ${base}`}`,
     '',
   ];
   process.stdout.write(lines.join('\n') + '\n');

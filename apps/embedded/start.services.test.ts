@@ -39,6 +39,9 @@ describe('npm start (distributed mode)', () => {
     expect(await count('events')).toBe(record.events.length);
     expect(await count('shipments')).toBeGreaterThan(0);
     expect(await stop(started)).toEqual({ code: 0, signal: null });
+    // A healthy start (and its first lookup) logs no line at warn or above and Node warns of nothing.
+    const loud = started.output().split('\n').filter((line) => (line.startsWith('{') ? (JSON.parse(line) as { level: number }).level >= 40 : /Warning|\berror\b/i.test(line)));
+    expect(loud, started.output()).toEqual([]);
     await fetch(`${new URL(services.CLICKHOUSE_URL).origin}/?query=${encodeURIComponent(`DROP DATABASE IF EXISTS ${database}`)}`, { method: 'POST' });
   });
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { UtcMillis } from '../schemas/index.ts';
-import { KeyRecordSchema, normalizeEmail, type KeyRecord } from './record.ts';
+import { KeyRecordSchema, mailboxOf, type KeyRecord } from './record.ts';
 
 /**
  * Every change of the embedded store is one journal entry; the live state and a replay after a
@@ -9,8 +9,11 @@ import { KeyRecordSchema, normalizeEmail, type KeyRecord } from './record.ts';
 export const JournalEntrySchema = z.discriminatedUnion('op', [
   /** A new key; a trial also claims its e-mail in the trial index (first trial wins). */
   z.object({ op: z.literal('create'), record: KeyRecordSchema }),
-  /** A changed key (status, renewal, notices). */
-  z.object({ op: z.literal('put'), record: KeyRecordSchema }),
+  /**
+   * A changed key (status, renewal, notices). A paid renewal names its payment id: the renewal and
+   * the record that this payment was applied are one entry, so a crash keeps both or neither.
+   */
+  z.object({ op: z.literal('put'), record: KeyRecordSchema, payment_id: z.string().min(1).optional() }),
   /**
    * Lookups counted (delta n > 0: the n lookups of one group commit) or one refunded (-1) in the
    * named period and UTC day.
@@ -39,6 +42,8 @@ export const SnapshotSchema = z.object({
   keys: z.array(KeyRecordSchema),
   trials: z.record(z.string(), z.string()),
   counters: z.array(CounterSchema),
+  /** Per key prefix, the payment ids that renewed it (absent in snapshots written before them). */
+  payments_applied: z.record(z.string(), z.array(z.string())).optional(),
 });
 export type Snapshot = z.infer<typeof SnapshotSchema>;
 
@@ -49,12 +54,15 @@ export class AccessState {
   private readonly trials = new Map<string, string>();
   /** Per key prefix, only the current period and the latest day are kept: older ones are over. */
   private readonly counters = new Map<string, Counter>();
+  /** Per key prefix, the payment ids applied to it (`renewForPayment`). */
+  private readonly paid = new Map<string, Set<string>>();
 
   static fromSnapshot(snapshot: Snapshot): AccessState {
     const state = new AccessState();
     for (const record of snapshot.keys) state.putRecord(record);
     for (const [email, prefix] of Object.entries(snapshot.trials)) state.trials.set(email, prefix);
     for (const counter of snapshot.counters) state.counters.set(counter.prefix, { ...counter });
+    for (const [prefix, ids] of Object.entries(snapshot.payments_applied ?? {})) state.paid.set(prefix, new Set(ids));
     return state;
   }
 
@@ -65,16 +73,22 @@ export class AccessState {
       keys: [...this.byHash.values()],
       trials: Object.fromEntries(this.trials),
       counters: [...this.counters.values()],
+      payments_applied: Object.fromEntries([...this.paid].map(([prefix, ids]) => [prefix, [...ids]])),
     };
   }
 
   apply(entry: JournalEntry): void {
     if (entry.op === 'create') {
       this.putRecord(entry.record);
-      const email = normalizeEmail(entry.record.email);
+      const email = mailboxOf(entry.record.email);
       if (entry.record.plan === 'trial' && !this.trials.has(email)) this.trials.set(email, entry.record.prefix);
     } else if (entry.op === 'put') {
       this.putRecord(entry.record);
+      if (entry.payment_id !== undefined) {
+        const ids = this.paid.get(entry.record.prefix) ?? new Set<string>();
+        ids.add(entry.payment_id);
+        this.paid.set(entry.record.prefix, ids);
+      }
     } else {
       this.count(entry.prefix, entry.period_start, entry.day, entry.delta);
     }
@@ -85,8 +99,12 @@ export class AccessState {
     return hash === undefined ? undefined : this.byHash.get(hash);
   }
 
+  paymentApplied(prefix: string, paymentId: string): boolean {
+    return this.paid.get(prefix)?.has(paymentId) ?? false;
+  }
+
   trialPrefix(email: string): string | undefined {
-    return this.trials.get(normalizeEmail(email));
+    return this.trials.get(mailboxOf(email));
   }
 
   /** Lookups counted in that period, and in that day of that period. */

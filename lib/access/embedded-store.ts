@@ -13,7 +13,7 @@ import {
   effectiveStatus, newKeyRecord, periodNotStarted, parseCreateKeyInput, renewedRecord, withNotice, withStatus,
   type CreateKeyInput, type KeyRecord, type KeyStatus, type Notice, type UsageCounters,
 } from './record.ts';
-import type { AccessStore, Authorization, BatchAuthorization, CreatedKey, TrialRequest } from './store.ts';
+import type { AccessStore, Authorization, BatchAuthorization, CreatedKey, PaymentRenewal, TrialRequest } from './store.ts';
 import { epochSecond, utcDay } from './time.ts';
 
 export interface EmbeddedAccessStoreOptions {
@@ -176,6 +176,16 @@ export class EmbeddedAccessStore implements AccessStore {
     const next = renewedRecord(this.mustGet(prefix), this.plans, plan, now);
     this.commit({ op: 'put', record: next });
     return next;
+  }
+
+  async renewForPayment(prefix: string, paymentId: string, next: (current: KeyRecord) => KeyRecord | null): Promise<PaymentRenewal> {
+    const current = this.mustGet(prefix);
+    if (this.state.paymentApplied(prefix, paymentId)) return { outcome: 'already_applied', record: current };
+    const renewed = next(current);
+    if (renewed === null) return { outcome: 'refused', record: current };
+    // Decided and written without awaiting: nothing else runs in between on this one thread.
+    this.commit({ op: 'put', record: renewed, payment_id: paymentId });
+    return { outcome: 'renewed', record: renewed };
   }
 
   async markNoticeSent(prefix: string, which: Notice, at: Date): Promise<boolean> {

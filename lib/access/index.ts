@@ -3,7 +3,7 @@ export {
   type KeyMode,
 } from './key-format.ts';
 export {
-  CreateKeyInputSchema, KEY_STATUSES, KeyRecordSchema, NOTICES, effectiveStatus, normalizeEmail, periodNotStarted, toUsageRecord,
+  CreateKeyInputSchema, KEY_STATUSES, KeyRecordSchema, NOTICES, effectiveStatus, mailboxOf, normalizeEmail, periodNotStarted, toUsageRecord,
   type CreateKeyInput, type EffectiveStatus, type KeyRecord, type KeyStatus, type Notice, type UsageCounters,
 } from './record.ts';
 export {
@@ -14,7 +14,7 @@ export {
 } from './limits.ts';
 export { msToNextUtcMidnight, secondsToNextUtcMidnight, utcDay } from './time.ts';
 export { AccessError, type AccessErrorReason } from './errors.ts';
-export type { AccessStore, Authorization, BatchAuthorization, CreatedKey, TrialRequest } from './store.ts';
+export type { AccessStore, Authorization, BatchAuthorization, CreatedKey, PaymentRenewal, TrialRequest } from './store.ts';
 export { RedisAccessStore, type RedisAccessStoreOptions } from './redis-store.ts';
 export { EmbeddedAccessStore, embeddedAccessDir, type EmbeddedAccessStoreOptions } from './embedded-store.ts';
 export { openAccessStore, type OpenAccessStoreOptions } from './open.ts';

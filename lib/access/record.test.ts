@@ -121,3 +121,11 @@ describe('limit order', () => {
     expect(limitOutcome('plan_quota_exceeded', limits, { burst: 0, daily: 0, period: 2 }, late, ticket)).not.toHaveProperty('retryAfterSeconds');
   });
 });
+
+describe('the key request\'s e-mail', () => {
+  it('a one-letter top-level domain (a@b.c) is refused with what is wrong and an example; ops@example.com is taken', () => {
+    expect(() => parseCreateKeyInput({ plan: 'trial', mode: 'test', email: 'a@b.c' }))
+      .toThrow('Invalid key request: email: "a@b.c" is not an e-mail address (name@domain.tld, the last part two letters or more, e.g. ops@example.com).');
+    expect(parseCreateKeyInput({ plan: 'trial', mode: 'test', email: 'ops@example.com' }).email).toBe('ops@example.com');
+  });
+});

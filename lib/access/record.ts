@@ -41,7 +41,9 @@ const Instant = z.iso.datetime({ offset: true }).transform((s) => toIso(Date.par
 export const CreateKeyInputSchema = z.object({
   plan: z.enum(PLAN_NAMES),
   mode: z.enum(KEY_MODES),
-  email: z.string().trim().max(254).pipe(z.email()),
+  // zod's email rule: local@domain.tld with a top-level domain of two letters or more (no real TLD
+  // has one letter, so `a@b.c` is refused); the message says so instead of zod's bare "Invalid".
+  email: z.string().trim().max(254).pipe(z.email({ error: (issue) => `${JSON.stringify(issue.input)} is not an e-mail address (name@domain.tld, the last part two letters or more, e.g. ops@example.com)` })),
   period_start: Instant.optional(),
   period_end: Instant.optional(),
   lookups_limit: positiveInt.optional(),
@@ -66,9 +68,35 @@ export function parseCreateKeyInput(value: unknown): ValidCreateKeyInput {
   return result.data;
 }
 
-/** E-mail addresses compare case-insensitively for the one-trial-per-e-mail rule. */
+/** E-mail addresses compare case-insensitively. */
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
+}
+
+/** Providers that ignore dots in the local part, and the one domain their addresses share. */
+const DOTLESS_DOMAINS: Record<string, string> = { 'gmail.com': 'gmail.com', 'googlemail.com': 'gmail.com' };
+
+/**
+ * The mailbox an address delivers to, for the one-trial-per-e-mail rule and the trial page's
+ * throttle (issue 29, finding 9): case-insensitive, `+tag` dropped (plus-addressing, which most
+ * providers offer), and for Gmail dots dropped and googlemail.com read as gmail.com. So
+ * A.B+x@GoogleMail.com and ab@gmail.com are one mailbox. Two people whose addresses differ only
+ * by a `+tag` at another provider count as one: rare, and they can ask an operator for a key.
+ */
+export function mailboxOf(email: string): string {
+  const address = normalizeEmail(email);
+  const at = address.lastIndexOf('@');
+  if (at <= 0) return address;
+  let local = address.slice(0, at);
+  let domain = address.slice(at + 1);
+  const plus = local.indexOf('+');
+  if (plus > 0) local = local.slice(0, plus);
+  const dotless = DOTLESS_DOMAINS[domain];
+  if (dotless) {
+    local = local.replaceAll('.', '');
+    domain = dotless;
+  }
+  return `${local}@${domain}`;
 }
 
 function periodEnd(startMs: number, plan: PlanName, plans: Plans): number {

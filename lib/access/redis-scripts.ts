@@ -157,3 +157,30 @@ redis.call('HSET', KEYS[1], unpack(fields))
 for i = 2, #KEYS do redis.call('DEL', KEYS[i]) end
 return 1
 `;
+
+/**
+ * A paid renewal and the record of its payment id in one step (renewForPayment): KEYS 1 the record
+ * hash, 2 the usage hash (a new period's counts start at zero), 3 the set of payment ids applied
+ * to the key, all in the key's slot. ARGV: 1 JSON of the expected fields, 2 JSON of the new, 3 the
+ * payment id. Returns 2 when that payment was applied already (nothing written), else as REPLACE_LUA.
+ */
+export const RENEW_FOR_PAYMENT_LUA = `
+if redis.call('SISMEMBER', KEYS[3], ARGV[3]) == 1 then return 2 end
+local current = redis.call('HGETALL', KEYS[1])
+if #current == 0 then return -1 end
+local expected = cjson.decode(ARGV[1])
+local remaining = 0
+for _ in pairs(expected) do remaining = remaining + 1 end
+for i = 1, #current, 2 do
+  if expected[current[i]] ~= current[i + 1] then return 0 end
+  remaining = remaining - 1
+end
+if remaining ~= 0 then return 0 end
+local fields = {}
+for k, v in pairs(cjson.decode(ARGV[2])) do fields[#fields + 1] = k; fields[#fields + 1] = v end
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], unpack(fields))
+redis.call('DEL', KEYS[2])
+redis.call('SADD', KEYS[3], ARGV[3])
+return 1
+`;

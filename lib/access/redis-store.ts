@@ -7,14 +7,14 @@ import { AccessError, keyNotFound } from './errors.ts';
 import { generateKey, hashKey, isWellFormedKey } from './key-format.ts';
 import { batchOutcome, limitOutcome, limitsOf, type ConsumeResult, type ConsumeTicket, type LimitCode } from './limits.ts';
 import {
-  newKeyRecord, normalizeEmail, parseCreateKeyInput, renewedRecord, withNotice, withStatus,
+  mailboxOf, newKeyRecord, parseCreateKeyInput, renewedRecord, withNotice, withStatus,
   type CreateKeyInput, type KeyRecord, type KeyStatus, type Notice, type UsageCounters,
 } from './record.ts';
 import { decodeRecord, encodeRecord } from './redis-codec.ts';
 import { upgradeAccessLayout } from './redis-layout.ts';
-import { CONSUME_LUA, CREATE_RECORD_LUA, DELETE_IF_LUA, REFUND_LUA, REPLACE_LUA } from './redis-scripts.ts';
+import { CONSUME_LUA, CREATE_RECORD_LUA, DELETE_IF_LUA, RENEW_FOR_PAYMENT_LUA, REFUND_LUA, REPLACE_LUA } from './redis-scripts.ts';
 import { CONSUME_BATCH_LUA } from './redis-batch-script.ts';
-import type { AccessStore, Authorization, BatchAuthorization, CreatedKey, TrialRequest } from './store.ts';
+import type { AccessStore, Authorization, BatchAuthorization, CreatedKey, PaymentRenewal, TrialRequest } from './store.ts';
 import { epochSecond, toIso, utcDay } from './time.ts';
 
 export interface RedisAccessStoreOptions {
@@ -48,6 +48,7 @@ interface ScriptCommands {
   accessReplace(rec: string, expectedJson: string, nextJson: string): Promise<number>;
   /** The same, deleting the usage hash too (a renewal). */
   accessReplaceDroppingUsage(rec: string, usage: string, expectedJson: string, nextJson: string): Promise<number>;
+  accessRenewForPayment(rec: string, usage: string, paid: string, expectedJson: string, nextJson: string, paymentId: string): Promise<number>;
 }
 type ScriptedRedis = RedisClient & ScriptCommands;
 
@@ -68,7 +69,8 @@ const MAX_ASKS_PER_CALL = 1_000;
  *                                                          burst_second/burst_used (deleted on renew)
  *   prefix:<key_prefix>                            string  → sha256
  *   keys                                           set     every sha256 (for list)
- *   trial:<normalized e-mail>                      string  → key_prefix of the first trial
+ *   paid:{<sha256>}                                set     payment ids that renewed the key (renewForPayment)
+ *   trial:<mailbox (record.ts mailboxOf)>          string  → key_prefix of the first trial
  *   layout                                         string  the layout version (redis-layout.ts)
  *
  * Every script touches one slot: a key's record and usage share their hash tag, the other keys
@@ -119,6 +121,7 @@ export class RedisAccessStore implements AccessStore {
     redis.defineCommand('accessDeleteIf', { numberOfKeys: 1, lua: DELETE_IF_LUA });
     redis.defineCommand('accessReplace', { numberOfKeys: 1, lua: REPLACE_LUA });
     redis.defineCommand('accessReplaceDroppingUsage', { numberOfKeys: 2, lua: REPLACE_LUA });
+    redis.defineCommand('accessRenewForPayment', { numberOfKeys: 3, lua: RENEW_FOR_PAYMENT_LUA });
     this.redis = redis as ScriptedRedis;
     this.perKey = isCluster(redis);
   }
@@ -140,8 +143,10 @@ export class RedisAccessStore implements AccessStore {
   private recordKey(hash: string): string { return `${this.ns}key:{${hash}}`; }
   private prefixKey(prefix: string): string { return `${this.ns}prefix:${prefix}`; }
   private allKey(): string { return `${this.ns}keys`; }
-  private trialKey(email: string): string { return `${this.ns}trial:${normalizeEmail(email)}`; }
+  // By mailbox: plus-addressed and (Gmail) dotted spellings of one mailbox share one trial.
+  private trialKey(email: string): string { return `${this.ns}trial:${mailboxOf(email)}`; }
   private usageKey(hash: string): string { return `${this.ns}usage:{${hash}}`; }
+  private paidKey(hash: string): string { return `${this.ns}paid:{${hash}}`; }
 
   async createKey(input: CreateKeyInput, now: Date): Promise<CreatedKey> {
     return this.create(input, now, false);
@@ -242,6 +247,24 @@ export class RedisAccessStore implements AccessStore {
 
   async renew(prefix: string, plan: PlanName | undefined, now: Date): Promise<KeyRecord> {
     return (await this.update(prefix, (r) => renewedRecord(r, this.plans, plan, now))).record;
+  }
+
+  async renewForPayment(prefix: string, paymentId: string, next: (current: KeyRecord) => KeyRecord | null): Promise<PaymentRenewal> {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const before = await this.mustGet(prefix);
+      // Applied ids are only ever added, so one seen here stays applied; the script checks again.
+      if ((await this.redis.sismember(this.paidKey(before.hash), paymentId)) === 1) return { outcome: 'already_applied', record: before };
+      const after = next(before);
+      if (after === null) return { outcome: 'refused', record: before };
+      const replaced = await this.redis.accessRenewForPayment(
+        this.recordKey(before.hash), this.usageKey(before.hash), this.paidKey(before.hash),
+        JSON.stringify(encodeRecord(before)), JSON.stringify(encodeRecord(after)), paymentId,
+      );
+      if (replaced === 1) return { outcome: 'renewed', record: after };
+      if (replaced === 2) return { outcome: 'already_applied', record: await this.mustGet(prefix) };
+      if (replaced === -1) throw keyNotFound(prefix);
+    }
+    throw new Error(`key ${prefix} kept changing during ${MAX_ATTEMPTS} renewal attempts`);
   }
 
   async markNoticeSent(prefix: string, which: Notice, at: Date): Promise<boolean> {

@@ -166,6 +166,30 @@ export function accessStoreSuite(factory: HarnessFactory): void {
         expect(await store.markNoticeSent(record.prefix, 'three_day', at(2000))).toBe(true);
       });
 
+      it('renews for a payment once per payment id, the id kept with the key across a restart', async () => {
+        const { record } = await create({ plan: 'starter' });
+        await consumeN(record, 3, at());
+        const toGrowth = (r: KeyRecord) => ({ ...r, plan: 'growth' as const, period_start: at(1000).toISOString(), renewed_at: at(1000).toISOString() });
+        const first = await store.renewForPayment(record.prefix, 'pay_once0000001', toGrowth);
+        expect(first).toEqual({ outcome: 'renewed', record: { ...record, plan: 'growth', period_start: at(1000).toISOString(), renewed_at: at(1000).toISOString() } });
+        expect(await usage(record, at(1000))).toEqual({ lookupsUsed: 0, dailyUsed: 0 });
+        await consumeN(record, 2, at(2000));
+
+        store = await h.reopen();
+        // The same payment again, after a restart: nothing decided, nothing written.
+        let asked = 0;
+        const again = await store.renewForPayment(record.prefix, 'pay_once0000001', (r) => { asked++; return toGrowth(r); });
+        expect(again).toEqual({ outcome: 'already_applied', record: first.record });
+        expect(asked).toBe(0);
+        expect(await usage(record, at(2000))).toEqual({ lookupsUsed: 2, dailyUsed: 2 });
+        // Another payment of the same key renews; a refusal writes nothing.
+        expect((await store.renewForPayment(record.prefix, 'pay_once0000002', (r) => ({ ...r, period_start: at(3000).toISOString() }))).outcome).toBe('renewed');
+        const refused = await store.renewForPayment(record.prefix, 'pay_once0000003', () => null);
+        expect(refused.outcome).toBe('refused');
+        expect(await store.getByPrefix(record.prefix)).toEqual(refused.record);
+        await expect(store.renewForPayment('trk_live_0000000', 'pay_once0000004', toGrowth)).rejects.toMatchObject({ reason: 'key_not_found' });
+      });
+
       it('gives the usage record of the spec', async () => {
         const { record } = await create({ plan: 'growth' });
         await consumeN(record, 2, at());
@@ -313,6 +337,18 @@ export function accessStoreSuite(factory: HarnessFactory): void {
         expect((await store.findTrialByEmail('ASHA@example.in'))?.prefix).toBe(first.record.prefix);
         expect(await store.findTrialByEmail('ravi@example.in')).toBeNull();
         expect((await store.issueTrial({ email: 'ravi@example.in', mode: 'live' }, at())).record.plan).toBe('trial');
+      });
+
+      it('counts plus-addressed and Gmail-dotted spellings of one mailbox as one e-mail (finding 9)', async () => {
+        const first = await store.issueTrial({ email: 'asha.rao@gmail.com', mode: 'live' }, at());
+        for (const variant of ['asharao@gmail.com', 'Asha.Rao+trial@gmail.com', 'a.s.h.a.r.a.o+x@googlemail.com', 'asharao+1@GMAIL.COM']) {
+          await expect(store.issueTrial({ email: variant, mode: 'live' }, at()), variant).rejects.toMatchObject({ reason: 'trial_exists' });
+          expect((await store.findTrialByEmail(variant))?.prefix).toBe(first.record.prefix);
+        }
+        await store.issueTrial({ email: 'ravi+work@example.in', mode: 'live' }, at());
+        await expect(store.issueTrial({ email: 'ravi+home@example.in', mode: 'live' }, at())).rejects.toMatchObject({ reason: 'trial_exists' });
+        // Dots matter outside Gmail: another mailbox.
+        expect((await store.issueTrial({ email: 'r.avi@example.in', mode: 'live' }, at())).record.plan).toBe('trial');
       });
 
       it('lets operators issue trials regardless, without changing which trial was first', async () => {

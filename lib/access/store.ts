@@ -23,6 +23,16 @@ export interface BatchAuthorization {
   consumed: BatchConsumeResult | null;
 }
 
+/**
+ * What `renewForPayment` did: renewed the key and recorded the payment id with it, found that
+ * payment already applied to it (nothing written), or was refused by the caller's rule.
+ */
+export interface PaymentRenewal {
+  outcome: 'renewed' | 'already_applied' | 'refused';
+  /** The key as it is after the call. */
+  record: KeyRecord;
+}
+
 export interface TrialRequest {
   email: string;
   mode: KeyMode;
@@ -60,6 +70,14 @@ export interface AccessStore {
   setStatus(prefix: string, status: KeyStatus): Promise<KeyRecord>;
   /** A new period from now, counters at zero at once; `plan` switches to that plan's limits. */
   renew(prefix: string, plan: PlanName | undefined, now: Date): Promise<KeyRecord>;
+  /**
+   * A paid renewal, once per payment id: `next` decides on the stored key (a new record, or null to
+   * refuse) and the new record is written together with the payment id in one atomic step (one
+   * journal entry; one script on the key's slot). A payment id already recorded on the key writes
+   * nothing (`already_applied`), so a repeat delivery after a crash anywhere cannot renew twice.
+   * Throws `AccessError` as `renew` does (unknown or revoked key).
+   */
+  renewForPayment(prefix: string, paymentId: string, next: (current: KeyRecord) => KeyRecord | null): Promise<PaymentRenewal>;
   /** Lookups counted in the key's current period and in the UTC day of `now`. */
   usage(prefix: string, now: Date): Promise<UsageCounters>;
   /** Every key, oldest first (for the expiry-notice job). */

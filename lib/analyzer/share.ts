@@ -1,38 +1,82 @@
 /**
- * Share links of analyses (contracts.md): a token naming the key prefix, the analysis and the
- * expiry, signed with HMAC-SHA256 under a server secret kept in the state store (the same for every
- * instance, surviving restarts, created by the first process that needs it). Pure apart from that.
+ * Share links of analyses (contracts.md; issue 29 findings 6 and 7). A link's token is 32 random
+ * characters and nothing else: it names no key, no analysis and no expiry. The state store keeps,
+ * under the token's SHA-256 (a copy of the store holds no working link), the analysis it opens,
+ * the key that shared it, its expiry and the analysis's share generation when it was made.
+ * Revoking an analysis's links moves its generation on: every link made before stops at once, on
+ * every instance, without a list of them to walk. Whether the key may still show it (revoked,
+ * suspended) is the caller's question at every view (lib/access standing.ts).
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { PushKv } from '../webhooks/index.ts';
 import { DAY_MS } from '../time/index.ts';
 
 export const SHARE_VALIDITY_MS = 30 * DAY_MS;
-const SECRET_KEY = 'analyzer-share-secret';
 
-export async function shareSecret(kv: PushKv): Promise<Buffer> {
-  const stored = await kv.update<string, string>(SECRET_KEY, (current) => (current
-    ? { result: current }
-    : (() => { const secret = randomBytes(32).toString('base64url'); return { next: secret, result: secret }; })()));
-  return Buffer.from(stored, 'base64url');
+/** 24 random bytes: 32 base64url characters. */
+const TOKEN = /^[A-Za-z0-9_-]{32}$/;
+
+const shareKeys = {
+  link: (tokenHash: string) => `analyzer-share:${tokenHash}`,
+  generation: (prefix: string, id: string) => `an:{${prefix}}:${id}:share-generation`,
+} as const;
+
+interface LinkDoc {
+  prefix: string;
+  id: string;
+  expires_ms: number;
+  generation: number;
 }
 
-const sign = (secret: Buffer, payload: string) => createHmac('sha256', secret).update(payload).digest('base64url');
-
-export function shareToken(secret: Buffer, prefix: string, id: string, expiresMs: number): string {
-  const payload = Buffer.from(`${prefix}.${id}.${Math.floor(expiresMs / 1000)}`).toString('base64url');
-  return `${payload}.${sign(secret, payload)}`;
+interface GenerationDoc {
+  generation: number;
 }
 
-/** The analysis a token names, or null when it is forged, malformed or expired. */
-export function verifyShareToken(secret: Buffer, token: string, nowMs: number): { prefix: string; id: string; expiresMs: number } | null {
-  const [payload, signature, extra] = token.split('.');
-  if (!payload || !signature || extra !== undefined) return null;
-  const expected = Buffer.from(sign(secret, payload));
-  const given = Buffer.from(signature);
-  if (expected.length !== given.length || !timingSafeEqual(expected, given)) return null;
-  const [prefix, id, exp] = Buffer.from(payload, 'base64url').toString('utf8').split('.');
-  const expiresMs = Number(exp) * 1000;
-  if (!prefix || !id || !Number.isFinite(expiresMs) || nowMs >= expiresMs) return null;
-  return { prefix, id, expiresMs };
+const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex');
+
+/** The analysis a valid link opens. */
+export interface SharedAnalysis {
+  prefix: string;
+  id: string;
+  expiresMs: number;
 }
+
+export class ShareLinks {
+  constructor(private readonly kv: PushKv) {}
+
+  /**
+   * A new link to the analysis, valid 30 days. The generation document lives at least as long as
+   * any link made under it (its expiry moves on with every link and every revocation), so it never
+   * lapses back to a generation a live link was made under.
+   */
+  async create(prefix: string, id: string, nowMs: number): Promise<{ token: string; expiresMs: number }> {
+    const generation = await this.kv.update<GenerationDoc, number>(shareKeys.generation(prefix, id), (current) => ({
+      next: current ?? { generation: 0 }, result: current?.generation ?? 0, ttlMs: SHARE_VALIDITY_MS,
+    }));
+    const token = randomBytes(24).toString('base64url');
+    // Whole seconds: the answer's expires_at and the link's real end are the same instant.
+    const expiresMs = Math.floor((nowMs + SHARE_VALIDITY_MS) / 1000) * 1000;
+    const doc: LinkDoc = { prefix, id, expires_ms: expiresMs, generation };
+    await this.kv.set(shareKeys.link(tokenHash(token)), doc, SHARE_VALIDITY_MS);
+    return { token, expiresMs };
+  }
+
+  /** The analysis a token opens, or null: malformed, unknown, expired or revoked. */
+  async resolve(token: string, nowMs: number): Promise<SharedAnalysis | null> {
+    if (!TOKEN.test(token)) return null;
+    const doc = await this.kv.get<LinkDoc>(shareKeys.link(tokenHash(token)));
+    if (!doc || nowMs >= doc.expires_ms) return null;
+    const current = await this.kv.get<GenerationDoc>(shareKeys.generation(doc.prefix, doc.id));
+    if ((current?.generation ?? 0) !== doc.generation) return null;
+    return { prefix: doc.prefix, id: doc.id, expiresMs: doc.expires_ms };
+  }
+
+  /** Every link made so far to the analysis stops working; links made afterwards work. */
+  async revokeAll(prefix: string, id: string): Promise<void> {
+    await this.kv.update<GenerationDoc, void>(shareKeys.generation(prefix, id), (current) => ({
+      next: { generation: (current?.generation ?? 0) + 1 }, result: undefined, ttlMs: SHARE_VALIDITY_MS,
+    }));
+  }
+}
+
+

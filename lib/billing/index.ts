@@ -8,6 +8,7 @@ export { PAYMENT_LEASE_MS, type LinkAttempt, type PaymentClaim, type PaymentReco
 export { EmbeddedPaymentStore, embeddedPaymentsDir } from './payments-embedded.ts';
 export { RedisPaymentStore } from './payments-redis.ts';
 export { ClickHousePaymentReport, paymentRow } from './payments-clickhouse.ts';
-export { defaultPlanFor, paymentProblem, pricePaise, purchasablePlans, type NotAppliedReason } from './plans.ts';
+export { paymentProblem, pricePaise, purchasablePlans, type NotAppliedReason } from './plans.ts';
 export { callbackSignatureValid, signCallback, signWebhook, webhookSignatureValid, type CallbackParams } from './signature.ts';
 export type { PaymentReport, SettleOutcome } from './settle.ts';
+export { offeredChoice, paidRenewal, plansOnOffer } from './renewal.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG_DIR, loadPlans } from '../config/index.ts';
-import { defaultPlanFor, paymentProblem, pricePaise, purchasablePlans } from './plans.ts';
+import { paymentProblem, pricePaise, purchasablePlans } from './plans.ts';
 
 const plans = loadPlans(DEFAULT_CONFIG_DIR);
 const paid = { amount_paise: 99_900, currency: 'INR', status: 'captured', plan: 'growth' as const };
@@ -9,12 +9,6 @@ describe('plans for sale', () => {
   it('sells every plan with a price, never the trial', () => {
     expect(purchasablePlans(plans)).toEqual(['starter', 'growth', 'business']);
     expect(pricePaise('business', plans)).toBe(300_000);
-  });
-
-  it("offers the key's own plan, else the cheapest", () => {
-    expect(defaultPlanFor('business', plans)).toBe('business');
-    expect(defaultPlanFor('trial', plans)).toBe('starter');
-    expect(defaultPlanFor(undefined, plans)).toBe('starter');
   });
 
   it("applies only the plan's exact price in INR, captured", () => {

@@ -6,19 +6,15 @@ export function purchasablePlans(plans: Plans): PlanName[] {
   return (Object.keys(plans) as PlanName[]).filter((name) => plans[name].price_inr > 0);
 }
 
-/** The plan a renewal page offers first: the key's own when it can be bought, else the cheapest. */
-export function defaultPlanFor(requested: PlanName | undefined, plans: Plans): PlanName {
-  const buyable = purchasablePlans(plans);
-  if (requested && buyable.includes(requested)) return requested;
-  return buyable.sort((a, b) => plans[a].price_inr - plans[b].price_inr)[0]!;
-}
-
 export function pricePaise(plan: PlanName, plans: Plans): number {
   return plans[plan].price_inr * 100;
 }
 
 /** Why a paid link does not renew its key, or null when it does. */
-export type NotAppliedReason = 'amount_mismatch' | 'currency_mismatch' | 'not_captured' | 'unknown_plan' | 'unknown_key' | 'key_revoked' | 'wrong_gateway';
+export type NotAppliedReason =
+  | 'amount_mismatch' | 'currency_mismatch' | 'not_captured' | 'unknown_plan' | 'unknown_key' | 'key_revoked' | 'wrong_gateway'
+  /** A plan below the key's while its period runs (renewal.ts): a payment never lowers a key. */
+  | 'lower_plan';
 
 /** A payment applies only for a known, purchasable plan at exactly its price in INR, captured. */
 export function paymentProblem(

@@ -12,6 +12,7 @@ const REASONS: Record<string, string> = {
   key_revoked: 'the key is revoked',
   wrong_gateway: 'the payment came through a gateway this key does not use',
   unknown_key: 'the key is unknown',
+  lower_plan: 'the plan paid for is below the key\'s current plan, whose period is still running (a payment never lowers a key)',
 };
 
 

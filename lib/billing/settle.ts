@@ -1,7 +1,8 @@
 /**
  * What a verified `payment_link.paid` does: claim the payment id (exactly once across instances),
- * renew the key with the paid plan when the payment is exactly its price (the same store call as
- * the admin renew), settle the record, then report it (ClickHouse) and mail the receipt. Reporting
+ * renew the key with the paid plan when the payment is exactly its price and the renewal rule
+ * allows it (renewal.ts: never lower), recording the payment id on the key in the same step,
+ * settle the record, then report it (ClickHouse) and mail the receipt. Reporting
  * and mail failures are logged, never undo the renewal nor make the gateway deliver it again.
  */
 import { AccessError, type AccessStore, type KeyMode, type KeyRecord } from '../access/index.ts';
@@ -11,6 +12,7 @@ import type { PaidLink } from './event.ts';
 import { PAYMENT_LEASE_MS, type PaymentRecord, type PaymentStore } from './payments.ts';
 import { paymentProblem, type NotAppliedReason } from './plans.ts';
 import { composeReceipt } from './receipt.ts';
+import { paidRenewal } from './renewal.ts';
 
 /** Where settled payments are also written for reporting (ClickHouse's `payments` table). */
 export interface PaymentReport {
@@ -66,8 +68,19 @@ export async function settlePaidLink(paid: PaidLink, gateway: string, deps: Sett
   let reason = await problemWith(paid, gateway, key, deps);
   if (reason === null) {
     try {
-      key = await deps.access.renew(paid.key_prefix!, paid.plan!, new Date(now));
-      await deps.onRenewed?.(key).catch((err: unknown) => deps.log('error', `billing: push after renewing ${key!.prefix}: ${(err as Error).message}`));
+      // The renewal and the record that this payment id renewed the key are one atomic step of the
+      // access store: a crash before `settle` below leaves the payment claimed (a redelivery claims
+      // it again once the lease lapses) and finds it already applied, so it renews once.
+      const plan = paid.plan!;
+      const renewal = await deps.access.renewForPayment(paid.key_prefix!, paid.payment_id, (current) => paidRenewal(current, plan, deps.plans, new Date(now)));
+      key = renewal.record;
+      if (renewal.outcome === 'refused') {
+        reason = 'lower_plan';
+      } else {
+        // Also after `already_applied`: the process that renewed may have died before doing this.
+        const renewed = key;
+        await deps.onRenewed?.(renewed).catch((err: unknown) => deps.log('error', `billing: push after renewing ${renewed.prefix}: ${(err as Error).message}`));
+      }
     } catch (err) {
       // Revoked between the read and the renewal: recorded, not applied.
       if (!(err instanceof AccessError)) throw err;

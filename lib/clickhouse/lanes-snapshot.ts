@@ -74,6 +74,11 @@ export class ClickHouseLaneWindowSource {
     return found;
   }
 
+  freshness(): { readAtMs: number | null; nextReadAtMs: number } {
+    const readAtMs = Number.isFinite(this.loadedAt) ? this.loadedAt : null;
+    return { readAtMs, nextReadAtMs: readAtMs === null ? this.now() : readAtMs + this.ttlMs };
+  }
+
   /** Reads the rows written since the newest version held (less the overlap); one read at a time. */
   catchUp(): Promise<void> {
     this.reading ??= this.read().finally(() => { this.reading = null; });

@@ -15,10 +15,12 @@
 import { stageEpisodes } from '../prediction/episodes.ts';
 import { K_SLOTS, SCORE_SCALE } from '../prediction/cells.ts';
 import {
-  buildSpanOf, DAYPARTS, LEVEL_COUNT, nominalThresholds, observeShipment, PredictionModel, STAGE_LIST, stageIndexOf, TARGETS, thresholdIndex, unpack,
+  buildSpanOf, DAYPARTS, emptyModel, LEVEL_COUNT, nominalThresholds, observeShipment, PredictionModel, STAGE_LIST, stageIndexOf, TARGETS, thresholdIndex, unpack,
   type CellCounts, type DeliveredShipment,
 } from '../prediction/model.ts';
 import { predictorOf, seedOf, type Predictor } from '../prediction/records.ts';
+import type { Estimator } from '../prediction/book.ts';
+import { estimateOf } from '../prediction/estimate.ts';
 import { MIN_DELIVERIES, type PlaceLookup } from '../prediction/types.ts';
 import type { WorkdayIndex } from '../prediction/workdays.ts';
 import type { Stage } from '../schemas/index.ts';
@@ -341,9 +343,13 @@ export class ClickHousePredictionSource {
   private timer: NodeJS.Timeout | null = null;
   private reading: Promise<void> | null = null;
   readonly predictor: Predictor;
+  /** `/v1/estimate` over the same model (an empty one until the first read: no estimates). */
+  readonly estimator: Estimator;
 
   constructor(private readonly client: ClickHouseClient, private readonly options: ClickHousePredictionSourceOptions) {
     this.predictor = predictorOf(() => this.current, options.places);
+    const empty = emptyModel(options.places, options.workdays);
+    this.estimator = { estimate: (req) => estimateOf(this.current ?? empty, options.places, options.workdays, req) };
   }
 
   model(): PredictionModel | null {

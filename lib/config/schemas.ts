@@ -65,7 +65,8 @@ export type MappingRule = z.infer<typeof MappingRuleSchema>;
 
 export const CarrierMappingFileSchema = z.object({
   carrier: z.string().regex(/^[a-z0-9]+$/),
-  return_leg_codes: z.array(z.string().min(1)).default([]),
+  /** Codes of return-leg scans; a trailing `*` makes a prefix ("RT-*"), never a lone `*`. */
+  return_leg_codes: z.array(z.string().regex(/^[^*]+\*?$/, 'a code, or a code prefix ending in *')).default([]),
   rules: z.array(MappingRuleSchema).min(1),
 }).strict();
 export type CarrierMapping = z.infer<typeof CarrierMappingFileSchema>;
@@ -111,6 +112,11 @@ export const EnvSchema = z.object({
   /** How often active and watched shipments are re-polled (default 7200 s = 2 h). */
   POLLER_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(7200),
   /** Seconds to wait after each failed webhook attempt; one more failure than steps gives up. */
+  /**
+   * Seconds before each retry round of an analysis's carrier errors (lib/analyzer/runner.ts); the
+   * first past a carrier breaker's 10 s rest. Default 5 rounds within 4 minutes.
+   */
+  ANALYZER_RETRY_SCHEDULE: z.string().regex(/^\s*\d+(\.\d+)?\s*(,\s*\d+(\.\d+)?\s*)*$/, 'comma-separated seconds, e.g. 15,30,60').default('15,30,60,60,60'),
   WEBHOOK_RETRY_SCHEDULE: z.string().regex(/^\s*\d+(\.\d+)?\s*(,\s*\d+(\.\d+)?\s*)*$/, 'comma-separated seconds, e.g. 5,300,1800').default('5,300,1800,7200,18000,36000,36000'),
   /**
    * Non-public webhook targets the operator opens (comma-separated addresses or CIDR ranges, e.g.
@@ -119,6 +125,12 @@ export const EnvSchema = z.object({
   WEBHOOK_ALLOWED_TARGETS: unsetWhenEmpty(z.string().optional()),
   /** ClickHouse database of the tables (default `tracking`, or a path in CLICKHOUSE_URL). */
   CLICKHOUSE_DATABASE: unsetWhenEmpty(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a database name: letters, digits and _').optional()),
+  /**
+   * The embedded default's first start (empty DATA_DIR) seeds a test-mode history of this many
+   * network journeys over SANDBOX_HISTORY_DAYS (default 20,000 over 90 days; 0: none).
+   */
+  SANDBOX_HISTORY_SHIPMENTS: unsetWhenEmpty(z.coerce.number().int().min(0, 'a whole number of journeys from 0 to 1000000').max(1_000_000, 'a whole number of journeys from 0 to 1000000').default(20_000)),
+  SANDBOX_HISTORY_DAYS: unsetWhenEmpty(z.coerce.number().int().min(1, 'a whole number of days from 1 to 365').max(365, 'a whole number of days from 1 to 365').default(90)),
   /** Days of closed shipments in lane statistics (API and normalizer). */
   LANE_WINDOW_DAYS: unsetWhenEmpty(z.coerce.number().int().min(1, 'a whole number of days from 1 to 3650').max(3650, 'a whole number of days from 1 to 3650').default(90)),
   /** Plan notices: the payment page linked from them, their sender, their schedule. */

@@ -9,8 +9,56 @@ export interface KafkaOptions {
   log?: LineLog;
 }
 
+/**
+ * kafkajs logs at error level every failed response it then retries itself. Two of them are the
+ * normal state of a healthy first start, not failures: a consumer group's or a transactional
+ * producer's coordinator is not elected yet on a new broker or a new group (GroupCoordinator /
+ * FindCoordinator, InitProducerId answer "coordinator not available" / "load in progress" until
+ * the broker has created __consumer_offsets and __transaction_state). Those read as expected, at
+ * info; the same request failing otherwise stays an error.
+ */
+const COORDINATOR_REQUEST = /^Response (GroupCoordinator|FindCoordinator|InitProducerId)\(/;
+const NOT_YET = /coordinator is not available|coordinator is loading|not the correct coordinator/i;
+
+/**
+ * The clients retry 3 times, idempotent producers included: the poll bus spools to disk when the
+ * retries run out (KafkaBus), which an unbounded retry would never let happen. kafkajs warns about
+ * that choice on every idempotent producer; it is this project's setting, said once at info.
+ */
+const BOUNDED_RETRIES = 'Limiting retries for the idempotent producer may invalidate EoS guarantees';
+
+export function expectedStartState(entry: { message: string; error?: unknown }): string | null {
+  if (entry.message === BOUNDED_RETRIES) {
+    return 'idempotent producer with bounded retries (this project\'s setting: a send that still fails after them fails to its caller, e.g. the poll bus spools it to disk)';
+  }
+  const match = COORDINATOR_REQUEST.exec(entry.message);
+  if (!match || typeof entry.error !== 'string' || !NOT_YET.test(entry.error)) return null;
+  const what = match[1] === 'InitProducerId' ? 'a producer id' : 'a consumer group coordinator';
+  return `waiting for ${what} (${entry.error}): expected on a new broker or group while Kafka elects it; retrying`;
+}
+
+/**
+ * kafkajs 2.2.4's request queue schedules its throttle check at `throttledUntil − Date.now()` with
+ * `throttledUntil` still -1 when no broker ever throttled (network/requestQueue/index.js
+ * scheduleCheckPendingRequests): a delay of minus the epoch, which Node 24 clamps to 1 ms and
+ * reports as TimeoutNegativeWarning. Harmless and not ours to fix in node_modules, so exactly that
+ * warning, raised from kafkajs' request queue, is dropped; every other warning is emitted as before.
+ */
+let negativeTimeoutFiltered = false;
+export function dropKafkajsNegativeTimeoutWarning(): void {
+  if (negativeTimeoutFiltered) return;
+  negativeTimeoutFiltered = true;
+  const emit = process.emitWarning.bind(process) as (...args: unknown[]) => void;
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+    const type = typeof rest[0] === 'string' ? rest[0] : (rest[0] as { type?: string } | undefined)?.type;
+    if (type === 'TimeoutNegativeWarning' && /kafkajs[\\/]src[\\/]network[\\/]requestQueue/.test(new Error().stack ?? '')) return;
+    emit(warning, ...rest);
+  }) as typeof process.emitWarning;
+}
+
 /** A kafkajs client whose log lines go through the caller (kafkajs is noisy while a broker is down). */
 export function createKafka(options: KafkaOptions): Kafka {
+  dropKafkajsNegativeTimeoutWarning();
   const log = withoutRepeats(options.log ?? ((level, message) => { if (level === 'error') console.error(message); }));
   return new Kafka({
     clientId: options.clientId,
@@ -20,6 +68,11 @@ export function createKafka(options: KafkaOptions): Kafka {
     retry: { initialRetryTime: 200, retries: 3, maxRetryTime: 2_000 },
     logLevel: logLevel.WARN,
     logCreator: () => ({ level, log: entry }: { level: logLevel; log: LogEntry['log'] }) => {
+      const expected = expectedStartState(entry);
+      if (expected) {
+        log('info', `kafka: ${expected}`);
+        return;
+      }
       const name = level === logLevel.ERROR ? 'error' : level === logLevel.WARN ? 'warn' : 'info';
       log(name, `kafka: ${entry.message}`);
     },

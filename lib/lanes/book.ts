@@ -10,6 +10,19 @@ export interface LaneWindowSource {
   /** One entry per carrier with a closure in the window, any order. */
   lanesBetween(originPrefix: string, destinationPrefix: string, mode: KeyMode): Promise<WindowedLaneStats[]>;
   readonly windowDays: number;
+  /**
+   * Sources that answer from a copy (ClickHouse's snapshot of lane_stats): when the copy was read
+   * and when it is read next, so an empty answer right after closures can be explained. Absent:
+   * the figures are computed at the request (the embedded book).
+   */
+  freshness?(): LaneFreshness;
+}
+
+export interface LaneFreshness {
+  /** When the figures answered were read from the store (epoch ms), null before the first read. */
+  readAtMs: number | null;
+  /** When a request will next start a read (epoch ms). */
+  nextReadAtMs: number;
 }
 
 /** The closure of a normalized shipment polled at `polledMs` for a key of `mode`, null unless closed on a lane. */

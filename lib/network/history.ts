@@ -9,7 +9,6 @@ import type { Place } from '../places/places.ts';
 import { DAY_MS } from '../time/index.ts';
 import type { NetworkConfig } from './config.ts';
 import { simulateJourney, type Journey } from './journey.ts';
-import { seededRandom } from '../sandbox/seeded-random.ts';
 
 export interface HistoryJourney extends Journey {
   awb: string;
@@ -32,6 +31,8 @@ export interface HistoryPlan {
   endMs: number;
   /** sandbox.md's ten lanes, as origin → destination pincodes, in lane order. */
   sandboxLanes: readonly { origin: string; destination: string }[];
+  /** A seeded random sequence (lib/sandbox/seeded-random.ts): one per journey, so any journey can be redrawn alone. */
+  seededRandom: (seed: number) => () => number;
 }
 
 /** A carrier serves a place when it has no region or the place's state is in it. */
@@ -116,7 +117,7 @@ export function* planHistory(plan: HistoryPlan, config: NetworkConfig, calendar:
   const serials = new Map<string, number>();
   const startMs = plan.endMs - plan.days * DAY_MS;
   for (let i = 0; i < plan.shipments; i++) {
-    const random = seededRandom((plan.seed * 0x9e3779b1 + i * 0x85ebca6b) >>> 0);
+    const random = plan.seededRandom((plan.seed * 0x9e3779b1 + i * 0x85ebca6b) >>> 0);
     let carrier: string;
     let origin: Place;
     let destination: Place;

@@ -9,8 +9,11 @@ import { distanceKm, type Place } from '../places/places.ts';
 import type { NdrReason } from '../schemas/index.ts';
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../time/index.ts';
 import { addDays, istDayOf, istDayStartMs, type IstDay } from '../time/ist-day.ts';
-import type { StepKind } from '../sandbox/types.ts';
 import type { NetworkConfig } from './config.ts';
+
+/** The steps of a journey (a subset of the sandbox's StepKind, which renders them). */
+export type StepKind = 'booked' | 'picked_up' | 'hub_in' | 'hub_out' | 'out_for_delivery' | 'attempt_failed' | 'delivered'
+  | 'hold' | 'rto_initiated' | 'rto_in_transit' | 'rto_delivered' | 'lost';
 
 export type ServiceType = 'surface' | 'express' | 'speed_post';
 export type JourneyOutcome = 'delivered' | 'rto' | 'lost';
@@ -86,10 +89,17 @@ export function serviceTypeFor(carrier: string, config: NetworkConfig, random: (
   return express ? 'express' : 'surface';
 }
 
+const festiveSpans = new WeakMap<NetworkConfig, readonly [number, number][]>();
+
 /** True when `ms` falls in a festive window (IST days, both ends included). */
 export function isFestive(ms: number, config: NetworkConfig): boolean {
-  const day = istDayOf(ms);
-  return config.festive.windows.some((w) => day >= w.from && day <= w.to);
+  // As epoch-ms spans, computed once per config: this runs several times per journey.
+  let spans = festiveSpans.get(config);
+  if (!spans) {
+    spans = config.festive.windows.map((w) => [istDayStartMs(w.from), istDayStartMs(addDays(w.to, 1))] as [number, number]);
+    festiveSpans.set(config, spans);
+  }
+  return spans.some(([from, to]) => ms >= from && ms < to);
 }
 
 /** The EDD a carrier promises: the booking's IST day + its promise days (calendar days: optimistic), end of day. */

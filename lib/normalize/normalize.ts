@@ -116,7 +116,7 @@ function mapScans(scans: TimedScan[], carrier: string, rules: RuleSet): { mapped
     }
     let eventStatus = rule.status;
     let code: EventCode = rule.code;
-    const returnLeg = scan.raw_code !== null && carrierRules.returnLegCodes.has(scan.raw_code.trim().toLowerCase());
+    const returnLeg = carrierRules.isReturnLeg(scan.raw_code);
     if (code === 'rto_initiated' || code === 'rto_delivered' || eventStatus === 'returned') {
       returning = true;
       eventStatus = 'returned';

@@ -25,8 +25,11 @@ interface CompiledRule {
 
 export interface CarrierRules {
   carrier: string;
-  /** Raw codes that mark a scan as part of the return journey (e.g. Delhivery's ScanType RT). */
-  returnLegCodes: Set<string>;
+  /**
+   * Whether a raw code marks a scan as part of the return journey (Delhivery's ScanType RT, every
+   * Xpressbees code starting "RT-": `return_leg_codes` entries ending in `*` are prefixes).
+   */
+  isReturnLeg(rawCode: string | null): boolean;
   /** The first rule matching the scan, or null for an unmapped scan. */
   match(rawStatus: string, rawCode: string | null, remarks: string | null): ScanMapping | null;
 }
@@ -57,6 +60,24 @@ function compileRule(rule: MappingRule): CompiledRule {
     remarks: compilePatterns(rule.when.remarks),
     rawCodes: rule.when.raw_code ? new Set(rule.when.raw_code.map((c) => c.toLowerCase())) : null,
     mapping: { status: rule.status, code: rule.code, ...(rule.reason ? { reason: rule.reason } : {}) },
+  };
+}
+
+/**
+ * `return_leg_codes` as a test: exact codes, and prefixes written with a trailing `*` (a carrier's
+ * return-leg family, "RT-*", has more members than any feed seen so far shows).
+ */
+function compileReturnLegCodes(codes: string[]): (rawCode: string | null) => boolean {
+  const exact = new Set<string>();
+  const prefixes: string[] = [];
+  for (const code of codes.map((c) => c.trim().toLowerCase())) {
+    if (code.endsWith('*')) prefixes.push(code.slice(0, -1));
+    else exact.add(code);
+  }
+  return (rawCode) => {
+    if (rawCode === null) return false;
+    const code = rawCode.trim().toLowerCase();
+    return exact.has(code) || prefixes.some((prefix) => code.startsWith(prefix));
   };
 }
 
@@ -107,7 +128,7 @@ export function compileRuleSet(config: MappingConfig): RuleSet {
     const rules = [...common, ...file.rules.map(compileRule)];
     byCarrier.set(carrier, {
       carrier,
-      returnLegCodes: new Set(file.return_leg_codes.map((c) => c.toLowerCase())),
+      isReturnLeg: compileReturnLegCodes(file.return_leg_codes),
       // The same (code, text, remarks) triple recurs on most scans of a carrier: decide it once.
       match: memoizeTexts3((rawStatus, rawCode, remarks) => firstMatch(rules, rawStatus!, rawCode, remarks)),
     });

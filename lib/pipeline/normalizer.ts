@@ -1,4 +1,4 @@
-import type { Consumer, Kafka, KafkaMessage, Producer } from 'kafkajs';
+import { Partitioners, type Consumer, type Kafka, type KafkaMessage, type Producer } from 'kafkajs';
 import type { PollRows, RowSink } from '../clickhouse/rows.ts';
 import type { NormalizerMetrics } from '../metrics/pipeline.ts';
 import { DLQ_TOPIC, POLLS_TOPIC, ensureTopics } from '../kafka/topics.ts';
@@ -342,7 +342,9 @@ export class NormalizerConsumer {
       groupId: options.groupId ?? 'tracking-normalizer', allowAutoTopicCreation: false,
       maxBytesPerPartition: this.tuning.maxBytesPerPartition, maxBytes: this.tuning.maxBytes,
     });
-    this.dlq = options.kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+    // The partitioner named (kafkajs warns when it is left implicit): the v2 default, murmur2 as the
+    // Java client, which the DLQ has always used, so keys land where they did.
+    this.dlq = options.kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: Partitioners.DefaultPartitioner });
     this.flow = new BatchFlow({
       ...options,
       maxPendingMessages: this.tuning.maxPendingMessages,

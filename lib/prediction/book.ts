@@ -7,6 +7,7 @@ import type { NormalizedShipment } from '../normalize/index.ts';
 import type { KeyMode } from '../schemas/index.ts';
 import { DAY_MS } from '../time/index.ts';
 import { buildFromObserved, emptyModel, observeShipment, type ObservedShipment, type PredictionModel } from './model.ts';
+import { estimateOf, type EstimateAnswer, type EstimateRequest } from './estimate.ts';
 import { deliveredShipmentOf, predictorOf, type Predictor } from './records.ts';
 import type { PlaceLookup } from './types.ts';
 import type { WorkdayIndex } from './workdays.ts';
@@ -18,6 +19,11 @@ export interface PredictionBookOptions {
   clock?: () => number;
 }
 
+/** `/v1/estimate`'s reading of the current model (estimate.ts). */
+export interface Estimator {
+  estimate(req: EstimateRequest): EstimateAnswer;
+}
+
 export class PredictionBook {
   /** Each delivered shipment's observations, computed once when it is added. */
   private readonly delivered = new Map<string, ObservedShipment>();
@@ -25,11 +31,13 @@ export class PredictionBook {
   private timer: NodeJS.Timeout | null = null;
   private readonly clock: () => number;
   readonly predictor: Predictor;
+  readonly estimator: Estimator;
 
   constructor(private readonly options: PredictionBookOptions) {
     this.clock = options.clock ?? Date.now;
     this.current = emptyModel(options.places, options.workdays);
     this.predictor = predictorOf(() => this.current, options.places);
+    this.estimator = { estimate: (req) => estimateOf(this.current, options.places, options.workdays, req) };
   }
 
   /** A normalized shipment of a poll: kept when delivered (a delivery is final, so re-polls change nothing). */

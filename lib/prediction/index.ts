@@ -6,3 +6,4 @@ export * from './records.ts';
 export * from './backtest.ts';
 export * from './places.ts';
 export * from './book.ts';
+export * from './estimate.ts';

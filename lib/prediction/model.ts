@@ -268,6 +268,7 @@ export interface ResolvedKeys {
 /** Precomputed tables and the lookup over them. */
 export class PredictionModel {
   private readonly modelAtIso: string;
+  private readonly servicesMemo = new Map<string, Map<string, (string | null)[]>>();
   readonly summary: ModelSummary;
 
   constructor(
@@ -280,6 +281,30 @@ export class PredictionModel {
   ) {
     this.modelAtIso = new Date(modelAtMs).toISOString();
     this.summary = { modelAt: this.modelAtIso, ...summary, thresholds: summaryThresholds(thresholds) };
+  }
+
+  /**
+   * Carriers of `mode` with cells for `stage`, each with the service types learned (as keyed: lower
+   * case; null for shipments that showed none), sorted. `/v1/estimate` asks every one of them.
+   */
+  learnedServices(mode: KeyMode, stage: Stage): Map<string, (string | null)[]> {
+    const memoKey = `${mode}|${stage}`;
+    let found = this.servicesMemo.get(memoKey);
+    if (found) return found;
+    const s = STAGE_INDEX.get(stage);
+    const sets = new Map<string, Set<string>>();
+    for (const [key, row] of this.cells) {
+      // Carrier-level keys of one service type: mode|carrier|service|C (service '*' is any).
+      const parts = key.split('|');
+      if (s === undefined || parts.length !== 4 || parts[0] !== mode || parts[3] !== 'C' || parts[2] === '*') continue;
+      if (!row.slice(s * BUCKETS, (s + 1) * BUCKETS).some((c) => c !== undefined)) continue;
+      let set = sets.get(parts[1]!);
+      if (!set) sets.set(parts[1]!, (set = new Set()));
+      set.add(parts[2]!);
+    }
+    found = new Map([...sets].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([carrier, set]) => [carrier, [...set].sort().map((x) => (x === '-' ? null : x))]));
+    this.servicesMemo.set(memoKey, found);
+    return found;
   }
 
   /** Builds from stored cell counts (the ClickHouse path's tables) and calibrated thresholds. */

@@ -10,6 +10,7 @@ import type { NetworkConfig } from '../network/config.ts';
 import type { CarrierPoll, Location, RawScan } from '../schemas/index.ts';
 import { HOUR_MS } from '../time/index.ts';
 import { LANES } from './scenario.ts';
+import { seededRandom } from './seeded-random.ts';
 import { carrierTime, vocabularyOf, type CarrierVocabulary } from './vocabulary.ts';
 
 export type { HistoryJourney };
@@ -82,7 +83,9 @@ export function pollsOfJourney(journey: HistoryJourney, vocabulary: CarrierVocab
   });
 }
 
-export interface HistoryOptions extends Omit<HistoryPlan, 'sandboxLanes'> {
+export interface HistoryOptions extends Omit<HistoryPlan, 'sandboxLanes' | 'seededRandom'> {
+  /** Polls per journey (default the config's `history.polls_per_journey`). */
+  pollsPerJourney?: readonly [number, number];
   config: NetworkConfig;
   calendar: DeliveryCalendar;
   places: PlaceLookup;
@@ -91,8 +94,8 @@ export interface HistoryOptions extends Omit<HistoryPlan, 'sandboxLanes'> {
 /** The history's polls, journey by journey (each journey's oldest first). */
 export async function* historyPolls(options: HistoryOptions): AsyncGenerator<{ journey: HistoryJourney; polls: CarrierPoll[] }> {
   const vocabularies = await loadVocabularies(Object.keys(options.config.carriers));
-  const plan = { ...options, sandboxLanes: SANDBOX_LANE_PINCODES };
+  const plan = { ...options, sandboxLanes: SANDBOX_LANE_PINCODES, seededRandom };
   for (const journey of planHistory(plan, options.config, options.calendar, options.places)) {
-    yield { journey, polls: pollsOfJourney(journey, vocabularies.get(journey.carrier)!, options.endMs, options.config.history.polls_per_journey) };
+    yield { journey, polls: pollsOfJourney(journey, vocabularies.get(journey.carrier)!, options.endMs, options.pollsPerJourney ?? options.config.history.polls_per_journey) };
   }
 }

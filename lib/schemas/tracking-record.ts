@@ -166,6 +166,8 @@ export const ERROR_CODES = [
   'upstream_error', 'not_found', 'method_not_allowed', 'internal_error', 'bad_request', 'unauthorized',
   'conflict', 'invalid_url', 'too_many_endpoints',
   'invalid_pincode',
+  // GET /v1/estimate's ship_date (contracts.md "Delivery prediction").
+  'invalid_date',
   'carrier_not_detected', 'idempotency_key_reused',
   // The shipment analyzer (contracts.md, decisions.md "Errors").
   'plan_feature_unavailable', 'analyzer_quota_exceeded', 'invalid_analysis', 'analysis_not_found',

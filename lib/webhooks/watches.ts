@@ -117,6 +117,9 @@ export class WatchStore {
         snapshot: snapshotOf(input.record, input.polledMs),
         sequence: current?.sequence ?? 0,
         outbox: current?.outbox ?? [],
+        // The day the watch's answer showed is the first one told: a move before the first poll is news.
+        eta_date: input.record?.insights.prediction?.delivery_date ?? null,
+        eta_sent_ms: null,
       };
       return { next: doc, result: { created: true, watch: watchView(doc, input.nowMs) } };
     });

@@ -1,9 +1,9 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { KeyRecord } from '../../../lib/access/index.ts';
+import { isGone, standingOf, type KeyRecord } from '../../../lib/access/index.ts';
 import {
-  ANALYZER_PLANS, CsvInputError, InputCollector, MAX_ANALYSIS_ROWS, SHARE_VALIDITY_MS, SHIPMENT_CSV_HEADER,
-  analysisSummary, analysisView, readCsv, shareToken, sharePage, shipmentCsvLine, verifyShareToken,
+  ANALYZER_PLANS, CsvInputError, InputCollector, MAX_ANALYSIS_ROWS, SHIPMENT_CSV_HEADER, ShareLinks,
+  analysisSummary, analysisView, readCsv, sharePage, shipmentCsvLine,
   type Analyzer, type InputContext, type RejectedRow,
 } from '../../../lib/analyzer/index.ts';
 import type { ApiDeps } from '../deps.ts';
@@ -11,6 +11,7 @@ import { NOT_JSON, deferJsonErrors } from '../bodies.ts';
 import { ApiError, methodNotAllowed } from '../errors.ts';
 import { managementKey } from '../push-auth.ts';
 import { api, type RouteSpec } from '../api-spec.ts';
+import { publicBaseOf } from '../public-base.ts';
 import { z } from 'zod';
 import {
   AnalysisAcceptedSchema, AnalysisListSchema, AnalysisRequestSchema, AnalysisSchema, SHIPMENT_CSV_COLUMNS, ShareLinkSchema,
@@ -61,6 +62,12 @@ function collectJson(collector: InputCollector, body: unknown): { name: string |
   return { name: typeof name === 'string' && name.trim() ? name.trim() : null };
 }
 
+/**
+ * Reads a CSV body into the collector. Refused before its end (past 20,000 rows or 16 MiB, a
+ * header or line too long), the rest of the body is left unread: the answer closes the connection,
+ * as Fastify's own 413 does, so the next request on it is never parsed out of the upload's bytes
+ * (or left waiting for them: issue 29).
+ */
 async function collectCsv(collector: InputCollector, body: Readable): Promise<void> {
   try {
     const outcome = await readCsv(body, {
@@ -71,8 +78,9 @@ async function collectCsv(collector: InputCollector, body: Readable): Promise<vo
     }, ANALYSIS_BODY_LIMIT);
     if (outcome !== 'done') throw tooMany();
   } catch (err) {
-    if (err instanceof CsvInputError) throw new ApiError('invalid_analysis', err.message);
-    throw err;
+    const apiError = err instanceof CsvInputError ? new ApiError('invalid_analysis', err.message) : err;
+    if (!(apiError instanceof ApiError) || body.readableEnded) throw apiError;
+    throw new ApiError(apiError.code, apiError.message, { ...apiError.headers, Connection: 'close' });
   }
 }
 
@@ -169,38 +177,57 @@ export function registerAnalysisRoutes(app: FastifyInstance, deps: ApiDeps, anal
       .send(Readable.from(lines()));
   });
 
+  // Share links (lib/analyzer share.ts): opaque tokens kept in the state store, revocable, served
+  // only while the sharing key is in good standing, and built on PUBLIC_BASE_URL, never on Host.
+  const shares = new ShareLinks(analyzer.store.kv);
+
   app.post<{ Params: { id: string } }>('/v1/analyses/:id/share', analyzerCall({
-    operationId: 'shareAnalysis', summary: 'A signed link (30 days) to an HTML report with charts, for colleagues without API access', params: IdParams,
+    operationId: 'shareAnalysis', summary: 'A link (30 days) to an HTML report with charts, for colleagues without API access', params: IdParams,
+    description: 'The link carries an opaque token: it names neither the key nor the analysis. It stops working when it expires, when the analysis\'s links are revoked (`DELETE` on this path), and while the key is suspended or once it is revoked. Its address starts with the service\'s `PUBLIC_BASE_URL`.',
     responses: { 200: { description: 'The link', schema: ShareLinkSchema } },
     errors: ['analysis_not_found'],
   }), async (request, reply) => {
     const doc = await own(request, reply);
-    const expiresMs = deps.clock() + SHARE_VALIDITY_MS;
-    const token = shareToken(await analyzer.shareSecret(), doc.key_prefix, doc.id, expiresMs);
-    const base = `${request.protocol}://${request.host}`;
-    return { url: `${base}/shared/analyses/${token}`, expires_at: new Date(Math.floor(expiresMs / 1000) * 1000).toISOString() };
+    const { token, expiresMs } = await shares.create(doc.key_prefix, doc.id, deps.clock());
+    return { url: `${publicBaseOf(deps, request.server)}/shared/analyses/${token}`, expires_at: new Date(expiresMs).toISOString() };
   });
 
-  // The shared report: no API key; the signed token is the permission.
+  app.delete<{ Params: { id: string } }>('/v1/analyses/:id/share', analyzerCall({
+    operationId: 'revokeAnalysisShares', summary: 'Revoke every share link made so far to the analysis', params: IdParams,
+    description: 'Every link made before this call stops working at once, on every instance; a link made afterwards works. Answered 204 also when there were none.',
+    responses: { 204: { description: 'Revoked' } },
+    errors: ['analysis_not_found'],
+  }), async (request, reply) => {
+    const doc = await own(request, reply);
+    await shares.revokeAll(doc.key_prefix, doc.id);
+    return reply.code(204).send();
+  });
+
+  // The shared report: no API key; the token is the permission, and the key must still stand.
   app.get<{ Params: { token: string } }>('/shared/analyses/:token', api({
-    operationId: 'sharedAnalysisPage', summary: 'The shared report page (no API key: the signed token is the permission)', caller: 'none', tags,
+    operationId: 'sharedAnalysisPage', summary: 'The shared report page (no API key: the link\'s token is the permission)', caller: 'none', tags,
     params: z.object({ token: z.string() }),
     responses: { 200: { description: 'HTML with server-rendered SVG charts; nothing loaded from another host', text: 'text/html', headers: ['Cache-Control'] } },
     errors: ['analysis_not_found'],
   }), async (request, reply) => {
-    const verified = verifyShareToken(await analyzer.shareSecret(), request.params.token, deps.clock());
-    const doc = verified ? await analyzer.store.get(verified.prefix, verified.id) : null;
-    if (!verified || !doc) throw new ApiError('analysis_not_found', 'This share link is not valid or has expired. Ask for a new one.');
+    const now = deps.clock();
+    const shared = await shares.resolve(request.params.token, now);
+    // Revoked or suspended keys' links are dead (a resumed key's come back); a lapsed period
+    // does not hide a report already made, as /v1/usage still answers then.
+    const standing = shared ? standingOf(await deps.access.getByPrefix(shared.prefix), new Date(now)) : 'unknown';
+    const doc = shared && !isGone(standing) && standing !== 'suspended' ? await analyzer.store.get(shared.prefix, shared.id) : null;
+    // One answer for every failure: a link's holder learns nothing about the key or the analysis.
+    if (!shared || !doc) throw new ApiError('analysis_not_found', 'This share link is not valid or has expired. Ask for a new one.');
     return reply
       .type('text/html; charset=utf-8')
       .header('Cache-Control', 'private, no-store')
       .header('X-Robots-Tag', 'noindex')
-      .send(sharePage(doc, new Date(verified.expiresMs).toISOString()));
+      .send(sharePage(doc, new Date(shared.expiresMs).toISOString()));
   });
 
   methodNotAllowed(app, '/v1/analyses', ['GET', 'POST']);
   methodNotAllowed(app, '/v1/analyses/:id', ['GET']);
   methodNotAllowed(app, '/v1/analyses/:id/shipments', ['GET']);
-  methodNotAllowed(app, '/v1/analyses/:id/share', ['POST']);
+  methodNotAllowed(app, '/v1/analyses/:id/share', ['POST', 'DELETE']);
   methodNotAllowed(app, '/shared/analyses/:token', ['GET']);
 }

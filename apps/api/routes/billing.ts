@@ -4,14 +4,15 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { isKeyPrefix, type KeyRecord } from '../../../lib/access/index.ts';
 import {
-  AnyEventSchema, GatewayUnavailable, PaymentLinkPaidEventSchema, callbackSignatureValid, defaultPlanFor, paidLinkOf,
-  pricePaise, purchasablePlans, type PaymentGateway,
+  AnyEventSchema, GatewayUnavailable, PaymentLinkPaidEventSchema, callbackSignatureValid, offeredChoice, paidLinkOf,
+  plansOnOffer, pricePaise, purchasablePlans, type PaymentGateway,
 } from '../../../lib/billing/index.ts';
 import { PLAN_NAMES } from '../../../lib/config/index.ts';
 import type { ApiDeps } from '../deps.ts';
-import { donePage, noPaymentPage, renewPage } from '../billing-pages.ts';
+import { donePage, noPaymentPage, noRenewalPage, renewPage } from '../billing-pages.ts';
 import { ApiError, methodNotAllowed } from '../errors.ts';
 import { adminCall, requireAdmin } from './admin.ts';
+import { publicBaseOf } from '../public-base.ts';
 
 const KeyPrefixSchema = z.string().refine(isKeyPrefix, 'a key prefix: trk_live_ or trk_test_ and 7 letters or digits');
 /** An attempt's reference id (Razorpay allows 40 characters). */
@@ -58,24 +59,22 @@ export function registerBillingRoutes(app: FastifyInstance, deps: ApiDeps): void
   const buyable = purchasablePlans(plans);
   const html = (reply: FastifyReply, status: number, body: string) => reply.code(status).type('text/html; charset=utf-8').header('Cache-Control', 'no-store').send(body);
 
-  /** The key behind a renewal request, or the page saying why it cannot pay. */
+  /**
+   * The key behind a renewal request, or the one page every key that cannot pay gets: unknown,
+   * revoked and suspended prefixes are answered alike (same status, same words), so the page tells
+   * a stranger holding a prefix nothing about the key. A suspended key is refused because a
+   * renewal keeps a suspension (lib/access): taking money would mislead.
+   */
   async function payableKey(prefix: string, reply: FastifyReply): Promise<{ key: KeyRecord; gateway: PaymentGateway } | null> {
     const key = await access.getByPrefix(prefix);
-    if (!key) {
-      html(reply, 404, noPaymentPage('Unknown API key', `No API key starts with ${prefix}. Check the link in your e-mail.`));
-      return null;
-    }
-    if (key.status === 'revoked') {
-      html(reply, 409, noPaymentPage('This API key is revoked', `The API key ${prefix} is revoked; revocation is final, so it cannot be renewed. Create a new key instead.`));
-      return null;
-    }
-    if (key.status === 'suspended') {
-      // A renewal keeps a suspension (lib/access), so taking money here would mislead.
-      html(reply, 409, noPaymentPage('This API key is suspended', `The API key ${prefix} is suspended; paying would not restore it. Contact support to have it resumed first.`));
+    if (!key || key.status !== 'active') {
+      html(reply, 404, noRenewalPage(prefix));
       return null;
     }
     const gateway = billing.gatewayFor(key.mode);
-    if (!gateway) {
+    if (!gateway || plansOnOffer(key, plans, new Date(deps.clock())).length === 0) {
+      // Depends on the mode only, which the prefix itself shows (trk_live_ / trk_test_), or on a
+      // plans file with no plan for sale.
       html(reply, 503, noPaymentPage('Online payment is not available', `Online payment is not set up for ${key.mode} keys on this service. Contact support to renew ${prefix}.`));
       return null;
     }
@@ -101,8 +100,9 @@ export function registerBillingRoutes(app: FastifyInstance, deps: ApiDeps): void
       const query = parsed(RenewQuerySchema, request.query, 'renewal link');
       const payable = await payableKey(query.key, reply);
       if (!payable) return reply;
+      const offer = plansOnOffer(payable.key, plans, new Date(deps.clock()));
       allowGatewayForms(reply, payable.gateway);
-      return html(reply, 200, renewPage({ key: payable.key, plans, buyable, selected: defaultPlanFor(query.plan, plans), attempt: newAttempt() }));
+      return html(reply, 200, renewPage({ prefix: payable.key.prefix, plans, offer, selected: offeredChoice(query.plan, offer)!, attempt: newAttempt() }));
     });
 
     pages.post('/billing/renew', async (request, reply) => {
@@ -112,6 +112,14 @@ export function registerBillingRoutes(app: FastifyInstance, deps: ApiDeps): void
       if (!payable) return reply;
       const { key, gateway } = payable;
       allowGatewayForms(reply, gateway);
+      const offer = plansOnOffer(key, plans, new Date(deps.clock()));
+      if (!offer.includes(form.plan)) {
+        // A lower plan while the period runs (renewal.ts): the form again, with what can be bought.
+        return html(reply, 409, renewPage({
+          prefix: key.prefix, plans, offer, selected: offer[0]!, attempt: form.attempt,
+          problem: `The ${form.plan} plan cannot be bought for this key while its period runs: a payment renews the key on its plan or upgrades it, and a lower plan can be chosen once the period has ended.`,
+        }));
+      }
 
       // One attempt, one link: a second submit (double click, reload, retry after an outage) goes
       // to the link already made for it, never to a second one.
@@ -120,7 +128,7 @@ export function registerBillingRoutes(app: FastifyInstance, deps: ApiDeps): void
         if (kept.key_prefix !== key.prefix || kept.plan !== form.plan) throw new ApiError('conflict', 'This renewal form was already used for another plan; open the renewal link again.');
         return reply.header('Cache-Control', 'no-store').redirect(kept.short_url, 303);
       }
-      const base = (deps.publicBaseUrl ?? `${request.protocol}://${request.host}`).replace(/\/+$/, '');
+      const base = publicBaseOf(deps, request.server);
       try {
         const link = await gateway.createLink({
           amount_paise: pricePaise(form.plan, plans),
@@ -137,7 +145,7 @@ export function registerBillingRoutes(app: FastifyInstance, deps: ApiDeps): void
         const problem = err instanceof GatewayUnavailable
           ? 'The payment service could not be reached, so nothing was charged. Try again in a few minutes: this button reuses the same payment attempt, so you cannot be charged twice.'
           : 'The payment service refused to start this payment; nothing was charged. Please contact support.';
-        return html(reply, err instanceof GatewayUnavailable ? 503 : 502, renewPage({ key, plans, buyable, selected: form.plan, attempt: form.attempt, problem }));
+        return html(reply, err instanceof GatewayUnavailable ? 503 : 502, renewPage({ prefix: key.prefix, plans, offer, selected: form.plan, attempt: form.attempt, problem }));
       }
     });
 
@@ -152,7 +160,8 @@ export function registerBillingRoutes(app: FastifyInstance, deps: ApiDeps): void
         throw new ApiError('invalid_signature', 'This payment confirmation link is not valid.');
       }
       const payment = (await billing.payments.listByKey(key.prefix)).find((p) => p.id === query.razorpay_payment_id);
-      return html(reply, 200, donePage(key, query.razorpay_payment_id, payment?.state === 'settled' && payment.applied));
+      const state = payment?.state !== 'settled' ? 'pending' : payment.applied ? 'renewed' : 'not_applied';
+      return html(reply, 200, donePage(key, query.razorpay_payment_id, state));
     });
 
     methodNotAllowed(pages, '/billing/renew', ['GET', 'POST']);

@@ -24,6 +24,13 @@ export function registerLaneRoutes(app: FastifyInstance, deps: ApiDeps): void {
     const destinationPrefix = destination.slice(0, 3);
     try {
       const stats = await deps.lanes.lanesBetween(originPrefix, destinationPrefix, record.mode);
+      // Where the figures come from a copy, when it was read and when it is read next (the CLI's
+      // explanation of an empty or dated answer); computed-now figures have no such headers.
+      const fresh = deps.lanes.freshness?.();
+      if (fresh?.readAtMs != null) {
+        reply.header('lanes-read-at', new Date(fresh.readAtMs).toISOString());
+        reply.header('lanes-next-read-at', new Date(fresh.nextReadAtMs).toISOString());
+      }
       return compareLanes(originPrefix, destinationPrefix, deps.lanes.windowDays, stats);
     } catch (err) {
       // Not answered 200: the lookup is given back, as for a track call that fails.

@@ -1,12 +1,15 @@
 import formbody from '@fastify/formbody';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { AccessError } from '../../../lib/access/index.ts';
+import { createHash } from 'node:crypto';
+import { AccessError, mailboxOf } from '../../../lib/access/index.ts';
 import type { ThrottleRule } from '../../../lib/throttle/index.ts';
 import type { ApiDeps } from '../deps.ts';
 import { methodNotAllowed } from '../errors.ts';
-import { HOUR_MS } from '../../../lib/time/index.ts';
+import { DAY_MS, HOUR_MS } from '../../../lib/time/index.ts';
 import { escapeHtml } from '../../../lib/html/index.ts';
+import { publicBaseOf } from '../public-base.ts';
+import { trialExistsMail, trialKeyMail } from '../trial-mail.ts';
 
 const TrialFormSchema = z.object({ email: z.string().trim().max(254).pipe(z.email()) });
 
@@ -23,7 +26,7 @@ pre{white-space:pre-wrap;word-break:break-all}
 
 function form(message = ''): string {
   return page('Try the tracking API free for 14 days', `
-<p>One HTTP GET tracks a shipment of any of 11 Indian carriers. The trial gives 100 lookups over 14 days.</p>
+<p>One HTTP GET tracks a shipment of any of 11 Indian carriers. The trial gives 100 lookups over 14 days; the key comes by e-mail.</p>
 ${message ? `<p class="error" role="alert">${escapeHtml(message)}</p>` : ''}
 <form method="post" action="/trial">
   <label for="email">Work e-mail</label><br>
@@ -41,13 +44,29 @@ ${message ? `<p class="error" role="alert">${escapeHtml(message)}</p>` : ''}
 </form>`);
 }
 
+/** The one answer to a well-formed request: the same whether a key was issued or one had been. */
+function sentPage(): string {
+  return page('Check your inbox', `
+<p>If this e-mail address can have a trial key, we've e-mailed it there: it comes only by e-mail,
+and only this once. Each address (and each mailbox, however it is spelled) gets one trial; if this
+one had its trial already, the e-mail says so and how to upgrade that key.</p>
+<p>Nothing arrived within a few minutes? Check the spam folder, then ask support.</p>`);
+}
+
+/** Throttle name of a mailbox: its hash, so the throttle's store holds no e-mail address. */
+const mailboxId = (email: string) => `mailbox:${createHash('sha256').update(mailboxOf(email)).digest('hex').slice(0, 32)}`;
+
 /**
- * The self-serve trial page (contracts.md): one trial key per e-mail, shown once, issuing
- * rate-limited per client address.
+ * The self-serve trial page (contracts.md; issue 29 finding 9): one trial key per mailbox, sent by
+ * e-mail. Every well-formed request gets the same answer whether it issued a key or the mailbox
+ * had one already, and both count against the same limits, per client address and per mailbox,
+ * so the page cannot be used to find out which addresses had a trial.
  */
 export function registerTrialRoutes(app: FastifyInstance, deps: ApiDeps): void {
   // Counted in the store (Redis or DATA_DIR), so a restart does not reset an address's allowance.
-  const rule: ThrottleRule = { name: 'trial', limit: deps.trialsPerAddressPerHour ?? 5, windowMs: HOUR_MS };
+  const perClient: ThrottleRule = { name: 'trial', limit: deps.trialsPerAddressPerHour ?? 5, windowMs: HOUR_MS };
+  // A mailbox gets few e-mails from this page, from however many client addresses they are asked.
+  const perMailbox: ThrottleRule = { name: 'trial-mailbox', limit: 3, windowMs: DAY_MS };
 
   // The HTML form posts application/x-www-form-urlencoded: only this page parses it (the admin
   // and /v1 APIs take JSON only).
@@ -57,31 +76,47 @@ export function registerTrialRoutes(app: FastifyInstance, deps: ApiDeps): void {
     trial.get('/trial', async (_request, reply) => reply.type('text/html; charset=utf-8').send(form()));
 
     trial.post('/trial', async (request, reply) => {
-      // Every answer of this page may carry a key or an e-mail address: never cached anywhere.
+      // Every answer of this page may carry an e-mail address: never cached anywhere.
       reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-store');
       const parsed = TrialFormSchema.safeParse(request.body ?? {});
       if (!parsed.success) return reply.code(400).send(form('Please enter a valid e-mail address.'));
+      const email = parsed.data.email;
+      const mailer = deps.mailer;
+      // Checked before a key is made: a key whose e-mail cannot go would be lost (only its hash is kept).
+      const canMail = mailer ? await mailer.verify().then(() => true, () => false) : false;
+      if (!mailer || !canMail) {
+        request.log.error('trial: the mailer cannot send now; no trial key issued');
+        return reply.code(503).send(form('Trial keys are sent by e-mail, which is not possible just now. Please try again later.'));
+      }
 
       const now = deps.clock();
-      const throttled = await deps.throttle.check(rule, request.ip, now);
-      if (throttled.blocked) {
-        return reply.code(429).header('Retry-After', throttled.retryAfterSeconds).send(form('Too many trial keys were requested from your network. Try again in an hour.'));
+      for (const [rule, who] of [[perClient, request.ip], [perMailbox, mailboxId(email)]] as const) {
+        const throttled = await deps.throttle.check(rule, who, now);
+        if (throttled.blocked) {
+          return reply.code(429).header('Retry-After', throttled.retryAfterSeconds).send(form('Too many trial keys were requested from your network or for this address. Try again later.'));
+        }
+      }
+      // Counted whatever follows: an address that had its trial costs a prober what a new one does.
+      await deps.throttle.record(perClient, request.ip, now);
+      await deps.throttle.record(perMailbox, mailboxId(email), now);
+
+      const base = publicBaseOf(deps, request.server);
+      let mail;
+      try {
+        const { key, record } = await deps.access.issueTrial({ email, mode: 'live' }, new Date(now));
+        mail = trialKeyMail(email, key, record, base);
+      } catch (err) {
+        if (!(err instanceof AccessError && err.reason === 'trial_exists')) throw err;
+        mail = trialExistsMail(email, await deps.access.findTrialByEmail(email), base);
       }
       try {
-        const { key, record } = await deps.access.issueTrial({ email: parsed.data.email, mode: 'live' }, new Date(now));
-        await deps.throttle.record(rule, request.ip, now);
-        return reply.code(201).send(page('Your trial key', `
-<p>This key is shown once. Store it now: we keep only its hash.</p>
-<p><code id="api-key">${escapeHtml(key)}</code></p>
-<p>Valid until ${escapeHtml(record.period_end)} for ${record.lookups_limit} lookups.</p>
-<pre>curl -H "X-API-Key: ${escapeHtml(key)}" ${escapeHtml(`${request.protocol}://${request.host}`)}/v1/usage</pre>
-<p>Need more? <a id="upgrade" href="/billing/renew?key=${escapeHtml(record.prefix)}&amp;plan=starter">Upgrade this key to a paid plan</a>: it works at once.</p>`));
+        await mailer.send(mail);
       } catch (err) {
-        if (err instanceof AccessError && err.reason === 'trial_exists') {
-          return reply.code(409).send(form('A trial key was already issued to this e-mail address.'));
-        }
-        throw err;
+        // Never the address (personal data) in the log; the key prefix is in the message headers.
+        request.log.error({ err: { message: (err as Error).message }, key_prefix: mail.headers['X-Key-Prefix'] ?? null }, 'trial: e-mail not sent');
+        return reply.code(503).send(form('The e-mail could not be sent just now. Please try again later, or ask support.'));
       }
+      return reply.code(202).send(sentPage());
     });
 
     methodNotAllowed(trial, '/trial', ['GET', 'POST']);

@@ -17,8 +17,29 @@ Compares carriers on a lane (GET /v1/lanes/…; consumes one lookup of the key).
 const pct = (v: number | null) => (v === null ? '—' : `${(v * 100).toFixed(1)} %`);
 const days = (v: number | null) => (v === null ? '—' : v.toFixed(1));
 
+/** When the API read the figures it answered from (its `lanes-read-at` / `lanes-next-read-at` headers). */
+export interface LaneFigureTimes {
+  readAtMs: number;
+  nextReadAtMs: number;
+  nowMs: number;
+}
+
+const clock = (ms: number) => `${new Date(ms).toISOString().slice(11, 19)} UTC`;
+
+/**
+ * Why the figures may lag: the normalizer recomputes lane figures once a minute, and the API
+ * answers from its copy of them, read at most LANE_CACHE_TTL_MS before (60 s by default).
+ */
+export function freshnessLine(times: LaneFigureTimes | null): string {
+  if (!times) return 'Figures computed at this request.';
+  const age = Math.max(0, Math.round((times.nowMs - times.readAtMs) / 1000));
+  const next = times.nextReadAtMs <= times.nowMs ? 'at the next request' : `at ${clock(times.nextReadAtMs)} (in ${Math.round((times.nextReadAtMs - times.nowMs) / 1000)} s)`;
+  return `Figures as cached by the API at ${clock(times.readAtMs)} (${age} s ago); it reads them again ${next}. `
+    + 'The normalizer recomputes them once a minute, so a shipment closed in the last 2 minutes may not count yet.';
+}
+
 /** The comparison as aligned text columns, one carrier a row, the top NDR reason last. */
-export function formatLaneTable(answer: LaneComparison): string {
+export function formatLaneTable(answer: LaneComparison, times: LaneFigureTimes | null = null): string {
   const header = ['carrier', 'samples', 'p50 days', 'p90 days', 'on time', '1st attempt', 'RTO', 'top NDR reason'];
   const rows = answer.carriers.map((c) => {
     const top = c.ndr_reasons ? Object.entries(c.ndr_reasons).sort((a, b) => b[1] - a[1])[0] : undefined;
@@ -29,7 +50,7 @@ export function formatLaneTable(answer: LaneComparison): string {
   const line = (cells: string[]) => cells.map((cell, i) => (i === 0 || i === cells.length - 1 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ').trimEnd();
   const title = `Lane ${answer.origin_prefix}xxx → ${answer.destination_prefix}xxx, shipments closed in the last ${answer.window_days} days`;
   const body = rows.length ? rows.map(line) : ['(no closed shipments on this lane in the window)'];
-  return [title, '', line(header), line(widths.map((w) => '-'.repeat(w))), ...body, '', 'Figures need 30 deliveries in the window (— otherwise).', ''].join('\n');
+  return [title, '', line(header), line(widths.map((w) => '-'.repeat(w))), ...body, '', 'Figures need 30 deliveries in the window (— otherwise).', freshnessLine(times), ''].join('\n');
 }
 
 /** Runs `lanes …`; returns the exit code (0 ok, 1 the API refused or is unreachable, 2 usage error). */
@@ -59,6 +80,9 @@ export async function runLanes(argv: string[], io: CliIo): Promise<number> {
     io.stderr(`error: ${body?.error?.message ?? `HTTP ${res.status}`} (${body?.error?.code ?? 'unreadable answer'}, HTTP ${res.status})\n`);
     return 1;
   }
-  io.stdout(parsed.values.json ? `${JSON.stringify(body, null, 2)}\n` : formatLaneTable(body));
+  const readAt = Date.parse(res.headers.get('lanes-read-at') ?? '');
+  const nextReadAt = Date.parse(res.headers.get('lanes-next-read-at') ?? '');
+  const times = Number.isFinite(readAt) && Number.isFinite(nextReadAt) ? { readAtMs: readAt, nextReadAtMs: nextReadAt, nowMs: Date.now() } : null;
+  io.stdout(parsed.values.json ? `${JSON.stringify(body, null, 2)}\n` : formatLaneTable(body, times));
   return 0;
 }

@@ -12,6 +12,11 @@
  * `remarks`. Real relayed texts (carrier-formats.md, corrections) also end with a bag id after " : "
  * ("Reached at Destination Shipment BagOut From Bag : nxbg03894488"), which becomes the remark too.
  * A 401/403 is a credentials error.
+ *
+ * The header's `status` is trusted for a terminal outcome only (docs/engineers/carriers.md "Headers
+ * trusted"): `status: "rto"` with `rto_status: "delivered"` (the return delivered to the shipper) or
+ * `status: "delivered"`. Relayed histories can stop short of the outcome, so when the newest row does
+ * not state it, one scan stating it is added at the newest row's time (`headerOutcome`).
  */
 import type { Location, PollShipment, RawScan } from '../../schemas/index.ts';
 import { splitDetail } from '../shared/detail.ts';
@@ -113,6 +118,59 @@ function toScan(entry: unknown): RawScan | string {
   };
 }
 
+/** A terminal outcome as the header states it, as the scan that says it (the mapping's own code). */
+interface StatedOutcome {
+  raw_status: string;
+  raw_code: string;
+  /** The newest row already says it: the code, or a text of that outcome. */
+  stated: (scan: RawScan) => boolean;
+}
+
+const DELIVERED_TEXT = /^(?:shipment\s+)?delivered\b/i;
+const RTO_DELIVERED_TEXT = /^rto\s*delivered\b|returned\s+to\s+(?:seller|shipper)|delivered\s+to\s+(?:seller|shipper)/i;
+
+const codeOf = (scan: RawScan) => scan.raw_code?.trim().toUpperCase() ?? '';
+
+const RTO_DELIVERED: StatedOutcome = {
+  raw_status: 'RTO Delivered',
+  raw_code: 'RT-DL',
+  // A delivery text ends a return too: the rows decide whether it was the return's.
+  stated: (scan) => codeOf(scan) === 'RT-DL' || codeOf(scan) === 'DL' || RTO_DELIVERED_TEXT.test(scan.raw_status) || DELIVERED_TEXT.test(scan.raw_status),
+};
+const DELIVERED: StatedOutcome = {
+  raw_status: 'Delivered',
+  raw_code: 'DL',
+  stated: (scan) => codeOf(scan) === 'DL' || DELIVERED_TEXT.test(scan.raw_status),
+};
+
+function statedOutcome(data: Record<string, unknown>): StatedOutcome | null {
+  const status = textField(data, 'status')?.toLowerCase();
+  if (status === 'rto' && textField(data, 'rto_status')?.toLowerCase() === 'delivered') return RTO_DELIVERED;
+  if (status === 'delivered') return DELIVERED;
+  return null;
+}
+
+/**
+ * The scans with the header's terminal outcome added when the newest row does not state it: at the
+ * newest row's time (the outcome is no earlier; its own time is not in the answer), at the newest
+ * end of the list so equal times keep it last. Rows without a time never reach here.
+ */
+function withHeaderOutcome(scans: RawScan[], outcome: StatedOutcome | null): RawScan[] {
+  if (outcome === null || scans.length === 0) return scans;
+  const oldestFirst = scans[0]!.occurred_at <= scans[scans.length - 1]!.occurred_at;
+  let newest = scans[0]!;
+  for (const scan of scans) if (scan.occurred_at > newest.occurred_at) newest = scan;
+  if (outcome.stated(newest)) return scans;
+  const stated: RawScan = {
+    occurred_at: newest.occurred_at,
+    raw_status: outcome.raw_status,
+    raw_code: outcome.raw_code,
+    remarks: 'Stated by the shipment status; no history row yet',
+    location: null,
+  };
+  return oldestFirst ? [...scans, stated] : [stated, ...scans];
+}
+
 const awbKey = (value: string) => value.replace(/[^A-Za-z0-9]/g, '').toUpperCase();
 
 function parseUnsafe(awb: string, response: NativeResponse): ParsedPoll {
@@ -138,7 +196,7 @@ function parseUnsafe(awb: string, response: NativeResponse): ParsedPoll {
     if (typeof scan === 'string') return fail(`unreadable data.history.${i}${scan}`);
     scans.push(scan);
   }
-  return { outcome: 'ok', shipment: header(data), scans };
+  return { outcome: 'ok', shipment: header(data), scans: withHeaderOutcome(scans, statedOutcome(data)) };
 }
 
 export const adapter: CarrierAdapter = {

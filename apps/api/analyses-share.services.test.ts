@@ -1,0 +1,4 @@
+import { analysesShareSuite } from './analyses-share.suite.ts';
+
+analysesShareSuite('redis');
+analysesShareSuite('redis-cluster');

@@ -1,0 +1,3 @@
+import { analysesShareSuite } from './analyses-share.suite.ts';
+
+analysesShareSuite('embedded');

@@ -1,0 +1,3 @@
+import { trialSuite } from './trial.suite.ts';
+
+trialSuite('redis');

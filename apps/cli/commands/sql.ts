@@ -1,0 +1,118 @@
+/**
+ * `sql <question> [--mode live|test] [--param k=v] [--format table|csv|json]`: runs one of the
+ * analysts' guide questions against CLICKHOUSE_URL (database CLICKHOUSE_DATABASE, else the URL's
+ * path, else `tracking`) and prints the answer, for an analyst without a SQL client.
+ */
+import { parseArgs } from 'node:util';
+import { clickHouseErrorInfo, createClickHouseClient, DEFAULT_CLICKHOUSE_URL, resolveTarget } from '../../../lib/clickhouse/client.ts';
+import { bindQueryParams, QueryParamError } from '../../../lib/clickhouse/params.ts';
+import type { CliIo } from './cli.ts';
+import { findQuestion, guideQuestions, type GuideQuestion } from './guide.ts';
+
+export const SQL_USAGE = `Usage: npm run cli -- sql <question> [--mode live|test] [--param name=value ...] [--format table|csv|json]
+       npm run cli -- sql --list
+
+Runs a question of the analysts' guide (docs/analysts.md) against ClickHouse and prints the answer.
+  <question>          its number: 1, q1 ... (--list shows them)
+  --mode live|test    the shipments of live keys (default) or of trk_test_ keys (the sandbox)
+  --param name=value  a value for any other {name:Type} of the question
+  --format <f>        table (default), csv (with a header line) or json (an array of rows)
+ClickHouse: CLICKHOUSE_URL (default ${DEFAULT_CLICKHOUSE_URL}), database CLICKHOUSE_DATABASE or the URL's path (default tracking).
+`;
+
+type Row = Record<string, unknown>;
+
+const cell = (v: unknown): string => (v === null || v === undefined ? 'NULL' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+
+/** Aligned columns; numbers right-aligned. */
+export function formatTable(columns: readonly string[], rows: readonly Row[]): string {
+  const cells = rows.map((r) => columns.map((c) => cell(r[c])));
+  const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((r) => r[i]!.length)));
+  const numeric = columns.map((_, i) => cells.length > 0 && cells.every((r) => /^-?\d+(\.\d+)?(e-?\d+)?$|^NULL$/.test(r[i]!)));
+  const line = (values: readonly string[]) => values.map((v, i) => (numeric[i] ? v.padStart(widths[i]!) : v.padEnd(widths[i]!))).join('  ').trimEnd();
+  return [line(columns), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n') + '\n';
+}
+
+function csvField(v: unknown): string {
+  const text = v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+  return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+export function formatCsv(columns: readonly string[], rows: readonly Row[]): string {
+  return [columns.map(csvField).join(','), ...rows.map((r) => columns.map((c) => csvField(r[c])).join(','))].join('\n') + '\n';
+}
+
+/** The statement `sql` would send: the question with --mode and --param bound. */
+export function boundQuestion(question: GuideQuestion, mode: string, params: Readonly<Record<string, string>>): string {
+  return bindQueryParams(question.sql, { ...params, mode });
+}
+
+function parseParams(values: readonly string[]): Record<string, string> {
+  const params: Record<string, string> = {};
+  for (const v of values) {
+    const at = v.indexOf('=');
+    if (at <= 0) throw new QueryParamError(`--param takes name=value, got ${JSON.stringify(v)}`);
+    params[v.slice(0, at)] = v.slice(at + 1);
+  }
+  return params;
+}
+
+/** Runs `sql …`; exit 0 answered, 1 ClickHouse failed, 2 usage error. */
+export async function runSql(argv: string[], io: CliIo): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv, allowPositionals: true, strict: true,
+      options: { mode: { type: 'string', default: 'live' }, param: { type: 'string', multiple: true, default: [] }, format: { type: 'string', default: 'table' }, list: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    });
+  } catch (err) {
+    io.stderr(`error: ${(err as Error).message}\n\n${SQL_USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) { io.stdout(SQL_USAGE); return 0; }
+  const questions = guideQuestions();
+  if (values.list) {
+    io.stdout(questions.map((q) => `${q.id.padEnd(4)} ${q.title}`).join('\n') + '\n');
+    return 0;
+  }
+  const usage = (message: string) => { io.stderr(`error: ${message}\n\n${SQL_USAGE}`); return 2; };
+  if (positionals.length !== 1) return usage('sql takes one question (its number; --list shows them).');
+  const question = findQuestion(questions, positionals[0]!);
+  if (!question) return usage(`no question ${JSON.stringify(positionals[0])} in docs/analysts.md (there are ${questions.map((q) => q.id).join(', ')}).`);
+  if (values.mode !== 'live' && values.mode !== 'test') return usage(`--mode is live or test, got ${JSON.stringify(values.mode)}.`);
+  if (!['table', 'csv', 'json'].includes(values.format)) return usage(`--format is table, csv or json, got ${JSON.stringify(values.format)}.`);
+  let statement: string;
+  try {
+    statement = boundQuestion(question, values.mode, parseParams(values.param));
+  } catch (err) {
+    if (err instanceof QueryParamError) return usage(err.message);
+    throw err;
+  }
+
+  const target = resolveTarget(io.env.CLICKHOUSE_URL ?? DEFAULT_CLICKHOUSE_URL, io.env.CLICKHOUSE_DATABASE);
+  const client = createClickHouseClient(target);
+  try {
+    // JSON (not JSONEachRow): its `meta` keeps the columns' order for the table and the CSV header.
+    const answer = await (await client.query({ query: statement, format: 'JSON' })).json<Row>();
+    const columns = answer.meta?.map((m) => m.name) ?? [];
+    const rows = answer.data;
+    if (values.format === 'json') io.stdout(`${JSON.stringify(rows, null, 2)}\n`);
+    else if (values.format === 'csv') io.stdout(formatCsv(columns, rows));
+    else {
+      io.stdout(`${question.id}. ${question.title} (mode ${values.mode}; ${target.url}, database ${target.database})\n\n${formatTable(columns, rows)}`);
+      if (rows.length === 0) {
+        io.stdout(values.mode === 'live'
+          ? '(no rows: no live shipments closed in the question\'s window; with only trk_test_ keys, add --mode test)\n'
+          : '(no rows: no sandbox shipments closed in the question\'s window; `npm run cli -- sandbox history --into-stores` fills one)\n');
+      }
+    }
+    return 0;
+  } catch (err) {
+    const { code, message } = clickHouseErrorInfo(err);
+    io.stderr(`error: ClickHouse at ${target.url} (database ${target.database}) ${code === null ? 'could not be reached' : `answered error ${code}`}: ${message}\n`);
+    return 1;
+  } finally {
+    await client.close();
+  }
+}
