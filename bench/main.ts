@@ -1,6 +1,6 @@
 /**
  * npm run bench [-- <section>...] — prints every figure the issues ask for, measured side by side
- * in one run on this machine. Sections: normalize, mapping, carriers, api, pipeline, lanes, replay, webhooks, analyzer, network.
+ * in one run on this machine. Sections: normalize, mapping, carriers, api, pipeline, lanes, replay, webhooks, analyzer, network, prediction.
  */
 import { benchAnalyzer } from './analyzer.ts';
 import { benchApi } from './api.ts';
@@ -10,6 +10,7 @@ import { benchMapping } from './mapping.ts';
 import { benchNetwork } from './network.ts';
 import { benchNormalize } from './normalize.ts';
 import { benchPipeline } from './pipeline.ts';
+import { benchPrediction } from './prediction.ts';
 import { benchReplay } from './replay.ts';
 import { benchWebhooks } from './webhooks.ts';
 import { printResults, type BenchResult } from './report.ts';
@@ -24,6 +25,7 @@ const SECTIONS: Record<string, { title: string; run: () => Promise<BenchResult[]
   replay: { title: 'Replay over 1 M polls stored in ClickHouse: --diff, --apply (npm run bench -- replay)', run: benchReplay },
   webhooks: { title: 'Push: deliveries to a verifying receiver, embedded vs Redis; poll on Kafka → delivery (npm run bench -- webhooks)', run: benchWebhooks },
   network: { title: 'Simulated network: 1 M journeys generated; their history through Kafka and the normalizer into ClickHouse (npm run bench -- network)', run: benchNetwork },
+  prediction: { title: 'Delivery prediction: backtests on two generators, rebuild over 1 M delivered, cost per lookup (npm run bench -- prediction)', run: benchPrediction },
   analyzer: { title: 'Shipment analyzer: end to end on the embedded default, the report alone (npm run bench -- analyzer)', run: benchAnalyzer },
 };
 

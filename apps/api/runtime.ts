@@ -4,7 +4,7 @@ import { RedisAccessStore, openAccessStore, standingFromStore, standingOf } from
 import { Analyzer } from '../../lib/analyzer/index.ts';
 import { writeAnalysisShipments } from '../../lib/analyzer/clickhouse-rows.ts';
 import { createInProcessBus, type PollBus } from '../../lib/bus/index.ts';
-import { ClickHouseLaneSource, ClickHouseLaneWindowSource, createClickHouseClient, resolveTarget } from '../../lib/clickhouse/index.ts';
+import { ClickHouseLaneSource, ClickHouseLaneWindowSource, ClickHousePredictionSource, createClickHouseClient, resolveTarget } from '../../lib/clickhouse/index.ts';
 import { createKafka } from '../../lib/kafka/client.ts';
 import { KafkaBus } from '../../lib/kafka/kafka-bus.ts';
 import { EmbeddedIdempotencyStore, RedisIdempotencyStore, embeddedIdempotencyDir, type IdempotencyStore } from '../../lib/idempotency/index.ts';
@@ -16,7 +16,7 @@ import { createMetrics } from '../../lib/metrics/index.ts';
 import { ShipmentIndex } from '../../lib/pipeline/shipment-index.ts';
 import { loadCalendar } from '../../lib/calendar/index.ts';
 import { loadPlaces } from '../../lib/places/index.ts';
-import { placeLookupOf, PredictionBook, WorkdayIndex } from '../../lib/prediction/index.ts';
+import { placeLookupOf, PredictionBook, WorkdayIndex, type Predictor } from '../../lib/prediction/index.ts';
 import { loadProduct } from '../../lib/product/index.ts';
 import { connectRedis } from '../../lib/redis/index.ts';
 import { PollLog } from '../../lib/store/poll-log.ts';
@@ -110,7 +110,15 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
   const embeddedLanes = new LaneBook({ windowDays: laneWindowDays, clock });
   // The delivery model: learned from the delivered shipments the embedded normalizer sees.
   const predictionPlaces = placeLookupOf(loadPlaces());
-  const predictions = new PredictionBook({ places: predictionPlaces, workdays: new WorkdayIndex(loadCalendar()), windowDays: laneWindowDays, clock });
+  const predictionWorkdays = new WorkdayIndex(loadCalendar());
+  const predictions = new PredictionBook({ places: predictionPlaces, workdays: predictionWorkdays, windowDays: laneWindowDays, clock });
+  const clickhouse = env.CLICKHOUSE_URL ? createClickHouseClient(resolveTarget(env.CLICKHOUSE_URL, options.clickhouseDatabase)) : null;
+  // Distributed: the normalizer rebuilds the model in ClickHouse; this process holds its newest
+  // version in memory. Without ClickHouse there is no model there (predictions are null).
+  const clickhousePredictions = env.KAFKA_BROKERS && clickhouse
+    ? new ClickHousePredictionSource(clickhouse, { places: predictionPlaces, workdays: predictionWorkdays, log: (message, err) => console.error(message, (err as Error).message) })
+    : null;
+  const predictor: Predictor = clickhousePredictions?.predictor ?? predictions.predictor;
   // Push state: Redis when set, else a journal under DATA_DIR. Events go to Kafka when it is set
   // (the dispatcher app delivers them), else straight to this process's dispatcher.
   const mailer = createMailer(env, { from: noticeSettingsOf(env).from });
@@ -123,7 +131,7 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
     standing: standingFromStore(access),
     currentRecord: async (carrier, awb, mode) => pushRecords.tracking?.peek(carrier, awb, mode) ?? null,
     lanes: { get: (lane) => pushLanes.source.get(lane) },
-    predictor: predictions.predictor,
+    predictor,
     events: env.KAFKA_BROKERS ? new KafkaEventLog(createKafka({ brokers: env.KAFKA_BROKERS, clientId: 'tracking-api-push' })) : undefined,
     sender: new WebhookSender({ allowedTargets, ...options.webhookSender }),
     targets: { allowedTargets, lookup: options.webhookSender?.lookup },
@@ -162,7 +170,6 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
     shipments = index;
     log = pollLog;
   }
-  const clickhouse = env.CLICKHOUSE_URL ? createClickHouseClient(resolveTarget(env.CLICKHOUSE_URL, options.clickhouseDatabase)) : null;
   const laneSource: LaneStatsSource = clickhouse
     ? new ClickHouseLaneSource(clickhouse, { ttlMs: env.LANE_CACHE_TTL_MS })
     : embeddedLanes;
@@ -189,8 +196,9 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
     log: (level, message) => console[level === 'info' ? 'log' : level](message),
   });
 
-  predictions.start(env.PREDICTION_REBUILD_SECONDS * 1000);
-  const tracking = new TrackingService({ cache, carriers, bus, rules: product.rules, lanes: laneSource, metrics, clock, predictor: predictions.predictor });
+  if (clickhousePredictions) clickhousePredictions.start();
+  else if (!env.KAFKA_BROKERS) predictions.start(env.PREDICTION_REBUILD_SECONDS * 1000);
+  const tracking = new TrackingService({ cache, carriers, bus, rules: product.rules, lanes: laneSource, metrics, clock, predictor });
   pushLanes.source = laneSource;
   pushRecords.tracking = tracking;
   // The shipment analyzer: its state beside push's (Redis or DATA_DIR), its runner in every API process.
@@ -216,7 +224,7 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
 
   const adminToken = env.ADMIN_TOKEN ?? randomBytes(24).toString('base64url');
   return {
-    deps: { product, access, billing, idempotency, tracking, push, analyzer, throttle, mailer, lanes: laneWindows, estimator: predictions.estimator, metrics, adminToken, clock, readiness, logLevel: env.LOG_LEVEL, trustProxy: trustProxyOf(env.TRUST_PROXY), publicBaseUrl: env.PUBLIC_BASE_URL },
+    deps: { product, access, billing, idempotency, tracking, push, analyzer, throttle, mailer, lanes: laneWindows, estimator: clickhousePredictions?.estimator ?? predictions.estimator, metrics, adminToken, clock, readiness, logLevel: env.LOG_LEVEL, trustProxy: trustProxyOf(env.TRUST_PROXY), publicBaseUrl: env.PUBLIC_BASE_URL },
     shipments,
     bus,
     push,
@@ -224,6 +232,8 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
     adminTokenGenerated: env.ADMIN_TOKEN === undefined,
     async close() {
       await analyzer.stop();
+      predictions.stop();
+      clickhousePredictions?.stop();
       await bus.close();
       await push.close();
       mailer.close();

@@ -10,3 +10,4 @@ export * from './writer.ts';
 export * from './lanes-closures.ts';
 export * from './lanes-window.ts';
 export * from './lanes-snapshot.ts';
+export * from './prediction.ts';

@@ -6,7 +6,7 @@
 import type { NormalizedShipment } from '../normalize/index.ts';
 import type { KeyMode } from '../schemas/index.ts';
 import { DAY_MS } from '../time/index.ts';
-import { buildModel, emptyModel, type DeliveredShipment, type PredictionModel } from './model.ts';
+import { buildFromObserved, emptyModel, observeShipment, type ObservedShipment, type PredictionModel } from './model.ts';
 import { estimateOf, type EstimateAnswer, type EstimateRequest } from './estimate.ts';
 import { deliveredShipmentOf, predictorOf, type Predictor } from './records.ts';
 import type { PlaceLookup } from './types.ts';
@@ -25,7 +25,8 @@ export interface Estimator {
 }
 
 export class PredictionBook {
-  private readonly delivered = new Map<string, DeliveredShipment>();
+  /** Each delivered shipment's observations, computed once when it is added. */
+  private readonly delivered = new Map<string, ObservedShipment>();
   private current: PredictionModel;
   private timer: NodeJS.Timeout | null = null;
   private readonly clock: () => number;
@@ -42,7 +43,7 @@ export class PredictionBook {
   /** A normalized shipment of a poll: kept when delivered (a delivery is final, so re-polls change nothing). */
   add(shipment: NormalizedShipment, mode: KeyMode): void {
     const d = deliveredShipmentOf(shipment.record, shipment.facts, mode, this.options.places);
-    if (d) this.delivered.set(`${mode}:${shipment.record.carrier}:${shipment.record.awb}`, d);
+    if (d) this.delivered.set(`${mode}:${shipment.record.carrier}:${shipment.record.awb}`, observeShipment(d, this.options.places, this.options.workdays));
   }
 
   /** Rebuilds the model now; shipments delivered before the window are forgotten. */
@@ -50,7 +51,7 @@ export class PredictionBook {
     const now = this.clock();
     const oldest = now - this.options.windowDays * DAY_MS;
     for (const [key, d] of this.delivered) if (d.deliveredMs < oldest) this.delivered.delete(key);
-    this.current = buildModel(this.delivered.values(), { modelAtMs: now, windowDays: this.options.windowDays, places: this.options.places, workdays: this.options.workdays });
+    this.current = buildFromObserved(this.delivered.values(), { modelAtMs: now, windowDays: this.options.windowDays, places: this.options.places, workdays: this.options.workdays });
     return this.current;
   }
 

@@ -6,12 +6,13 @@
  * transit, out for delivery, after a failed attempt, held), and every time-in-stage bucket the
  * shipment was still in that stage for, one observation: as of a point in that bucket, how many of
  * the destination's working days (calendar: the carrier's Sundays, national and state holidays)
- * were left until it was delivered. Observations are counted per level key (lane → state pair →
- * zone → carrier, each with the service type; then the carrier of any service type), stage and
- * bucket. A lookup takes the most specific level whose cell has 30+ delivered shipments, maps its
- * most likely count and its narrowest 80 % / 90 % ranges of counts onto working days after the
- * as-of day — so a rest day is never predicted — and widens or narrows them by the split-conformal
- * correction learned on the latest window for the stage and the as-of time of day.
+ * were left until it was delivered. Observations are computed once per shipment (`observeShipment`:
+ * the embedded book keeps them, the ClickHouse path stores them as rows) and counted per level key
+ * (lane → state pair → zone → carrier, each with the service type; then the carrier of any service
+ * type), stage and bucket. A lookup takes the most specific level whose cell has 30+ delivered
+ * shipments, maps the cell's most likely count and its calibrated windows (cells.ts: a nested family of
+ * ranges, calibrated split-conformally per stage and as-of time of day on the latest 14 days) onto
+ * working days after the as-of day, so a rest day is never predicted.
  *
  * Censoring: returns (RTO) and lost shipments never deliver, so they give no delivery time: the
  * model predicts the delivery day of a shipment that will be delivered, and answers null for one
@@ -19,23 +20,28 @@
  * last `resolveDays` before the model time are left out, as only the fast ones of them would have
  * been delivered yet (keeping them would bias every window early).
  */
-import type { Stage } from '../schemas/index.ts';
+import type { KeyMode, Stage } from '../schemas/index.ts';
 import { DAY_MS, HOUR_MS, IST_OFFSET_MS } from '../time/index.ts';
+import { K_SLOTS, MAX_K, rankCell, SCORE_SCALE, scoresByDay, windowAt } from './cells.ts';
 import type { StageEpisode } from './episodes.ts';
 import { MIN_DELIVERIES, PREDICTED_STAGES, type PlaceLookup, type Prediction, type PredictionLevel, type PredictionQuery } from './types.ts';
 import { dayNumberOf, dayText, type WorkdayIndex } from './workdays.ts';
-import type { KeyMode } from '../schemas/index.ts';
 
+export { MAX_K } from './cells.ts';
 /** Lower bounds of the time-in-stage buckets, in hours. */
 export const BUCKET_HOURS = [0, 6, 12, 24, 36, 48, 72, 96, 144, 216, 336] as const;
-/** Counts of working days above this are counted here (a tail bin): windows never reach it in practice. */
-export const MAX_K = 45;
+export const BUCKETS = BUCKET_HOURS.length;
 /** As-of time of day (IST hour) parts that calibration tells apart: a morning has a delivery run left. */
 const DAYPART_HOURS = [11, 16] as const;
-const DAYPARTS = DAYPART_HOURS.length + 1;
+export const DAYPARTS = DAYPART_HOURS.length + 1;
+export const LEVEL_COUNT = 5;
 const LEVELS: readonly PredictionLevel[] = ['lane', 'state_pair', 'zone', 'carrier', 'carrier'];
-const STAGE_LIST = [...PREDICTED_STAGES];
+export const STAGE_LIST: readonly Stage[] = [...PREDICTED_STAGES];
+export const STAGES = STAGE_LIST.length;
 const STAGE_INDEX = new Map<Stage, number>(STAGE_LIST.map((s, i) => [s, i]));
+export const stageIndexOf = (stage: Stage): number | undefined => STAGE_INDEX.get(stage);
+/** The stated levels of the windows, in thousandths (the split-conformal targets). */
+export const TARGETS = [800, 900] as const;
 
 /** A delivered shipment as the model learns from it. */
 export interface DeliveredShipment {
@@ -64,14 +70,30 @@ export interface BuildOptions {
   workdays: WorkdayIndex;
 }
 
+/** The time bounds of one build (epoch ms), shared with the ClickHouse path's SQL. */
+export interface BuildSpan {
+  startMs: number;
+  calibrationStartMs: number;
+  resolvedEndMs: number;
+}
+
+export function buildSpanOf(options: Pick<BuildOptions, 'modelAtMs' | 'windowDays' | 'resolveDays' | 'calibrationDays'>): BuildSpan {
+  const resolvedEndMs = options.modelAtMs - (options.resolveDays ?? 7) * DAY_MS;
+  return {
+    startMs: options.modelAtMs - options.windowDays * DAY_MS,
+    calibrationStartMs: resolvedEndMs - (options.calibrationDays ?? 14) * DAY_MS,
+    resolvedEndMs,
+  };
+}
+
 export function bucketOf(elapsedHours: number): number {
   let b = 0;
-  while (b + 1 < BUCKET_HOURS.length && elapsedHours >= BUCKET_HOURS[b + 1]!) b++;
+  while (b + 1 < BUCKETS && elapsedHours >= BUCKET_HOURS[b + 1]!) b++;
   return b;
 }
 
-function daypartOf(ms: number): number {
-  const hour = Math.floor(((ms + IST_OFFSET_MS) % DAY_MS) / HOUR_MS);
+export function daypartOf(ms: number): number {
+  const hour = Math.floor((((ms + IST_OFFSET_MS) % DAY_MS) + DAY_MS) % DAY_MS / HOUR_MS);
   let p = 0;
   while (p < DAYPART_HOURS.length && hour >= DAYPART_HOURS[p]!) p++;
   return p;
@@ -100,104 +122,6 @@ export function levelKeys(
   ];
 }
 
-/** A finished cell: what a lookup reads. Counts of working days left, k = 0..MAX_K. */
-export interface Cell {
-  n: number;
-  mode: number;
-  /** cdf[k] = share delivered within k working days. */
-  cdf: Float64Array;
-  p80: [number, number];
-  p90: [number, number];
-}
-
-/** The narrowest [a, b] holding at least `level` of the counts (ties: the most mass, then the earliest). */
-function narrowest(counts: Int32Array, n: number, level: number): [number, number] {
-  const need = Math.ceil(level * n - 1e-9);
-  let best: [number, number] = [0, MAX_K];
-  let bestWidth = Infinity;
-  let bestMass = -1;
-  for (let a = 0; a <= MAX_K; a++) {
-    let mass = 0;
-    for (let b = a; b <= MAX_K; b++) {
-      mass += counts[b]!;
-      if (mass >= need) {
-        const width = b - a;
-        if (width < bestWidth || (width === bestWidth && mass > bestMass)) {
-          best = [a, b];
-          bestWidth = width;
-          bestMass = mass;
-        }
-        break;
-      }
-    }
-  }
-  return best;
-}
-
-function finish(counts: Int32Array): Cell {
-  let n = 0;
-  let mode = 0;
-  for (let k = 0; k <= MAX_K; k++) {
-    n += counts[k]!;
-    if (counts[k]! > counts[mode]!) mode = k;
-  }
-  const cdf = new Float64Array(MAX_K + 1);
-  let running = 0;
-  for (let k = 0; k <= MAX_K; k++) {
-    running += counts[k]!;
-    cdf[k] = n === 0 ? 0 : running / n;
-  }
-  return { n, mode, cdf, p80: narrowest(counts, n, 0.8), p90: narrowest(counts, n, 0.9) };
-}
-
-/** Per level key and stage: one count array per bucket (absent until observed). */
-type CountTable = Map<string, (Int32Array | undefined)[]>;
-type CellTable = Map<string, (Cell | undefined)[]>;
-
-function addCount(table: CountTable, key: string, bucket: number, k: number): void {
-  let row = table.get(key);
-  if (!row) table.set(key, (row = new Array(BUCKET_HOURS.length)));
-  let counts = row[bucket];
-  if (!counts) row[bucket] = counts = new Int32Array(MAX_K + 1);
-  counts[k]!++;
-}
-
-function finishAll(table: CountTable): CellTable {
-  const out: CellTable = new Map();
-  for (const [key, row] of table) out.set(key, row.map((c) => (c ? finish(c) : undefined)));
-  return out;
-}
-
-/** The cell a lookup uses: the first level with 30+ for the stage and bucket; else the carrier's longest bucket below with 30+. */
-function cellFor(cells: CellTable, keys: readonly (string | null)[], stage: Stage, bucket: number): { cell: Cell; level: PredictionLevel } | null {
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i];
-    if (key === null) continue;
-    const cell = cells.get(`${key}|${stage}`)?.[bucket];
-    if (cell && cell.n >= MIN_DELIVERIES) return { cell, level: LEVELS[i]! };
-  }
-  // Longer in the stage than the carrier's data reaches: the longest bucket it does reach. Its
-  // survivors are the slowest the data knows, which errs late rather than early.
-  for (let i = keys.length - 2; i < keys.length; i++) {
-    const row = keys[i] === null ? undefined : cells.get(`${keys[i]}|${stage}`);
-    if (!row) continue;
-    for (let b = bucket - 1; b >= 0; b--) {
-      const cell = row[b];
-      if (cell && cell.n >= MIN_DELIVERIES) return { cell, level: 'carrier' };
-    }
-  }
-  return null;
-}
-
-/** One observation: as of `asOfMs`, in `stage` for a while (`bucket`), `k` working days were left. */
-interface Observation {
-  keys: (string | null)[];
-  stage: Stage;
-  bucket: number;
-  asOfMs: number;
-  k: number;
-}
-
 /** Deterministic spread in [0, 1) from a shipment's seed, its episode and its bucket. */
 function spread(seed: number, i: number, b: number): number {
   let x = (seed ^ Math.imul(i + 1, 0x9e3779b1) ^ Math.imul(b + 7, 0x85ebca6b)) >>> 0;
@@ -207,53 +131,116 @@ function spread(seed: number, i: number, b: number): number {
 }
 
 /**
+ * A delivered shipment's observations, computed once: its level keys and, per observation, two
+ * numbers: the as-of instant in whole seconds (what ClickHouse's DateTime holds, so both paths see
+ * the same instant) and a code packing episode, stage, bucket, daypart and k (`unpack`).
+ */
+export interface ObservedShipment {
+  keys: readonly (string | null)[];
+  deliveredMs: number;
+  /** [asOfS, code] pairs. */
+  obs: Uint32Array;
+}
+
+export interface Observation {
+  episode: number;
+  stage: number;
+  bucket: number;
+  daypart: number;
+  k: number;
+}
+
+const pack = (o: Observation) => ((o.episode << 16) | (o.stage << 12) | (o.bucket << 8) | (o.daypart << 6) | o.k) >>> 0;
+export function unpack(code: number): Observation {
+  return { episode: code >>> 16, stage: (code >>> 12) & 15, bucket: (code >>> 8) & 15, daypart: (code >>> 6) & 3, k: code & 63 };
+}
+
+/**
  * Every observation of one delivered shipment. Survivors only: an observation in bucket b exists
  * only when the shipment was still in the stage at its as-of instant.
  */
-function observe(s: DeliveredShipment, keys: (string | null)[], workdays: WorkdayIndex, emit: (o: Observation) => void): void {
+export function observeShipment(s: DeliveredShipment, places: PlaceLookup, workdays: WorkdayIndex): ObservedShipment {
+  const keys = levelKeys(s.mode, s.carrier, s.serviceType, s.originPincode, s.destinationPincode, places);
   const context = workdays.contextOf(s.carrier, s.destinationState);
   const deliveredDay = dayNumberOf(s.deliveredMs);
+  const out: number[] = [];
   s.episodes.forEach((e, i) => {
-    if (!PREDICTED_STAGES.has(e.stage)) return;
+    const stage = STAGE_INDEX.get(e.stage);
+    if (stage === undefined || i > 255) return;
     const end = Math.min(e.leftMs ?? s.deliveredMs, s.deliveredMs);
-    for (let b = 0; b < BUCKET_HOURS.length; b++) {
+    for (let b = 0; b < BUCKETS; b++) {
       const from = e.enteredMs + BUCKET_HOURS[b]! * HOUR_MS;
       if (from >= end) break;
-      const to = b + 1 < BUCKET_HOURS.length ? e.enteredMs + BUCKET_HOURS[b + 1]! * HOUR_MS : from + 7 * DAY_MS;
+      const to = b + 1 < BUCKETS ? e.enteredMs + BUCKET_HOURS[b + 1]! * HOUR_MS : from + 7 * DAY_MS;
       // A point within the bucket (while still in the stage), so as-of times of day and weekdays vary as real ones do.
-      const asOfMs = from + spread(s.seed, i, b) * (Math.min(to, end) - from);
+      const asOfS = Math.floor((from + spread(s.seed, i, b) * (Math.min(to, end) - from)) / 1000);
+      const asOfMs = asOfS * 1000;
       const k = Math.min(MAX_K, workdays.between(context, dayNumberOf(asOfMs), deliveredDay));
-      emit({ keys, stage: e.stage, bucket: b, asOfMs, k });
+      out.push(asOfS, pack({ episode: i, stage, bucket: b, daypart: daypartOf(asOfMs), k }));
     }
   });
+  return { keys, deliveredMs: s.deliveredMs, obs: Uint32Array.from(out) };
 }
 
-/** Split-conformal corrections in working days, per stage × daypart × level (80, 90). */
-type Corrections = Int8Array;
-const correctionIndex = (stage: number, daypart: number, level: 0 | 1) => (stage * DAYPARTS + daypart) * 2 + level;
+/** A finished cell: what a lookup reads. Windows are ranges of k, per daypart: [a80, b80, a90, b90]. */
+export interface Cell {
+  n: number;
+  /**
+   * The point estimate's k: the cell's mode, the most likely day as the contract names it. The
+   * median was measured too (docs/engineers/prediction.md): no lower error, fewer exact days.
+   */
+  point: number;
+  /** cdf[k] = share delivered within k working days. */
+  cdf: Float64Array;
+  windows: Uint8Array;
+}
 
-/** Scores range over −MAX_K..MAX_K. */
-const SCORE_BINS = 2 * MAX_K + 1;
+/** Thresholds (cells.ts scores) per stage × daypart × target: what calibration chose. */
+export type Thresholds = Uint16Array;
+export const thresholdIndex = (stage: number, daypart: number, target: number) => (stage * DAYPARTS + daypart) * TARGETS.length + target;
 
-function correctionOf(histogram: Int32Array, offset: number, alpha: number): number {
-  let n = 0;
-  for (let i = 0; i < SCORE_BINS; i++) n += histogram[offset + i]!;
-  // Too few to calibrate on: the empirical window stands as it is.
-  if (n < MIN_DELIVERIES) return 0;
-  const rank = Math.min(n, Math.ceil((n + 1) * alpha));
-  let seen = 0;
-  for (let i = 0; i < SCORE_BINS; i++) {
-    seen += histogram[offset + i]!;
-    if (seen >= rank) return i - MAX_K;
+/** Uncalibrated thresholds: the stated levels themselves. */
+export function nominalThresholds(): Thresholds {
+  const t = new Uint16Array(STAGES * DAYPARTS * TARGETS.length);
+  for (let s = 0; s < STAGES; s++) for (let p = 0; p < DAYPARTS; p++) TARGETS.forEach((v, i) => { t[thresholdIndex(s, p, i)] = v; });
+  return t;
+}
+
+/** The threshold from calibration scores: the ⌈(n+1)·target⌉-th smallest (split-conformal), or the nominal level under 30. */
+export function thresholdOf(sortedScores: ArrayLike<number>, target: number): number {
+  const n = sortedScores.length;
+  if (n < MIN_DELIVERIES) return target;
+  const rank = Math.min(n, Math.floor(((n + 1) * target + SCORE_SCALE - 1) / SCORE_SCALE));
+  return sortedScores[rank - 1]!;
+}
+
+export function finishCell(counts: ArrayLike<number>, stage: number, thresholds: Thresholds): Cell {
+  const ranked = rankCell(counts);
+  const cdf = new Float64Array(K_SLOTS);
+  let running = 0;
+  for (let k = 0; k < K_SLOTS; k++) {
+    running += counts[k]!;
+    cdf[k] = ranked.n === 0 ? 0 : running / ranked.n;
   }
-  return 0;
+  const windows = new Uint8Array(DAYPARTS * 4);
+  for (let p = 0; p < DAYPARTS; p++) {
+    const w80 = windowAt(ranked, thresholds[thresholdIndex(stage, p, 0)]!);
+    const w90 = windowAt(ranked, Math.max(thresholds[thresholdIndex(stage, p, 1)]!, thresholds[thresholdIndex(stage, p, 0)]!));
+    windows.set([w80[0], w80[1], w90[0], w90[1]], p * 4);
+  }
+  return { n: ranked.n, point: ranked.mode, cdf, windows };
 }
 
-function applied(window: readonly [number, number], c: number, mode: number): [number, number] {
-  let a = Math.max(0, window[0] - c);
-  let b = Math.max(0, window[1] + c);
-  if (a > b) a = b = Math.min(Math.max(mode, window[0]), window[1]);
-  return [a, b];
+/** Per level key: its cells by stage × bucket (absent below 30 deliveries). */
+export type CellTable = Map<string, (Cell | undefined)[]>;
+const slot = (stage: number, bucket: number) => stage * BUCKETS + bucket;
+
+/** One row of the model's tables as the ClickHouse path stores it (and the embedded build makes it). */
+export interface CellCounts {
+  key: string;
+  stage: number;
+  bucket: number;
+  counts: ArrayLike<number>;
 }
 
 export interface ModelSummary {
@@ -261,24 +248,39 @@ export interface ModelSummary {
   shipments: number;
   observations: number;
   cells: number;
-  /** Corrections in working days per stage and daypart: [p80, p90]. */
-  corrections: Record<string, [number, number][]>;
+  /** Calibrated thresholds per stage and daypart, as shares of a cell's deliveries: [p80, p90]. */
+  thresholds: Record<string, [number, number][]>;
+}
+
+function summaryThresholds(t: Thresholds): ModelSummary['thresholds'] {
+  const out: ModelSummary['thresholds'] = {};
+  STAGE_LIST.forEach((stage, s) => {
+    out[stage] = Array.from({ length: DAYPARTS }, (_, p) => [t[thresholdIndex(s, p, 0)]! / SCORE_SCALE, t[thresholdIndex(s, p, 1)]! / SCORE_SCALE]);
+  });
+  return out;
+}
+
+/** What a lookup resolves once per shipment (its level keys' rows): a cached record keeps it. */
+export interface ResolvedKeys {
+  rows: ((Cell | undefined)[] | undefined)[];
 }
 
 /** Precomputed tables and the lookup over them. */
 export class PredictionModel {
   private readonly modelAtIso: string;
   private readonly servicesMemo = new Map<string, Map<string, (string | null)[]>>();
+  readonly summary: ModelSummary;
 
   constructor(
     private readonly cells: CellTable,
-    private readonly corrections: Corrections,
+    readonly thresholds: Thresholds,
     readonly modelAtMs: number,
     private readonly places: PlaceLookup,
     private readonly workdays: WorkdayIndex,
-    readonly summary: ModelSummary,
+    summary: Omit<ModelSummary, 'thresholds' | 'modelAt'>,
   ) {
     this.modelAtIso = new Date(modelAtMs).toISOString();
+    this.summary = { modelAt: this.modelAtIso, ...summary, thresholds: summaryThresholds(thresholds) };
   }
 
   /**
@@ -289,37 +291,64 @@ export class PredictionModel {
     const memoKey = `${mode}|${stage}`;
     let found = this.servicesMemo.get(memoKey);
     if (found) return found;
+    const s = STAGE_INDEX.get(stage);
     const sets = new Map<string, Set<string>>();
-    for (const key of this.cells.keys()) {
-      // Carrier-level keys of one service type: mode|carrier|service|C|stage (service '*' is any).
+    for (const [key, row] of this.cells) {
+      // Carrier-level keys of one service type: mode|carrier|service|C (service '*' is any).
       const parts = key.split('|');
-      if (parts.length !== 5 || parts[0] !== mode || parts[3] !== 'C' || parts[4] !== stage || parts[2] === '*') continue;
+      if (s === undefined || parts.length !== 4 || parts[0] !== mode || parts[3] !== 'C' || parts[2] === '*') continue;
+      if (!row.slice(s * BUCKETS, (s + 1) * BUCKETS).some((c) => c !== undefined)) continue;
       let set = sets.get(parts[1]!);
       if (!set) sets.set(parts[1]!, (set = new Set()));
       set.add(parts[2]!);
     }
-    found = new Map([...sets].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([carrier, set]) => [carrier, [...set].sort().map((s) => (s === '-' ? null : s))]));
+    found = new Map([...sets].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([carrier, set]) => [carrier, [...set].sort().map((x) => (x === '-' ? null : x))]));
     this.servicesMemo.set(memoKey, found);
     return found;
   }
 
+  /** Builds from stored cell counts (the ClickHouse path's tables) and calibrated thresholds. */
+  static fromCounts(rows: Iterable<CellCounts>, thresholds: Thresholds, modelAtMs: number, places: PlaceLookup, workdays: WorkdayIndex, summary: Omit<ModelSummary, 'thresholds' | 'modelAt' | 'cells'>): PredictionModel {
+    const cells: CellTable = new Map();
+    let count = 0;
+    for (const r of rows) {
+      let n = 0;
+      for (let k = 0; k < K_SLOTS; k++) n += r.counts[k] ?? 0;
+      if (n < MIN_DELIVERIES) continue;
+      let row = cells.get(r.key);
+      if (!row) cells.set(r.key, (row = new Array(STAGES * BUCKETS)));
+      row[slot(r.stage, r.bucket)] = finishCell(r.counts, r.stage, thresholds);
+      count++;
+    }
+    return new PredictionModel(cells, thresholds, modelAtMs, places, workdays, { ...summary, cells: count });
+  }
+
+  /** The rows of a shipment's level keys (a lookup over a cached record reuses them). */
+  resolve(keys: readonly (string | null)[]): ResolvedKeys {
+    return { rows: keys.map((k) => (k === null ? undefined : this.cells.get(k))) };
+  }
+
   /** The prediction as of `q.asOfMs`, null where the contract says null. */
-  predict(q: PredictionQuery): Prediction | null {
-    const stageIndex = STAGE_INDEX.get(q.stage);
-    if (stageIndex === undefined) return null;
-    const keys = levelKeys(q.mode, q.carrier, q.serviceType, q.originPincode, q.destinationPincode, this.places);
-    const elapsedHours = Math.max(0, q.asOfMs - q.stageEnteredMs) / HOUR_MS;
-    const found = cellFor(this.cells, keys, q.stage, bucketOf(elapsedHours));
-    if (!found) return null;
-    const { cell, level } = found;
-    const daypart = daypartOf(q.asOfMs);
-    const c80 = this.corrections[correctionIndex(stageIndex, daypart, 0)]!;
-    const c90 = this.corrections[correctionIndex(stageIndex, daypart, 1)]!;
-    const w80 = applied(cell.p80, c80, cell.mode);
-    const w90 = applied(cell.p90, c90, cell.mode);
-    // The 90 % window holds the 80 % one whatever the corrections did.
-    if (w90[0] > w80[0]) w90[0] = w80[0];
-    if (w90[1] < w80[1]) w90[1] = w80[1];
+  predict(q: PredictionQuery, resolved?: ResolvedKeys): Prediction | null {
+    const stage = STAGE_INDEX.get(q.stage);
+    if (stage === undefined) return null;
+    const rows = (resolved ?? this.resolve(levelKeys(q.mode, q.carrier, q.serviceType, q.originPincode, q.destinationPincode, this.places))).rows;
+    const bucket = bucketOf(Math.max(0, q.asOfMs - q.stageEnteredMs) / HOUR_MS);
+    let cell: Cell | undefined;
+    let level = 0;
+    for (; level < LEVEL_COUNT && cell === undefined; level++) cell = rows[level]?.[slot(stage, bucket)];
+    level--;
+    if (cell === undefined) {
+      // Longer in the stage than the carrier's data reaches: the longest bucket it does reach. Its
+      // survivors are the slowest the data knows, which errs late rather than early.
+      for (level = LEVEL_COUNT - 2; level < LEVEL_COUNT && cell === undefined; level++) {
+        for (let b = bucket - 1; b >= 0 && cell === undefined; b--) cell = rows[level]?.[slot(stage, b)];
+      }
+      level = LEVEL_COUNT - 1;
+      if (cell === undefined) return null;
+    }
+    const p = daypartOf(q.asOfMs) * 4;
+    const w = cell.windows;
     const context = this.workdays.contextOf(q.carrier, q.destinationState);
     const asOfDay = dayNumberOf(q.asOfMs);
     const day = (k: number) => dayText(this.workdays.add(context, asOfDay, k));
@@ -327,88 +356,123 @@ export class PredictionModel {
     if (q.eddMs !== null) {
       const eddDay = dayNumberOf(q.eddMs);
       if (eddDay < asOfDay) onTime = 0;
-      else {
-        const k = this.workdays.between(context, asOfDay, eddDay);
-        onTime = Math.round(cell.cdf[Math.min(k, MAX_K)]! * 1000) / 1000;
-      }
+      else onTime = Math.round(cell.cdf[Math.min(this.workdays.between(context, asOfDay, eddDay), MAX_K)]! * 1000) / 1000;
     }
     return {
-      delivery_date: day(Math.min(Math.max(cell.mode, w80[0]), w80[1])),
-      window: { p80: [day(w80[0]), day(w80[1])], p90: [day(w90[0]), day(w90[1])] },
+      delivery_date: day(Math.min(Math.max(cell.point, w[p]!), w[p + 1]!)),
+      window: { p80: [day(w[p]!), day(w[p + 1]!)], p90: [day(w[p + 2]!), day(w[p + 3]!)] },
       on_time_probability: onTime,
-      basis: { level, sample_size: cell.n, stage: q.stage, model_at: this.modelAtIso },
+      basis: { level: LEVELS[level]!, sample_size: cell.n, stage: q.stage, model_at: this.modelAtIso },
     };
   }
 }
 
 /** An empty model: answers null until the first build. */
 export function emptyModel(places: PlaceLookup, workdays: WorkdayIndex, modelAtMs = 0): PredictionModel {
-  return new PredictionModel(new Map(), new Int8Array(STAGE_LIST.length * DAYPARTS * 2), modelAtMs, places, workdays, { modelAt: new Date(modelAtMs).toISOString(), shipments: 0, observations: 0, cells: 0, corrections: {} });
+  return new PredictionModel(new Map(), nominalThresholds(), modelAtMs, places, workdays, { shipments: 0, observations: 0, cells: 0 });
+}
+
+/** Interned level keys: counting by numbers, not by concatenated strings, keeps a rebuild of a million shipments in seconds. */
+class KeyIds {
+  readonly ids = new Map<string, number>();
+  readonly names: string[] = [];
+  of(key: string): number {
+    let id = this.ids.get(key);
+    if (id === undefined) {
+      id = this.names.length;
+      this.ids.set(key, id);
+      this.names.push(key);
+    }
+    return id;
+  }
 }
 
 /**
- * Learns the model from delivered shipments (any order, each once). Two passes: the first learns
- * from observations before the calibration window and scores that model's windows on the window's
- * observations (the split-conformal step); the second learns from all, and the corrections apply.
+ * Learns the model from observed shipments (any order, each once). Counts per level key × stage ×
+ * bucket, for the whole window and for the part before the calibration window; the early counts
+ * score the calibration window's deliveries (each under the cell a lookup would have used), and
+ * the thresholds are the split-conformal quantiles of those scores per stage and daypart.
+ * lib/clickhouse/prediction.ts does the same in SQL.
  */
-export function buildModel(shipments: Iterable<DeliveredShipment>, options: BuildOptions): PredictionModel {
-  const resolvedEnd = options.modelAtMs - (options.resolveDays ?? 7) * DAY_MS;
-  const start = options.modelAtMs - options.windowDays * DAY_MS;
-  const calibrationStart = resolvedEnd - (options.calibrationDays ?? 14) * DAY_MS;
-  const list: { s: DeliveredShipment; keys: (string | null)[] }[] = [];
+export function buildFromObserved(shipments: Iterable<ObservedShipment>, options: BuildOptions): PredictionModel {
+  const span = buildSpanOf(options);
+  const startS = Math.ceil(span.startMs / 1000);
+  const calS = Math.ceil(span.calibrationStartMs / 1000);
+  const endS = Math.ceil(span.resolvedEndMs / 1000);
+  const ids = new KeyIds();
+  // Per cell id (key id × stage × bucket): K_SLOTS counts of the whole window, then K_SLOTS of the early part.
+  const counts = new Map<number, Int32Array>();
+  const calibration: { keyIds: Int32Array; asOfS: number; code: number }[] = [];
+  let shipmentCount = 0;
+  let observations = 0;
+  const keyIds = new Int32Array(LEVEL_COUNT);
   for (const s of shipments) {
     if (s.deliveredMs > options.modelAtMs) continue;
-    list.push({ s, keys: levelKeys(s.mode, s.carrier, s.serviceType, s.originPincode, s.destinationPincode, options.places) });
-  }
-  const add = (table: CountTable, o: Observation) => {
-    for (const key of o.keys) if (key !== null) addCount(table, `${key}|${o.stage}`, o.bucket, o.k);
-  };
-  // Pass 1: before the calibration window.
-  const early: CountTable = new Map();
-  let observations = 0;
-  for (const { s, keys } of list) {
-    observe(s, keys, options.workdays, (o) => {
-      if (o.asOfMs < start || o.asOfMs >= calibrationStart) return;
+    shipmentCount++;
+    for (let l = 0; l < LEVEL_COUNT; l++) keyIds[l] = s.keys[l] == null ? -1 : ids.of(s.keys[l]!);
+    const obs = s.obs;
+    for (let i = 0; i < obs.length; i += 2) {
+      const asOfS = obs[i]!;
+      if (asOfS < startS || asOfS >= endS) continue;
+      const code = obs[i + 1]!;
+      const k = code & 63;
+      const cellSlot = slot((code >>> 12) & 15, (code >>> 8) & 15);
+      const early = asOfS < calS;
       observations++;
-      add(early, o);
-    });
-  }
-  const earlyCells = finishAll(early);
-  // Scores of the early model on the calibration window: how far outside each window the day fell.
-  const histogram = new Int32Array(STAGE_LIST.length * DAYPARTS * 2 * SCORE_BINS);
-  const all = early;
-  for (const { s, keys } of list) {
-    observe(s, keys, options.workdays, (o) => {
-      if (o.asOfMs < calibrationStart || o.asOfMs >= resolvedEnd) return;
-      observations++;
-      add(all, o);
-      const found = cellFor(earlyCells, o.keys, o.stage, o.bucket);
-      if (!found) return;
-      const stage = STAGE_INDEX.get(o.stage)!;
-      const part = daypartOf(o.asOfMs);
-      const score = (w: readonly [number, number]) => Math.max(w[0] - o.k, o.k - w[1]) + MAX_K;
-      histogram[correctionIndex(stage, part, 0) * SCORE_BINS + score(found.cell.p80)]!++;
-      histogram[correctionIndex(stage, part, 1) * SCORE_BINS + score(found.cell.p90)]!++;
-    });
-  }
-  const corrections = new Int8Array(STAGE_LIST.length * DAYPARTS * 2);
-  const summaryCorrections: Record<string, [number, number][]> = {};
-  STAGE_LIST.forEach((stage, si) => {
-    summaryCorrections[stage] = [];
-    for (let p = 0; p < DAYPARTS; p++) {
-      const c80 = correctionOf(histogram, correctionIndex(si, p, 0) * SCORE_BINS, 0.8);
-      const c90 = correctionOf(histogram, correctionIndex(si, p, 1) * SCORE_BINS, 0.9);
-      corrections[correctionIndex(si, p, 0)] = c80;
-      corrections[correctionIndex(si, p, 1)] = c90;
-      summaryCorrections[stage]!.push([c80, c90]);
+      for (let l = 0; l < LEVEL_COUNT; l++) {
+        const id = keyIds[l]!;
+        if (id < 0) continue;
+        const cellId = id * STAGES * BUCKETS + cellSlot;
+        let c = counts.get(cellId);
+        if (!c) counts.set(cellId, (c = new Int32Array(2 * K_SLOTS)));
+        c[k]!++;
+        if (early) c[K_SLOTS + k]!++;
+      }
+      if (!early) calibration.push({ keyIds: keyIds.slice(), asOfS, code });
     }
-  });
-  const cells = finishAll(all);
-  return new PredictionModel(cells, corrections, options.modelAtMs, options.places, options.workdays, {
-    modelAt: new Date(options.modelAtMs).toISOString(),
-    shipments: list.length,
-    observations,
-    cells: cells.size,
-    corrections: summaryCorrections,
-  });
+  }
+  // Early cells, ranked once each when a calibration delivery first needs them.
+  const earlyScores = new Map<number, Uint16Array | null>();
+  const earlyScoresOf = (cellId: number): Uint16Array | null => {
+    let s = earlyScores.get(cellId);
+    if (s === undefined) {
+      const c = counts.get(cellId);
+      let n = 0;
+      if (c) for (let k = 0; k < K_SLOTS; k++) n += c[K_SLOTS + k]!;
+      s = c && n >= MIN_DELIVERIES ? scoresByDay(rankCell(c.subarray(K_SLOTS))) : null;
+      earlyScores.set(cellId, s);
+    }
+    return s;
+  };
+  const scores: number[][] = Array.from({ length: STAGES * DAYPARTS }, () => []);
+  for (const o of calibration) {
+    const cellSlot = slot((o.code >>> 12) & 15, (o.code >>> 8) & 15);
+    for (let l = 0; l < LEVEL_COUNT; l++) {
+      const id = o.keyIds[l]!;
+      if (id < 0) continue;
+      const s = earlyScoresOf(id * STAGES * BUCKETS + cellSlot);
+      if (s === null) continue;
+      scores[((o.code >>> 12) & 15) * DAYPARTS + ((o.code >>> 6) & 3)]!.push(s[o.code & 63]!);
+      break;
+    }
+  }
+  const thresholds = new Uint16Array(STAGES * DAYPARTS * TARGETS.length);
+  for (let i = 0; i < STAGES * DAYPARTS; i++) {
+    const sorted = Uint16Array.from(scores[i]!).sort();
+    TARGETS.forEach((target, t) => { thresholds[i * TARGETS.length + t] = thresholdOf(sorted, target); });
+  }
+  function* rows(): Generator<CellCounts> {
+    for (const [cellId, c] of counts) {
+      const keyId = Math.floor(cellId / (STAGES * BUCKETS));
+      const rest = cellId - keyId * STAGES * BUCKETS;
+      yield { key: ids.names[keyId]!, stage: Math.floor(rest / BUCKETS), bucket: rest % BUCKETS, counts: c.subarray(0, K_SLOTS) };
+    }
+  }
+  return PredictionModel.fromCounts(rows(), thresholds, options.modelAtMs, options.places, options.workdays, { shipments: shipmentCount, observations });
+}
+
+/** Learns the model from delivered shipments (observing each first). */
+export function buildModel(shipments: Iterable<DeliveredShipment>, options: BuildOptions): PredictionModel {
+  const { places, workdays } = options;
+  return buildFromObserved((function* () { for (const s of shipments) yield observeShipment(s, places, workdays); })(), options);
 }

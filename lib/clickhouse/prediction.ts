@@ -1,0 +1,386 @@
+/**
+ * The delivery model in ClickHouse (contracts.md "Delivery prediction": with ClickHouse, computed
+ * there with SQL aggregates so it scales with ClickHouse, not with a Node heap). Three parts:
+ * - the normalizer writes each delivered shipment's observations once (`PredictionObservationSink`,
+ *   in front of the row writer like LaneClosureSink): lib/prediction's `observeShipment`, per row;
+ * - the normalizer rebuilds the model on a timer (`rebuildPredictionModel`): the counts per level
+ *   key × stage × bucket, the early counts' scores and the split-conformal thresholds are SQL
+ *   aggregates into prediction_cells and prediction_thresholds, a prediction_models row last;
+ * - the API holds the newest model in memory (`ClickHousePredictionSource`), re-read when a newer
+ *   version is listed, so a lookup only reads memory. Cells are finished (windows at the thresholds)
+ *   by lib/prediction's own code, the same the embedded default runs.
+ * The SQL mirrors lib/prediction/model.ts `buildFromObserved` and cells.ts `rankCell` step by step;
+ * prediction.services.test.ts checks that both paths predict the same on the same polls.
+ */
+import { stageEpisodes } from '../prediction/episodes.ts';
+import { K_SLOTS, SCORE_SCALE } from '../prediction/cells.ts';
+import {
+  buildSpanOf, DAYPARTS, emptyModel, LEVEL_COUNT, nominalThresholds, observeShipment, PredictionModel, STAGE_LIST, stageIndexOf, TARGETS, thresholdIndex, unpack,
+  type CellCounts, type DeliveredShipment,
+} from '../prediction/model.ts';
+import { predictorOf, seedOf, type Predictor } from '../prediction/records.ts';
+import type { Estimator } from '../prediction/book.ts';
+import { estimateOf } from '../prediction/estimate.ts';
+import { MIN_DELIVERIES, type PlaceLookup } from '../prediction/types.ts';
+import type { WorkdayIndex } from '../prediction/workdays.ts';
+import type { Stage } from '../schemas/index.ts';
+import type { ClickHouseClient } from './client.ts';
+import { fromClickHouseDateTime, toClickHouseDateTime } from './datetime.ts';
+import type { PollRows, RowSink } from './rows.ts';
+import { sqlInt, sqlStringList } from './sql.ts';
+
+const KEY_COLUMNS = ['key_lane', 'key_state', 'key_zone', 'key_service', 'key_carrier'] as const;
+
+const pincodeOf = (pin: string | null) => (pin && /^\d{6}$/.test(pin.trim()) ? pin.trim() : null);
+
+/**
+ * The delivered shipment a poll's rows describe (what lib/prediction's deliveredShipmentOf reads
+ * from the record: its events, booking time, places and delivery), null unless delivered.
+ */
+export function deliveredOfRows(rows: PollRows, places: PlaceLookup): DeliveredShipment | null {
+  const s = rows.shipment;
+  if (!s || s.stage !== 'delivered' || s.delivered_at === null) return null;
+  const deliveredMs = fromClickHouseDateTime(s.delivered_at);
+  const events = rows.events.map((e) => ({ code: e.code, status: e.status, timestamp: new Date(fromClickHouseDateTime(e.occurred_at)).toISOString() }));
+  const bookedAt = rows.poll.booked_at === null ? null : new Date(fromClickHouseDateTime(rows.poll.booked_at)).toISOString();
+  const episodes = stageEpisodes({ events, shipment: { booked_at: bookedAt } } as unknown as Parameters<typeof stageEpisodes>[0])
+    .filter((e) => e.stage !== 'delivered' && e.enteredMs <= deliveredMs);
+  if (episodes.length === 0) return null;
+  const destination = pincodeOf(s.destination_pincode);
+  return {
+    mode: s.mode,
+    carrier: s.carrier,
+    serviceType: rows.poll.service_type,
+    originPincode: pincodeOf(s.origin_pincode),
+    destinationPincode: destination,
+    destinationState: (destination ? places.stateOf(destination) : null) ?? rows.poll.destination_state,
+    deliveredMs,
+    episodes,
+    seed: seedOf(`${s.carrier}:${s.awb}`),
+  };
+}
+
+/** The prediction_observations rows of one delivered shipment (JSONEachRow). */
+export function observationRows(d: DeliveredShipment, awb: string, places: PlaceLookup, workdays: WorkdayIndex): Record<string, unknown>[] {
+  const observed = observeShipment(d, places, workdays);
+  const keys = Object.fromEntries(KEY_COLUMNS.map((c, i) => [c, observed.keys[i] ?? '']));
+  const rows: Record<string, unknown>[] = [];
+  for (let i = 0; i < observed.obs.length; i += 2) {
+    const o = unpack(observed.obs[i + 1]!);
+    rows.push({
+      mode: d.mode, carrier: d.carrier, awb, episode: o.episode, bucket: o.bucket, stage: STAGE_LIST[o.stage]!, ...keys,
+      as_of: toClickHouseDateTime(observed.obs[i]! * 1000), daypart: o.daypart, k: o.k,
+      delivered_at: toClickHouseDateTime(d.deliveredMs), version: d.deliveredMs,
+    });
+  }
+  return rows;
+}
+
+/**
+ * A RowSink in front of another: rows pass on unchanged, and delivered shipments' observations are
+ * written once the inner flush stored their rows. A shipment already in prediction_observations
+ * (a re-poll after delivery) is skipped: one query on the sort key per flush. If the insert fails
+ * the observations stay queued and flush() rejects (the normalizer retries, committing nothing).
+ */
+export class PredictionObservationSink implements RowSink {
+  private queued = new Map<string, { d: DeliveredShipment; awb: string }>();
+
+  constructor(private readonly inner: RowSink, private readonly client: ClickHouseClient, private readonly places: PlaceLookup, private readonly workdays: WorkdayIndex) {}
+
+  write(rows: PollRows | readonly PollRows[]): void {
+    this.inner.write(rows);
+    for (const r of Array.isArray(rows) ? (rows as readonly PollRows[]) : [rows as PollRows]) {
+      const d = deliveredOfRows(r, this.places);
+      if (d) this.queued.set(`${d.mode}|${d.carrier}|${r.shipment!.awb}`, { d, awb: r.shipment!.awb });
+    }
+  }
+
+  async flush(): Promise<void> {
+    const taken = this.queued;
+    this.queued = new Map();
+    try {
+      await this.inner.flush();
+      await this.store([...taken.values()]);
+    } catch (err) {
+      for (const [k, v] of this.queued) taken.set(k, v);
+      this.queued = taken;
+      throw err;
+    }
+  }
+
+  private async store(pending: { d: DeliveredShipment; awb: string }[]): Promise<void> {
+    if (pending.length === 0) return;
+    const stored = new Set<string>();
+    // Chunked: 18.16's max_query_size is 256 KiB.
+    for (let i = 0; i < pending.length; i += 2_000) {
+      const chunk = pending.slice(i, i + 2_000);
+      const result = await this.client.query({
+        query: `SELECT mode, carrier, awb FROM prediction_observations
+          WHERE carrier IN ${sqlStringList([...new Set(chunk.map((p) => p.d.carrier))])} AND awb IN ${sqlStringList(chunk.map((p) => p.awb))}
+          GROUP BY mode, carrier, awb`,
+        format: 'JSONEachRow',
+      });
+      for (const r of await result.json<{ mode: string; carrier: string; awb: string }>()) stored.add(`${r.mode}|${r.carrier}|${r.awb}`);
+    }
+    const values = pending.filter((p) => !stored.has(`${p.d.mode}|${p.d.carrier}|${p.awb}`)).flatMap((p) => observationRows(p.d, p.awb, this.places, this.workdays));
+    if (values.length > 0) await this.client.insert({ table: 'prediction_observations', format: 'JSONEachRow', values });
+  }
+}
+
+export interface PredictionRebuildOptions {
+  nowMs?: number;
+  windowDays: number;
+  /** Model versions (partitions of prediction_cells and prediction_thresholds) kept. Default 3. */
+  keepVersions?: number;
+  /** Told each step's duration (the bench prints them). */
+  onStep?: (step: string, ms: number) => void;
+  /** Per statement (default the client's): a rebuild over millions of observations runs longer than a lookup's query. */
+  timeoutMs?: number;
+}
+
+export interface PredictionRebuildResult {
+  version: number;
+  cells: number;
+  shipments: number;
+  observations: number;
+  durationMs: number;
+}
+
+/**
+ * The early cells with their days' scores (lib/prediction/cells.ts `rankCell` then `scoresByDay`),
+ * over `cells`, a subquery of key, stage, bucket, n, counts, n_early, counts_early. One layer per
+ * step, so each array is computed once per cell (an expression inside a lambda would be evaluated
+ * per element). Mode: the first maximum; rank key: the running minimum from the mode, then the
+ * distance to it, then the day; scores: thousandths of n reached, rounded up, then 1000 + the days
+ * added past full mass. Cells under 30 early deliveries get an empty array (never a basis).
+ */
+function scoredCellsSql(cells: string): string {
+  const base = ['key', 'stage', 'bucket', 'n', 'counts', 'n_early', 'counts_early'];
+  const days = `range(${K_SLOTS})`;
+  const steps: [string, string][] = [
+    ['m', `toInt32(indexOf(counts_early, arrayReduce('max', counts_early))) - 1`],
+    ['dist', `arrayMap((i, mm) -> abs(toInt32(i) - mm), ${days}, ${rep('m')})`],
+    ['g', `arrayMap((i, c, mm) -> arrayReduce('min', arraySlice(c, toUInt32(least(toInt32(i), mm) + 1), toUInt32(abs(toInt32(i) - mm) + 1))), ${days}, ${rep('counts_early')}, ${rep('m')})`],
+    ['ord', `arraySort((i, gi, di) -> (-toInt64(gi), di, i), ${days}, g, dist)`],
+    ['cum', `arrayCumSum(arrayMap((i, c) -> toUInt64(c[i + 1]), ord, ${rep('counts_early')}))`],
+    ['full', `arrayFirstIndex((x, nn) -> x >= nn, cum, ${rep('n_early')})`],
+    ['by_rank', `arrayMap((e, j, nn, f) -> toUInt16(if(e < nn, intDiv(e * ${SCORE_SCALE} + nn - 1, greatest(nn, 1)), ${SCORE_SCALE} + j - f)), cum, arrayEnumerate(cum), ${rep('n_early')}, ${rep('full')})`],
+  ];
+  let sql = cells;
+  const carried = [...base];
+  for (const [name, expression] of steps) {
+    sql = `(SELECT ${carried.join(', ')}, ${expression} AS ${name} FROM ${sql})`;
+    carried.push(name);
+  }
+  return `(SELECT ${base.join(', ')}, if(n_early < ${MIN_DELIVERIES}, emptyArrayUInt16(), arrayMap((d, br, o) -> br[indexOf(o, d)], ${days}, ${rep('by_rank')}, ${rep('ord')})) AS scores_early FROM ${sql})`;
+}
+
+/**
+ * `x` repeated once per day: 18.16 loses subquery columns that a lambda only captures ("Unknown
+ * identifier"), so every lambda here takes what it needs as array arguments instead.
+ */
+function rep(x: string): string {
+  return `arrayResize([${x}], ${K_SLOTS}, ${x})`;
+}
+
+/**
+ * Rebuilds the model now: cells, then thresholds, then the prediction_models row that makes the
+ * version visible; old versions' partitions are dropped. Safe to run from several normalizers
+ * (each writes its own version; readers take the newest listed).
+ */
+export async function rebuildPredictionModel(client: ClickHouseClient, options: PredictionRebuildOptions): Promise<PredictionRebuildResult> {
+  const started = Date.now();
+  let stepStarted = started;
+  const step = (name: string) => { const now = Date.now(); options.onStep?.(name, now - stepStarted); stepStarted = now; };
+  const timeout = { abort_signal: AbortSignal.timeout(options.timeoutMs ?? 300_000) };
+  const nowMs = options.nowMs ?? started;
+  const version = nowMs;
+  const span = buildSpanOf({ modelAtMs: nowMs, windowDays: options.windowDays });
+  const startS = Math.ceil(span.startMs / 1000);
+  const calS = Math.ceil(span.calibrationStartMs / 1000);
+  const endS = Math.ceil(span.resolvedEndMs / 1000);
+  const modelAtS = Math.floor(nowMs / 1000);
+  const inWindow = `as_of >= toDateTime(${sqlInt(startS)}, 'UTC') AND as_of < toDateTime(${sqlInt(endS)}, 'UTC')
+        AND delivered_at <= toDateTime(${sqlInt(modelAtS)}, 'UTC')`;
+  // Dense counts of k from a cell's (k, count) pairs (k distinct within a cell; index 0 reads as 0).
+  const dense = (values: string) => `arrayMap((i, kk, cc) -> toUInt32(cc[indexOf(kk, i)]), range(${K_SLOTS}), ${rep('ks')}, ${rep(values)})`;
+  // Cells under 30 deliveries in both periods are left out before any array work: most level keys
+  // × stage × bucket are thin (lanes), and they are never a basis.
+  const cells = `(
+        SELECT key, stage, bucket, n, ${dense('cas')} AS counts, n_early, ${dense('ces')} AS counts_early
+        FROM
+        (
+          SELECT key, stage, bucket, groupArray(k) AS ks, groupArray(c_all) AS cas, groupArray(c_early) AS ces,
+            toUInt32(sum(c_all)) AS n, toUInt32(sum(c_early)) AS n_early
+          FROM
+          (
+            SELECT key, stage, bucket, k, count() AS c_all, countIf(as_of < toDateTime(${sqlInt(calS)}, 'UTC')) AS c_early
+            FROM prediction_observations
+            ARRAY JOIN [${KEY_COLUMNS.join(', ')}] AS key
+            WHERE ${inWindow} AND key != ''
+            GROUP BY key, stage, bucket, k
+          )
+          GROUP BY key, stage, bucket
+          HAVING n >= ${MIN_DELIVERIES} OR n_early >= ${MIN_DELIVERIES}
+        )
+      )`;
+  await client.command({
+    query: `INSERT INTO prediction_cells (version, key, stage, bucket, n, counts, n_early, counts_early, scores_early)
+      SELECT toUInt64(${sqlInt(version)}), key, stage, bucket, n, counts, n_early, counts_early, scores_early
+      FROM ${scoredCellsSql(cells)}`,
+    ...timeout,
+  });
+  step('cells');
+  // Calibration: each delivery of the calibration window scored under the early cell a lookup
+  // would have used (the first level with 30+; 18.16 joins one table per SELECT, hence the nesting).
+  const passed = ['stage', 'bucket', 'daypart', 'k', ...KEY_COLUMNS];
+  let scored = `(SELECT ${passed.join(', ')} FROM prediction_observations WHERE ${inWindow} AND as_of >= toDateTime(${sqlInt(calS)}, 'UTC'))`;
+  for (let l = 0; l < LEVEL_COUNT; l++) {
+    const carried = [...passed, ...Array.from({ length: l }, (_, i) => `s${i + 1}`)];
+    // Aliased subqueries: current releases require them on both sides of a JOIN.
+    scored = `(SELECT ${carried.join(', ')}, s${l + 1} FROM ${scored} AS o${l + 1}
+      ANY LEFT JOIN (SELECT key AS ${KEY_COLUMNS[l]}, stage, bucket, scores_early AS s${l + 1} FROM prediction_cells
+        WHERE version = ${sqlInt(version)} AND n_early >= ${MIN_DELIVERIES}) AS c${l + 1} USING (${KEY_COLUMNS[l]}, stage, bucket))`;
+  }
+  const levels = Array.from({ length: LEVEL_COUNT }, (_, i) => `s${i + 1}`);
+  const rank = (target: number) => `sorted[least(n, intDiv((n + 1) * ${target} + ${SCORE_SCALE - 1}, ${SCORE_SCALE}))]`;
+  await client.command({
+    query: `INSERT INTO prediction_thresholds (version, stage, daypart, n, t80, t90)
+      SELECT toUInt64(${sqlInt(version)}), stage, daypart, n,
+        toUInt16(if(n < ${MIN_DELIVERIES}, ${TARGETS[0]}, ${rank(TARGETS[0])})), toUInt16(if(n < ${MIN_DELIVERIES}, ${TARGETS[1]}, ${rank(TARGETS[1])}))
+      FROM
+      (
+        SELECT stage, daypart, toUInt32(count()) AS n, arraySort(groupArray(score)) AS sorted
+        FROM
+        (
+          SELECT stage, daypart, multiIf(${levels.map((s) => `notEmpty(${s}), ${s}[k + 1]`).join(', ')}, toUInt16(0)) AS score
+          FROM ${scored}
+          WHERE ${levels.map((s) => `notEmpty(${s})`).join(' OR ')}
+        )
+        GROUP BY stage, daypart
+      )`,
+    ...timeout,
+  });
+  step('thresholds');
+  await client.command({
+    query: `INSERT INTO prediction_models (version, model_at, window_days, shipments, observations, cells, duration_ms)
+      SELECT toUInt64(${sqlInt(version)}), toDateTime(${sqlInt(modelAtS)}, 'UTC'), toUInt16(${sqlInt(options.windowDays)}),
+        toUInt64(uniqExact(mode, carrier, awb)), toUInt64(count()),
+        toUInt64((SELECT count() FROM prediction_cells WHERE version = ${sqlInt(version)} AND n >= ${MIN_DELIVERIES})),
+        toUInt32(${sqlInt(Date.now() - started)})
+      FROM prediction_observations WHERE ${inWindow}`,
+    ...timeout,
+  });
+  step('model row');
+  // Older versions go whole: their partitions (a reader still on the previous one finds it kept).
+  const keep = options.keepVersions ?? 3;
+  const listed = await (await client.query({ query: `SELECT DISTINCT version FROM prediction_models ORDER BY version DESC`, format: 'JSONEachRow' })).json<{ version: string | number }>();
+  const kept = new Set(listed.slice(0, keep).map((r) => String(r.version)));
+  kept.add(String(version));
+  const parts = await (await client.query({
+    query: `SELECT DISTINCT table, partition FROM system.parts WHERE database = currentDatabase() AND active AND table IN ('prediction_cells', 'prediction_thresholds')`,
+    format: 'JSONEachRow',
+  })).json<{ table: string; partition: string }>();
+  for (const p of parts) {
+    if (kept.has(p.partition) || !/^\d+$/.test(p.partition)) continue;
+    await client.command({ query: `ALTER TABLE ${p.table === 'prediction_cells' ? 'prediction_cells' : 'prediction_thresholds'} DROP PARTITION ${sqlInt(Number(p.partition))}` });
+  }
+  const [made] = await (await client.query({ query: `SELECT shipments, observations, cells FROM prediction_models WHERE version = ${sqlInt(version)}`, format: 'JSONEachRow' }))
+    .json<{ shipments: string | number; observations: string | number; cells: string | number }>();
+  return { version, cells: Number(made?.cells ?? 0), shipments: Number(made?.shipments ?? 0), observations: Number(made?.observations ?? 0), durationMs: Date.now() - started };
+}
+
+/** The newest finished model's version in ClickHouse, null before the first rebuild. */
+export async function newestPredictionVersion(client: ClickHouseClient, signal?: AbortSignal): Promise<number | null> {
+  const [row] = await (await client.query({ query: `SELECT count() AS c, max(version) AS v FROM prediction_models`, format: 'JSONEachRow', abort_signal: signal }))
+    .json<{ c: string | number; v: string | number }>();
+  return row && Number(row.c) > 0 ? Number(row.v) : null;
+}
+
+/** Reads one version's tables into a model (cells finished by lib/prediction). */
+export async function readPredictionModel(client: ClickHouseClient, version: number, places: PlaceLookup, workdays: WorkdayIndex, signal?: AbortSignal): Promise<PredictionModel> {
+  const [model] = await (await client.query({
+    query: `SELECT toUInt32(model_at) AS at, shipments, observations FROM prediction_models WHERE version = ${sqlInt(version)} LIMIT 1`, format: 'JSONEachRow', abort_signal: signal,
+  })).json<{ at: string | number; shipments: string | number; observations: string | number }>();
+  const thresholds = nominalThresholds();
+  const rows = await (await client.query({ query: `SELECT stage, daypart, t80, t90 FROM prediction_thresholds WHERE version = ${sqlInt(version)}`, format: 'JSONEachRow', abort_signal: signal }))
+    .json<{ stage: Stage; daypart: number; t80: number; t90: number }>();
+  for (const r of rows) {
+    const s = stageIndexOf(r.stage);
+    if (s === undefined || r.daypart >= DAYPARTS) continue;
+    thresholds[thresholdIndex(s, r.daypart, 0)] = r.t80;
+    thresholds[thresholdIndex(s, r.daypart, 1)] = r.t90;
+  }
+  const cells = await (await client.query({
+    query: `SELECT key, stage, bucket, counts FROM prediction_cells WHERE version = ${sqlInt(version)} AND n >= ${MIN_DELIVERIES}`, format: 'JSONEachRow', abort_signal: signal,
+  })).json<{ key: string; stage: Stage; bucket: number; counts: number[] }>();
+  const counts: CellCounts[] = [];
+  for (const c of cells) {
+    const stage = stageIndexOf(c.stage);
+    if (stage !== undefined) counts.push({ key: c.key, stage, bucket: c.bucket, counts: c.counts });
+  }
+  return PredictionModel.fromCounts(counts, thresholds, model ? Number(model.at) * 1000 : version, places, workdays, {
+    shipments: Number(model?.shipments ?? 0), observations: Number(model?.observations ?? 0),
+  });
+}
+
+export interface ClickHousePredictionSourceOptions {
+  places: PlaceLookup;
+  workdays: WorkdayIndex;
+  /** How often the newest version is looked for. Default 60,000 ms (the normalizer rebuilds every PREDICTION_REBUILD_SECONDS). */
+  refreshMs?: number;
+  timeoutMs?: number;
+  log?: (message: string, err: unknown) => void;
+}
+
+/**
+ * The API's model in distributed mode: the newest version ClickHouse lists, held in memory and
+ * swapped whole when a newer one appears; lookups never wait on ClickHouse (null until the first read).
+ */
+export class ClickHousePredictionSource {
+  private current: PredictionModel | null = null;
+  private version: number | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private reading: Promise<void> | null = null;
+  readonly predictor: Predictor;
+  /** `/v1/estimate` over the same model (an empty one until the first read: no estimates). */
+  readonly estimator: Estimator;
+
+  constructor(private readonly client: ClickHouseClient, private readonly options: ClickHousePredictionSourceOptions) {
+    this.predictor = predictorOf(() => this.current, options.places);
+    const empty = emptyModel(options.places, options.workdays);
+    this.estimator = { estimate: (req) => estimateOf(this.current ?? empty, options.places, options.workdays, req) };
+  }
+
+  model(): PredictionModel | null {
+    return this.current;
+  }
+
+  /** Reads the newest version if it is not the one held; one read at a time. */
+  refresh(): Promise<void> {
+    this.reading ??= this.read().finally(() => { this.reading = null; });
+    return this.reading;
+  }
+
+  private async read(): Promise<void> {
+    const signal = AbortSignal.timeout(this.options.timeoutMs ?? 30_000);
+    const newest = await newestPredictionVersion(this.client, signal);
+    if (newest === null || newest === this.version) return;
+    this.current = await readPredictionModel(this.client, newest, this.options.places, this.options.workdays, signal);
+    this.version = newest;
+  }
+
+  /** Reads now and then every refreshMs; the timer does not keep the process alive. */
+  start(): void {
+    this.stop();
+    const tick = () => { this.refresh().catch((err: unknown) => this.options.log?.('prediction model read failed; the next refresh retries', err)); };
+    tick();
+    this.timer = setInterval(tick, this.options.refreshMs ?? 60_000);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+}
