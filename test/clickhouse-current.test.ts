@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closureRow } from '../lib/clickhouse/lanes-closures.ts';
 import { loadMigrations } from '../lib/clickhouse/migrate.ts';
+import { bindQueryParams } from '../lib/clickhouse/params.ts';
 import { seeded } from '../lib/lanes/fixture.ts';
 import { loadCatalogue, type CatalogueEntry } from './clickhouse-catalogue.ts';
 
@@ -115,7 +116,8 @@ describe(`current ClickHouse (chDB)`, () => {
     for (const [name, sql] of QUERIES) {
       const result = (() => {
         try {
-          return run(sql, {}, 'JSONEachRow');
+          // The questions name the mode as a parameter; the seeded closures are live ones.
+          return run(bindQueryParams(sql, { mode: 'live' }), {}, 'JSONEachRow');
         } catch (err) {
           throw new Error(`${name}: ${(err as Error).message}`, { cause: err });
         }
