@@ -50,15 +50,17 @@ interface Started {
   exited: Promise<unknown>;
 }
 
-/** `npm start` with none of the project's variables but DATA_DIR, PORT and a 1 s poller interval. */
+/** `npm start` with none of the project's variables but DATA_DIR, PORT, no first-start history and a 1 s poller interval. */
 async function start(dir: string): Promise<Started> {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of [...Object.keys(EnvSchema.shape), 'PAYMENT_URL', 'MAIL_FROM', 'NOTICE_CRON']) delete env[name];
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'apps/embedded/main.ts'], {
     cwd: REPO_ROOT,
-    // Watched shipments re-polled every second (each poll one stage further); quick retries.
-    env: { ...env, DATA_DIR: dir, PORT: String(port), POLLER_INTERVAL_SECONDS: '1', WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1,1,1,1', WEBHOOK_ALLOWED_TARGETS: '127.0.0.1/32' },
+    // Watched shipments re-polled every second (each poll one stage further); quick retries. No
+    // network history: without a delivery model the shipments have no predicted day, so no
+    // tracking.eta_changed (whose moves follow the clock, not the crash) joins their status events.
+    env: { ...env, DATA_DIR: dir, PORT: String(port), SANDBOX_HISTORY_SHIPMENTS: '0', POLLER_INTERVAL_SECONDS: '1', WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1,1,1,1', WEBHOOK_ALLOWED_TARGETS: '127.0.0.1/32' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
