@@ -60,10 +60,21 @@ async function until(check: () => Promise<boolean>, what: string, ms = 240_000):
   }
 }
 
-const ask = async (sql: string, mode: string) => {
+/** A read retried on a dropped keep-alive socket ("socket hang up" on a loaded machine): reads are idempotent. */
+async function read<T>(fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (attempt >= 5 || !/socket hang up|ECONNRESET/.test(String((err as Error).message))) throw err;
+    }
+  }
+}
+
+const ask = (sql: string, mode: string) => read(async () => {
   const answer = await (await db.client.query({ query: bindQueryParams(sql, { mode, as_of: HISTORY.end }), format: 'JSON' })).json<Row>();
   return { columns: answer.meta?.map((m) => m.name) ?? [], rows: answer.data };
-};
+});
 
 beforeAll(async () => {
   expect(Number.isNaN(END_MS)).toBe(false);
@@ -87,12 +98,12 @@ beforeAll(async () => {
   const polls = Number(/(\d+) polls → /.exec(stderr)?.[1]);
   expect(polls, stderr).toBeGreaterThan(HISTORY.shipments * 2);
 
-  await until(async () => (await countOf(db.client, 'SELECT count() AS c FROM carrier_polls')) >= polls, `${polls} polls in ClickHouse`);
+  await until(async () => (await read(() => countOf(db.client, 'SELECT count() AS c FROM carrier_polls'))) >= polls, `${polls} polls in ClickHouse`);
   // lane_closures rows follow the rows they come from, in the writer's next flush: wait until they stop growing.
   await normalizer.writer.flush();
   let closures = -1;
   await until(async () => {
-    const now = await countOf(db.client, 'SELECT count() AS c FROM lane_closures');
+    const now = await read(() => countOf(db.client, 'SELECT count() AS c FROM lane_closures'));
     const settled = now === closures && now > 0;
     closures = now;
     return settled;
@@ -161,7 +172,7 @@ describe('docs/analysts.md examples from the network history (Kafka → normaliz
       expect(readFileSync(GUIDE, 'utf8'), 'the guide shows the live hint as printed').toContain(hint);
     }
     // The table's header names the moment the windows end.
-    expect(await cli('10', '--mode', 'test', '--param', `as_of=${HISTORY.end}`)).toMatch(/^q10\. Daily closures by outcome \(mode test; as of 2026-\S+ UTC; /);
+    expect(await cli('10', '--mode', 'test', '--param', `as_of=${HISTORY.end}`)).toMatch(/^q10\. Daily closures by outcome, last 14 days \(mode test; as of 2026-11-27 00:00:00 UTC; /);
   });
 
   it('docs/analysts/tables.md: every table of the database, and the row counts of this history', async () => {
