@@ -1,5 +1,5 @@
 /**
- * Every query of docs/analysts.md, run as written (its {mode:String} bound to live) against real
+ * Every query of docs/analysts.md, run as written (its {mode:String} bound to live, {as_of:DateTime} to now) against real
  * ClickHouse on a seeded fixture and checked against figures computed here from the fixture itself.
  */
 import { readFileSync } from 'node:fs';
@@ -10,6 +10,7 @@ import { writeClosures } from '../lib/clickhouse/lanes-closures.ts';
 import { refreshLaneStats } from '../lib/clickhouse/lanes-window.ts';
 import { bindQueryParams } from '../lib/clickhouse/params.ts';
 import { runCli } from '../apps/cli/commands/cli.ts';
+import { defaultAsOf } from '../apps/cli/commands/sql.ts';
 import { TEST_CLICKHOUSE_URL, createTestDatabase, rowsOf, type TestDatabase } from '../lib/clickhouse/testing.ts';
 import { seeded } from '../lib/lanes/fixture.ts';
 import type { LaneClosure, LaneOutcome } from '../lib/lanes/index.ts';
@@ -86,8 +87,9 @@ describe('docs/analysts.md queries (real ClickHouse)', () => {
   const all = fixture();
   const live = all.filter((c) => c.mode === 'live');
   const since = (days: number) => live.filter((c) => c.closedAtS >= NOW_S - days * DAY_S);
-  // The mode bound as `npm run cli -- sql` binds it (18.16 has no query parameters).
-  const run = (id: string) => rowsOf<Record<string, unknown>>(db.client, bindQueryParams(QUERIES.get(id)!, { mode: 'live' }));
+  // The mode and the windows' end bound as `npm run cli -- sql` binds them (18.16 has no query parameters).
+  const AS_OF = defaultAsOf(NOW_S * 1000);
+  const run = (id: string) => rowsOf<Record<string, unknown>>(db.client, bindQueryParams(QUERIES.get(id)!, { mode: 'live', as_of: AS_OF }));
   const analysed = analyses();
 
   beforeAll(async () => {
@@ -112,12 +114,13 @@ describe('docs/analysts.md queries (real ClickHouse)', () => {
     };
     for (const id of QUERIES.keys()) {
       const rows = await run(id);
-      expect(JSON.parse(await cli(id, '--format', 'json')), id).toEqual(rows);
-      const csv = (await cli(id.slice(1), '--format', 'csv')).trimEnd().split('\n');
+      expect(JSON.parse(await cli(id, '--format', 'json', '--param', `as_of=${AS_OF}`)), id).toEqual(rows);
+      const csv = (await cli(id.slice(1), '--format', 'csv', '--param', `as_of=${AS_OF}`)).trimEnd().split('\n');
       expect(csv.length, id).toBe(rows.length + 1);
     }
+    // Without --param as_of the windows end now, as the header says.
     const table = await cli('8');
-    expect(table).toMatch(/^q8\. Cancellations by carrier \(mode live; /);
+    expect(table).toMatch(/^q8\. Cancellations by carrier \(mode live; as of \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC; /);
     expect(table).toMatch(/carrier\s+closed_shipments\s+cancelled\s+cancelled_share\n-+/);
     // The sandbox lane's one shipment, apart from every live one.
     expect(JSON.parse(await cli('8', '--mode', 'test', '--format', 'json'))).toEqual([expect.objectContaining({ carrier: 'delhivery', closed_shipments: '1' })]);

@@ -21,8 +21,10 @@ import { allTokens, documentationFiles } from './support/markdown.ts';
 
 const run = promisify(execFile);
 
-/** Pages whose examples must run: the README's first lookup and every integrators' page. */
-const PAGES = documentationFiles().filter((f) => f === 'README.md' || f.startsWith('docs/integrators/'));
+/** Pages whose examples must run: the README's first lookup, every integrators' page and the operators' pages. */
+const PAGES = documentationFiles().filter((f) => f === 'README.md' || f.startsWith('docs/integrators/') || f.startsWith('docs/operators/'));
+/** The operators' pages: also commands with no HTTP answer (`sh example` alone: test/docs-operators.services.test.ts runs them). */
+const COMMAND_PAGES = (page: string) => page.startsWith('docs/operators/');
 /** curl's own write-out appends the status after this marker, leaving the example's text untouched. */
 const STATUS_MARK = '|http_status=';
 
@@ -35,6 +37,7 @@ function examplesOf(page: string): Example[] {
     if (block.lang !== 'sh example') return;
     const answer = blocks[i + 1];
     const status = /^json (\d{3})$/.exec(answer?.lang ?? '');
+    if (!status && COMMAND_PAGES(page)) return;
     if (!answer || !status) throw new Error(`${page}: the example "${block.text}" has no \`json <status>\` block after it`);
     examples.push({ page, command: block.text, status: Number(status[1]), shown: JSON.parse(answer.text) });
   });
@@ -71,11 +74,12 @@ describe('examples of the integrators\' pages', () => {
     if (curlHome) await rm(curlHome, { recursive: true, force: true });
   });
 
-  it('every curl or npm run block on those pages is a runnable example, and there are a few', () => {
+  it('every curl or npm run block on those pages is a runnable example (operators\' pages: or marked not-run with a reason), and there are a few', () => {
     const unmarked = PAGES.flatMap((page) => allTokens(page)
-      .filter((t): t is Tokens.Code => t.type === 'code' && t.lang !== 'sh example' && /\b(curl|npm run)\b/.test(t.text))
+      .filter((t): t is Tokens.Code => t.type === 'code' && t.lang !== 'sh example' && !(COMMAND_PAGES(page) && /^sh not-run: \S/.test(t.lang ?? '')) && /\b(curl|npm run)\b/.test(t.text))
       .map((t) => `${page}: ${t.text.split('\n')[0]}`));
     expect(unmarked).toEqual([]);
+    expect(EXAMPLES.filter((e) => COMMAND_PAGES(e.page)).length).toBeGreaterThanOrEqual(2);
     expect(EXAMPLES.length).toBeGreaterThanOrEqual(10);
   });
 

@@ -61,6 +61,8 @@ export interface NormalizerStartOptions {
   laneWindowDays?: number;
   /** The raw-poll topic (default tracking.carrier-polls.v1; tests use their own). */
   topic?: string;
+  /** The lane refresh's clock: its window ends at this time (default the wall clock; tests pin a history's end). */
+  laneClock?: () => number;
 }
 
 /**
@@ -131,7 +133,7 @@ export async function startNormalizer(env: Env, options: NormalizerStartOptions 
   const refreshLanes = async () => {
     try {
       // Recomputes only the lanes touched or slid since the last refresh (lib/clickhouse/README.md).
-      await refreshLaneStats(clickhouse, { windowDays: laneWindowDays });
+      await refreshLaneStats(clickhouse, { windowDays: laneWindowDays, nowMs: options.laneClock?.() });
     } catch (err) {
       log.warn({ err }, 'lane benchmark refresh failed; the next run retries');
     }

@@ -15,5 +15,12 @@ describe('bindQueryParams: {name:Type} as literals, on every ClickHouse release'
     expect(() => bindQueryParams('SELECT {n:UInt8}', { n: '-1' })).toThrow('is not a whole number');
     expect(() => bindQueryParams('SELECT {d:Date}', { d: '2026-13-45' })).toThrow('is not a date');
     expect(() => bindQueryParams('SELECT {a:Array(String)}', { a: 'x' })).toThrow('not supported');
+    expect(() => bindQueryParams('SELECT {t:DateTime}', { t: '2026-11-27T00:00:00+05:30' })).toThrow('is not a UTC date-time');
+    expect(() => bindQueryParams('SELECT {t:DateTime}', { t: '2026-02-30 25:00:00' })).toThrow('is not a UTC date-time');
+  });
+
+  it('binds a DateTime as UTC, written with a space or as ISO ending in Z', () => {
+    expect(bindQueryParams('SELECT {t:DateTime}', { t: '2026-11-27 00:00:00' })).toBe("SELECT toDateTime('2026-11-27 00:00:00', 'UTC')");
+    expect(bindQueryParams('SELECT {t:DateTime}', { t: '2026-11-27T06:30:00Z' })).toBe("SELECT toDateTime('2026-11-27 06:30:00', 'UTC')");
   });
 });

@@ -22,6 +22,8 @@ export interface KafkaBusOptions {
   batchSize?: number;
   /** Wait between attempts while the broker is away (default 1 s). */
   retryDelayMs?: number;
+  /** The raw-poll topic (default tracking.carrier-polls.v1); another one must already exist. */
+  topic?: string;
 }
 
 const SEND_TIMEOUT_MS = 5_000;
@@ -118,7 +120,7 @@ export class KafkaBus implements PollBus {
       this.connected = true;
     }
     const sending = this.producer.send({
-      topic: POLLS_TOPIC,
+      topic: this.options.topic ?? POLLS_TOPIC,
       compression: CompressionTypes.None,
       messages: messages.map((m) => ({ key: m.key, value: m.value, headers: { mode: m.mode } })),
     });

@@ -59,3 +59,32 @@ export function anchorsOf(file: string): Set<string> {
     .filter((token): token is Tokens.Heading => token.type === 'heading')
     .map((heading) => slugger.slug(plainText(heading.tokens))));
 }
+
+/**
+ * A page's shell blocks, as the docs' tests classify them: `sh example` followed by a `json <status>`
+ * block (an HTTP answer, test/docs-examples.test.ts), `sh example` alone (a command that must
+ * succeed, test/docs-operators.services.test.ts), `sh not-run: <reason>` (cannot run in a test: the
+ * reason says why), or unmarked (a test fails on it, so no new command slips in untested).
+ */
+export type ShellBlock =
+  | { kind: 'answered'; command: string; status: number; shown: string }
+  | { kind: 'command'; command: string }
+  | { kind: 'not-run'; command: string; reason: string }
+  | { kind: 'unmarked'; command: string; lang: string };
+
+export function shellBlocks(file: string): ShellBlock[] {
+  const blocks = allTokens(file).filter((t): t is Tokens.Code => t.type === 'code');
+  const found: ShellBlock[] = [];
+  blocks.forEach((block, i) => {
+    const lang = block.lang ?? '';
+    if (lang === 'sh example') {
+      const status = /^json (\d{3})$/.exec(blocks[i + 1]?.lang ?? '');
+      found.push(status ? { kind: 'answered', command: block.text, status: Number(status[1]), shown: blocks[i + 1]!.text } : { kind: 'command', command: block.text });
+    } else if (lang.startsWith('sh not-run:')) {
+      found.push({ kind: 'not-run', command: block.text, reason: lang.slice('sh not-run:'.length).trim() });
+    } else if (/^(sh|bash|shell|console|zsh)\b/.test(lang) || (lang === '' && /\b(npm|npx|curl|node|docker|kill|export)\b/.test(block.text))) {
+      found.push({ kind: 'unmarked', command: block.text, lang });
+    }
+  });
+  return found;
+}

@@ -1,5 +1,5 @@
 /**
- * `sandbox history --shipments N --days D --seed S [--out F.jsonl] [--into-stores]`: a generated
+ * `sandbox history --shipments N --days D --seed S [--out F.jsonl] [--into-stores [--topic T]]`: a generated
  * history of the simulated network (sandbox.md "The network model and its history") as the raw-poll
  * log (`carrier_poll.v1`, one JSON line per poll, each journey's polls oldest first). `--into-stores`
  * sends the same polls, for test mode (trk_test_ keys), into the configured stores: Kafka's
@@ -13,6 +13,7 @@ import type { PollBus } from '../../../lib/bus/index.ts';
 import { loadCalendar } from '../../../lib/calendar/index.ts';
 import { createKafka } from '../../../lib/kafka/client.ts';
 import { KafkaBus } from '../../../lib/kafka/kafka-bus.ts';
+import { POLLS_TOPIC } from '../../../lib/kafka/topics.ts';
 import { loadNetworkConfig } from '../../../lib/network/config.ts';
 import { loadPlaces } from '../../../lib/places/index.ts';
 import { historyPolls } from '../../../lib/sandbox/history.ts';
@@ -30,6 +31,8 @@ Generates the simulated network's history as a raw-poll log (carrier_poll.v1, se
   --end ISO       when the history ends (default now)
   --out F.jsonl   write the polls there, one JSON line each ("-": stdout)
   --into-stores   send the polls (test mode) to Kafka when KAFKA_BROKERS is set, else to DATA_DIR/polls.ndjson
+  --topic T       with Kafka: the raw-poll topic (default tracking.carrier-polls.v1; another must exist),
+                  for a normalizer started on its own topic
 At least one of --out and --into-stores.
 `;
 
@@ -57,7 +60,7 @@ export async function runSandboxHistory(argv: string[], io: CliIo): Promise<numb
   try {
     const { values } = parseArgs({
       args: argv, strict: true, allowPositionals: false,
-      options: { shipments: { type: 'string' }, days: { type: 'string' }, seed: { type: 'string' }, end: { type: 'string' }, out: { type: 'string' }, 'into-stores': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      options: { shipments: { type: 'string' }, days: { type: 'string' }, seed: { type: 'string' }, end: { type: 'string' }, out: { type: 'string' }, 'into-stores': { type: 'boolean' }, topic: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
     });
     if (values.help) {
       io.stdout(SANDBOX_HISTORY_USAGE);
@@ -72,8 +75,10 @@ export async function runSandboxHistory(argv: string[], io: CliIo): Promise<numb
       endMs: end,
       out: values.out,
       intoStores: values['into-stores'] === true,
+      topic: values.topic,
     };
     if (!options.out && !options.intoStores) throw new Error('give --out and/or --into-stores');
+    if (options.topic !== undefined && !(options.intoStores && io.env.KAFKA_BROKERS)) throw new Error('--topic needs --into-stores and KAFKA_BROKERS');
   } catch (err) {
     io.stderr(`error: ${(err as Error).message}\n\n${SANDBOX_HISTORY_USAGE}`);
     return 2;
@@ -84,7 +89,7 @@ export async function runSandboxHistory(argv: string[], io: CliIo): Promise<numb
   let bus: PollBus | null = null;
   let log: PollLog | null = null;
   if (options.intoStores) {
-    if (env.KAFKA_BROKERS) bus = new KafkaBus({ kafka: createKafka({ brokers: env.KAFKA_BROKERS, clientId: 'tracking-cli-history' }), dataDir: env.DATA_DIR ?? './data' });
+    if (env.KAFKA_BROKERS) bus = new KafkaBus({ kafka: createKafka({ brokers: env.KAFKA_BROKERS, clientId: 'tracking-cli-history' }), dataDir: env.DATA_DIR ?? './data', topic: options.topic });
     else log = new PollLog(env.DATA_DIR ?? './data');
   }
   // The CLI tools' one progress report: a bar on a terminal, else a plain line every 10 s.
@@ -123,7 +128,7 @@ export async function runSandboxHistory(argv: string[], io: CliIo): Promise<numb
     if (file && file !== process.stdout) await new Promise<void>((resolve) => (file as WriteStream).end(resolve));
   }
   summary.seconds = Math.round((performance.now() - started) / 10) / 100;
-  const where = [options.out && `${options.out}`, options.intoStores && (env.KAFKA_BROKERS ? `Kafka (${env.KAFKA_BROKERS})` : `${env.DATA_DIR ?? './data'}/polls.ndjson`)].filter(Boolean).join(' and ');
+  const where = [options.out && `${options.out}`, options.intoStores && (env.KAFKA_BROKERS ? `Kafka (${env.KAFKA_BROKERS}, ${options.topic ?? POLLS_TOPIC})` : `${env.DATA_DIR ?? './data'}/polls.ndjson`)].filter(Boolean).join(' and ');
   io.stderr(`${summary.journeys} journeys (${summary.delivered} delivered, ${summary.rto} returned, ${summary.lost} lost, ${summary.open} still open at the end), ${summary.polls} polls → ${where} in ${summary.seconds} s (${Math.round(summary.journeys / Math.max(summary.seconds, 0.001))} journeys/s); history ${new Date(options.endMs - options.days * DAY_MS).toISOString()} → ${new Date(options.endMs).toISOString()}\n`);
   return 0;
 }

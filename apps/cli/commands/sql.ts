@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { clickHouseErrorInfo, createClickHouseClient, DEFAULT_CLICKHOUSE_URL, resolveTarget } from '../../../lib/clickhouse/client.ts';
-import { bindQueryParams, QueryParamError } from '../../../lib/clickhouse/params.ts';
+import { bindQueryParams, QueryParamError, queryParams } from '../../../lib/clickhouse/params.ts';
 import type { CliIo } from './cli.ts';
 import { findQuestion, guideQuestions, type GuideQuestion } from './guide.ts';
 
@@ -15,7 +15,8 @@ export const SQL_USAGE = `Usage: npm run cli -- sql <question> [--mode live|test
 Runs a question of the analysts' guide (docs/analysts.md) against ClickHouse and prints the answer.
   <question>          its number: 1, q1 ... (--list shows them)
   --mode live|test    the shipments of live keys (default) or of trk_test_ keys (the sandbox)
-  --param name=value  a value for any other {name:Type} of the question
+  --param name=value  a value for any other {name:Type} of the question; as_of (the moment a
+                      window counts back from, UTC) defaults to now: --param as_of=2026-11-27T00:00:00Z
   --format <f>        table (default), csv (with a header line) or json (an array of rows)
 ClickHouse: CLICKHOUSE_URL (default ${DEFAULT_CLICKHOUSE_URL}), database CLICKHOUSE_DATABASE or the URL's path (default tracking).
 `;
@@ -42,9 +43,14 @@ export function formatCsv(columns: readonly string[], rows: readonly Row[]): str
   return [columns.map(csvField).join(','), ...rows.map((r) => columns.map((c) => csvField(r[c])).join(','))].join('\n') + '\n';
 }
 
-/** The statement `sql` would send: the question with --mode and --param bound. */
-export function boundQuestion(question: GuideQuestion, mode: string, params: Readonly<Record<string, string>>): string {
-  return bindQueryParams(question.sql, { ...params, mode });
+/** `{as_of:DateTime}` when not given: the current second, UTC (as `now()` would be). */
+export function defaultAsOf(nowMs: number = Date.now()): string {
+  return new Date(Math.floor(nowMs / 1000) * 1000).toISOString().slice(0, 19).replace('T', ' ');
+}
+
+/** The statement `sql` would send: the question with --mode and --param bound (as_of defaults to now). */
+export function boundQuestion(question: GuideQuestion, mode: string, params: Readonly<Record<string, string>>, nowMs?: number): string {
+  return bindQueryParams(question.sql, { as_of: defaultAsOf(nowMs), ...params, mode });
 }
 
 function parseParams(values: readonly string[]): Record<string, string> {
@@ -83,8 +89,10 @@ export async function runSql(argv: string[], io: CliIo): Promise<number> {
   if (values.mode !== 'live' && values.mode !== 'test') return usage(`--mode is live or test, got ${JSON.stringify(values.mode)}.`);
   if (!['table', 'csv', 'json'].includes(values.format)) return usage(`--format is table, csv or json, got ${JSON.stringify(values.format)}.`);
   let statement: string;
+  let params: Record<string, string>;
   try {
-    statement = boundQuestion(question, values.mode, parseParams(values.param));
+    params = { as_of: defaultAsOf(), ...parseParams(values.param) };
+    statement = boundQuestion(question, values.mode, params);
   } catch (err) {
     if (err instanceof QueryParamError) return usage(err.message);
     throw err;
@@ -100,11 +108,12 @@ export async function runSql(argv: string[], io: CliIo): Promise<number> {
     if (values.format === 'json') io.stdout(`${JSON.stringify(rows, null, 2)}\n`);
     else if (values.format === 'csv') io.stdout(formatCsv(columns, rows));
     else {
-      io.stdout(`${question.id}. ${question.title} (mode ${values.mode}; ${target.url}, database ${target.database})\n\n${formatTable(columns, rows)}`);
+      const asOf = queryParams(question.sql).has('as_of') ? `; as of ${params.as_of!.replace('T', ' ').replace(/(Z|\+00:00)$/, '')} UTC` : '';
+      io.stdout(`${question.id}. ${question.title} (mode ${values.mode}${asOf}; ${target.url}, database ${target.database})\n\n${formatTable(columns, rows)}`);
       if (rows.length === 0) {
         io.stdout(values.mode === 'live'
           ? '(no rows: no live shipments closed in the question\'s window; with only trk_test_ keys, add --mode test)\n'
-          : '(no rows: no sandbox shipments closed in the question\'s window; `npm run cli -- sandbox history --into-stores` fills one)\n');
+          : '(no rows: no sandbox shipments closed in the question\'s window; `npm run cli -- sandbox history --shipments 8000 --into-stores` fills 90 days of them, with a normalizer running; windows end at --param as_of, default now)\n');
       }
     }
     return 0;

@@ -15,7 +15,7 @@ Commands (the admin HTTP API unless said otherwise):
               (the public API with an API key or TRACKING_API_KEY; one lookup)
   analyze <shipments.csv|.json> [--key trk_…] [--name N] [--out report.json] [--json]
               (the shipment analyzer: progress, a summary table, the report written to a file)
-  sandbox history --shipments N [--days D] [--seed S] [--out F.jsonl] [--into-stores]
+  sandbox history --shipments N [--days D] [--seed S] [--end ISO] [--out F.jsonl] [--into-stores [--topic T]]
               (the simulated network's raw-poll log, generated here; no API call)
   sql <question> [--mode live|test] [--param name=value] [--format table|csv|json]
               (a question of the analysts' guide, docs/analysts.md, against CLICKHOUSE_URL; --list)
