@@ -103,6 +103,8 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
 
   const laneWindowDays = env.LANE_WINDOW_DAYS;
   const embeddedLanes = new LaneBook({ windowDays: laneWindowDays, clock });
+  // The window slides in the background, never in a lookup (lib/lanes/book.ts).
+  const stopSweepingLanes = embeddedLanes.startSweeping();
   // Push state: Redis when set, else a journal under DATA_DIR. Events go to Kafka when it is set
   // (the dispatcher app delivers them), else straight to this process's dispatcher.
   const mailer = createMailer(env, { from: noticeSettingsOf(env).from });
@@ -204,6 +206,7 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
     push,
     adminTokenGenerated: env.ADMIN_TOKEN === undefined,
     async close() {
+      stopSweepingLanes();
       await analyzer.stop();
       await bus.close();
       await push.close();
