@@ -3,9 +3,10 @@
  * real runtime, the sandbox carrier network, one test clock. Figures of the known portfolio are
  * worked out from sandbox.md's scenarios inside the test.
  */
+import { parse as parseCsv } from 'csv-parse/sync';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AnalysisAcceptedSchema, AnalysisListSchema, AnalysisSchema, SHIPMENT_CSV_COLUMNS, type Report } from '../../lib/analyzer/index.ts';
+import { AnalysisAcceptedSchema, AnalysisListSchema, AnalysisSchema, SHIPMENT_CSV_COLUMNS, analysisView, type Report } from '../../lib/analyzer/index.ts';
 import { p50OfSorted, p90OfSorted } from '../../lib/lanes/index.ts';
 import { deliveredTransitDays } from '../../lib/sandbox/scenario.ts';
 import { startReceiver, type Receiver } from '../../lib/webhooks/testing/receiver.ts';
@@ -212,7 +213,8 @@ export function analysesSuite(store: StoreKind): void {
       const lines = csv.body.trimEnd().split('\r\n');
       expect(lines[0]).toBe(SHIPMENT_CSV_COLUMNS.join(','));
       expect(lines).toHaveLength(24);
-      const byAwb = new Map(lines.slice(1).map((l) => [l.split(',')[0], Object.fromEntries(SHIPMENT_CSV_COLUMNS.map((c, i) => [c, l.split(',')[i]]))]));
+      const csvRows = parseCsv(csv.body) as string[][];
+      const byAwb = new Map(csvRows.slice(1).map((l) => [l[0], Object.fromEntries(SHIPMENT_CSV_COLUMNS.map((c, i) => [c, l[i]]))]));
       expect(byAwb.get(delhivery(1, 1, 4))).toMatchObject({ carrier: 'delhivery', order_id: 'ORD-1', payment_mode: 'cod', status: 'delivered', outcome: 'delivered', first_attempt_delivered: 'true', on_time_vs_promise: 'true', lane: 'delhivery:400:700', origin_pincode: '400001', destination_pincode: '700001', error: '' });
       expect(byAwb.get(delhivery(10, 1, 13))).toMatchObject({ outcome: 'rto', ndr_reasons: 'customer_unavailable;premises_closed;customer_unavailable', attempts: '3' });
       expect(byAwb.get(delhivery(14, 1, 0))).toMatchObject({ status: '', error: 'shipment_not_found' });
@@ -249,6 +251,89 @@ export function analysesSuite(store: StoreKind): void {
       expectError(await post({ shipments: [] }), 400, 'invalid_analysis');
       expectError(await post({ nope: 1 }), 400, 'invalid_analysis');
       expectError(await postCsv(''), 400, 'invalid_analysis');
+    });
+
+    it('counts one shipment named with, without and with a capitalised carrier once: one unit, one CSV row (issue 29)', async () => {
+      const awb = '1234567890104';
+      const created = await accepted(await post({ shipments: [{ awb, carrier: 'delhivery' }, { awb }, { awb, carrier: 'DELHIVERY' }] }));
+      expect(created.shipments).toBe(1);
+      expect((await h.usage(key)).analyzer!.shipments_used).toBe(1);
+      const view = await completed(created.id);
+      expect(view.report.totals).toMatchObject({ shipments: 1, found: 1 });
+      const csv = (parseCsv((await get(`/v1/analyses/${created.id}/shipments`)).body) as string[][]).slice(1);
+      expect(csv.map((row) => [row[0], row[1]])).toEqual([[awb, 'delhivery']]);
+    });
+
+    it('refuses a CSV header row over 64 KiB or over 256 columns with a 400 before parsing it, counting nothing (issue 29)', async () => {
+      const long = expectError(await postCsv(`awb${',x'.repeat(40_000)}\n1234567890104\n`), 400, 'invalid_analysis');
+      expect(long.message).toMatch(/header row is longer than 64 KiB/);
+      const wide = expectError(await postCsv(`awb${',x'.repeat(300)}\n1234567890104\n`), 400, 'invalid_analysis');
+      expect(wide.message).toMatch(/names 301 columns; at most 256/);
+      const line = expectError(await postCsv(`awb,order_id\n1234567890104,${'y'.repeat(70_000)}\n`), 400, 'invalid_analysis');
+      expect(line.message).toMatch(/line of the CSV is longer than 64 KiB/);
+      expect((await h.usage(key)).analyzer!.shipments_used).toBe(0);
+    });
+
+    it('retries carrier errors once the breaker closes: an outage, then 40 carrier-down AWBs among 500 end as 40 errors (issue 29)', { timeout: 120_000 }, async () => {
+      // Its own API: retry rounds 11 s (past the breaker's 10 s rest) and 11 s, then 1 s.
+      const r = await startApiHarness({ store, env: { ANALYZER_RETRY_SCHEDULE: '11,11,1' } });
+      try {
+        // The test clock stands still, so the burst limit counts every call of the test as one second's.
+        const { key: k } = await r.createKey({ plan: 'business', mode: 'test', burst_per_second: 100_000 });
+        let downCount = 0;
+        // sandbox.md scenario 17 (carrier down: 503 on every call) for 40 of them, never the first five.
+        const shipments = Array.from({ length: 500 }, (_, i) => {
+          const down = i % 12 === 5 && downCount < 40;
+          if (down) downCount++;
+          return { awb: `88${String(i).padStart(9, '0')}01${down ? '17' : '04'}`, carrier: 'delhivery' };
+        });
+        // The carrier is down while the analysis first runs: every shipment an error, the breaker open.
+        await r.faults('delhivery', { outage: true });
+        const res = await r.app.inject({ method: 'POST', url: '/v1/analyses', headers: { 'x-api-key': k }, payload: { shipments } });
+        const created = await accepted(res);
+        const read = async () => {
+          const got = await r.app.inject({ method: 'GET', url: `/v1/analyses/${created.id}`, headers: { 'x-api-key': k } });
+          expect(got.statusCode, got.body).toBe(200);
+          return AnalysisSchema.parse(got.json());
+        };
+        const firstPass = await waitFor(read, (v) => v.progress.done === 500 || v.status === 'completed');
+        expect(firstPass.status).toBe('running');
+        await r.faults('delhivery', {});
+        const done = await waitFor(read, (v) => v.status === 'completed' || v.status === 'failed');
+        expect(done.report!.totals).toMatchObject({ shipments: 500, found: 460, errors: 40 });
+        // Only the 40 errors are given back.
+        expect((await r.usage(k)).analyzer!.shipments_used).toBe(460);
+      } finally {
+        await r.close();
+      }
+    });
+
+    it('stops a revoked key\'s analysis (failed, saying why) and holds a suspended key\'s until it is resumed (issue 29)', async () => {
+      const shipments = (tag: string) => Array.from({ length: 450 }, (_, i) => ({ awb: `${tag}${String(i).padStart(9, '0')}0104`, carrier: 'delhivery' }));
+      const keys = await Promise.all([0, 1].map(() => h.admin('POST', '/admin/keys', { plan: 'business', mode: 'test', email: 's@example.com', burst_per_second: 10_000 })));
+      const [held, revoked] = keys.map((k) => k.json() as { key: string; key_prefix: string });
+      // Slow carrier answers: the keys change while the analyses run.
+      await h.faults('delhivery', { latencyMs: 30 });
+      const heldId = (await accepted(await post({ shipments: shipments('61') }, held!.key))).id;
+      const revokedId = (await accepted(await post({ shipments: shipments('62') }, revoked!.key))).id;
+      const view = async (id: string, k: string) => AnalysisSchema.parse((await get(`/v1/analyses/${id}`, k)).json());
+      await waitFor(() => view(heldId, held!.key), (v) => v.progress.done > 0);
+      expect((await h.admin('POST', `/admin/keys/${held!.key_prefix}/suspend`, {})).statusCode).toBe(200);
+      expect((await h.admin('POST', `/admin/keys/${revoked!.key_prefix}/revoke`, {})).statusCode).toBe(200);
+      await h.faults('delhivery', {});
+      // A suspended key cannot call the API; the analysis is read from the store, as its owner would after resuming.
+      const paused = await waitFor(() => h.deps.analyzer!.store.get(held!.key_prefix, heldId), (d) => Boolean(d?.held));
+      expect(paused!.status).toBe('running');
+      expect(paused!.done).toBeLessThan(450);
+      expect(analysisView(paused!).status_reason).toMatch(/suspended/);
+      const stopped = await waitFor(() => h.deps.analyzer!.store.get(revoked!.key_prefix, revokedId), (d) => d?.status === 'failed');
+      expect(analysisView(stopped!).status_reason).toMatch(/revoked/);
+      expect(stopped!.done).toBeLessThan(450);
+      // Resumed: it goes on at once (the test clock stands still: not at its 30 s look) and completes.
+      expect((await h.admin('POST', `/admin/keys/${held!.key_prefix}/resume`, {})).statusCode).toBe(200);
+      const finished = await completed(heldId, held!.key);
+      expect(finished.status_reason).toBeNull();
+      expect(finished.report.totals).toMatchObject({ shipments: 450, found: 450 });
     });
 
     it('shows an analysis only to the key that created it, and lists the key\'s newest first', async () => {

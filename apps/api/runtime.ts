@@ -176,7 +176,12 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
     live: razorpayOf(env) ?? (options.liveTarget === 'sandbox' ? sandboxGateway : null),
     test: sandboxGateway,
     report: clickhouse ? new ClickHousePaymentReport(clickhouse) : null,
-    onRenewed: (key) => push.keyChanged(key.prefix, key.mode, standingOf(key, new Date(clock()))),
+    onRenewed: async (key) => {
+      const standing = standingOf(key, new Date(clock()));
+      await push.keyChanged(key.prefix, key.mode, standing);
+      // Held analyses go on at once (the analyzer is made below; renewals come after start).
+      await analyzer.keyChanged(key.prefix, standing);
+    },
     log: (level, message) => console[level === 'info' ? 'log' : level](message),
   });
 
@@ -186,6 +191,9 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
   // The shipment analyzer: its state beside push's (Redis or DATA_DIR), its runner in every API process.
   const analyzer = new Analyzer({
     kv: push.kv, tracking, network: laneWindows, plans: product.config.plans, events: push.events, clock,
+    // Revoked keys' analyses stop, suspended ones wait: the one rule push's workers ask too.
+    standing: standingFromStore(access),
+    runner: { retryDelaysMs: parseRetrySchedule(env.ANALYZER_RETRY_SCHEDULE, 'ANALYZER_RETRY_SCHEDULE').map((s) => s * 1000) },
     // Distributed: every shipment of a completed analysis becomes a row of analysis_shipments.
     ...(clickhouse ? { rows: (doc, shipments) => writeAnalysisShipments(clickhouse, doc, shipments) } : {}),
     log: (level, message, err) => console[level === 'info' ? 'log' : 'error'](message, err ?? ''),

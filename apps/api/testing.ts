@@ -173,6 +173,8 @@ export async function startApiHarness(options: HarnessOptions = {}): Promise<Api
     // Push tests receive webhooks on this machine, as a developer does: the operator's opening of
     // loopback (contracts.md). Tests of the default (nothing private) pass an empty value.
     WEBHOOK_ALLOWED_TARGETS: '127.0.0.1/32',
+    // An analysis's carrier errors retried at once (a test of the retries sets its own schedule).
+    ANALYZER_RETRY_SCHEDULE: '0.05',
     ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
     ...options.env,
   });

@@ -4,6 +4,7 @@
  * its runner; the API routes use the rest.
  */
 import type { KeyRecord } from '../access/index.ts';
+import type { KeyStanding, StandingOf } from '../access/standing.ts';
 import type { PlanName, Plans } from '../config/index.ts';
 import type { TrackingService } from '../tracking/index.ts';
 import type { EventLog, PushKv } from '../webhooks/index.ts';
@@ -11,8 +12,11 @@ import { analysisCompletedEvent } from './events.ts';
 import { trackingLookup, type AnalyzerLookup } from './lookup.ts';
 import { AnalysisRunner, type NetworkSource, type RunnerOptions } from './runner.ts';
 import { shareSecret } from './share.ts';
-import { AnalysisStore, type AcceptResult, type AnalysisDoc } from './store.ts';
+import { AnalysisStore, analyzerKeys, dueMemberOf, newAnalysisId, type AcceptResult, type AnalysisDoc } from './store.ts';
 import type { AnalyzedShipment, RejectedRow, ShipmentInput } from './types.ts';
+
+/** A key's newest analyses looked at for held ones when it is active again. */
+const RESUME_SCAN = 50;
 
 /** contracts.md: the plans that include the analyzer. */
 export const ANALYZER_PLANS: readonly PlanName[] = ['growth', 'business'];
@@ -36,7 +40,9 @@ export interface AnalyzerOptions {
   rows?: AnalysisRowSink;
   /** Replaces the tracking lookup (tests count or slow it). */
   lookup?: AnalyzerLookup;
-  runner?: Partial<Pick<RunnerOptions, 'leaseMs' | 'concurrency' | 'idleMs'>>;
+  runner?: Partial<Pick<RunnerOptions, 'leaseMs' | 'concurrency' | 'idleMs' | 'retryDelaysMs' | 'holdRecheckMs'>>;
+  /** The key's standing (lib/access standingFromStore): revoked keys' analyses stop, suspended ones wait. */
+  standing?: StandingOf;
   log?: RunnerOptions['log'];
 }
 
@@ -52,6 +58,7 @@ export class Analyzer {
       lookup: options.lookup ?? trackingLookup(options.tracking, options.clock),
       network: options.network,
       clock: options.clock,
+      standing: options.standing,
       log: options.log,
       ...options.runner,
       onCompleted: async (doc, shipments) => {
@@ -81,14 +88,35 @@ export class Analyzer {
     return { shipments_used: used, shipments_limit: limit };
   }
 
-  /** Counts and stores an analysis (or refuses it whole) and schedules its run. */
+  /**
+   * Counts and stores an analysis (or refuses it whole) and schedules its run. It is reserved on the
+   * schedule before it is stored, so a crash between storing and scheduling cannot leave it queued
+   * for good (runner.ts reserve).
+   */
   async accept(record: KeyRecord, name: string | null, shipments: readonly ShipmentInput[], rejected: RejectedRow[], rejectedCount: number): Promise<AcceptResult> {
+    const id = newAnalysisId();
+    await this.runner.reserve(record.prefix, id);
     const result = await this.store.accept({
-      prefix: record.prefix, mode: record.mode, name, periodStart: record.period_start, limit: await this.limitOf(record),
+      id, prefix: record.prefix, mode: record.mode, name, periodStart: record.period_start, limit: await this.limitOf(record),
       shipments, rejected, rejectedCount, nowMs: this.options.clock(),
     });
     if (result.ok) await this.runner.enqueue(result.doc);
+    else await this.runner.release(record.prefix, id);
     return result;
+  }
+
+  /**
+   * A key's standing changed (admin resume or renew, a paid renewal): once it is active, its held
+   * analyses are due at once, on whichever instance looks first, instead of at their next look
+   * (HOLD_RECHECK_MS). Held analyses are recent ones: the newest RESUME_SCAN are looked at.
+   * Revoked and suspended keys need nothing here: the runner asks the standing before every chunk.
+   */
+  async keyChanged(prefix: string, standing: KeyStanding): Promise<void> {
+    if (standing !== 'active') return;
+    const { docs } = await this.store.list(prefix, null, RESUME_SCAN);
+    const held = docs.filter((d) => d.status === 'running' && d.held);
+    for (const doc of held) await this.options.kv.schedule(analyzerKeys.due(), dueMemberOf(prefix, doc.id), this.options.clock());
+    if (held.length > 0) this.runner.wake();
   }
 
   shareSecret(): Promise<Buffer> {

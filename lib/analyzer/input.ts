@@ -91,13 +91,25 @@ export function checkRow(raw: Record<string, unknown>, row: number, ctx: InputCo
   return { input: { awb, carrier, candidates, order_id: orderId, payment_mode: paymentMode, order_value_inr: value, promised_by_ms: promised } };
 }
 
-/** Collects checked rows: distinct shipments in first-seen order, rejected rows, and the row count. */
+/**
+ * Collects checked rows: distinct shipments in first-seen order, rejected rows, and the row count.
+ *
+ * Rows merge after carrier detection (contracts.md: each distinct carrier + AWB counts once): a row
+ * without a carrier is the same shipment as a row naming a carrier of the same AWB when detection
+ * lists that carrier among its candidates (the best-ranked such carrier), so `{awb, carrier:
+ * delhivery}`, `{awb}` and `{awb, carrier: DELHIVERY}` are one shipment of delhivery. Rows without
+ * a carrier that match no named one stay one auto-detected shipment. Whatever order the rows come
+ * in, the merged shipment sits where its first row was, with that row's fields first.
+ */
 export class InputCollector {
-  readonly shipments: ShipmentInput[] = [];
   readonly rejected: RejectedRow[] = [];
   rejectedCount = 0;
   rows = 0;
-  private readonly seen = new Map<string, number>();
+  /** Valid rows in input order; merged when `shipments` is read (a later row may name the carrier). */
+  private readonly valid: ShipmentInput[] = [];
+  /** Carriers named for each AWB, for the merge of rows without one. */
+  private readonly named = new Map<string, Set<string>>();
+  private merged: ShipmentInput[] | null = null;
 
   constructor(private readonly ctx: InputContext) {}
 
@@ -112,18 +124,38 @@ export class InputCollector {
       return true;
     }
     const s = checked.input;
-    const id = `${s.carrier ?? '?'}:${s.awb}`;
-    const at = this.seen.get(id);
-    if (at === undefined) {
-      this.seen.set(id, this.shipments.length);
-      this.shipments.push(s);
-    } else {
-      const first = this.shipments[at]!;
+    this.valid.push(s);
+    if (s.carrier !== null) {
+      let carriers = this.named.get(s.awb);
+      if (!carriers) this.named.set(s.awb, (carriers = new Set()));
+      carriers.add(s.carrier);
+    }
+    this.merged = null;
+    return true;
+  }
+
+  /** The distinct shipments (carrier + AWB), merged as the class comment says. */
+  get shipments(): ShipmentInput[] {
+    if (this.merged) return this.merged;
+    const out: ShipmentInput[] = [];
+    const at = new Map<string, number>();
+    for (const row of this.valid) {
+      const carrier = row.carrier ?? row.candidates.find((slug) => this.named.get(row.awb)?.has(slug)) ?? null;
+      const s: ShipmentInput = carrier === row.carrier ? { ...row } : { ...row, carrier, candidates: [] };
+      const id = `${carrier ?? '?'}:${s.awb}`;
+      const seen = at.get(id);
+      if (seen === undefined) {
+        at.set(id, out.length);
+        out.push(s);
+        continue;
+      }
+      const first = out[seen]!;
       first.order_id ??= s.order_id;
       first.payment_mode ??= s.payment_mode;
       first.order_value_inr ??= s.order_value_inr;
       first.promised_by_ms ??= s.promised_by_ms;
     }
-    return true;
+    this.merged = out;
+    return out;
   }
 }

@@ -20,6 +20,12 @@ import type { AnalyzedShipment, ShipmentInput } from './types.ts';
  */
 export const ANALYZER_PER_CARRIER = 10;
 
+/**
+ * A poll's error when the carrier was not asked at all (lib/carriers/poll.ts failureReason of
+ * http.ts's CarrierUnavailableError): its breaker was open, or too many calls were waiting.
+ */
+const RESTING = /carrier unavailable \((circuit_open|overloaded)\)/;
+
 export type AnalyzerLookup = (input: ShipmentInput, mode: KeyMode) => Promise<AnalyzedShipment>;
 
 export function trackingLookup(tracking: Pick<TrackingService, 'lookup' | 'readCache'>, clock: () => number, perCarrier = ANALYZER_PER_CARRIER): AnalyzerLookup {
@@ -39,7 +45,9 @@ export function trackingLookup(tracking: Pick<TrackingService, 'lookup' | 'readC
     if (input.carrier !== null) {
       const result = await one(input.carrier, input.awb, mode);
       if (result.kind === 'found') return foundShipment(input, input.carrier, result.record, result.facts);
-      return missingShipment(input, input.carrier, result.kind === 'not_found' ? 'not_found' : 'error', result.kind === 'upstream_error' ? `${input.carrier} could not be reached` : null);
+      if (result.kind === 'not_found') return missingShipment(input, input.carrier, 'not_found', null);
+      const missing = missingShipment(input, input.carrier, 'error', `${input.carrier} could not be reached`);
+      return RESTING.test(result.reason) ? { ...missing, resting: true } : missing;
     }
     const outcome = await probeCandidates(input.candidates, (slug) => one(slug, input.awb, mode));
     if (outcome.kind === 'found') return foundShipment(input, outcome.slug, outcome.answer.record, outcome.answer.facts);

@@ -157,4 +157,24 @@ describe('InputCollector', () => {
       { awb: '1234567890204', carrier: null, candidates: ['delhivery'], order_id: null, payment_mode: null, order_value_inr: null, promised_by_ms: null },
     ]);
   });
+
+  it('merges rows after carrier detection: a named carrier, none and the name in capitals are one shipment (issue 29)', () => {
+    const c = new InputCollector(ctx);
+    c.add({ awb: '1234567890104', carrier: 'delhivery' });
+    c.add({ awb: '1234567890104', order_id: 'ORD-2' });
+    c.add({ awb: '1234567890104', carrier: 'DELHIVERY', payment_mode: 'cod' });
+    expect(c.shipments).toEqual([
+      { awb: '1234567890104', carrier: 'delhivery', candidates: [], order_id: 'ORD-2', payment_mode: 'cod', order_value_inr: null, promised_by_ms: null },
+    ]);
+    // The row without a carrier first: it takes the named carrier, and keeps its place and fields.
+    const d = new InputCollector(ctx);
+    d.add({ awb: '1234567890204', order_id: 'ORD-3' });
+    d.add({ awb: '1234567890104' });
+    d.add({ awb: '1234567890204', carrier: 'delhivery', order_id: 'ORD-4' });
+    // A carrier detection does not list stays a shipment of its own.
+    d.add({ awb: '1234567890204', carrier: 'bluedart' });
+    expect(d.shipments.map((s) => [s.awb, s.carrier, s.order_id])).toEqual([
+      ['1234567890204', 'delhivery', 'ORD-3'], ['1234567890104', null, null], ['1234567890204', 'bluedart', null],
+    ]);
+  });
 });

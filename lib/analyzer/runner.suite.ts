@@ -5,12 +5,15 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KeyRecord } from '../access/index.ts';
+import type { KeyStanding } from '../access/standing.ts';
 import { LaneBook } from '../lanes/index.ts';
 import type { PushKv, WebhookEvent } from '../webhooks/index.ts';
 import { InProcessEventLog } from '../webhooks/index.ts';
-import { Analyzer } from './analyzer.ts';
+import { Analyzer, type AnalyzerOptions } from './analyzer.ts';
+import type { AnalyzerLookup } from './lookup.ts';
 import { missingShipment } from './shipment.ts';
 import type { ShipmentInput } from './types.ts';
+import { newAnalysisId, type AnalysisDoc } from './store.ts';
 
 export interface StoreFactory {
   name: string;
@@ -88,6 +91,112 @@ export function runnerSuite(factory: StoreFactory): void {
       }
       expect(ran[0]! + ran[1]!).toBe(1800);
       expect(await store.used(prefix, record(prefix).period_start)).toBe(1800);
+    });
+
+    /** One analyzer on the first handle; the test's lookup, standing and runner options. */
+    async function one(lookup: AnalyzerLookup, extra: Partial<AnalyzerOptions> = {}): Promise<Analyzer> {
+      const opened = await factory.open();
+      cleanup = opened.cleanup;
+      const analyzer = new Analyzer({
+        kv: opened.kvs[0], tracking: { lookup: async () => ({ kind: 'not_found' }), readCache: async () => null }, network: new LaneBook(), plans: PLANS,
+        events: new InProcessEventLog(async () => {}), clock: Date.now, lookup, ...extra, runner: { idleMs: 10, ...extra.runner },
+      });
+      analyzers.push(analyzer);
+      return analyzer;
+    }
+    const newPrefix = () => `trk_test_R${Math.random().toString(36).slice(2, 8).padEnd(6, '0')}`;
+    async function until(read: () => Promise<AnalysisDoc | null>, done: (doc: AnalysisDoc) => boolean, boundMs = 30_000): Promise<AnalysisDoc> {
+      const deadline = Date.now() + boundMs;
+      for (;;) {
+        const doc = await read();
+        if (doc && done(doc)) return doc;
+        if (Date.now() > deadline) throw new Error(`not within ${boundMs} ms: ${JSON.stringify({ ...doc, report: undefined })}`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    }
+
+    it('retries carrier errors once the breaker closes: of 500 shipments with 40 carrier-down ones, 40 errors, not 498 (issue 29)', async () => {
+      // A carrier with a breaker: two failures in a row open it for 300 ms, and while it is open
+      // nothing is asked (the analyzer sees a resting error). The 40 down ones fail whenever asked.
+      const down = new Set<string>();
+      const shipments = Array.from({ length: 500 }, (_, i) => input(`D${String(i).padStart(4, '0')}`));
+      for (const [i, s] of shipments.entries()) if (i < 2 || (i % 13 === 0 && down.size < 40)) down.add(s.awb);
+      expect(down.size).toBe(40);
+      let openUntil = 0;
+      let failuresInARow = 0;
+      const asked = new Map<string, number>();
+      const analyzer = await one(async (s) => {
+        if (Date.now() < openUntil) return { ...missingShipment(s, 'delhivery', 'error', 'delhivery could not be reached'), resting: true };
+        asked.set(s.awb, (asked.get(s.awb) ?? 0) + 1);
+        if (!down.has(s.awb)) { failuresInARow = 0; return missingShipment(s, 'delhivery', 'not_found', null); }
+        if (++failuresInARow >= 2) openUntil = Date.now() + 300;
+        return missingShipment(s, 'delhivery', 'error', 'delhivery could not be reached');
+      }, { runner: { retryDelaysMs: [400, 100, 100] } });
+      const prefix = newPrefix();
+      const accepted = await analyzer.accept(record(prefix), null, shipments, [], 0);
+      if (!accepted.ok) throw new Error('refused');
+      analyzer.start();
+      const doc = await until(() => analyzer.store.get(prefix, accepted.doc.id), (d) => d.status === 'completed');
+      expect(doc.report!.totals).toMatchObject({ shipments: 500, not_found: 460, errors: 40 });
+      const errors = [];
+      for await (const s of analyzer.store.shipments(doc)) if (s.result === 'error') errors.push(s.awb);
+      expect(errors.sort()).toEqual([...down].sort());
+      // Bounded: a down shipment is asked at most once per pass (the first and three retry rounds).
+      expect(Math.max(...[...down].map((awb) => asked.get(awb) ?? 0))).toBeLessThanOrEqual(4);
+      expect(doc.retry_rounds).toBe(3);
+      // The errors are given back when it completes.
+      expect(await analyzer.store.used(prefix, record(prefix).period_start)).toBe(460);
+    });
+
+    it('stops a revoked key\'s analysis (failed, saying why) and holds a suspended one until the key is active again (issue 29)', async () => {
+      const standings = new Map<string, KeyStanding>();
+      const looked = new Map<string, number>();
+      const analyzer = await one(async (s) => {
+        const prefix = s.awb.slice(0, 1);
+        looked.set(prefix, (looked.get(prefix) ?? 0) + 1);
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        return missingShipment(s, 'delhivery', 'not_found', null);
+      }, { standing: async (prefix) => standings.get(prefix) ?? 'active', runner: { holdRecheckMs: 50, concurrency: 4 } });
+      const [held, revoked] = [newPrefix(), newPrefix()];
+      standings.set(held, 'suspended');
+      const heldDoc = await analyzer.accept(record(held), null, Array.from({ length: 450 }, (_, i) => input(`H${i}`)), [], 0);
+      const revokedDoc = await analyzer.accept(record(revoked), null, Array.from({ length: 4_000 }, (_, i) => input(`R${i}`)), [], 0);
+      if (!heldDoc.ok || !revokedDoc.ok) throw new Error('refused');
+      analyzer.start();
+      // Suspended: nothing looked up, the reason shown while it waits.
+      const waiting = await until(() => analyzer.store.get(held, heldDoc.doc.id), (d) => Boolean(d.held));
+      expect(waiting).toMatchObject({ status: 'running', done: 0 });
+      expect(waiting.held).toMatch(/suspended.*resumed or renewed/);
+      // Revoked in the middle of its run: it stops there, failed, and nothing more is looked up.
+      await until(() => analyzer.store.get(revoked, revokedDoc.doc.id), (d) => d.done >= 400);
+      standings.set(revoked, 'revoked');
+      const stopped = await until(() => analyzer.store.get(revoked, revokedDoc.doc.id), (d) => d.status === 'failed');
+      expect(stopped.error).toMatch(/revoked/);
+      expect(stopped.done).toBeLessThan(4_000);
+      const lookedAtStop = looked.get('R');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(looked.get('R')).toBe(lookedAtStop);
+      expect(looked.get('H') ?? 0).toBe(0);
+      // Resumed (or renewed): it goes on and completes, the reason gone.
+      standings.set(held, 'active');
+      const done = await until(() => analyzer.store.get(held, heldDoc.doc.id), (d) => d.status === 'completed');
+      expect(done).toMatchObject({ done: 450, held: null });
+      expect(looked.get('H')).toBe(450);
+    });
+
+    it('runs an analysis stored but never scheduled (a crash between the two steps), within the reservation\'s grace', async () => {
+      const analyzer = await one(async (s) => missingShipment(s, 'delhivery', 'not_found', null));
+      const prefix = newPrefix();
+      const id = newAnalysisId();
+      // Analyzer.accept's first two steps, without the third (enqueue): where a crash would stop it.
+      await analyzer.runner.reserve(prefix, id);
+      const stored = await analyzer.store.accept({ id, prefix, mode: 'test', name: null, periodStart: record(prefix).period_start, limit: 12_000, shipments: [input('X1'), input('X2')], rejected: [], rejectedCount: 0, nowMs: Date.now() });
+      expect(stored.ok).toBe(true);
+      const started = Date.now();
+      analyzer.start();
+      const doc = await until(() => analyzer.store.get(prefix, id), (d) => d.status === 'completed', 10_000);
+      expect(doc.report!.totals.shipments).toBe(2);
+      expect(Date.now() - started).toBeLessThan(10_000);
     });
   });
 }

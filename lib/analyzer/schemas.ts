@@ -79,6 +79,7 @@ export const AnalysisSchema = z.object({
   id: z.string(),
   name: z.string().nullable(),
   status: z.enum(ANALYSIS_STATUSES),
+  status_reason: z.string().nullable().describe('Why a failed analysis stopped (e.g. its key was revoked), or why a running one waits (its key is suspended or expired: it goes on when the key is active again); else null'),
   progress: z.object({ done: z.number().int(), total: z.number().int() }),
   created_at: UtcMillis,
   completed_at: UtcMillis.nullable(),

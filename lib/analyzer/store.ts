@@ -60,6 +60,10 @@ export interface AnalysisDoc {
   event_sequence: number | null;
   report: Report | null;
   error: string | null;
+  /** Why a running analysis waits (its key is suspended or expired); null while it may run. */
+  held?: string | null;
+  /** Retry rounds of carrier errors made so far (the runner's RETRY_DELAYS_MS). */
+  retry_rounds?: number;
 }
 
 /** The allowance counter of a key: reset by a new period (renewal starts one). */
@@ -78,6 +82,8 @@ export type AcceptResult =
   | { ok: false; needed: number; remaining: number; limit: number };
 
 export interface NewAnalysis {
+  /** The analysis's id, drawn beforehand (newAnalysisId) when it is reserved on the schedule first. */
+  id?: string;
   prefix: string;
   mode: KeyMode;
   name: string | null;
@@ -89,7 +95,7 @@ export interface NewAnalysis {
   nowMs: number;
 }
 
-const newId = () => `an_${randomBytes(15).toString('base64url').replace(/[-_]/g, '0')}`;
+export const newAnalysisId = () => `an_${randomBytes(15).toString('base64url').replace(/[-_]/g, '0')}`;
 
 function usedIn(doc: UsageDoc | null, periodStart: string): number {
   return doc && doc.period_start === periodStart ? doc.used : 0;
@@ -115,7 +121,7 @@ export class AnalysisStore {
   /** Counts the shipments against the allowance and stores the analysis, in one atomic step. */
   async accept(input: NewAnalysis): Promise<AcceptResult> {
     const { prefix, shipments } = input;
-    const id = newId();
+    const id = input.id ?? newAnalysisId();
     const chunks = Math.ceil(shipments.length / CHUNK_SIZE);
     const doc: AnalysisDoc = {
       id, key_prefix: prefix, mode: input.mode, name: input.name, status: 'queued', total: shipments.length, done: 0, chunks,
@@ -200,6 +206,33 @@ export class AnalysisStore {
     });
   }
 
+  /** A chunk's results again after its carrier errors were retried; progress stays as it was. */
+  async replaceChunk(prefix: string, id: string, chunk: number, rows: AnalyzedShipment[]): Promise<void> {
+    const docKey = analyzerKeys.analysis(prefix, id);
+    const outKey = analyzerKeys.output(prefix, id, chunk);
+    await this.kv.transact([docKey, outKey], ([docValue, existing]) => {
+      const doc = docValue as AnalysisDoc | null;
+      if (!doc || existing === null || doc.status !== 'running') return { result: null };
+      return { writes: [{ key: outKey, value: rows, ttlMs: this.ttlLeft(doc) }], result: null };
+    });
+  }
+
+  /** Changes what the runner keeps of a running analysis (held, retry rounds); null when it is not running. */
+  async patchRunning(prefix: string, id: string, patch: Pick<Partial<AnalysisDoc>, 'held' | 'retry_rounds'>): Promise<AnalysisDoc | null> {
+    return this.kv.update<AnalysisDoc, AnalysisDoc | null>(analyzerKeys.analysis(prefix, id), (doc) => {
+      if (!doc || doc.status !== 'running') return { result: null };
+      const next = { ...doc, ...patch };
+      return { next, result: next, ttlMs: this.ttlLeft(doc) };
+    });
+  }
+
+  /** Ends an analysis that will not complete (`reason` says why); a completed one is left as it is. */
+  async fail(prefix: string, id: string, reason: string, nowMs: number): Promise<void> {
+    await this.kv.update<AnalysisDoc, null>(analyzerKeys.analysis(prefix, id), (doc) => (doc && doc.status !== 'completed' && doc.status !== 'failed'
+      ? { next: { ...doc, status: 'failed', held: null, error: reason, completed_ms: nowMs }, result: null, ttlMs: ANALYSIS_RETENTION_MS }
+      : { result: null }));
+  }
+
   /**
    * Completes an analysis once: the report stored, the carrier errors' shipments given back to the
    * period they were counted in, the completion event's sequence drawn. A second call changes
@@ -213,7 +246,7 @@ export class AnalysisStore {
       const giveBack = report.totals.errors;
       const usage = usageValue as UsageDoc | null;
       const sequence = ((eventsValue as { seq: number } | null)?.seq ?? 0) + 1;
-      const next: AnalysisDoc = { ...doc, status: 'completed', done: doc.total, completed_ms: nowMs, report, given_back: giveBack, event_sequence: sequence };
+      const next: AnalysisDoc = { ...doc, status: 'completed', held: null, done: doc.total, completed_ms: nowMs, report, given_back: giveBack, event_sequence: sequence };
       const writes: { key: string; value: unknown; ttlMs?: number }[] = [
         { key: keys[0]!, value: next, ttlMs: this.ttlLeft(doc) },
         { key: keys[2]!, value: { seq: sequence } },

@@ -62,6 +62,13 @@ export interface AnalyzedShipment {
   is_stuck: boolean;
   hours_since_last_scan: number | null;
   error: string | null;
+  /**
+   * A carrier error where the carrier was not asked at all (its circuit breaker open, or too many
+   * calls waiting): retried before those the carrier answered with an error (runner.ts).
+   */
+  resting?: boolean;
+  /** Retry rounds in which this carrier error was looked up again, and was an error again. */
+  retries?: number;
 }
 
 /** The network's windowed figures of one carrier on one lane (the same as GET /v1/lanes). */

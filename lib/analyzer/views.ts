@@ -10,7 +10,9 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 
 export function analysisSummary(doc: AnalysisDoc): z.infer<typeof AnalysisSummarySchema> {
   return {
-    id: doc.id, name: doc.name, status: doc.status, progress: { done: doc.done, total: doc.total },
+    id: doc.id, name: doc.name, status: doc.status,
+    status_reason: doc.status === 'failed' ? doc.error : doc.status === 'running' ? doc.held ?? null : null,
+    progress: { done: doc.done, total: doc.total },
     created_at: iso(doc.created_ms)!, completed_at: iso(doc.completed_ms),
   };
 }
@@ -19,12 +21,26 @@ export function analysisView(doc: AnalysisDoc): z.infer<typeof AnalysisSchema> {
   return { ...analysisSummary(doc), rejected_rows: doc.rejected_rows, report: doc.report };
 }
 
-/** RFC 4180 quoting; a free-text cell a spreadsheet would run as a formula is quoted with a leading '. */
-function cell(value: string | number | boolean | null, freeText = false): string {
+/**
+ * Where a spreadsheet may start a cell inside a text: at its start, or after any separator it may
+ * split on (comma, semicolon, tab, a line break), quotes and spaces skipped — then a formula
+ * character (= + - @, tab, CR).
+ */
+const FORMULA_START = /(^|[,;\t\r\n])([" ]*)([=+\-@\t\r])/g;
+
+/**
+ * One CSV cell, safe under any separator a spreadsheet may split on: every place a cell could start
+ * with a formula character gets a ' before it (OWASP's CSV injection advice) — not only the start
+ * of the text, since a spreadsheet splitting on `;` starts a cell inside `ORD-7;=cmd…` whatever the
+ * quotes say (a quote in the middle of its cell is a plain character to it) — and a text holding a
+ * separator, a quote or a line break is quoted (RFC 4180). Every text column, the AWB included
+ * (`-A1-B1` is a valid AWB). Numbers and booleans are the service's own and written as they are.
+ */
+export function csvCell(value: string | number | boolean | null): string {
   if (value === null) return '';
-  let text = String(value);
-  if (freeText && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  if (typeof value !== 'string') return String(value);
+  const text = value.replace(FORMULA_START, "$1$2'$3");
+  return /[",;\t\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
 export const SHIPMENT_CSV_HEADER = `${SHIPMENT_CSV_COLUMNS.join(',')}\r\n`;
@@ -35,7 +51,7 @@ export function shipmentCsvLine(s: AnalyzedShipment): string {
   const delivered = found && s.stage === 'delivered';
   const error = s.result === 'not_found' ? 'shipment_not_found' : s.result === 'error' ? `upstream_error: ${s.error ?? 'carrier error'}` : null;
   const values: (string | number | boolean | null)[] = [
-    s.awb, s.carrier, null, s.payment_mode, s.status, s.stage, found ? OUTCOME_OF_STAGE[s.stage!] : null,
+    s.awb, s.carrier, s.order_id, s.payment_mode, s.status, s.stage, found ? OUTCOME_OF_STAGE[s.stage!] : null,
     found ? s.attempts : null,
     delivered ? s.ndr.length === 0 : null,
     found ? s.ndr.join(';') : null,
@@ -47,7 +63,5 @@ export function shipmentCsvLine(s: AnalyzedShipment): string {
     s.hours_since_last_scan,
     error,
   ];
-  const cells = values.map((v) => cell(v));
-  cells[2] = cell(s.order_id, true);
-  return `${cells.join(',')}\r\n`;
+  return `${values.map(csvCell).join(',')}\r\n`;
 }

@@ -115,6 +115,11 @@ export const EnvSchema = z.object({
   /** How often active and watched shipments are re-polled (default 7200 s = 2 h). */
   POLLER_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(7200),
   /** Seconds to wait after each failed webhook attempt; one more failure than steps gives up. */
+  /**
+   * Seconds before each retry round of an analysis's carrier errors (lib/analyzer/runner.ts); the
+   * first past a carrier breaker's 10 s rest. Default 5 rounds within 4 minutes.
+   */
+  ANALYZER_RETRY_SCHEDULE: z.string().regex(/^\s*\d+(\.\d+)?\s*(,\s*\d+(\.\d+)?\s*)*$/, 'comma-separated seconds, e.g. 15,30,60').default('15,30,60,60,60'),
   WEBHOOK_RETRY_SCHEDULE: z.string().regex(/^\s*\d+(\.\d+)?\s*(,\s*\d+(\.\d+)?\s*)*$/, 'comma-separated seconds, e.g. 5,300,1800').default('5,300,1800,7200,18000,36000,36000'),
   /**
    * Non-public webhook targets the operator opens (comma-separated addresses or CIDR ranges, e.g.

@@ -8,11 +8,11 @@ export const MAX_RETRY_AFTER_SECONDS = 3600;
 export const JITTER = 0.2;
 
 /** WEBHOOK_RETRY_SCHEDULE: comma-separated positive seconds. Throws with a message on anything else. */
-export function parseRetrySchedule(text: string): number[] {
+export function parseRetrySchedule(text: string, name = 'WEBHOOK_RETRY_SCHEDULE'): number[] {
   const parts = text.split(',').map((p) => p.trim());
   const seconds = parts.map(Number);
   if (parts.length === 0 || seconds.some((s, i) => !/^\d+(\.\d+)?$/.test(parts[i]!) || !(s > 0))) {
-    throw new Error(`WEBHOOK_RETRY_SCHEDULE must be comma-separated positive seconds, e.g. 5,300,1800 (got "${text}")`);
+    throw new Error(`${name} must be comma-separated positive seconds, e.g. 5,300,1800 (got "${text}")`);
   }
   return seconds;
 }

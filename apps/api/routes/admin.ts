@@ -89,7 +89,13 @@ export function registerAdminRoutes(app: FastifyInstance, deps: ApiDeps): void {
   const now = () => new Date(deps.clock());
   // Push follows the key's standing before the answer: held events go out on resume or renewal;
   // a revoke drops watches, endpoints and queued events (workers also ask at every step).
-  const keyChanged = async (record: KeyRecord) => deps.push?.keyChanged(record.prefix, record.mode, standingOf(record, now()));
+  // Held analyses go on at once when the key is active again (the analyzer's runner stops a revoked
+  // key's and holds a suspended key's by itself, asking at every chunk).
+  const keyChanged = async (record: KeyRecord) => {
+    const standing = standingOf(record, now());
+    await deps.push?.keyChanged(record.prefix, record.mode, standing);
+    await deps.analyzer?.keyChanged(record.prefix, standing);
+  };
 
   app.register(async (admin) => {
     admin.addHook('onRequest', async (request, reply) => {

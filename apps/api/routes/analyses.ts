@@ -62,6 +62,12 @@ function collectJson(collector: InputCollector, body: unknown): { name: string |
   return { name: typeof name === 'string' && name.trim() ? name.trim() : null };
 }
 
+/**
+ * Reads a CSV body into the collector. Refused before its end (past 20,000 rows or 16 MiB, a
+ * header or line too long), the rest of the body is left unread: the answer closes the connection,
+ * as Fastify's own 413 does, so the next request on it is never parsed out of the upload's bytes
+ * (or left waiting for them: issue 29).
+ */
 async function collectCsv(collector: InputCollector, body: Readable): Promise<void> {
   try {
     const outcome = await readCsv(body, {
@@ -72,8 +78,9 @@ async function collectCsv(collector: InputCollector, body: Readable): Promise<vo
     }, ANALYSIS_BODY_LIMIT);
     if (outcome !== 'done') throw tooMany();
   } catch (err) {
-    if (err instanceof CsvInputError) throw new ApiError('invalid_analysis', err.message);
-    throw err;
+    const apiError = err instanceof CsvInputError ? new ApiError('invalid_analysis', err.message) : err;
+    if (!(apiError instanceof ApiError) || body.readableEnded) throw apiError;
+    throw new ApiError(apiError.code, apiError.message, { ...apiError.headers, Connection: 'close' });
   }
 }
 

@@ -745,6 +745,8 @@ export interface components {
             name: string | null;
             /** @enum {string} */
             status: "queued" | "running" | "completed" | "failed";
+            /** @description Why a failed analysis stopped (e.g. its key was revoked), or why a running one waits (its key is suspended or expired: it goes on when the key is active again); else null */
+            status_reason: string | null;
             progress: {
                 done: number;
                 total: number;
@@ -766,6 +768,8 @@ export interface components {
                 name: string | null;
                 /** @enum {string} */
                 status: "queued" | "running" | "completed" | "failed";
+                /** @description Why a failed analysis stopped (e.g. its key was revoked), or why a running one waits (its key is suspended or expired: it goes on when the key is active again); else null */
+                status_reason: string | null;
                 progress: {
                     done: number;
                     total: number;

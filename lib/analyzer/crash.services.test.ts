@@ -1,0 +1,24 @@
+import { Redis } from 'ioredis';
+import { deleteUnder, testNamespace, testRedisUrl } from '../access/testing.ts';
+import { RedisPushKv } from '../webhooks/index.ts';
+import { crashSuite } from './crash.suite.ts';
+
+// A namespace of the test Redis per test: the killed process's and the restarted runner's view of it.
+crashSuite({
+  name: 'redis',
+  async create() {
+    const url = await testRedisUrl();
+    const namespace = `${testNamespace()}push:`;
+    const clients: Redis[] = [];
+    return {
+      child: { kind: 'redis', url, namespace },
+      open: () => { const client = new Redis(url); clients.push(client); return new RedisPushKv(client, namespace); },
+      async cleanup() {
+        const admin = new Redis(url);
+        await deleteUnder(admin, namespace);
+        admin.disconnect();
+        for (const c of clients) c.disconnect();
+      },
+    };
+  },
+});

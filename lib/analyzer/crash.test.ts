@@ -1,0 +1,14 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EmbeddedPushKv } from '../webhooks/index.ts';
+import { crashSuite } from './crash.suite.ts';
+
+// The journal under a DATA_DIR: the killed process's writes are what the restart reads.
+crashSuite({
+  name: 'embedded',
+  async create() {
+    const dir = await mkdtemp(join(tmpdir(), 'analyzer-crash-'));
+    return { child: { kind: 'embedded', dir }, open: () => new EmbeddedPushKv(dir), cleanup: () => rm(dir, { recursive: true, force: true }) };
+  },
+});
