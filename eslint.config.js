@@ -73,6 +73,20 @@ export default tseslint.config(
     },
   },
   {
+    // The delivery model learns from the network's own deliveries; it must never know the sandbox's
+    // or the network model's parameters (on any other network its windows must still hold).
+    files: ['lib/prediction/**/*.ts'],
+    ignores: [...TESTS, 'lib/prediction/testing/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['**/sandbox/**', '**/sandbox', '**/network/**', '**/network', '**/config/sandbox/**'], message: 'lib/prediction learns from delivered shipments only: no lib/sandbox, lib/network or config/sandbox' },
+          { group: ['**/testing/**', '**/testing.ts', '**/testing-*.ts', '**/test/**', '**/bench/**'], message: 'production code does not import test support or benches' },
+        ],
+      }],
+    },
+  },
+  {
     files: PURE,
     ignores: TESTS,
     rules: {

@@ -1,12 +1,13 @@
 /**
  * npm run bench [-- <section>...] — prints every figure the issues ask for, measured side by side
- * in one run on this machine. Sections: normalize, mapping, carriers, api, pipeline, lanes, replay, webhooks, analyzer.
+ * in one run on this machine. Sections: normalize, mapping, carriers, api, pipeline, lanes, replay, webhooks, analyzer, network.
  */
 import { benchAnalyzer } from './analyzer.ts';
 import { benchApi } from './api.ts';
 import { benchCarriers } from './carriers.ts';
 import { benchLanes } from './lanes.ts';
 import { benchMapping } from './mapping.ts';
+import { benchNetwork } from './network.ts';
 import { benchNormalize } from './normalize.ts';
 import { benchPipeline } from './pipeline.ts';
 import { benchReplay } from './replay.ts';
@@ -22,6 +23,7 @@ const SECTIONS: Record<string, { title: string; run: () => Promise<BenchResult[]
   pipeline: { title: 'Pipeline: Kafka → normalizer → ClickHouse, lane benchmarks at scale (npm run bench -- pipeline)', run: benchPipeline },
   replay: { title: 'Replay over 1 M polls stored in ClickHouse: --diff, --apply (npm run bench -- replay)', run: benchReplay },
   webhooks: { title: 'Push: deliveries to a verifying receiver, embedded vs Redis; poll on Kafka → delivery (npm run bench -- webhooks)', run: benchWebhooks },
+  network: { title: 'Simulated network: 1 M journeys generated; their history through Kafka and the normalizer into ClickHouse (npm run bench -- network)', run: benchNetwork },
   analyzer: { title: 'Shipment analyzer: end to end on the embedded default, the report alone (npm run bench -- analyzer)', run: benchAnalyzer },
 };
 

@@ -8,7 +8,8 @@ import { z } from 'zod';
 import { ErrorBodySchema, TrackingRecordSchema, UsageRecordSchema, type ErrorCode } from '../../lib/schemas/index.ts';
 import { errorCodesOf, type DescribedRoute, type HeaderName, type RouteSpec } from './api-spec.ts';
 import { CODE_TO_STATUS } from './errors.ts';
-import { SCHEMA_NAMES } from './api-schemas.ts';
+import { EtaChangedEventBodySchema, SCHEMA_NAMES, TestEventBodySchema, TrackingEventBodySchema } from './api-schemas.ts';
+import { TRACKING_EVENT_TYPES } from '../../lib/webhooks/index.ts';
 
 type Json = Record<string, unknown>;
 
@@ -180,10 +181,39 @@ function strip(schema: Json): Json {
   return schema;
 }
 
+/** An event the API sends to the customer's endpoints (OpenAPI 3.1 `webhooks`). */
+export interface WebhookSpec {
+  summary: string;
+  description: string;
+  schema: z.ZodType;
+}
+
 export interface DocumentInfo {
   title: string;
   description: string;
   securitySchemes: Record<string, Json>;
+  webhooks?: Record<string, WebhookSpec>;
+}
+
+/** Standard Webhooks v1 headers every delivery carries (contracts.md "Push"). */
+const WEBHOOK_HEADERS: Json[] = [
+  { name: 'webhook-id', in: 'header', required: true, description: 'The event id: the same for every attempt and resend of one event (drop one you have had).', schema: { type: 'string' } },
+  { name: 'webhook-timestamp', in: 'header', required: true, description: 'Unix seconds of this attempt.', schema: { type: 'string' } },
+  { name: 'webhook-signature', in: 'header', required: true, description: 'v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>"> with the endpoint\'s secret; two, space-separated, during a rotation.', schema: { type: 'string' } },
+];
+
+function webhookItem(name: string, spec: WebhookSpec, schemas: SchemaSet): Json {
+  return {
+    post: {
+      operationId: `webhook_${name.replace(/[^A-Za-z0-9]+/g, '_')}`,
+      summary: spec.summary,
+      description: spec.description,
+      security: [],
+      parameters: WEBHOOK_HEADERS,
+      requestBody: { required: true, content: { 'application/json': { schema: schemas.ref(spec.schema, `${pascal(name.replace(/[^A-Za-z0-9]+/g, ''))}Body`) } } },
+      responses: { '2XX': { description: 'Received: any 2xx within 15 s. 410 disables the endpoint; anything else is retried.' } },
+    },
+  };
 }
 
 /** The OpenAPI 3.1 document of `routes`. */
@@ -196,6 +226,8 @@ export function buildDocument(routes: DescribedRoute[], info: DocumentInfo): Jso
     if (op.requestBody) strip(((op.requestBody as Json).content as Record<string, Json>)['application/json']!.schema as Json);
     paths[path] = { ...paths[path], [route.method.toLowerCase()]: op };
   }
+  const webhooks: Record<string, Json> = {};
+  for (const [name, spec] of Object.entries(info.webhooks ?? {})) webhooks[name] = webhookItem(name, spec, schemas);
   const components = schemas.components();
   return {
     openapi: '3.1.0',
@@ -203,12 +235,13 @@ export function buildDocument(routes: DescribedRoute[], info: DocumentInfo): Jso
     servers: [{ url: '/' }],
     security: Object.keys(info.securitySchemes).map((name) => ({ [name]: [] })),
     paths,
-    components: { securitySchemes: info.securitySchemes, schemas: reachable(paths, components) },
+    ...(info.webhooks ? { webhooks } : {}),
+    components: { securitySchemes: info.securitySchemes, schemas: reachable([paths, webhooks], components) },
   };
 }
 
 /** The components `paths` refer to, directly or through other components. */
-function reachable(paths: Json, components: Record<string, Json>): Record<string, Json> {
+function reachable(paths: unknown, components: Record<string, Json>): Record<string, Json> {
   const kept = new Set<string>();
   const visit = (value: unknown): void => {
     if (Array.isArray(value)) value.forEach(visit);
@@ -233,6 +266,24 @@ export const PUBLIC_INFO: DocumentInfo = {
   description: 'One GET tracks a consignment of any supported carrier and answers one uniform JSON document. Every /v1/track call that is answered 200 or 404 consumes one lookup. '
     + 'A typed TypeScript client is in packages/client.',
   securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'trk_live_… or trk_test_… (sandbox carriers) key.' } },
+  webhooks: {
+    tracking: {
+      summary: 'A watched shipment changed',
+      description: `One of ${TRACKING_EVENT_TYPES.filter((t) => t !== 'tracking.eta_changed').join(', ')} (the most specific that applies): a new event, status, stage, attempt count, or is_stuck turning true.`,
+      schema: TrackingEventBodySchema,
+    },
+    'tracking.eta_changed': {
+      summary: 'A watched shipment\'s predicted delivery day moved',
+      description: 'insights.prediction.delivery_date moved by one day or more since the day last told (or shown by the watch call); at most one per shipment per 6 hours (a move within them is told at the next poll after, if it still holds). '
+        + 'data.tracking is the record; data.previous_delivery_date the day told before.',
+      schema: EtaChangedEventBodySchema,
+    },
+    'webhook.test': {
+      summary: 'A test event',
+      description: 'Sent by POST /v1/webhooks/{id}/test to that endpoint only.',
+      schema: TestEventBodySchema,
+    },
+  },
 };
 
 export const ADMIN_INFO: DocumentInfo = {

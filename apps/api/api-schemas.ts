@@ -5,12 +5,12 @@
  */
 import { z } from 'zod';
 import { PLAN_NAMES } from '../../lib/config/index.ts';
-import { TrackingRecordSchema, UsageRecordSchema } from '../../lib/schemas/index.ts';
+import { EventSchema, PredictionSchema, STAGES, STATUSES, TrackingRecordSchema, UsageRecordSchema } from '../../lib/schemas/index.ts';
 import {
   AnalysisAcceptedSchema, AnalysisListSchema, AnalysisRequestSchema, AnalysisSchema, ReportSchema, ShareLinkSchema,
 } from '../../lib/analyzer/index.ts';
 import type { Product } from '../../lib/product/index.ts';
-import { SUBSCRIBABLE_EVENT_TYPES } from '../../lib/webhooks/index.ts';
+import { SUBSCRIBABLE_EVENT_TYPES, TRACKING_EVENT_TYPES } from '../../lib/webhooks/index.ts';
 
 const Instant = z.string().describe('UTC ISO 8601 instant');
 
@@ -93,6 +93,26 @@ export const LaneComparisonSchema = z.object({
   most_reliable: z.string().nullable().describe('Highest on-time rate among carriers with figures'),
 });
 
+/** GET /v1/estimate (contracts.md "Delivery prediction"): per carrier and service type, from the booked stage. */
+export const EstimateAnswerSchema = z.object({
+  origin_pincode: z.string(),
+  destination_pincode: z.string(),
+  ship_date: z.string().describe('The IST day the shipment is handed over (YYYY-MM-DD): the one asked, or today'),
+  estimates: z.array(z.object({
+    carrier: z.string(),
+    service_type: z.string().nullable().describe('As learned, lower case; null for carriers whose scans show none'),
+    delivery_date: PredictionSchema.shape.delivery_date.describe('The most likely delivery day (IST)'),
+    window: PredictionSchema.shape.window.describe('[first, last] IST days holding about 80 % and 90 % of deliveries, both included'),
+    basis: PredictionSchema.shape.basis.describe('The level answered from, its delivered shipments for the stage, the stage (awaiting_pickup) and when the model was built'),
+  })),
+  fastest: z.string().nullable().describe('The carrier with the earliest delivery_date (then the earliest p80 end, p90 end, slug); null without estimates'),
+});
+export const EstimateQuerySchema = z.object({
+  ship_date: z.string().optional().describe('YYYY-MM-DD (IST): from yesterday to 90 days after today; default today (IST). Anything else is 400 invalid_date.'),
+  carrier: z.string().optional().describe('A carrier slug or alias (else 400 unsupported_carrier); default every carrier with a basis'),
+  service_type: z.string().optional().describe('Only this service type (as carriers name it, any case); default every one learned'),
+});
+
 export const BatchResultSchema = z.union([
   z.object({ index: z.int().min(0), status: z.literal(200), tracking: TrackingRecordSchema }),
   z.object({
@@ -138,6 +158,39 @@ export const ReadinessSchema = z.object({
   checks: z.array(z.object({ name: z.string(), ok: z.boolean(), error: z.string().optional() })),
 });
 
+/**
+ * What a webhook delivery's body is (contracts.md "Push", "Delivery prediction"; lib/webhooks/events.ts
+ * makes them): the documents' `webhooks`, so a generated client types the events it receives.
+ */
+const trackingEventData = {
+  carrier: z.string(),
+  awb: z.string(),
+  sequence: z.int().min(1).describe('Per key and shipment, from 1, one more per event: drop a stale one'),
+  previous: z.object({ status: z.enum(STATUSES), current_stage: z.enum(STAGES) }).nullable().describe('What the key was told last; null before the first scan'),
+  new_events: z.array(EventSchema).describe('Events not in the last one told (none for tracking.eta_changed)'),
+  // Undescribed, so the documents refer to the one TrackingRecord rather than repeat it.
+  tracking: TrackingRecordSchema,
+};
+const CHANGE_EVENT_TYPES = TRACKING_EVENT_TYPES.filter((t) => t !== 'tracking.eta_changed') as [string, ...string[]];
+export const TrackingEventBodySchema = z.object({
+  type: z.enum(CHANGE_EVENT_TYPES),
+  timestamp: Instant.describe('When the change was learned (the poll\'s time)'),
+  data: z.object(trackingEventData),
+});
+export const EtaChangedEventBodySchema = z.object({
+  type: z.literal('tracking.eta_changed'),
+  timestamp: Instant.describe('When the move was learned (the poll\'s time)'),
+  data: z.object({
+    ...trackingEventData,
+    previous_delivery_date: PredictionSchema.shape.delivery_date.describe('The delivery day told before (IST); tracking.insights.prediction.delivery_date is the new one'),
+  }),
+});
+export const TestEventBodySchema = z.object({
+  type: z.literal('webhook.test'),
+  timestamp: Instant,
+  data: z.object({ endpoint_id: z.string(), message: z.string() }),
+});
+
 /** The admin API's view of a key: its usage record, e-mail address and mode. */
 export const KeyViewSchema = UsageRecordSchema.extend({ email: z.string(), mode: z.enum(['live', 'test']) });
 export const CreatedKeySchema = z.object({
@@ -157,7 +210,8 @@ export const SCHEMA_NAMES = new Map<z.ZodType, string>([
   [WatchSchema, 'Watch'], [WatchAnswerSchema, 'WatchAnswer'], [OneWatchSchema, 'OneWatch'], [WatchListSchema, 'WatchList'],
   [EndpointSchema, 'Endpoint'], [EndpointWithSecretSchema, 'EndpointWithSecret'], [EndpointListSchema, 'EndpointList'],
   [RotatedSecretSchema, 'RotatedSecret'], [SentEventSchema, 'SentEvent'], [DeliveriesSchema, 'Deliveries'],
-  [LaneComparisonSchema, 'LaneComparison'], [BatchResultSchema, 'BatchResult'], [BatchAnswerSchema, 'BatchResponse'],
+  [LaneComparisonSchema, 'LaneComparison'], [EstimateAnswerSchema, 'EstimateAnswer'],
+  [TrackingEventBodySchema, 'TrackingEventBody'], [EtaChangedEventBodySchema, 'EtaChangedEventBody'], [TestEventBodySchema, 'TestEventBody'], [BatchResultSchema, 'BatchResult'], [BatchAnswerSchema, 'BatchResponse'],
   [BatchRequestSchema, 'BatchRequest'], [CarrierListSchema, 'CarrierList'], [DetectAnswerSchema, 'DetectResponse'],
   [AnalysisRequestSchema, 'AnalysisRequest'], [AnalysisAcceptedSchema, 'AnalysisAccepted'], [AnalysisSchema, 'Analysis'],
   [AnalysisListSchema, 'AnalysisList'], [ReportSchema, 'AnalysisReport'], [ShareLinkSchema, 'ShareLink'],

@@ -17,6 +17,7 @@ import { registerBatchRoute } from './routes/batch.ts';
 import { registerBillingRoutes } from './routes/billing.ts';
 import { registerCarrierRoutes } from './routes/carriers.ts';
 import { registerLaneRoutes } from './routes/lanes.ts';
+import { registerEstimateRoutes } from './routes/estimate.ts';
 import { registerOpsRoutes } from './routes/ops.ts';
 import { registerDetectedTrackRoute } from './routes/track-detect.ts';
 import { registerTrackRoutes } from './routes/track.ts';
@@ -102,6 +103,7 @@ export async function buildApp(deps: ApiDeps, options: AppOptions = {}): Promise
   registerCarrierRoutes(app, deps);
   registerUsageRoutes(app, deps);
   registerLaneRoutes(app, deps);
+  registerEstimateRoutes(app, deps);
   registerAdminRoutes(app, deps);
   registerTrialRoutes(app, deps);
   registerBillingRoutes(app, deps);

@@ -51,6 +51,12 @@ describe('the OpenAPI documents describe every answer', () => {
       // No answer is described as a bare object (a generated client would type it `{}`).
       expect(bareObjects(doc)).toEqual([]);
     }
+    // The events the API sends are described too (OpenAPI 3.1 webhooks), eta_changed with its previous day.
+    const webhooks = (docs[0] as { webhooks: Record<string, { post: { requestBody: { content: Record<string, { schema: { $ref: string } }> } } }> }).webhooks;
+    expect(Object.keys(webhooks)).toEqual(['tracking', 'tracking.eta_changed', 'webhook.test']);
+    const etaRef = webhooks['tracking.eta_changed']!.post.requestBody.content['application/json']!.schema.$ref;
+    const schemas = (docs[0] as { components: { schemas: Record<string, { properties: { data: { properties: Record<string, unknown> } } }> } }).components.schemas;
+    expect(Object.keys(schemas[etaRef.split('/').pop()!]!.properties.data.properties)).toEqual(['carrier', 'awb', 'sequence', 'previous', 'new_events', 'tracking', 'previous_delivery_date']);
   });
 
   it('the admin document is behind the admin token', async () => {
@@ -142,6 +148,11 @@ describe('the OpenAPI documents describe every answer', () => {
     expect((await call('GET', '/v1/usage')).statusCode).toBe(200);
     await call('GET', '/v1/lanes/110001/400001');
     expectError(await call('GET', '/v1/lanes/1100/400001'), 400, 'invalid_pincode');
+    expect((await call('GET', '/v1/estimate/110001/560001')).statusCode).toBe(200);
+    expect((await call('GET', '/v1/estimate/110001/560001?ship_date=2026-11-20&carrier=delhivery&service_type=surface')).statusCode).toBe(200);
+    expectError(await call('GET', '/v1/estimate/11000/560001'), 400, 'invalid_pincode');
+    expectError(await call('GET', '/v1/estimate/110001/560001?ship_date=2026-02-30'), 400, 'invalid_date');
+    expectError(await call('GET', '/v1/estimate/110001/560001?carrier=nosuchcarrier'), 400, 'unsupported_carrier');
     expect((await call('GET', '/healthz', { apiKey: null })).statusCode).toBe(200);
     await call('GET', '/readyz', { apiKey: null });
   });

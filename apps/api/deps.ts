@@ -6,6 +6,7 @@ import type { IdempotencyStore } from '../../lib/idempotency/index.ts';
 import type { LaneWindowSource } from '../../lib/lanes/index.ts';
 import type { Metrics } from '../../lib/metrics/index.ts';
 import type { Mailer } from '../../lib/notices/index.ts';
+import type { Estimator } from '../../lib/prediction/index.ts';
 import type { Product } from '../../lib/product/index.ts';
 import type { TrackingService } from '../../lib/tracking/index.ts';
 import type { ServerLimits } from './hardening.ts';
@@ -33,6 +34,8 @@ export interface ApiDeps {
   analyzer?: Analyzer;
   /** Windowed lane statistics for GET /v1/lanes (the embedded book or ClickHouse's lane_stats). */
   lanes: LaneWindowSource;
+  /** GET /v1/estimate's reading of the delivery model; absent: no carrier has a basis (no estimates). */
+  estimator?: Estimator;
   metrics: Metrics;
   /** Bearer token of the admin API. */
   adminToken: string;

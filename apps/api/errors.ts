@@ -7,6 +7,7 @@ export const CODE_TO_STATUS: Record<ErrorCode, number> = {
   invalid_awb: 400,
   unsupported_carrier: 400,
   invalid_pincode: 400,
+  invalid_date: 400,
   carrier_not_detected: 400,
   idempotency_key_reused: 422,
   invalid_analysis: 400,

@@ -14,6 +14,9 @@ import type { Env } from '../../lib/config/index.ts';
 import { LaneBook, type LaneStatsSource, type LaneWindowSource } from '../../lib/lanes/index.ts';
 import { createMetrics } from '../../lib/metrics/index.ts';
 import { ShipmentIndex } from '../../lib/pipeline/shipment-index.ts';
+import { loadCalendar } from '../../lib/calendar/index.ts';
+import { loadPlaces } from '../../lib/places/index.ts';
+import { placeLookupOf, PredictionBook, WorkdayIndex } from '../../lib/prediction/index.ts';
 import { loadProduct } from '../../lib/product/index.ts';
 import { connectRedis } from '../../lib/redis/index.ts';
 import { PollLog } from '../../lib/store/poll-log.ts';
@@ -70,6 +73,8 @@ export interface ApiRuntime {
   bus: PollBus;
   /** Watches, endpoints, change detection and (embedded) delivery. */
   push: Push;
+  /** The delivery model's book (insights.prediction, /v1/estimate, eta_changed); tests rebuild it at once. */
+  predictions: PredictionBook;
   /** True when ADMIN_TOKEN was not set and one was generated for this run. */
   adminTokenGenerated: boolean;
   close(): Promise<void>;
@@ -108,6 +113,9 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
   const embeddedLanes = new LaneBook({ windowDays: laneWindowDays, clock });
   // The window slides in the background, never in a lookup (lib/lanes/book.ts).
   const stopSweepingLanes = embeddedLanes.startSweeping();
+  // The delivery model: learned from the delivered shipments the embedded normalizer sees.
+  const predictionPlaces = placeLookupOf(loadPlaces());
+  const predictions = new PredictionBook({ places: predictionPlaces, workdays: new WorkdayIndex(loadCalendar()), windowDays: laneWindowDays, clock });
   // Push state: Redis when set, else a journal under DATA_DIR. Events go to Kafka when it is set
   // (the dispatcher app delivers them), else straight to this process's dispatcher.
   const mailer = createMailer(env, { from: noticeSettingsOf(env).from });
@@ -120,6 +128,7 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
     standing: standingFromStore(access),
     currentRecord: async (carrier, awb, mode) => pushRecords.tracking?.peek(carrier, awb, mode) ?? null,
     lanes: { get: (lane) => pushLanes.source.get(lane) },
+    predictor: predictions.predictor,
     events: env.KAFKA_BROKERS ? new KafkaEventLog(createKafka({ brokers: env.KAFKA_BROKERS, clientId: 'tracking-api-push' })) : undefined,
     sender: new WebhookSender({ allowedTargets, ...options.webhookSender }),
     targets: { allowedTargets, lookup: options.webhookSender?.lookup },
@@ -143,7 +152,7 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
     bus = new KafkaBus({ kafka, dataDir, onError: (err) => console.error(`raw-poll log unavailable, spooling to ${dataDir}/spool:`, (err as Error).message) });
   } else {
     const inProcess = createInProcessBus((err) => console.error('normalizer failed on a poll:', err));
-    const index = new ShipmentIndex(product.rules, embeddedLanes);
+    const index = new ShipmentIndex(product.rules, embeddedLanes, predictions);
     const pollLog = new PollLog(dataDir);
     for await (const { poll, mode } of pollLog.read((line) => console.error(`skipped damaged line ${line} of ${dataDir}/polls.ndjson`))) {
       index.handle(poll, mode);
@@ -185,7 +194,8 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
     log: (level, message) => console[level === 'info' ? 'log' : level](message),
   });
 
-  const tracking = new TrackingService({ cache, carriers, bus, rules: product.rules, lanes: laneSource, metrics, clock });
+  predictions.start(env.PREDICTION_REBUILD_SECONDS * 1000);
+  const tracking = new TrackingService({ cache, carriers, bus, rules: product.rules, lanes: laneSource, metrics, clock, predictor: predictions.predictor });
   pushLanes.source = laneSource;
   pushRecords.tracking = tracking;
   // The shipment analyzer: its state beside push's (Redis or DATA_DIR), its runner in every API process.
@@ -211,10 +221,11 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
 
   const adminToken = env.ADMIN_TOKEN ?? randomBytes(24).toString('base64url');
   return {
-    deps: { product, access, billing, idempotency, tracking, push, analyzer, throttle, mailer, lanes: laneWindows, metrics, adminToken, clock, readiness, logLevel: env.LOG_LEVEL, trustProxy: trustProxyOf(env.TRUST_PROXY), publicBaseUrl: env.PUBLIC_BASE_URL },
+    deps: { product, access, billing, idempotency, tracking, push, analyzer, throttle, mailer, lanes: laneWindows, estimator: predictions.estimator, metrics, adminToken, clock, readiness, logLevel: env.LOG_LEVEL, trustProxy: trustProxyOf(env.TRUST_PROXY), publicBaseUrl: env.PUBLIC_BASE_URL },
     shipments,
     bus,
     push,
+    predictions,
     adminTokenGenerated: env.ADMIN_TOKEN === undefined,
     async close() {
       stopSweepingLanes();

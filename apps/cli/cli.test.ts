@@ -167,5 +167,10 @@ describe('npm run cli -- keys ...', { timeout: SLOW }, () => {
     const run = await cli(['--help']);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('keys renew <key_prefix> [--plan <plan>]');
+    // Every command the CLI runs is listed, the delivery model's backtest included.
+    for (const command of ['keys create', 'lanes <origin_pincode>', 'analyze <shipments', 'predict backtest']) expect(run.stdout).toContain(command);
+    const predict = await cli(['predict', '--help']);
+    expect(predict.code).toBe(0);
+    expect(predict.stdout).toContain('--split <ISO>');
   });
 });

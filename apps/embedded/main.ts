@@ -18,6 +18,7 @@ import { refreshPolicyOf } from '../../lib/poller/index.ts';
 import { serviceLines } from '../../lib/process/banner.ts';
 import { runApp } from '../../lib/process/run.ts';
 import { startGatewaySandbox } from '../../lib/sandbox/gateway.ts';
+import { seedEmbeddedHistory } from '../../lib/sandbox/seed.ts';
 import { startSandbox } from '../../lib/sandbox/server.ts';
 import { startModeOf } from './mode.ts';
 
@@ -66,6 +67,11 @@ async function start() {
   const env = loadEnv();
   const mode = startModeOf(env);
   if ('error' in mode) throw new ConfigError(mode.error);
+  // First start without services: a test-mode network history, so lane figures show at once.
+  if (!mode.distributed) {
+    const seeded = await seedEmbeddedHistory(env.DATA_DIR, { shipments: env.SANDBOX_HISTORY_SHIPMENTS, days: env.SANDBOX_HISTORY_DAYS, configDir: env.CONFIG_DIR });
+    if (seeded.journeys) process.stdout.write(`seeded a sandbox history: ${seeded.journeys} journeys (test mode) in ${env.DATA_DIR}\n`);
+  }
   const sandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
   // The sandbox payment gateway: every key pays there unless Razorpay is configured for live keys.
   const gateway = await startGatewaySandbox();

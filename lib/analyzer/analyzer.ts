@@ -1,6 +1,6 @@
 /**
  * The analyzer's parts over one state store: analyses and their allowance (store.ts), the
- * background runner, the completion event and the share-link secret. An app creates one and starts
+ * background runner, and the completion event. An app creates one and starts
  * its runner; the API routes use the rest.
  */
 import type { KeyRecord } from '../access/index.ts';
@@ -11,7 +11,6 @@ import type { EventLog, PushKv } from '../webhooks/index.ts';
 import { analysisCompletedEvent } from './events.ts';
 import { trackingLookup, type AnalyzerLookup } from './lookup.ts';
 import { AnalysisRunner, type NetworkSource, type RunnerOptions } from './runner.ts';
-import { shareSecret } from './share.ts';
 import { AnalysisStore, analyzerKeys, dueMemberOf, newAnalysisId, type AcceptResult, type AnalysisDoc } from './store.ts';
 import type { AnalyzedShipment, RejectedRow, ShipmentInput } from './types.ts';
 
@@ -49,7 +48,6 @@ export interface AnalyzerOptions {
 export class Analyzer {
   readonly store: AnalysisStore;
   readonly runner: AnalysisRunner;
-  private secret: Promise<Buffer> | null = null;
 
   constructor(private readonly options: AnalyzerOptions) {
     this.store = new AnalysisStore(options.kv, options.clock);
@@ -117,11 +115,6 @@ export class Analyzer {
     const held = docs.filter((d) => d.status === 'running' && d.held);
     for (const doc of held) await this.options.kv.schedule(analyzerKeys.due(), dueMemberOf(prefix, doc.id), this.options.clock());
     if (held.length > 0) this.runner.wake();
-  }
-
-  shareSecret(): Promise<Buffer> {
-    this.secret ??= shareSecret(this.options.kv).catch((err: unknown) => { this.secret = null; throw err; });
-    return this.secret;
   }
 
   start(): void {

@@ -79,15 +79,4 @@ export class ShareLinks {
   }
 }
 
-/**
- * The secret of the signed links of the previous release, which named the key prefix and could
- * not be revoked: they are no longer accepted. Kept only because Analyzer (analyzer.ts) still
- * exposes it; nothing reads it any more.
- */
-export async function shareSecret(kv: PushKv): Promise<Buffer> {
-  const stored = await kv.update<string, string>('analyzer-share-secret', (current) => (current
-    ? { result: current }
-    : (() => { const secret = randomBytes(32).toString('base64url'); return { next: secret, result: secret }; })()));
-  return Buffer.from(stored, 'base64url');
-}
 

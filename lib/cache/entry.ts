@@ -6,18 +6,15 @@
  * plus ~300 bytes (`entryBytes`).
  */
 import type { BaseRecord, NormalizedShipment, ShipmentFacts } from '../normalize/types.ts';
+import { queryFactsOf, type QueryFacts } from '../prediction/records.ts';
 
 /** What insights and the delivery prediction read besides the facts (the rest is in `json`). */
 export interface AnswerFacts {
   /** The record's carrier EDD and delivery time as it states them (insights: late, delay). */
   estimated_delivery_at: string | null;
   delivered_at: string | null;
-  /** The prediction's question (lib/prediction queryOf): carrier is the record's, the rest here. */
-  service_type: string | null;
-  origin_pincode: string | null;
-  destination_pincode: string | null;
-  /** The destination state as the carrier wrote it (the place lookup may know better). */
-  destination_state: string | null;
+  /** The delivery prediction's question but for the stage and the instant (lib/prediction). */
+  query: QueryFacts;
 }
 
 export interface CachedShipment {
@@ -33,11 +30,6 @@ export interface CachedShipment {
   staleAt: number;
   facts: ShipmentFacts;
   answer: AnswerFacts;
-}
-
-function pincodeOf(location: { pincode: string | null } | null): string | null {
-  const pin = location?.pincode?.trim();
-  return pin && /^\d{6}$/.test(pin) ? pin : null;
 }
 
 /** Where `"field":false` ends in `json` (the value is written at the end of the field). */
@@ -66,10 +58,8 @@ export function compactShipment(shipment: NormalizedShipment): CachedShipment {
     answer: {
       estimated_delivery_at: record.estimated_delivery_at,
       delivered_at: record.delivered_at,
-      service_type: record.shipment.service_type,
-      origin_pincode: pincodeOf(record.origin),
-      destination_pincode: pincodeOf(record.destination),
-      destination_state: record.destination?.state ?? null,
+      // Read once here (the stage episodes walk the events), not per answer.
+      query: queryFactsOf(record, facts),
     },
   };
 }

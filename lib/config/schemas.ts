@@ -112,6 +112,8 @@ export const EnvSchema = z.object({
    * delivered records past it are read back from DATA_DIR/records (lib/cache/memory.ts).
    */
   CACHE_MAX_BYTES: unsetWhenEmpty(z.coerce.number().int().min(1_048_576, 'at least 1 MiB (1048576)').default(128 * 1_048_576)),
+  /** How often the delivery model is rebuilt (contracts.md: at least every 10 minutes). */
+  PREDICTION_REBUILD_SECONDS: unsetWhenEmpty(z.coerce.number().int().min(10).max(600).default(600)),
   /** How often active and watched shipments are re-polled (default 7200 s = 2 h). */
   POLLER_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(7200),
   /** Seconds to wait after each failed webhook attempt; one more failure than steps gives up. */
@@ -128,6 +130,12 @@ export const EnvSchema = z.object({
   WEBHOOK_ALLOWED_TARGETS: unsetWhenEmpty(z.string().optional()),
   /** ClickHouse database of the tables (default `tracking`, or a path in CLICKHOUSE_URL). */
   CLICKHOUSE_DATABASE: unsetWhenEmpty(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a database name: letters, digits and _').optional()),
+  /**
+   * The embedded default's first start (empty DATA_DIR) seeds a test-mode history of this many
+   * network journeys over SANDBOX_HISTORY_DAYS (default 20,000 over 90 days; 0: none).
+   */
+  SANDBOX_HISTORY_SHIPMENTS: unsetWhenEmpty(z.coerce.number().int().min(0, 'a whole number of journeys from 0 to 1000000').max(1_000_000, 'a whole number of journeys from 0 to 1000000').default(20_000)),
+  SANDBOX_HISTORY_DAYS: unsetWhenEmpty(z.coerce.number().int().min(1, 'a whole number of days from 1 to 365').max(365, 'a whole number of days from 1 to 365').default(90)),
   /** Days of closed shipments in lane statistics (API and normalizer). */
   LANE_WINDOW_DAYS: unsetWhenEmpty(z.coerce.number().int().min(1, 'a whole number of days from 1 to 3650').max(3650, 'a whole number of days from 1 to 3650').default(90)),
   /** Plan notices: the payment page linked from them, their sender, their schedule. */

@@ -1,5 +1,5 @@
 import type { BaseRecord, ShipmentFacts } from '../normalize/types.ts';
-import type { AttentionReason, Benchmark, Insights, Stage, TrackingRecord } from '../schemas/index.ts';
+import type { AttentionReason, Benchmark, Insights, PredictionJson, Stage, TrackingRecord } from '../schemas/index.ts';
 import { round1 } from '../normalize/time.ts';
 import { DAY_MS, HOUR_MS } from '../time/index.ts';
 
@@ -41,7 +41,7 @@ function attentionOf(stuck: boolean, stage: Stage): AttentionReason | null {
  * Insights of a record as of `nowMs`. Pure; recomputed on every answer, cached or not, so
  * "hours since last scan" and the stuck flag are never as old as the cache entry.
  */
-export function computeInsights(record: Pick<BaseRecord, 'estimated_delivery_at' | 'delivered_at'>, facts: ShipmentFacts, nowMs: number, lane: LaneStats | null): Insights {
+export function computeInsights(record: Pick<BaseRecord, 'estimated_delivery_at' | 'delivered_at'>, facts: ShipmentFacts, nowMs: number, lane: LaneStats | null, prediction: PredictionJson | null = null): Insights {
   const { stage } = facts;
   const terminal = TERMINAL.has(stage);
   const hoursSinceLastScan = terminal || facts.last_scan_ms === null
@@ -76,6 +76,8 @@ export function computeInsights(record: Pick<BaseRecord, 'estimated_delivery_at'
     requires_attention: attention !== null,
     attention_reason: attention,
     benchmark: benchmarkOf(facts, lane),
+    // Read from the delivery model's precomputed tables by the caller (lib/prediction), as of nowMs.
+    prediction,
   };
 }
 
@@ -84,9 +86,11 @@ export interface AnswerContext {
   lane: LaneStats | null;
   cached: boolean;
   stale: boolean;
+  /** The delivery model's answer as of nowMs (lib/prediction); absent: null. */
+  prediction?: PredictionJson | null;
 }
 
 /** The full tracking record the API returns: the stored record plus fresh insights and cache flags. */
 export function toTrackingRecord(record: BaseRecord, facts: ShipmentFacts, ctx: AnswerContext): TrackingRecord {
-  return { ...record, cached: ctx.cached, stale: ctx.stale, insights: computeInsights(record, facts, ctx.nowMs, ctx.lane) };
+  return { ...record, cached: ctx.cached, stale: ctx.stale, insights: computeInsights(record, facts, ctx.nowMs, ctx.lane, ctx.prediction ?? null) };
 }

@@ -1,6 +1,6 @@
 import { isTerminal } from '../cache/index.ts';
 import { closureOfShipment, type LaneBook } from '../lanes/index.ts';
-import { normalizePoll, type NormalizeResult, type RuleSet } from '../normalize/index.ts';
+import { normalizePoll, type NormalizedShipment, type NormalizeResult, type RuleSet } from '../normalize/index.ts';
 import type { CarrierPoll } from '../schemas/index.ts';
 import type { KeyMode } from '../schemas/index.ts';
 
@@ -24,7 +24,8 @@ export interface ShipmentState {
 export class ShipmentIndex {
   private readonly shipments = new Map<string, number>();
 
-  constructor(private readonly rules: RuleSet, private readonly lanes: LaneBook) {}
+  /** `prediction`: the delivery model's book, fed every found shipment (it keeps the delivered ones). */
+  constructor(private readonly rules: RuleSet, private readonly lanes: LaneBook, private readonly prediction?: { add(shipment: NormalizedShipment, mode: KeyMode): void }) {}
 
   /** Takes in one poll; returns its normalization (push's change detection uses it too). */
   handle(poll: CarrierPoll, mode: KeyMode): NormalizeResult {
@@ -40,6 +41,7 @@ export class ShipmentIndex {
     // the newest poll's per shipment, so re-delivered polls change nothing.
     const closure = closureOfShipment(result.shipment, mode, polledMs);
     if (closure) this.lanes.add(closure);
+    this.prediction?.add(result.shipment, mode);
     return result;
   }
 

@@ -1,8 +1,9 @@
-/** Progress of a long replay on stderr: the tools' shared report (lib/progress), counting polls. */
+/** Progress of a long replay (or a backtest over stored polls) on stderr: the tools' shared report (lib/progress), counting polls. */
 import { createProgress as createToolProgress, type Progress } from '../progress/index.ts';
 
 export type { Progress };
 
-export function createProgress(options: { enabled: boolean; stream?: NodeJS.WriteStream }): Progress {
-  return createToolProgress({ label: 'replay', unit: 'polls', ...options });
+/** `label` starts each line (default `replay`). */
+export function createProgress(options: { enabled: boolean; stream?: NodeJS.WriteStream; label?: string }): Progress {
+  return createToolProgress({ unit: 'polls', ...options, label: options.label ?? 'replay' });
 }

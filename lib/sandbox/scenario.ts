@@ -8,12 +8,13 @@ import type { NdrReason } from '../schemas/index.ts';
 import { istParts, istToMs } from './ist.ts';
 import type { SandboxPlace, SandboxShipment, SandboxStep, ScenarioAnswer, StepKind } from './types.ts';
 import { seededRandom } from './seeded-random.ts';
+import { isNetworkNumber, networkShipment } from './network-numbers.ts';
 import { DAY_MS as DAY, HOUR_MS as HOUR, MINUTE_MS as MINUTE } from '../time/index.ts';
 
 
 /** Scenario 18: how long the slow carrier takes to answer. */
 export const SLOW_DELAY_MS = 3_000;
-/** Scenarios 27-99 and numbers with fewer than 4 digits behave like this one. */
+/** Scenarios 50-99 and numbers with fewer than 4 digits behave like this one (27-49: the network). */
 export const DEFAULT_SCENARIO = 2;
 export const SCENARIO_COUNT = 27;
 const EDD_AFTER_BOOKING = 5 * DAY;
@@ -451,6 +452,12 @@ export function answerFor(carrier: string, awb: string, nowMs: number, revealed:
   const number = keyOf(awb);
   const { scenario, lane } = scenarioOf(number);
   const now = Math.floor(nowMs / MINUTE) * MINUTE;
+  // The numbers the scenarios leave free travel the simulated network (./network-numbers.ts).
+  if (isNetworkNumber(number)) {
+    const digits = number.replace(/\D/g, '');
+    const lanePincodes = LANES[lane % LANES.length]!;
+    return { kind: 'shipment', shipment: networkShipment(carrier, number, Number(digits.slice(-2)), lane, { origin: lanePincodes.origin.pincode, destination: lanePincodes.destination.pincode }, now) };
+  }
   switch (scenario) {
     case 0: return { kind: 'not_found' };
     case 17: return { kind: 'down' };

@@ -67,6 +67,23 @@ export const BenchmarkSchema = z.object({
 });
 export type Benchmark = z.infer<typeof BenchmarkSchema>;
 
+const IstDaySchema = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'an IST calendar day, YYYY-MM-DD');
+
+/** contracts.md "Delivery prediction": the most likely IST delivery day, its windows and basis. */
+export const PredictionSchema = z.object({
+  delivery_date: IstDaySchema,
+  // [first, last] day, both included (arrays of two: OpenAPI clients read tuples poorly).
+  window: z.object({ p80: z.array(IstDaySchema).length(2), p90: z.array(IstDaySchema).length(2) }),
+  on_time_probability: z.number().min(0).max(1).nullable(),
+  basis: z.object({
+    level: z.enum(['lane', 'state_pair', 'zone', 'carrier']),
+    sample_size: z.number().int().nonnegative(),
+    stage: z.enum(STAGES),
+    model_at: UtcMillis,
+  }),
+});
+export type PredictionJson = z.infer<typeof PredictionSchema>;
+
 export const InsightsSchema = z.object({
   transit_days_elapsed: z.number().nullable(),
   hours_since_last_scan: z.number().nullable(),
@@ -78,6 +95,7 @@ export const InsightsSchema = z.object({
   requires_attention: z.boolean(),
   attention_reason: z.enum(ATTENTION_REASONS).nullable(),
   benchmark: BenchmarkSchema,
+  prediction: PredictionSchema.nullable(),
 });
 export type Insights = z.infer<typeof InsightsSchema>;
 
@@ -148,6 +166,8 @@ export const ERROR_CODES = [
   'upstream_error', 'not_found', 'method_not_allowed', 'internal_error', 'bad_request', 'unauthorized',
   'conflict', 'invalid_url', 'too_many_endpoints',
   'invalid_pincode',
+  // GET /v1/estimate's ship_date (contracts.md "Delivery prediction").
+  'invalid_date',
   'carrier_not_detected', 'idempotency_key_reused',
   // The shipment analyzer (contracts.md, decisions.md "Errors").
   'plan_feature_unavailable', 'analyzer_quota_exceeded', 'invalid_analysis', 'analysis_not_found',

@@ -4,6 +4,7 @@ import { answerJson, compactShipment, type CachedShipment } from '../cache/entry
 import { computeInsights } from '../insights/index.ts';
 import { laneKey, type LaneStatsSource } from '../lanes/index.ts';
 import type { Metrics } from '../metrics/index.ts';
+import type { Predictor } from '../prediction/index.ts';
 import { normalizePoll, type BaseRecord, type NormalizedShipment, type RuleSet, type ShipmentFacts } from '../normalize/index.ts';
 import type { CarrierPoll, Insights, PollSource, TrackingRecord } from '../schemas/index.ts';
 import type { KeyMode } from '../schemas/index.ts';
@@ -62,6 +63,8 @@ export interface TrackingDeps {
   lanes: LaneStatsSource;
   metrics: Metrics;
   clock: () => number;
+  /** The delivery model's tables (insights.prediction); absent: predictions are null. */
+  predictor?: Predictor;
 }
 
 /** What one carrier poll taught us, shared by every lookup waiting on it. */
@@ -150,10 +153,15 @@ export class TrackingService {
     return result.kind === 'found' ? { kind: 'found', shipment: result.shipment, entry: entry.shipment! } : { kind: 'not_found' };
   }
 
-  /** Insights recomputed as of now on every answer, cached or not (hours since last scan, stuck). */
+  /**
+   * Insights recomputed as of now on every answer, cached or not (hours since last scan, stuck),
+   * the prediction read from the model's tables with the entry's few facts.
+   */
   private async answer(entry: CachedShipment, mode: KeyMode, flags: { cached: boolean; stale: boolean }, base: BaseRecord | null = null): Promise<FoundRecord> {
     const lane = entry.facts.lane ? await this.deps.lanes.get(laneKey(entry.facts.lane, mode)) : null;
-    const insights = computeInsights(entry.answer, entry.facts, this.deps.clock(), lane);
+    const nowMs = this.deps.clock();
+    const prediction = this.deps.predictor?.predictFacts(entry.answer.query, entry.facts, mode, nowMs) ?? null;
+    const insights = computeInsights(entry.answer, entry.facts, nowMs, lane, prediction);
     return new FoundRecord(entry, flags.cached, flags.stale, insights, base);
   }
 }

@@ -73,3 +73,26 @@ export function changeOf(before: ShipmentSnapshot, record: TrackingRecord, legac
   const previous = before.status !== null && before.stage !== null ? { status: before.status, current_stage: before.stage } : null;
   return { type, newEvents, previous };
 }
+
+/** tracking.eta_changed is sent at most once per shipment and watch in this long (contracts.md). */
+export const ETA_CHANGE_MIN_INTERVAL_MS = 6 * 60 * 60 * 1000;
+
+export interface EtaState {
+  eta_date?: string | null;
+  eta_sent_ms?: number | null;
+}
+
+/**
+ * Whether the predicted delivery day moved since the day last told (by a day or more: days are
+ * whole), and the watch's next ETA state. The first day seen is remembered, not told; a move within
+ * 6 h of the last told one waits (the day is compared again at the next poll after that).
+ */
+export function etaChangeOf(state: EtaState, record: TrackingRecord, polledMs: number): { changed: { previous: string } | null; next: Required<EtaState> } {
+  const day = record.insights.prediction?.delivery_date ?? null;
+  const told = state.eta_date ?? null;
+  const sent = state.eta_sent_ms ?? null;
+  if (day === null) return { changed: null, next: { eta_date: told, eta_sent_ms: sent } };
+  if (told === null) return { changed: null, next: { eta_date: day, eta_sent_ms: sent } };
+  if (day === told || (sent !== null && polledMs - sent < ETA_CHANGE_MIN_INTERVAL_MS)) return { changed: null, next: { eta_date: told, eta_sent_ms: sent } };
+  return { changed: { previous: told }, next: { eta_date: day, eta_sent_ms: polledMs } };
+}

@@ -3,8 +3,9 @@ import { isTerminal, isTerminalStage } from '../cache/index.ts';
 import { toTrackingRecord } from '../insights/index.ts';
 import { laneKey, type LaneStatsSource } from '../lanes/index.ts';
 import { scanEventIds, type NormalizeResult } from '../normalize/index.ts';
+import type { Predictor } from '../prediction/index.ts';
 import type { CarrierPoll, TrackingRecord } from '../schemas/index.ts';
-import { changeOf, snapshotOf } from './change.ts';
+import { changeOf, etaChangeOf, snapshotOf } from './change.ts';
 import type { EventLog } from './event-log.ts';
 import { trackingEvent, type WebhookEvent } from './events.ts';
 import type { PushKv } from './kv.ts';
@@ -23,6 +24,8 @@ export interface DetectorDeps {
    */
   standing: StandingOf;
   clock: () => number;
+  /** The delivery model (insights.prediction, tracking.eta_changed); absent: predictions are null. */
+  predictor?: Predictor;
   log?: (message: string, err?: unknown) => void;
 }
 
@@ -85,7 +88,8 @@ export class ChangeDetector {
     if (!shipment || !found) return 0;
 
     const lane = found.facts.lane ? await this.deps.lanes.get(laneKey(found.facts.lane, mode)) : null;
-    const record = toTrackingRecord(found.record, found.facts, { nowMs: polledMs, lane, cached: false, stale: false });
+    const prediction = this.deps.predictor?.predictRecord(found.record, found.facts, mode, polledMs) ?? null;
+    const record = toTrackingRecord(found.record, found.facts, { nowMs: polledMs, lane, prediction, cached: false, stale: false });
     const terminal = isTerminal(found);
     const legacyIds = legacyEventIds(poll, record.awb);
     let published = 0;
@@ -131,10 +135,22 @@ export class ChangeDetector {
       const terminalMs = doc.terminal_ms ?? (terminal ? polledMs : null);
       const base = { ...doc, snapshot: snapshotOf(record, polledMs), terminal_ms: terminalMs, expires_ms: expiryOf(doc.watched_since_ms, terminalMs) };
       const change = changeOf(doc.snapshot, record, legacyIdOf);
-      if (!change) return { next: base, result: doc.outbox };
-      const sequence = doc.sequence + 1;
-      const event = trackingEvent({ keyPrefix: prefix, mode, type: change.type, sequence, previous: change.previous, newEvents: change.newEvents, tracking: record, atMs: polledMs });
-      const next = { ...base, sequence, outbox: [...doc.outbox, event] };
+      // A moved delivery day is an event of its own (subscribable apart), after the change's if both.
+      const eta = etaChangeOf(doc, record, polledMs);
+      const stepped = { ...base, ...eta.next };
+      if (!change && !eta.changed) return { next: stepped, result: doc.outbox };
+      const made: WebhookEvent[] = [];
+      let sequence = doc.sequence;
+      if (change) {
+        sequence++;
+        made.push(trackingEvent({ keyPrefix: prefix, mode, type: change.type, sequence, previous: change.previous, newEvents: change.newEvents, tracking: record, atMs: polledMs }));
+      }
+      if (eta.changed) {
+        sequence++;
+        const previous = { status: doc.snapshot.status ?? record.status, current_stage: doc.snapshot.stage ?? record.insights.current_stage };
+        made.push(trackingEvent({ keyPrefix: prefix, mode, type: 'tracking.eta_changed', sequence, previous, newEvents: [], tracking: record, previousDeliveryDate: eta.changed.previous, atMs: polledMs }));
+      }
+      const next = { ...stepped, sequence, outbox: [...doc.outbox, ...made] };
       return { next, result: next.outbox };
     });
     return this.handOver(watchKey, outbox, false);

@@ -9,6 +9,8 @@ import type { KeyMode } from '../schemas/index.ts';
 /** Most specific first (contracts.md "Push"); `webhook.test` only ever goes to the endpoint tested. */
 export const TRACKING_EVENT_TYPES = [
   'tracking.delivered', 'tracking.rto', 'tracking.exception', 'tracking.out_for_delivery', 'tracking.stuck', 'tracking.updated',
+  // Not a change type of changeOf: its own event beside them when insights.prediction's day moves.
+  'tracking.eta_changed',
 ] as const;
 /** Events of the shipment analyzer (contracts.md "Shipment analyzer"). */
 export const ANALYSIS_EVENT_TYPES = ['analysis.completed'] as const;
@@ -61,6 +63,8 @@ export interface TrackingEventInput {
   previous: { status: string; current_stage: string } | null;
   newEvents: TrackingRecord['events'];
   tracking: TrackingRecord;
+  /** tracking.eta_changed: the delivery day told before (contracts.md "Delivery prediction"). */
+  previousDeliveryDate?: string | null;
   /** When the change was learned: the poll's time, so a re-derived event is byte-identical. */
   atMs: number;
 }
@@ -71,7 +75,9 @@ export function trackingEvent(input: TrackingEventInput): WebhookEvent {
   const body = JSON.stringify({
     type: input.type,
     timestamp,
-    data: { carrier, awb, sequence: input.sequence, previous: input.previous, new_events: input.newEvents, tracking: input.tracking },
+    data: input.type === 'tracking.eta_changed'
+      ? { carrier, awb, sequence: input.sequence, previous: input.previous, new_events: input.newEvents, tracking: input.tracking, previous_delivery_date: input.previousDeliveryDate ?? null }
+      : { carrier, awb, sequence: input.sequence, previous: input.previous, new_events: input.newEvents, tracking: input.tracking },
   });
   return {
     schema: 'webhook_event.v1',

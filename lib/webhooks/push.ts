@@ -1,5 +1,6 @@
 import type { KeyStanding, StandingOf } from '../access/standing.ts';
 import type { LaneStatsSource } from '../lanes/index.ts';
+import type { Predictor } from '../prediction/index.ts';
 import type { KeyMode, TrackingRecord } from '../schemas/index.ts';
 import { ChangeDetector } from './detector.ts';
 import { Dispatcher, type DispatcherOptions } from './dispatcher.ts';
@@ -32,6 +33,8 @@ export interface PushOptions extends Omit<DispatcherOptions, 'kv' | 'endpoints'>
   standing: StandingOf;
   kv: PushKv;
   lanes: LaneStatsSource;
+  /** The delivery model (insights.prediction, tracking.eta_changed); absent: predictions are null. */
+  predictor?: Predictor;
   /** The distributed event log (Kafka); without it events go straight to this process's dispatcher. */
   events?: EventLog;
   /** A shipment's current record (the cache's), for the catch-up of a key that is active again. */
@@ -41,11 +44,11 @@ export interface PushOptions extends Omit<DispatcherOptions, 'kv' | 'endpoints'>
 }
 
 export function createPush(options: PushOptions): Push {
-  const { kv, lanes, events: eventLog, targets, currentRecord, ...dispatcherOptions } = options;
+  const { kv, lanes, predictor, events: eventLog, targets, currentRecord, ...dispatcherOptions } = options;
   const endpoints = new EndpointStore(kv, Date.now, targets);
   const dispatcher = new Dispatcher({ ...dispatcherOptions, kv, endpoints });
   const events = eventLog ?? new InProcessEventLog((batch) => dispatcher.enqueue(batch));
-  const detector = new ChangeDetector({ kv, events, lanes, standing: options.standing, clock: options.clock ?? Date.now });
+  const detector = new ChangeDetector({ kv, events, lanes, predictor, standing: options.standing, clock: options.clock ?? Date.now });
   const watches = new WatchStore(kv);
   return {
     kv, watches, endpoints, dispatcher, events, detector, standing: options.standing,

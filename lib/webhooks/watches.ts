@@ -25,6 +25,9 @@ export interface WatchDoc {
   sequence: number;
   /** Events made but not yet on the event log, oldest first (written in the same step as the state). */
   outbox: WebhookEvent[];
+  /** The predicted delivery day last told (or first seen) and when it was told: tracking.eta_changed. */
+  eta_date?: string | null;
+  eta_sent_ms?: number | null;
 }
 
 /** Per watched shipment: its watchers (key prefix → end of watch) and what the poller needs. */
@@ -114,6 +117,9 @@ export class WatchStore {
         snapshot: snapshotOf(input.record, input.polledMs),
         sequence: current?.sequence ?? 0,
         outbox: current?.outbox ?? [],
+        // The day the watch's answer showed is the first one told: a move before the first poll is news.
+        eta_date: input.record?.insights.prediction?.delivery_date ?? null,
+        eta_sent_ms: null,
       };
       return { next: doc, result: { created: true, watch: watchView(doc, input.nowMs) } };
     });

@@ -6,7 +6,9 @@ import type { Command, OptionValues } from './command.ts';
 import { keysCreate } from './keys-create.ts';
 import { runAnalyze } from './analyze.ts';
 import { runLanes } from './lanes.ts';
+import { runSandboxHistory } from './sandbox-history.ts';
 import { runSql } from './sql.ts';
+import { runPredict } from './predict.ts';
 import { keysRenew } from './keys-renew.ts';
 import { keysShow } from './keys-show.ts';
 import { keysResume, keysRevoke, keysSuspend } from './keys-status.ts';
@@ -20,7 +22,7 @@ const GLOBAL_OPTIONS: NonNullable<ParseArgsConfig['options']> = {
   help: { type: 'boolean', short: 'h' },
 };
 
-export type CliEnv = Partial<Pick<Env, 'PORT' | 'ADMIN_TOKEN' | 'TRACKING_API_KEY' | 'CLICKHOUSE_URL' | 'CLICKHOUSE_DATABASE'>>;
+export type CliEnv = Partial<Pick<Env, 'PORT' | 'ADMIN_TOKEN' | 'TRACKING_API_KEY' | 'CLICKHOUSE_URL' | 'CLICKHOUSE_DATABASE' | 'DATA_DIR' | 'KAFKA_BROKERS' | 'CONFIG_DIR'>>;
 
 export interface CliIo {
   /** The variables the CLI uses, as `loadEnv()` read them. */
@@ -84,8 +86,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   // `lanes` calls the public API with an API key, not the admin API: its own parser.
   if (argv[0] === 'lanes') return runLanes(argv.slice(1), io);
   if (argv[0] === 'analyze') return runAnalyze(argv.slice(1), io);
+  // `sandbox history` generates data locally (and may send it to the stores): no API call.
+  if (argv[0] === 'sandbox' && argv[1] === 'history') return runSandboxHistory(argv.slice(2), io);
   // `sql` reads ClickHouse (CLICKHOUSE_URL), not the API.
   if (argv[0] === 'sql') return runSql(argv.slice(1), io);
+  if (argv[0] === 'predict') return runPredict(argv.slice(1), io);
   try {
     const parsed = parse(argv);
     if (parsed === 'help') {

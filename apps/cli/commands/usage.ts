@@ -2,7 +2,7 @@
 
 export const USAGE = `Usage: npm run cli -- <command> [options]
 
-Commands (all call the admin HTTP API):
+Commands (the admin HTTP API unless said otherwise):
   keys create --plan <trial|starter|growth|business> --mode <live|test> --email <address>
               [--lookups-limit N] [--daily-quota N] [--burst N]
               [--period-start ISO] [--period-end ISO]
@@ -15,8 +15,13 @@ Commands (all call the admin HTTP API):
               (the public API with an API key or TRACKING_API_KEY; one lookup)
   analyze <shipments.csv|.json> [--key trk_…] [--name N] [--out report.json] [--json]
               (the shipment analyzer: progress, a summary table, the report written to a file)
+  sandbox history --shipments N [--days D] [--seed S] [--out F.jsonl] [--into-stores]
+              (the simulated network's raw-poll log, generated here; no API call)
   sql <question> [--mode live|test] [--param name=value] [--format table|csv|json]
               (a question of the analysts' guide, docs/analysts.md, against CLICKHOUSE_URL; --list)
+  predict backtest (--polls <file.jsonl> | --from-embedded | --from-kafka | --from-clickhouse)
+              --split <ISO> [--predictions <out.jsonl>] [--json]
+              (scores the delivery model on stored polls; no API call; predict --help for more)
 
 Options:
   --url <base>     admin API base URL (default http://127.0.0.1:\${PORT:-3000})

@@ -14,6 +14,13 @@ export type UsageRecord = Schemas['UsageRecord'];
 export type ErrorBody = Schemas['ErrorBody'];
 export type Watch = Schemas['Watch'];
 export type Endpoint = Schemas['Endpoint'];
+/** `insights.prediction` of a record: the most likely delivery day, its p80 / p90 windows, its basis. */
+export type Prediction = NonNullable<TrackingRecord['insights']['prediction']>;
+/** `GET /v1/estimate/{origin_pincode}/{destination_pincode}`'s answer. */
+export type EstimateAnswer = Schemas['EstimateAnswer'];
+/** Bodies of the deliveries an endpoint receives (the documents' `webhooks`). */
+export type TrackingEventBody = Schemas['TrackingEventBody'];
+export type EtaChangedEventBody = Schemas['EtaChangedEventBody'];
 export type TrackingClient = Client<paths>;
 
 export interface RetryOptions {

@@ -156,6 +156,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/estimate/{origin_pincode}/{destination_pincode}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Delivery by: estimate a planned shipment per carrier
+         * @description The delivery day and its p80 / p90 windows (IST days, both ends included) of a shipment booked on ship_date and not yet picked up, per carrier and service type, from the same model as a tracking record's insights.prediction in its awaiting_pickup stage. Pickups count only on the carrier's working days at the origin (the first one on or after ship_date; today: from now, a later day: from its start), deliveries only on working days at the destination. Carriers without a basis (under 30 delivered shipments for the stage at every level) are left out. trk_test_ keys read the model learned from the sandbox network, live keys the one learned from real carriers. One lookup, like a track call answered 200.
+         */
+        get: operations["estimate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/track/batch": {
         parameters: {
             query?: never;
@@ -227,7 +247,7 @@ export interface paths {
         put?: never;
         /**
          * Create a webhook endpoint (the secret is shown only here)
-         * @description Deliveries are signed with Standard Webhooks v1 (webhook-id, webhook-timestamp, webhook-signature). Live keys need https and a host with public addresses only; test keys may use http and loopback. At most 10 endpoints per key. Event types: tracking.delivered, tracking.rto, tracking.exception, tracking.out_for_delivery, tracking.stuck, tracking.updated, analysis.completed.
+         * @description Deliveries are signed with Standard Webhooks v1 (webhook-id, webhook-timestamp, webhook-signature). Live keys need https and a host with public addresses only; test keys may use http and loopback. At most 10 endpoints per key. Event types: tracking.delivered, tracking.rto, tracking.exception, tracking.out_for_delivery, tracking.stuck, tracking.updated, tracking.eta_changed, analysis.completed.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -436,7 +456,68 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    tracking: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A watched shipment changed
+         * @description One of tracking.delivered, tracking.rto, tracking.exception, tracking.out_for_delivery, tracking.stuck, tracking.updated (the most specific that applies): a new event, status, stage, attempt count, or is_stuck turning true.
+         */
+        post: operations["webhook_tracking"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "tracking.eta_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A watched shipment's predicted delivery day moved
+         * @description insights.prediction.delivery_date moved by one day or more since the day last told (or shown by the watch call); at most one per shipment per 6 hours (a move within them is told at the next poll after, if it still holds). data.tracking is the record; data.previous_delivery_date the day told before.
+         */
+        post: operations["webhook_tracking_eta_changed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A test event
+         * @description Sent by POST /v1/webhooks/{id}/test to that endpoint only.
+         */
+        post: operations["webhook_webhook_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         TrackingRecord: {
@@ -523,6 +604,22 @@ export interface components {
                     sample_size: number | null;
                     expected_delivery_by: string | null;
                 };
+                prediction: {
+                    delivery_date: string;
+                    window: {
+                        p80: string[];
+                        p90: string[];
+                    };
+                    on_time_probability: number | null;
+                    basis: {
+                        /** @enum {string} */
+                        level: "lane" | "state_pair" | "zone" | "carrier";
+                        sample_size: number;
+                        /** @enum {string} */
+                        stage: "awaiting_pickup" | "in_transit" | "out_for_delivery" | "delivery_attempted" | "delivered" | "rto_in_transit" | "rto_delivered" | "cancelled" | "exception";
+                        model_at: string;
+                    };
+                } | null;
             };
             events: {
                 event_id: string;
@@ -564,7 +661,7 @@ export interface components {
         ErrorBody: {
             error: {
                 /** @enum {string} */
-                code: "invalid_awb" | "unsupported_carrier" | "missing_api_key" | "invalid_api_key" | "payment_required" | "shipment_not_found" | "rate_limit_exceeded" | "plan_quota_exceeded" | "daily_quota_exceeded" | "upstream_error" | "not_found" | "method_not_allowed" | "internal_error" | "bad_request" | "unauthorized" | "conflict" | "invalid_url" | "too_many_endpoints" | "invalid_pincode" | "carrier_not_detected" | "idempotency_key_reused" | "plan_feature_unavailable" | "analyzer_quota_exceeded" | "invalid_analysis" | "analysis_not_found" | "payload_too_large" | "unsupported_media_type" | "header_fields_too_large" | "request_timeout" | "too_many_attempts" | "invalid_signature" | "payment_in_progress";
+                code: "invalid_awb" | "unsupported_carrier" | "missing_api_key" | "invalid_api_key" | "payment_required" | "shipment_not_found" | "rate_limit_exceeded" | "plan_quota_exceeded" | "daily_quota_exceeded" | "upstream_error" | "not_found" | "method_not_allowed" | "internal_error" | "bad_request" | "unauthorized" | "conflict" | "invalid_url" | "too_many_endpoints" | "invalid_pincode" | "invalid_date" | "carrier_not_detected" | "idempotency_key_reused" | "plan_feature_unavailable" | "analyzer_quota_exceeded" | "invalid_analysis" | "analysis_not_found" | "payload_too_large" | "unsupported_media_type" | "header_fields_too_large" | "request_timeout" | "too_many_attempts" | "invalid_signature" | "payment_in_progress";
                 message: string;
                 request_id: string;
             };
@@ -594,7 +691,7 @@ export interface components {
         Endpoint: {
             id: string;
             url: string;
-            events: ("tracking.delivered" | "tracking.rto" | "tracking.exception" | "tracking.out_for_delivery" | "tracking.stuck" | "tracking.updated" | "analysis.completed")[];
+            events: ("tracking.delivered" | "tracking.rto" | "tracking.exception" | "tracking.out_for_delivery" | "tracking.stuck" | "tracking.updated" | "tracking.eta_changed" | "analysis.completed")[];
             description: string | null;
             /** @enum {string} */
             status: "enabled" | "disabled";
@@ -605,7 +702,7 @@ export interface components {
         EndpointWithSecret: {
             id: string;
             url: string;
-            events: ("tracking.delivered" | "tracking.rto" | "tracking.exception" | "tracking.out_for_delivery" | "tracking.stuck" | "tracking.updated" | "analysis.completed")[];
+            events: ("tracking.delivered" | "tracking.rto" | "tracking.exception" | "tracking.out_for_delivery" | "tracking.stuck" | "tracking.updated" | "tracking.eta_changed" | "analysis.completed")[];
             description: string | null;
             /** @enum {string} */
             status: "enabled" | "disabled";
@@ -667,6 +764,117 @@ export interface components {
             fastest: string | null;
             /** @description Highest on-time rate among carriers with figures */
             most_reliable: string | null;
+        };
+        EstimateAnswer: {
+            origin_pincode: string;
+            destination_pincode: string;
+            /** @description The IST day the shipment is handed over (YYYY-MM-DD): the one asked, or today */
+            ship_date: string;
+            estimates: {
+                carrier: string;
+                /** @description As learned, lower case; null for carriers whose scans show none */
+                service_type: string | null;
+                /** @description The most likely delivery day (IST) */
+                delivery_date: string;
+                /** @description [first, last] IST days holding about 80 % and 90 % of deliveries, both included */
+                window: {
+                    p80: string[];
+                    p90: string[];
+                };
+                /** @description The level answered from, its delivered shipments for the stage, the stage (awaiting_pickup) and when the model was built */
+                basis: {
+                    /** @enum {string} */
+                    level: "lane" | "state_pair" | "zone" | "carrier";
+                    sample_size: number;
+                    /** @enum {string} */
+                    stage: "awaiting_pickup" | "in_transit" | "out_for_delivery" | "delivery_attempted" | "delivered" | "rto_in_transit" | "rto_delivered" | "cancelled" | "exception";
+                    model_at: string;
+                };
+            }[];
+            /** @description The carrier with the earliest delivery_date (then the earliest p80 end, p90 end, slug); null without estimates */
+            fastest: string | null;
+        };
+        TrackingEventBody: {
+            /** @enum {string} */
+            type: "tracking.delivered" | "tracking.rto" | "tracking.exception" | "tracking.out_for_delivery" | "tracking.stuck" | "tracking.updated";
+            /** @description When the change was learned (the poll's time) */
+            timestamp: string;
+            data: {
+                carrier: string;
+                awb: string;
+                /** @description Per key and shipment, from 1, one more per event: drop a stale one */
+                sequence: number;
+                /** @description What the key was told last; null before the first scan */
+                previous: {
+                    /** @enum {string} */
+                    status: "pending" | "order_placed" | "awaiting_pickup" | "picked_up" | "shipped" | "in_transit" | "out_for_delivery" | "delivered" | "exception" | "returned" | "cancelled";
+                    /** @enum {string} */
+                    current_stage: "awaiting_pickup" | "in_transit" | "out_for_delivery" | "delivery_attempted" | "delivered" | "rto_in_transit" | "rto_delivered" | "cancelled" | "exception";
+                } | null;
+                /** @description Events not in the last one told (none for tracking.eta_changed) */
+                new_events: {
+                    event_id: string;
+                    timestamp: string;
+                    /** @enum {string} */
+                    status: "pending" | "order_placed" | "awaiting_pickup" | "picked_up" | "shipped" | "in_transit" | "out_for_delivery" | "delivered" | "exception" | "returned" | "cancelled";
+                    status_text: string;
+                    /** @enum {string} */
+                    code: "booked" | "bagged" | "received" | "dispatched" | "picked_up" | "out_for_delivery" | "delivered" | "delivery_attempted" | "rto_initiated" | "rto_delivered" | "exception" | "unknown";
+                    reason_code: ("customer_unavailable" | "address_issue" | "refused" | "premises_closed" | "cod_not_ready" | "other") | null;
+                    facility: string;
+                    location: string;
+                    description: string;
+                    mapping_version: string;
+                }[];
+                tracking: components["schemas"]["TrackingRecord"];
+            };
+        };
+        EtaChangedEventBody: {
+            /** @constant */
+            type: "tracking.eta_changed";
+            /** @description When the move was learned (the poll's time) */
+            timestamp: string;
+            data: {
+                carrier: string;
+                awb: string;
+                /** @description Per key and shipment, from 1, one more per event: drop a stale one */
+                sequence: number;
+                /** @description What the key was told last; null before the first scan */
+                previous: {
+                    /** @enum {string} */
+                    status: "pending" | "order_placed" | "awaiting_pickup" | "picked_up" | "shipped" | "in_transit" | "out_for_delivery" | "delivered" | "exception" | "returned" | "cancelled";
+                    /** @enum {string} */
+                    current_stage: "awaiting_pickup" | "in_transit" | "out_for_delivery" | "delivery_attempted" | "delivered" | "rto_in_transit" | "rto_delivered" | "cancelled" | "exception";
+                } | null;
+                /** @description Events not in the last one told (none for tracking.eta_changed) */
+                new_events: {
+                    event_id: string;
+                    timestamp: string;
+                    /** @enum {string} */
+                    status: "pending" | "order_placed" | "awaiting_pickup" | "picked_up" | "shipped" | "in_transit" | "out_for_delivery" | "delivered" | "exception" | "returned" | "cancelled";
+                    status_text: string;
+                    /** @enum {string} */
+                    code: "booked" | "bagged" | "received" | "dispatched" | "picked_up" | "out_for_delivery" | "delivered" | "delivery_attempted" | "rto_initiated" | "rto_delivered" | "exception" | "unknown";
+                    reason_code: ("customer_unavailable" | "address_issue" | "refused" | "premises_closed" | "cod_not_ready" | "other") | null;
+                    facility: string;
+                    location: string;
+                    description: string;
+                    mapping_version: string;
+                }[];
+                tracking: components["schemas"]["TrackingRecord"];
+                /** @description The delivery day told before (IST); tracking.insights.prediction.delivery_date is the new one */
+                previous_delivery_date: string;
+            };
+        };
+        TestEventBody: {
+            /** @constant */
+            type: "webhook.test";
+            /** @description UTC ISO 8601 instant */
+            timestamp: string;
+            data: {
+                endpoint_id: string;
+                message: string;
+            };
         };
         BatchResult: {
             index: number;
@@ -1969,6 +2177,202 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_pincode" | "bad_request";
+                        };
+                    };
+                };
+            };
+            /** @description missing_api_key, invalid_api_key */
+            401: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "missing_api_key" | "invalid_api_key";
+                        };
+                    };
+                };
+            };
+            /** @description payment_required */
+            402: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payment_required";
+                        };
+                    };
+                };
+            };
+            /** @description request_timeout */
+            408: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Lookups left in the plan period. */
+                    "X-Lookups-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "request_timeout";
+                        };
+                    };
+                };
+            };
+            /** @description daily_quota_exceeded, plan_quota_exceeded, rate_limit_exceeded */
+            429: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Lookups left in the plan period. */
+                    "X-Lookups-Remaining": number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "daily_quota_exceeded" | "plan_quota_exceeded" | "rate_limit_exceeded";
+                        };
+                    };
+                };
+            };
+            /** @description header_fields_too_large */
+            431: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Lookups left in the plan period. */
+                    "X-Lookups-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "header_fields_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Lookups left in the plan period. */
+                    "X-Lookups-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    estimate: {
+        parameters: {
+            query?: {
+                /** @description YYYY-MM-DD (IST): from yesterday to 90 days after today; default today (IST). Anything else is 400 invalid_date. */
+                ship_date?: string;
+                /** @description A carrier slug or alias (else 400 unsupported_carrier); default every carrier with a basis */
+                carrier?: string;
+                /** @description Only this service type (as carriers name it, any case); default every one learned */
+                service_type?: string;
+            };
+            header?: never;
+            path: {
+                /** @description 6-digit Indian pincode */
+                origin_pincode: string;
+                /** @description 6-digit Indian pincode */
+                destination_pincode: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The estimates */
+            200: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Lookups left in the plan period. */
+                    "X-Lookups-Remaining": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EstimateAnswer"];
+                };
+            };
+            /** @description invalid_pincode, invalid_date, unsupported_carrier, bad_request */
+            400: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Lookups left in the plan period. */
+                    "X-Lookups-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_pincode" | "invalid_date" | "unsupported_carrier" | "bad_request";
                         };
                     };
                 };
@@ -6531,6 +6935,93 @@ export interface operations {
                         };
                     };
                 };
+            };
+        };
+    };
+    webhook_tracking: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt and resend of one event (drop one you have had). */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>"> with the endpoint's secret; two, space-separated, during a rotation. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TrackingEventBody"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 15 s. 410 disables the endpoint; anything else is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_tracking_eta_changed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt and resend of one event (drop one you have had). */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>"> with the endpoint's secret; two, space-separated, during a rotation. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EtaChangedEventBody"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 15 s. 410 disables the endpoint; anything else is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_webhook_test: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt and resend of one event (drop one you have had). */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>"> with the endpoint's secret; two, space-separated, during a rotation. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestEventBody"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 15 s. 410 disables the endpoint; anything else is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -1,0 +1,73 @@
+/**
+ * The embedded default's delivery model: the normalizer hands every delivered shipment here (the
+ * newest poll's reading of each), and the model is rebuilt from them on a timer (at least every
+ * 10 minutes, contracts.md); lookups read the last built model, swapped whole.
+ */
+import type { NormalizedShipment } from '../normalize/index.ts';
+import type { KeyMode } from '../schemas/index.ts';
+import { DAY_MS } from '../time/index.ts';
+import { buildModel, emptyModel, type DeliveredShipment, type PredictionModel } from './model.ts';
+import { estimateOf, type EstimateAnswer, type EstimateRequest } from './estimate.ts';
+import { deliveredShipmentOf, predictorOf, type Predictor } from './records.ts';
+import type { PlaceLookup } from './types.ts';
+import type { WorkdayIndex } from './workdays.ts';
+
+export interface PredictionBookOptions {
+  places: PlaceLookup;
+  workdays: WorkdayIndex;
+  windowDays: number;
+  clock?: () => number;
+}
+
+/** `/v1/estimate`'s reading of the current model (estimate.ts). */
+export interface Estimator {
+  estimate(req: EstimateRequest): EstimateAnswer;
+}
+
+export class PredictionBook {
+  private readonly delivered = new Map<string, DeliveredShipment>();
+  private current: PredictionModel;
+  private timer: NodeJS.Timeout | null = null;
+  private readonly clock: () => number;
+  readonly predictor: Predictor;
+  readonly estimator: Estimator;
+
+  constructor(private readonly options: PredictionBookOptions) {
+    this.clock = options.clock ?? Date.now;
+    this.current = emptyModel(options.places, options.workdays);
+    this.predictor = predictorOf(() => this.current, options.places);
+    this.estimator = { estimate: (req) => estimateOf(this.current, options.places, options.workdays, req) };
+  }
+
+  /** A normalized shipment of a poll: kept when delivered (a delivery is final, so re-polls change nothing). */
+  add(shipment: NormalizedShipment, mode: KeyMode): void {
+    const d = deliveredShipmentOf(shipment.record, shipment.facts, mode, this.options.places);
+    if (d) this.delivered.set(`${mode}:${shipment.record.carrier}:${shipment.record.awb}`, d);
+  }
+
+  /** Rebuilds the model now; shipments delivered before the window are forgotten. */
+  rebuild(): PredictionModel {
+    const now = this.clock();
+    const oldest = now - this.options.windowDays * DAY_MS;
+    for (const [key, d] of this.delivered) if (d.deliveredMs < oldest) this.delivered.delete(key);
+    this.current = buildModel(this.delivered.values(), { modelAtMs: now, windowDays: this.options.windowDays, places: this.options.places, workdays: this.options.workdays });
+    return this.current;
+  }
+
+  model(): PredictionModel {
+    return this.current;
+  }
+
+  /** Rebuilds every `intervalMs` (the first one at once); the timer does not keep the process alive. */
+  start(intervalMs: number): void {
+    this.stop();
+    this.rebuild();
+    this.timer = setInterval(() => this.rebuild(), intervalMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+}

@@ -1,0 +1,191 @@
+import { describe, expect, it } from 'vitest';
+import { loadCalendar } from '../calendar/index.ts';
+import { normalizePoll } from '../normalize/index.ts';
+import { product } from '../testing/product.ts';
+import { DAY_MS, HOUR_MS } from '../time/index.ts';
+import { addDays, istDayOf, istDayStartMs } from '../time/ist-day.ts';
+import { etaChangeOf, ETA_CHANGE_MIN_INTERVAL_MS } from '../webhooks/change.ts';
+import { backtest } from './backtest.ts';
+import { buildModel, type DeliveredShipment } from './model.ts';
+import { queryOf } from './records.ts';
+import { otherNetworkPolls } from './testing/other-network.ts';
+import { NO_PLACES, type PlaceLookup, type PredictionQuery } from './types.ts';
+import { WorkdayIndex } from './workdays.ts';
+import type { TrackingRecord } from '../schemas/index.ts';
+
+const calendar = loadCalendar();
+const workdays = new WorkdayIndex(calendar);
+const MODEL_AT = Date.parse('2026-06-30T12:00:00+05:30');
+
+/** A seeded generator of the tests' own shipments. */
+function rng(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface Spec { carrier?: string; origin?: string; destination?: string; state?: string | null; transitHours: () => number; count: number; seed: number }
+
+/** Delivered shipments picked up at random times over the 60 days before the model. */
+function shipments(spec: Spec): DeliveredShipment[] {
+  const r = rng(spec.seed);
+  const out: DeliveredShipment[] = [];
+  for (let i = 0; i < spec.count; i++) {
+    const pickup = MODEL_AT - 60 * DAY_MS + r() * 50 * DAY_MS;
+    const delivered = pickup + spec.transitHours() * HOUR_MS;
+    const ofd = delivered - 3 * HOUR_MS;
+    out.push({
+      mode: 'live', carrier: spec.carrier ?? 'delhivery', serviceType: 'surface',
+      originPincode: spec.origin ?? '110001', destinationPincode: spec.destination ?? '560001', destinationState: spec.state ?? 'KA',
+      deliveredMs: delivered, seed: spec.seed * 100_000 + i,
+      episodes: [
+        { stage: 'awaiting_pickup', enteredMs: pickup - 20 * HOUR_MS, leftMs: pickup },
+        { stage: 'in_transit', enteredMs: pickup, leftMs: ofd },
+        { stage: 'out_for_delivery', enteredMs: ofd, leftMs: delivered },
+      ],
+    });
+  }
+  return out;
+}
+
+function query(overrides: Partial<PredictionQuery>): PredictionQuery {
+  return {
+    mode: 'live', carrier: 'delhivery', serviceType: 'surface', originPincode: '110001', destinationPincode: '560001', destinationState: 'KA',
+    stage: 'in_transit', stageEnteredMs: MODEL_AT - 2 * HOUR_MS, asOfMs: MODEL_AT, eddMs: null, ...overrides,
+  };
+}
+
+describe('delivery model', () => {
+  it('conditions on survivors: 3 days in transit on a 2-day lane gives a later window, not an earlier one', () => {
+    const r = rng(1);
+    // Mostly 2 days, a tail of slow ones (5-7 days): the slow tail is who is left after 3 days.
+    const data = shipments({ count: 600, seed: 1, transitHours: () => (r() < 0.85 ? 40 + 16 * r() : 120 + 48 * r()) });
+    const model = buildModel(data, { modelAtMs: MODEL_AT, windowDays: 90, places: NO_PLACES, workdays });
+    const pickup = MODEL_AT - 72 * HOUR_MS;
+    // As of its pickup, the shipment was given the lane's usual 2 days …
+    const fresh = model.predict(query({ stageEnteredMs: pickup, asOfMs: pickup + HOUR_MS }))!;
+    // … 3 days later, still in transit, it is one of the slow ones: a later window, never one in the past.
+    const late = model.predict(query({ stageEnteredMs: pickup }))!;
+    expect(fresh.basis).toMatchObject({ stage: 'in_transit', sample_size: 600 });
+    expect(late.basis.sample_size).toBeLessThan(150);
+    expect(late.delivery_date > fresh.delivery_date).toBe(true);
+    expect(late.window.p80[0] > fresh.window.p80[1]).toBe(true);
+    // Survivors of 3 days here are the slow tail: its window reaches days past a 2-day journey's.
+    expect(late.window.p90[1] >= addDays(istDayOf(MODEL_AT), 2)).toBe(true);
+    expect(late.window.p80[0] >= istDayOf(MODEL_AT)).toBe(true);
+  });
+
+  it('never predicts a Sunday or a holiday for a carrier that rests on them', () => {
+    const r = rng(2);
+    const data = shipments({ count: 400, seed: 2, transitHours: () => 30 + 80 * r() });
+    const model = buildModel(data, { modelAtMs: MODEL_AT, windowDays: 90, places: NO_PLACES, workdays });
+    let checked = 0;
+    // Every as-of of a month, across holidays (Independence Day, 2026-08-15) and Sundays.
+    for (let h = 0; h < 45 * 24; h += 7) {
+      const asOf = Date.parse('2026-08-01T00:00:00+05:30') + h * HOUR_MS;
+      const p = model.predict(query({ asOfMs: asOf, stageEnteredMs: asOf - 5 * HOUR_MS }))!;
+      for (const day of [p.delivery_date, ...p.window.p80, ...p.window.p90]) {
+        expect(calendar.isWorkingDay(day, { carrier: 'delhivery', state: 'KA' }), `${day} predicted`).toBe(true);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(500);
+    // The calendar does rest on those days (the test would prove nothing otherwise).
+    expect(calendar.isWorkingDay('2026-08-15', { carrier: 'delhivery', state: 'KA' })).toBe(false);
+    expect(calendar.isWorkingDay('2026-08-16', { carrier: 'delhivery', state: 'KA' })).toBe(false);
+  });
+
+  it('falls back lane → state pair → zone → carrier, with each level’s sample size', () => {
+    const places: PlaceLookup = {
+      stateOf: (pin) => ({ '110': 'DL', '560': 'KA', '561': 'KA', '400': 'MH' } as Record<string, string>)[pin.slice(0, 3)] ?? null,
+      zoneOf: (o, d) => (places.stateOf(o) === null || places.stateOf(d) === null ? null : o.startsWith('400') || d.startsWith('400') ? 'metro_to_metro' : 'rest_of_india'),
+    };
+    const r = rng(3);
+    const t = () => 40 + 30 * r();
+    const data = [
+      ...shipments({ count: 40, seed: 31, transitHours: t }), // lane 110→560
+      ...shipments({ count: 20, seed: 32, destination: '561001', transitHours: t }), // lane 110→561, same state pair
+      ...shipments({ count: 35, seed: 33, origin: '400001', destination: '110001', state: 'DL', transitHours: t }), // MH→DL, zone metro_to_metro
+    ];
+    const model = buildModel(data, { modelAtMs: MODEL_AT, windowDays: 90, places, workdays });
+    const at = (origin: string, destination: string) => model.predict(query({ originPincode: origin, destinationPincode: destination, stageEnteredMs: MODEL_AT - HOUR_MS }))?.basis;
+    expect(at('110001', '560001')).toMatchObject({ level: 'lane', sample_size: 40 });
+    // 20 on the lane: too few; DL → KA has 60.
+    expect(at('110001', '561001')).toMatchObject({ level: 'state_pair', sample_size: 60 });
+    // 400→560: no lane, no MH → KA data; the zone metro_to_metro has MH → DL's 35.
+    expect(at('400001', '560099')).toMatchObject({ level: 'zone', sample_size: 35 });
+    // Unknown places: the carrier's 95.
+    expect(at('999001', '998001')).toMatchObject({ level: 'carrier', sample_size: 95 });
+    // Another carrier: nothing learned, no prediction.
+    expect(model.predict(query({ carrier: 'bluedart' }))).toBeNull();
+  });
+
+  it('is null where the contract says null; on_time_probability null without an EDD', () => {
+    const r = rng(4);
+    const model = buildModel(shipments({ count: 100, seed: 4, transitHours: () => 30 + 40 * r() }), { modelAtMs: MODEL_AT, windowDays: 90, places: NO_PLACES, workdays });
+    for (const stage of ['delivered', 'rto_in_transit', 'rto_delivered', 'cancelled'] as const) expect(model.predict(query({ stage }))).toBeNull();
+    expect(model.predict(query({}))!.on_time_probability).toBeNull();
+    const edd = istDayStartMs(addDays(istDayOf(MODEL_AT), 3)) + 20 * HOUR_MS;
+    const p = model.predict(query({ eddMs: edd }))!.on_time_probability!;
+    expect(p).toBeGreaterThan(0.5);
+    expect(model.predict(query({ eddMs: MODEL_AT - 3 * DAY_MS }))!.on_time_probability).toBe(0);
+    // Under 30 deliveries at every level: null.
+    const thin = buildModel(shipments({ count: 25, seed: 5, transitHours: () => 48 }), { modelAtMs: MODEL_AT, windowDays: 90, places: NO_PLACES, workdays });
+    expect(thin.predict(query({}))).toBeNull();
+  });
+
+  it('reads a record’s stage and time in it from its events (a normalized poll)', () => {
+    const polls = [...otherNetworkPolls({ shipments: 30, days: 10, seed: 9, calendar })];
+    const moving = polls.map((p) => normalizePoll(p, product.rules)).find((r) => r.kind === 'found' && r.shipment.facts.stage === 'in_transit');
+    if (moving?.kind !== 'found') throw new Error('no in-transit poll');
+    const q = queryOf(moving.shipment.record, moving.shipment.facts, 'live', Date.parse(moving.shipment.record.last_polled_at), NO_PLACES)!;
+    expect(q.stage).toBe('in_transit');
+    expect(q.stageEnteredMs).toBe(Date.parse(moving.shipment.record.milestones.picked_up_at!));
+  });
+});
+
+describe('backtest on a network unlike the sandbox', () => {
+  it('holds p80/p90 coverage, and writes one line per poll at or after the split', async () => {
+    const polls = [...otherNetworkPolls({ shipments: 2500, days: 60, seed: 11, calendar })];
+    const splitMs = Date.parse('2026-03-01T00:00:00+05:30') + 45 * DAY_MS;
+    const lines: unknown[] = [];
+    const { summary } = await backtest(() => polls, { splitMs, rules: product.rules, places: NO_PLACES, workdays, windowDays: 90, onPrediction: (l) => lines.push(l) });
+    expect(lines).toHaveLength(polls.filter((p) => Date.parse(p.polled_at) >= splitMs).length);
+    expect(summary.polls_at_or_after_split).toBe(lines.length);
+    const o = summary.overall;
+    expect(o.predictions).toBeGreaterThan(2000);
+    expect(o.p80_coverage!).toBeGreaterThanOrEqual(0.76);
+    expect(o.p80_coverage!).toBeLessThanOrEqual(0.93);
+    expect(o.p90_coverage!).toBeGreaterThanOrEqual(0.86);
+    expect(o.p90_coverage!).toBeLessThanOrEqual(0.98);
+    expect(summary.in_transit_predicted_share!).toBeGreaterThan(0.95);
+    // Better than the carrier's promise on its own ground: the exact day.
+    expect(o.exact_day_rate!).toBeGreaterThan(o.carrier_edd.exact_day_rate!);
+    expect(o.mean_absolute_error_days!).toBeLessThan(o.carrier_edd.mean_absolute_error_days!);
+  }, 60_000);
+});
+
+describe('tracking.eta_changed', () => {
+  const record = (day: string | null) => ({ insights: { prediction: day === null ? null : { delivery_date: day } } }) as unknown as TrackingRecord;
+  it('is sent once when the day moves, not on repeats, at most once per 6 hours', () => {
+    const t0 = MODEL_AT;
+    let state = etaChangeOf({}, record('2026-07-02'), t0).next;
+    expect(state.eta_date).toBe('2026-07-02');
+    expect(etaChangeOf(state, record('2026-07-02'), t0 + HOUR_MS).changed).toBeNull();
+    const moved = etaChangeOf(state, record('2026-07-03'), t0 + 2 * HOUR_MS);
+    expect(moved.changed).toEqual({ previous: '2026-07-02' });
+    state = moved.next;
+    expect(etaChangeOf(state, record('2026-07-03'), t0 + 3 * HOUR_MS).changed).toBeNull();
+    // Moves again within 6 h of the last event: held back, then told once the 6 h are over.
+    const soon = etaChangeOf(state, record('2026-07-04'), t0 + 2 * HOUR_MS + ETA_CHANGE_MIN_INTERVAL_MS - 1);
+    expect(soon.changed).toBeNull();
+    const later = etaChangeOf(soon.next, record('2026-07-04'), t0 + 2 * HOUR_MS + ETA_CHANGE_MIN_INTERVAL_MS);
+    expect(later.changed).toEqual({ previous: '2026-07-03' });
+    // No prediction (delivered): nothing, and the day told is kept.
+    expect(etaChangeOf(later.next, record(null), t0 + DAY_MS).changed).toBeNull();
+  });
+});

@@ -1,0 +1,140 @@
+/**
+ * From normalized records to the model's inputs (pure): a delivered shipment to learn from, and a
+ * moving one to predict. Both read a shipment's stages the same way (episodes.ts), so what a lookup
+ * calls "2 days in transit" is what the model learned "2 days in transit" to mean.
+ */
+import type { BaseRecord, ShipmentFacts } from '../normalize/types.ts';
+import type { KeyMode } from '../schemas/index.ts';
+import { stageEpisodes, type StageEpisode } from './episodes.ts';
+import type { DeliveredShipment, PredictionModel } from './model.ts';
+import { PREDICTED_STAGES, type PlaceLookup, type Prediction, type PredictionQuery } from './types.ts';
+
+type RecordPart = Pick<BaseRecord, 'awb' | 'carrier' | 'events' | 'shipment' | 'origin' | 'destination' | 'estimated_delivery_at'>;
+
+/** A stable 32-bit number per AWB (FNV-1a). */
+export function seedOf(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+function pincodeOf(location: { pincode: string | null } | null): string | null {
+  const pin = location?.pincode?.trim();
+  return pin && /^\d{6}$/.test(pin) ? pin : null;
+}
+
+function destinationStateOf(record: RecordPart, places: PlaceLookup): string | null {
+  const pin = pincodeOf(record.destination);
+  return (pin ? places.stateOf(pin) : null) ?? record.destination?.state ?? null;
+}
+
+/** A delivered shipment's learning input; null unless delivered with its delivery scan. */
+export function deliveredShipmentOf(record: RecordPart, facts: ShipmentFacts, mode: KeyMode, places: PlaceLookup): DeliveredShipment | null {
+  if (facts.stage !== 'delivered' || facts.terminal_at_ms === null) return null;
+  const episodes = stageEpisodes(record).filter((e) => e.stage !== 'delivered' && e.enteredMs <= facts.terminal_at_ms!);
+  if (episodes.length === 0) return null;
+  return {
+    mode,
+    carrier: record.carrier,
+    serviceType: record.shipment.service_type,
+    originPincode: pincodeOf(record.origin),
+    destinationPincode: pincodeOf(record.destination),
+    destinationState: destinationStateOf(record, places),
+    deliveredMs: facts.terminal_at_ms,
+    episodes,
+    seed: seedOf(`${record.carrier}:${record.awb}`),
+  };
+}
+
+/** Episodes of the records answered most recently: a cached record is answered many times. */
+const episodesMemo = new WeakMap<object, StageEpisode[]>();
+
+/** When the shipment entered its current stage: the last episode's start, else its latest scan. */
+function stageEnteredMs(record: RecordPart, facts: ShipmentFacts): number | null {
+  let episodes = episodesMemo.get(record);
+  if (episodes === undefined) {
+    episodes = stageEpisodes(record);
+    episodesMemo.set(record, episodes);
+  }
+  const last = episodes[episodes.length - 1];
+  if (last && last.stage === facts.stage) return last.enteredMs;
+  return facts.last_scan_ms;
+}
+
+/**
+ * What a record tells the model, besides its stage and the instant: fixed per poll, so a cache
+ * entry keeps it (lib/cache/entry.ts) and answers need not read the record's events again.
+ */
+export interface QueryFacts {
+  carrier: string;
+  serviceType: string | null;
+  originPincode: string | null;
+  destinationPincode: string | null;
+  /** The destination state as the carrier wrote it (the place lookup's, when it knows the pincode, wins). */
+  carrierDestinationState: string | null;
+  /** When the shipment entered its current stage, null when unknown. */
+  stageEnteredMs: number | null;
+  eddMs: number | null;
+}
+
+/** The query facts of a record (its stage episodes read once). */
+export function queryFactsOf(record: RecordPart, facts: ShipmentFacts): QueryFacts {
+  return {
+    carrier: record.carrier,
+    serviceType: record.shipment.service_type,
+    originPincode: pincodeOf(record.origin),
+    destinationPincode: pincodeOf(record.destination),
+    carrierDestinationState: record.destination?.state ?? null,
+    stageEnteredMs: stageEnteredMs(record, facts),
+    eddMs: record.estimated_delivery_at === null ? null : Date.parse(record.estimated_delivery_at),
+  };
+}
+
+/** The model's question from query facts as of `nowMs`; null when the stage is never predicted. */
+export function queryOfFacts(q: QueryFacts, facts: ShipmentFacts, mode: KeyMode, nowMs: number, places: PlaceLookup): PredictionQuery | null {
+  if (!PREDICTED_STAGES.has(facts.stage) || q.stageEnteredMs === null) return null;
+  return {
+    mode,
+    carrier: q.carrier,
+    serviceType: q.serviceType,
+    originPincode: q.originPincode,
+    destinationPincode: q.destinationPincode,
+    // As destinationStateOf reads a record: the place lookup first, then the carrier's text.
+    destinationState: (q.destinationPincode ? places.stateOf(q.destinationPincode) : null) ?? q.carrierDestinationState,
+    stage: facts.stage,
+    stageEnteredMs: q.stageEnteredMs,
+    asOfMs: nowMs,
+    eddMs: q.eddMs,
+  };
+}
+
+/** The model's question about a record as of `nowMs`; null when the stage is never predicted. */
+export function queryOf(record: RecordPart, facts: ShipmentFacts, mode: KeyMode, nowMs: number, places: PlaceLookup): PredictionQuery | null {
+  if (!PREDICTED_STAGES.has(facts.stage)) return null;
+  return queryOfFacts(queryFactsOf(record, facts), facts, mode, nowMs, places);
+}
+
+/** What the model's tables say about a record now. */
+export interface Predictor {
+  predictRecord(record: RecordPart, facts: ShipmentFacts, mode: KeyMode, nowMs: number): Prediction | null;
+  /** The same from a cache entry's query facts (no record at hand). */
+  predictFacts(query: QueryFacts, facts: ShipmentFacts, mode: KeyMode, nowMs: number): Prediction | null;
+}
+
+/** A predictor over one model (the model a lookup reads is swapped whole when it is rebuilt). */
+export function predictorOf(model: () => PredictionModel | null, places: PlaceLookup): Predictor {
+  return {
+    predictRecord(record, facts, mode, nowMs) {
+      const m = model();
+      if (m === null) return null;
+      const q = queryOf(record, facts, mode, nowMs, places);
+      return q === null ? null : m.predict(q);
+    },
+    predictFacts(query, facts, mode, nowMs) {
+      const m = model();
+      if (m === null) return null;
+      const q = queryOfFacts(query, facts, mode, nowMs, places);
+      return q === null ? null : m.predict(q);
+    },
+  };
+}

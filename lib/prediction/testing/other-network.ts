@@ -1,0 +1,200 @@
+/**
+ * A second carrier network for tests and the bench: the delivery model must learn, not know. It
+ * shares nothing with the sandbox's network model (lib/sandbox, lib/network, config/sandbox): its
+ * own made-up lanes between other cities, log-normal line-haul with a slow mixture component, a
+ * failed-attempt process, returns, silent losses and unannounced closures of a destination's last
+ * mile (days the calendar does not know). Only the product's holiday calendar is shared: carriers
+ * really rest on those days. It writes carrier_poll.v1 polls, several per shipment as a poller
+ * would, with the scan texts the mapping rules read.
+ */
+import type { DeliveryCalendar } from '../../calendar/index.ts';
+import type { CarrierPoll, RawScan } from '../../schemas/index.ts';
+import { DAY_MS, HOUR_MS, IST_OFFSET_MS } from '../../time/index.ts';
+import { dayNumberOf, dayText } from '../workdays.ts';
+
+interface Place { pincode: string; city: string; state: string }
+const PLACES: readonly Place[] = [
+  { pincode: '171001', city: 'Shimla', state: 'Himachal Pradesh' },
+  { pincode: '831001', city: 'Jamshedpur', state: 'Jharkhand' },
+  { pincode: '452001', city: 'Indore', state: 'Madhya Pradesh' },
+  { pincode: '641001', city: 'Coimbatore', state: 'Tamil Nadu' },
+  { pincode: '160017', city: 'Chandigarh', state: 'Chandigarh' },
+  { pincode: '751001', city: 'Bhubaneswar', state: 'Odisha' },
+  { pincode: '395003', city: 'Surat', state: 'Gujarat' },
+  { pincode: '795001', city: 'Imphal', state: 'Manipur' },
+  { pincode: '520001', city: 'Vijayawada', state: 'Andhra Pradesh' },
+];
+
+/** Scan texts per carrier, as the mapping rules of config/mappings read them. */
+const TEXTS = {
+  delhivery: {
+    booked: ['Manifested', 'UD', null], pickup: ['Picked Up', 'PU', null], hub: ['In Transit', 'UD', 'Bag Received at Facility'],
+    held: ['In Transit', 'UD', 'Shipment held due to weather'], ofd: ['Out for Delivery', 'UD', null],
+    failed: ['Undelivered', 'UD', 'Consignee Unavailable'], delivered: ['Delivered', 'DL', null],
+    rto: ['Return to Origin', 'RT', null], rtoDone: ['RTO Delivered', 'RT', null],
+  },
+  ekart: {
+    booked: ['Shipment Created', null, null], pickup: ['Pickup From Seller', null, null], hub: ['Received at Hub', null, null],
+    held: ['On Hold', null, 'Delay due to weather'], ofd: ['Out For Delivery', null, null],
+    failed: ['Undelivered', null, 'Customer not available'], delivered: ['Delivered', null, null],
+    rto: ['RTO Initiated', null, null], rtoDone: ['RTO Completed', null, null],
+  },
+} as const;
+type Carrier = keyof typeof TEXTS;
+type Kind = keyof (typeof TEXTS)['delhivery'];
+
+export interface OtherNetworkOptions {
+  shipments: number;
+  days: number;
+  seed: number;
+  calendar: DeliveryCalendar;
+  /** First booking day (epoch ms, default 2026-03-01 00:00 IST). */
+  startMs?: number;
+}
+
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function normal(r: () => number): number {
+  return Math.sqrt(-2 * Math.log(1 - r())) * Math.cos(2 * Math.PI * r());
+}
+
+const istHour = (day: number, hour: number) => day * DAY_MS - IST_OFFSET_MS + hour * HOUR_MS;
+
+/** The polls of a generated history, shipment after shipment (each shipment's in time order). */
+export function* otherNetworkPolls(options: OtherNetworkOptions): Generator<CarrierPoll> {
+  const r = rng(options.seed);
+  const start = options.startMs ?? Date.parse('2026-03-01T00:00:00+05:30');
+  const end = start + options.days * DAY_MS;
+  const cal = options.calendar;
+  // Lanes: a typical line-haul per place pair and carrier, unrelated to any distance table.
+  const base = new Map<string, number>();
+  const baseOf = (carrier: string, o: number, d: number) => {
+    const key = `${carrier}:${o}:${d}`;
+    let h = base.get(key);
+    if (h === undefined) base.set(key, (h = o === d ? 10 + 12 * r() : 22 + 90 * r()));
+    return h;
+  };
+  // Unannounced closures: a few stretches of 2-3 days per destination with no deliveries.
+  const closed = new Set<string>();
+  for (const place of PLACES) {
+    for (let i = 0; i < Math.ceil(options.days / 30); i++) {
+      const first = dayNumberOf(start) + Math.floor(r() * options.days);
+      const length = 2 + Math.floor(r() * 2);
+      for (let d = 0; d < length; d++) closed.add(`${place.pincode}:${first + d}`);
+    }
+  }
+  const working = (carrier: string, place: Place, day: number) => cal.isWorkingDay(dayText(day), { carrier, state: place.state });
+  const deliverable = (carrier: string, place: Place, day: number) => working(carrier, place, day) && !closed.has(`${place.pincode}:${day}`);
+
+  for (let n = 0; n < options.shipments; n++) {
+    const carrier: Carrier = r() < 0.6 ? 'delhivery' : 'ekart';
+    const express = carrier === 'delhivery' && r() < 0.3;
+    const oi = Math.floor(r() * PLACES.length);
+    const di = r() < 0.15 ? oi : Math.floor(r() * PLACES.length);
+    const origin = PLACES[oi]!;
+    const destination = PLACES[di]!;
+    const awb = carrier === 'delhivery' ? String(2_000_000_000_000 + n * 7 + Math.floor(r() * 7)) : `FMPP${String(4_000_000_000 + n)}`;
+    const bookedMs = start + r() * (end - start);
+    const scans: { ms: number; kind: Kind }[] = [{ ms: bookedMs, kind: 'booked' }];
+    // Pickup: the next working day at the origin (sometimes the one after), in the afternoon.
+    let pickupDay = dayNumberOf(bookedMs) + 1;
+    while (!working(carrier, origin, pickupDay)) pickupDay++;
+    if (r() < 0.2) { pickupDay++; while (!working(carrier, origin, pickupDay)) pickupDay++; }
+    const pickupMs = istHour(pickupDay, 13 + 6 * r());
+    scans.push({ ms: pickupMs, kind: 'pickup' });
+    const typical = baseOf(carrier, oi, di) * (express ? 0.55 : 1);
+    // Line-haul: log-normal around the lane's typical time, with a slow component (missed connections).
+    let haul = typical * Math.exp(0.3 * normal(r));
+    if (r() < 0.12) haul *= 1.7 + 1.5 * r();
+    const arrivalMs = pickupMs + haul * HOUR_MS;
+    for (let t = pickupMs + (6 + 10 * r()) * HOUR_MS; t < arrivalMs; t += (10 + 14 * r()) * HOUR_MS) {
+      scans.push({ ms: t, kind: r() < 0.03 ? 'held' : 'hub' });
+    }
+    scans.push({ ms: arrivalMs, kind: 'hub' });
+    // Silent loss: the scans stop somewhere on the way.
+    const lost = r() < 0.006;
+    let outcome: 'delivered' | 'rto' | 'lost' = lost ? 'lost' : 'delivered';
+    if (!lost) {
+      let day = dayNumberOf(arrivalMs) + (((arrivalMs + IST_OFFSET_MS) % DAY_MS) / HOUR_MS < 7 ? 0 : 1);
+      const cod = r() < 0.45;
+      let failures = 0;
+      for (;;) {
+        while (!deliverable(carrier, destination, day)) day++;
+        const ofd = istHour(day, 8 + 2.5 * r());
+        scans.push({ ms: ofd, kind: 'ofd' });
+        if (r() < (cod ? 0.72 : 0.88)) {
+          scans.push({ ms: ofd + (1 + 7 * r()) * HOUR_MS, kind: 'delivered' });
+          break;
+        }
+        scans.push({ ms: ofd + (3 + 6 * r()) * HOUR_MS, kind: 'failed' });
+        failures++;
+        if (failures >= 3) {
+          outcome = 'rto';
+          const rtoMs = ofd + 30 * HOUR_MS;
+          scans.push({ ms: rtoMs, kind: 'rto' }, { ms: rtoMs + (3 + 3 * r()) * DAY_MS, kind: 'rtoDone' });
+          break;
+        }
+        day += r() < 0.7 ? 1 : 2;
+      }
+    } else {
+      scans.splice(2 + Math.floor(r() * Math.max(1, scans.length - 2)));
+    }
+    // The carrier's promise: optimistic, the lane's typical time rounded down, on working days.
+    let eddDay = pickupDay;
+    for (let left = Math.max(1, Math.floor(typical / 24)); left > 0;) { eddDay++; if (working(carrier, destination, eddDay)) left--; }
+    const eddMs = r() < 0.9 ? istHour(eddDay, 20) : null;
+    const service = carrier === 'ekart' ? 'standard' : express ? 'express' : 'surface';
+    const lastScan = scans[scans.length - 1]!.ms;
+    const terminal = outcome !== 'lost';
+    // Polls: from an hour after booking every 6-18 hours, until one after the end (or the history's end).
+    for (let t = bookedMs + HOUR_MS; t < end; t += (6 + 12 * r()) * HOUR_MS) {
+      const seen = scans.filter((s) => s.ms <= t);
+      yield pollOf(carrier, awb, t, seen, origin, destination, service, eddMs, r);
+      if (terminal && t > lastScan) break;
+      if (!terminal && t > lastScan + 10 * DAY_MS) break;
+    }
+    void outcome;
+  }
+}
+
+function hex(r: () => number, n: number): string {
+  let s = '';
+  for (let i = 0; i < n; i++) s += Math.floor(r() * 16).toString(16);
+  return s;
+}
+
+function pollOf(carrier: Carrier, awb: string, polledMs: number, seen: readonly { ms: number; kind: Kind }[], origin: Place, destination: Place, service: string, eddMs: number | null, r: () => number): CarrierPoll {
+  const scans: RawScan[] = seen.map((s) => {
+    const [raw_status, raw_code, remarks] = TEXTS[carrier][s.kind];
+    const place = s.kind === 'booked' || s.kind === 'pickup' || s.kind === 'rtoDone' ? origin : destination;
+    return { occurred_at: new Date(Math.floor(s.ms / 1000) * 1000).toISOString(), raw_status, raw_code, remarks, location: `${place.city} Hub` };
+  });
+  return {
+    schema: 'carrier_poll.v1',
+    poll_id: `${hex(r, 8)}-${hex(r, 4)}-4${hex(r, 3)}-a${hex(r, 3)}-${hex(r, 12)}`,
+    carrier,
+    awb,
+    polled_at: new Date(Math.floor(polledMs)).toISOString(),
+    source: 'poller',
+    outcome: 'ok',
+    shipment: {
+      origin: { city: origin.city, state: origin.state, pincode: origin.pincode },
+      destination: { city: destination.city, state: destination.state, pincode: destination.pincode },
+      service_type: service,
+      weight_grams: 500,
+      booked_at: null,
+      estimated_delivery_at: eddMs === null ? null : new Date(eddMs).toISOString(),
+    },
+    scans,
+    error: null,
+  };
+}
