@@ -29,7 +29,7 @@ export function perCarrierGate(perCarrier: number): CarrierGate {
 }
 
 function counted(deps: ApiDeps, carrier: string, result: LookupResult): void {
-  const outcome = result.kind === 'found' ? (result.record.stale ? 'stale' : result.record.cached ? 'cached' : 'live') : result.kind;
+  const outcome = result.kind === 'found' ? (result.stale ? 'stale' : result.cached ? 'cached' : 'live') : result.kind;
   deps.metrics.lookups.inc({ outcome, carrier });
 }
 

@@ -101,7 +101,7 @@ export async function meteredLookup(deps: ApiDeps, request: FastifyRequest, repl
     await deps.access.refund(counted.ticket);
     throw err;
   }
-  deps.metrics.lookups.inc({ outcome: result.kind === 'found' ? (result.record.stale ? 'stale' : result.record.cached ? 'cached' : 'live') : result.kind, carrier });
+  deps.metrics.lookups.inc({ outcome: result.kind === 'found' ? (result.stale ? 'stale' : result.cached ? 'cached' : 'live') : result.kind, carrier });
   if (result.kind === 'upstream_error') {
     // A 502 consumes nothing (decisions.md): give the lookup back.
     await deps.access.refund(counted.ticket);

@@ -8,7 +8,7 @@ import { ClickHouseLaneSource, ClickHouseLaneWindowSource, ClickHousePredictionS
 import { createKafka } from '../../lib/kafka/client.ts';
 import { KafkaBus } from '../../lib/kafka/kafka-bus.ts';
 import { EmbeddedIdempotencyStore, RedisIdempotencyStore, embeddedIdempotencyDir, type IdempotencyStore } from '../../lib/idempotency/index.ts';
-import { createMemoryCache, createRedisCache, type TrackingCache } from '../../lib/cache/index.ts';
+import { createMemoryCache, createRedisCache, embeddedRecordsDir, type TrackingCache } from '../../lib/cache/index.ts';
 import { createCarrierPoller } from '../../lib/carriers/poll.ts';
 import type { Env } from '../../lib/config/index.ts';
 import { LaneBook, type LaneStatsSource, type LaneWindowSource } from '../../lib/lanes/index.ts';
@@ -99,7 +99,10 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
     ? new RedisAccessStore({ plans: product.config.plans, redis, namespace: `${ns}access:` })
     : openAccessStore({ plans: product.config.plans, dataDir });
   const throttle = redis ? new RedisThrottle(redis, `${ns}throttle:`) : new EmbeddedThrottle(dataDir);
-  const cache: TrackingCache = redis ? createRedisCache(redis, `${ns}cache:`) : createMemoryCache();
+  // Embedded: bounded by bytes, delivered records also on disk so evicting one never costs a carrier poll.
+  const cache: TrackingCache = redis
+    ? createRedisCache(redis, `${ns}cache:`)
+    : createMemoryCache({ maxBytes: env.CACHE_MAX_BYTES, dir: embeddedRecordsDir(dataDir), onError: (err) => console.error('a delivered record could not be written under DATA_DIR/records:', (err as Error).message) });
   // Idempotency-Key answers live beside the keys: the same Redis, or files under DATA_DIR.
   const idempotency: IdempotencyStore = redis
     ? new RedisIdempotencyStore(redis, `${ns}idempotency:`)
@@ -108,6 +111,8 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
 
   const laneWindowDays = env.LANE_WINDOW_DAYS;
   const embeddedLanes = new LaneBook({ windowDays: laneWindowDays, clock });
+  // The window slides in the background, never in a lookup (lib/lanes/book.ts).
+  const stopSweepingLanes = embeddedLanes.startSweeping();
   // The delivery model: learned from the delivered shipments the embedded normalizer sees.
   const predictionPlaces = placeLookupOf(loadPlaces());
   const predictionWorkdays = new WorkdayIndex(loadCalendar());
@@ -231,6 +236,7 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
     predictions,
     adminTokenGenerated: env.ADMIN_TOKEN === undefined,
     async close() {
+      stopSweepingLanes();
       await analyzer.stop();
       predictions.stop();
       clickhousePredictions?.stop();

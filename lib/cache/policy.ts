@@ -1,4 +1,5 @@
-import type { NormalizedShipment } from '../normalize/index.ts';
+import type { Stage } from '../schemas/index.ts';
+import type { CachedShipment } from './entry.ts';
 import { DAY_MS } from '../time/index.ts';
 import type { KeyMode } from '../schemas/index.ts';
 
@@ -11,13 +12,17 @@ export const ACTIVE_RETENTION_MS = 30 * DAY_MS;
 
 const TERMINAL_STAGES = new Set(['delivered', 'rto_delivered', 'cancelled']);
 
-/** One cached lookup: the normalized shipment, or null when the carrier said it has no such AWB. */
+/**
+ * One cached lookup: the shipment in compact form (lib/cache/entry.ts), or null when the carrier
+ * said it has no such AWB.
+ */
 export interface CachedLookup {
-  shipment: NormalizedShipment | null;
+  shipment: CachedShipment | null;
   polledAtMs: number;
 }
 
-export function isTerminal(shipment: NormalizedShipment): boolean {
+/** A normalized or a cached shipment: both carry their facts. */
+export function isTerminal(shipment: { facts: { stage: Stage } }): boolean {
   return TERMINAL_STAGES.has(shipment.facts.stage);
 }
 

@@ -3,6 +3,7 @@ import DataLoader from 'dataloader';
 import { defineKeyedScript, isCluster, type RedisClient } from '../redis/index.ts';
 import { LRUCache } from 'lru-cache';
 import { dispatchAtEndOfTurn } from '../batch/index.ts';
+import { entryOfText, entryText } from './entry.ts';
 import type { CachedLookup } from './policy.ts';
 import type { TrackingCache } from './types.ts';
 
@@ -51,19 +52,19 @@ end
 return replies
 `;
 
-/** A value as stored: the JSON's content version, then the JSON. */
+/** A value as stored: the content version of the entry's text (lib/cache/entry.ts), then the text. */
 export function encodeEntry(entry: CachedLookup): string {
-  const json = JSON.stringify(entry);
-  return createHash('sha1').update(json).digest('hex').slice(0, VERSION_LENGTH) + json;
+  const text = entryText(entry);
+  return createHash('sha1').update(text).digest('hex').slice(0, VERSION_LENGTH) + text;
 }
 
 /**
  * Redis cache: one value per lookup key, with the policy's TTL (none for terminal records).
  *
- * Every `get` asks Redis, so all API processes see the same entry. But parsing the ~3 KB record
- * (and receiving it) was the costliest part of a cached lookup, so each process keeps the entries
- * it decoded last with their content version, and Redis sends an entry only when its version is
- * not the one the caller holds. A value that cannot be read (another format) counts as a miss.
+ * Every `get` asks Redis, so all API processes see the same entry. Values are compact entries
+ * (lib/cache/entry.ts: a short line of facts, then the record's JSON, which is never parsed), and
+ * each process keeps the entries it decoded last with their content version, so Redis sends an
+ * entry only when its version is not the one the caller holds. A value that cannot be read (another format) counts as a miss.
  *
  * The reads of one event-loop turn are one script call (on a cluster, one per bucket), and reads of
  * one entry in it share one answer: under load many lookups arrive together, and they are
@@ -76,12 +77,8 @@ export function createRedisCache(redis: RedisClient, prefix = 'trk:cache:'): Tra
   const entryOf = (key: string, reply: string | null, known: { version: string; entry: CachedLookup } | undefined) => {
     if (reply === null) return null;
     if (known && reply === known.version) return known.entry;
-    let entry: CachedLookup;
-    try {
-      entry = JSON.parse(reply.slice(VERSION_LENGTH)) as CachedLookup;
-    } catch {
-      return null;
-    }
+    const entry = entryOfText(reply.slice(VERSION_LENGTH));
+    if (entry === null) return null;
     decoded.set(key, { version: reply.slice(0, VERSION_LENGTH), entry });
     return entry;
   };

@@ -107,6 +107,11 @@ export const EnvSchema = z.object({
   TRUST_PROXY: z.string().optional(),
   /** How long the API keeps a lane benchmark read from ClickHouse (default 60 s). */
   LANE_CACHE_TTL_MS: z.coerce.number().int().min(0).default(60_000),
+  /**
+   * What the embedded default's in-process tracking cache may hold, in bytes (default 128 MiB);
+   * delivered records past it are read back from DATA_DIR/records (lib/cache/memory.ts).
+   */
+  CACHE_MAX_BYTES: unsetWhenEmpty(z.coerce.number().int().min(1_048_576, 'at least 1 MiB (1048576)').default(128 * 1_048_576)),
   /** How often the delivery model is rebuilt (contracts.md: at least every 10 minutes). */
   PREDICTION_REBUILD_SECONDS: unsetWhenEmpty(z.coerce.number().int().min(10).max(600).default(600)),
   /** How often active and watched shipments are re-polled (default 7200 s = 2 h). */

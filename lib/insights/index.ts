@@ -1,2 +1,1 @@
 export * from './insights.ts';
-export * from './json.ts';

@@ -3,6 +3,8 @@ import { normalizePoll } from '../normalize/index.ts';
 import { product } from '../testing/product.ts';
 import { LaneBook, closureOfShipment } from './book.ts';
 import { journeyPoll } from './fixture.ts';
+import type { LaneClosure } from './closure.ts';
+import { laneStatsOf } from './window.ts';
 import type { KeyMode } from '../schemas/index.ts';
 import { DAY_MS as DAY } from '../time/index.ts';
 
@@ -31,5 +33,52 @@ describe('embedded lane book', () => {
     book.add(closure('S', 5, NOW - DAY, 'test'));
     expect(await book.get('test:delhivery:110:560')).toEqual({ median_transit_days: 5 / 24, sample_size: 1 });
     expect((await book.lanesBetween('110', '560', 'live')).map((s) => s.lane)).toEqual(['delhivery:110:560']);
+  });
+});
+
+describe('lane book cost on a hot lane', () => {
+  const LANE = 'delhivery:110:560';
+  const hotClosure = (i: number, closedAtS: number): LaneClosure => ({
+    lane: LANE, carrier: 'delhivery', awb: `H${i}`, mode: 'live', outcome: i % 10 === 0 ? 'rto' : 'delivered',
+    closedAtS, transitDays: i % 10 === 0 ? null : ((i * 7919) % 1000) / 100, onTime: i % 10 === 0 ? null : ((i % 3 === 0 ? 0 : 1) as 0 | 1),
+    firstAttempt: i % 10 === 0 ? null : ((i % 4 === 0 ? 0 : 1) as 0 | 1), ndrReasons: i % 4 === 0 ? ['address_issue'] : [], version: i,
+  });
+
+  it('100,000 closures on one lane with a lookup after each never pass over the lane, and give laneStatsOf\'s figures', async () => {
+    let now = NOW;
+    const book = new LaneBook({ clock: () => now, ttlMs: 60_000 });
+    const nowS = Math.floor(NOW / 1000);
+    for (let i = 0; i < 100_000; i++) {
+      book.add(hotClosure(i, nowS - (i % 80) * 86_400));
+      await book.get(LANE);
+    }
+    expect(book.fullPasses).toBe(0);
+    const expected = laneStatsOf(LANE, book.closures(), nowS, 90);
+    expect(book.statsOf(LANE)).toEqual(expected);
+    expect(expected.closed).toBe(100_000);
+    // A re-poll replaces its shipment's closure in the figures without a pass either.
+    book.add({ ...hotClosure(5, nowS), transitDays: 99, version: 1e9 });
+    expect(book.statsOf(LANE)).toEqual(laneStatsOf(LANE, book.closures(), nowS, 90));
+    expect(book.fullPasses).toBe(0);
+
+    // The window slides in the background: one pass per lane per interval, and only when a
+    // counted closure has left it.
+    now = NOW + 20 * DAY;
+    expect(book.sweep()).toBe(1);
+    expect(book.fullPasses).toBe(1);
+    expect(book.statsOf(LANE)).toEqual(laneStatsOf(LANE, book.closures(), Math.floor(now / 1000), 90));
+    now += 1_000;
+    expect(book.sweep()).toBe(0);
+    now += DAY;
+    expect(book.sweep()).toBe(1);
+    expect(book.sweep()).toBe(0);
+    expect(book.fullPasses).toBe(2);
+  });
+
+  it('a lane whose closures all lie inside the window is never passed over', () => {
+    const book = new LaneBook({ clock: () => NOW, ttlMs: 0 });
+    for (let i = 0; i < 1_000; i++) book.add(hotClosure(i, Math.floor(NOW / 1000) - 3_600));
+    expect(book.sweep()).toBe(0);
+    expect(book.fullPasses).toBe(0);
   });
 });

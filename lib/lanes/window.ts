@@ -48,9 +48,13 @@ export function windowStartS(endS: number, days: number): number {
 
 /** The spec's median of a sorted, non-empty list: the middle value or the mean of the middle two. */
 export function p50OfSorted(sorted: readonly number[]): number {
-  const n = sorted.length;
+  return p50Of(sorted.length, (i) => sorted[i]!);
+}
+
+/** The same median of n sorted values read through `at` (the lane book's sorted blocks). */
+export function p50Of(n: number, at: (i: number) => number): number {
   // Same expression as the SQL: (x[(n+1) div 2] + x[n div 2 + 1]) / 2 with 1-based indexes.
-  return (sorted[((n + 1) >> 1) - 1]! + sorted[(n >> 1)]!) / 2;
+  return (at(((n + 1) >> 1) - 1) + at(n >> 1)) / 2;
 }
 
 /**
@@ -60,11 +64,16 @@ export function p50OfSorted(sorted: readonly number[]): number {
  * fraction = (9(n−1) mod 10) / 10; p90 = x[lo] + fraction · (x[lo+1] − x[lo]).
  */
 export function p90OfSorted(sorted: readonly number[]): number {
-  const n = sorted.length;
+  return p90Of(sorted.length, (i) => sorted[i]!);
+}
+
+/** The same p90 of n sorted values read through `at`. */
+export function p90Of(n: number, at: (i: number) => number): number {
   const h9 = 9 * (n - 1);
   const lo = Math.floor(h9 / 10);
   const hi = Math.min(lo + 1, n - 1);
-  return sorted[lo]! + ((h9 % 10) / 10) * (sorted[hi]! - sorted[lo]!);
+  const low = at(lo);
+  return low + ((h9 % 10) / 10) * (at(hi) - low);
 }
 
 function rate(part: number, whole: number): number | null {

@@ -16,9 +16,13 @@ export interface ShipmentState {
 /**
  * The embedded default's normalizer: every poll from the bus is normalized with the shared pure
  * function; the latest state of each shipment and the lane samples of delivered ones are kept.
+ *
+ * Per shipment the index keeps one string key (`mode:carrier:AWB`) and one number (the newest
+ * poll's time, doubled, plus 1 when terminal): ~70 bytes with the Map's slot, where an object of
+ * five fields cost ~140. It is what the poller's work list and the newest-poll rule need.
  */
 export class ShipmentIndex {
-  private readonly shipments = new Map<string, ShipmentState>();
+  private readonly shipments = new Map<string, number>();
 
   /** `prediction`: the delivery model's book, fed every found shipment (it keeps the delivered ones). */
   constructor(private readonly rules: RuleSet, private readonly lanes: LaneBook, private readonly prediction?: { add(shipment: NormalizedShipment, mode: KeyMode): void }) {}
@@ -31,8 +35,8 @@ export class ShipmentIndex {
     const polledMs = Date.parse(poll.polled_at);
     const known = this.shipments.get(key);
     // Polls can arrive out of order (replays, retries): the newest poll decides the state.
-    if (known && known.lastPolledMs > polledMs) return result;
-    this.shipments.set(key, { carrier: poll.carrier, awb: result.shipment.record.awb, mode, terminal: isTerminal(result.shipment), lastPolledMs: polledMs });
+    if (known !== undefined && Math.floor(known / 2) > polledMs) return result;
+    this.shipments.set(key, polledMs * 2 + (isTerminal(result.shipment) ? 1 : 0));
     // A closed shipment's lane closure (the windowed lane statistics, lib/lanes); the book keeps
     // the newest poll's per shipment, so re-delivered polls change nothing.
     const closure = closureOfShipment(result.shipment, mode, polledMs);
@@ -43,7 +47,16 @@ export class ShipmentIndex {
 
   /** Non-terminal shipments polled since `sinceMs`: the poller's work list. */
   active(sinceMs: number): ShipmentState[] {
-    return [...this.shipments.values()].filter((s) => !s.terminal && s.lastPolledMs >= sinceMs);
+    const out: ShipmentState[] = [];
+    for (const [key, value] of this.shipments) {
+      const lastPolledMs = Math.floor(value / 2);
+      if (value % 2 === 1 || lastPolledMs < sinceMs) continue;
+      // Modes and carrier slugs hold no ':'; the AWB is the rest.
+      const first = key.indexOf(':');
+      const second = key.indexOf(':', first + 1);
+      out.push({ mode: key.slice(0, first) as KeyMode, carrier: key.slice(first + 1, second), awb: key.slice(second + 1), terminal: false, lastPolledMs });
+    }
+    return out;
   }
 
   get size(): number {

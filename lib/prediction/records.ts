@@ -61,28 +61,64 @@ function stageEnteredMs(record: RecordPart, facts: ShipmentFacts): number | null
   return facts.last_scan_ms;
 }
 
-/** The model's question about a record as of `nowMs`; null when the stage is never predicted. */
-export function queryOf(record: RecordPart, facts: ShipmentFacts, mode: KeyMode, nowMs: number, places: PlaceLookup): PredictionQuery | null {
-  if (!PREDICTED_STAGES.has(facts.stage)) return null;
-  const entered = stageEnteredMs(record, facts);
-  if (entered === null) return null;
+/**
+ * What a record tells the model, besides its stage and the instant: fixed per poll, so a cache
+ * entry keeps it (lib/cache/entry.ts) and answers need not read the record's events again.
+ */
+export interface QueryFacts {
+  carrier: string;
+  serviceType: string | null;
+  originPincode: string | null;
+  destinationPincode: string | null;
+  /** The destination state as the carrier wrote it (the place lookup's, when it knows the pincode, wins). */
+  carrierDestinationState: string | null;
+  /** When the shipment entered its current stage, null when unknown. */
+  stageEnteredMs: number | null;
+  eddMs: number | null;
+}
+
+/** The query facts of a record (its stage episodes read once). */
+export function queryFactsOf(record: RecordPart, facts: ShipmentFacts): QueryFacts {
   return {
-    mode,
     carrier: record.carrier,
     serviceType: record.shipment.service_type,
     originPincode: pincodeOf(record.origin),
     destinationPincode: pincodeOf(record.destination),
-    destinationState: destinationStateOf(record, places),
-    stage: facts.stage,
-    stageEnteredMs: entered,
-    asOfMs: nowMs,
+    carrierDestinationState: record.destination?.state ?? null,
+    stageEnteredMs: stageEnteredMs(record, facts),
     eddMs: record.estimated_delivery_at === null ? null : Date.parse(record.estimated_delivery_at),
   };
+}
+
+/** The model's question from query facts as of `nowMs`; null when the stage is never predicted. */
+export function queryOfFacts(q: QueryFacts, facts: ShipmentFacts, mode: KeyMode, nowMs: number, places: PlaceLookup): PredictionQuery | null {
+  if (!PREDICTED_STAGES.has(facts.stage) || q.stageEnteredMs === null) return null;
+  return {
+    mode,
+    carrier: q.carrier,
+    serviceType: q.serviceType,
+    originPincode: q.originPincode,
+    destinationPincode: q.destinationPincode,
+    // As destinationStateOf reads a record: the place lookup first, then the carrier's text.
+    destinationState: (q.destinationPincode ? places.stateOf(q.destinationPincode) : null) ?? q.carrierDestinationState,
+    stage: facts.stage,
+    stageEnteredMs: q.stageEnteredMs,
+    asOfMs: nowMs,
+    eddMs: q.eddMs,
+  };
+}
+
+/** The model's question about a record as of `nowMs`; null when the stage is never predicted. */
+export function queryOf(record: RecordPart, facts: ShipmentFacts, mode: KeyMode, nowMs: number, places: PlaceLookup): PredictionQuery | null {
+  if (!PREDICTED_STAGES.has(facts.stage)) return null;
+  return queryOfFacts(queryFactsOf(record, facts), facts, mode, nowMs, places);
 }
 
 /** What the model's tables say about a record now. */
 export interface Predictor {
   predictRecord(record: RecordPart, facts: ShipmentFacts, mode: KeyMode, nowMs: number): Prediction | null;
+  /** The same from a cache entry's query facts (no record at hand). */
+  predictFacts(query: QueryFacts, facts: ShipmentFacts, mode: KeyMode, nowMs: number): Prediction | null;
 }
 
 /** A predictor over one model (the model a lookup reads is swapped whole when it is rebuilt). */
@@ -92,6 +128,12 @@ export function predictorOf(model: () => PredictionModel | null, places: PlaceLo
       const m = model();
       if (m === null) return null;
       const q = queryOf(record, facts, mode, nowMs, places);
+      return q === null ? null : m.predict(q);
+    },
+    predictFacts(query, facts, mode, nowMs) {
+      const m = model();
+      if (m === null) return null;
+      const q = queryOfFacts(query, facts, mode, nowMs, places);
       return q === null ? null : m.predict(q);
     },
   };

@@ -1,11 +1,12 @@
 import type { PollBus } from '../bus/index.ts';
 import { cacheKey, isFresh, retentionMs, type CachedLookup, type TrackingCache } from '../cache/index.ts';
-import { toTrackingRecord } from '../insights/index.ts';
+import { answerJson, compactShipment, type CachedShipment } from '../cache/entry.ts';
+import { computeInsights } from '../insights/index.ts';
 import { laneKey, type LaneStatsSource } from '../lanes/index.ts';
 import type { Metrics } from '../metrics/index.ts';
 import type { Predictor } from '../prediction/index.ts';
 import { normalizePoll, type BaseRecord, type NormalizedShipment, type RuleSet, type ShipmentFacts } from '../normalize/index.ts';
-import type { CarrierPoll, PollSource, TrackingRecord } from '../schemas/index.ts';
+import type { CarrierPoll, Insights, PollSource, TrackingRecord } from '../schemas/index.ts';
 import type { KeyMode } from '../schemas/index.ts';
 
 /** The one way the service reaches carriers (lib/carriers/poll.ts): never throws for carrier trouble. */
@@ -13,12 +14,44 @@ export interface CarrierPolling {
   poll(carrier: string, awb: string, opts?: { source?: PollSource; mode?: KeyMode }): Promise<CarrierPoll>;
 }
 
+/**
+ * A record answered: the cache entry it came from, this answer's flags and insights. The answer's
+ * bytes are `json()` (the entry's prepared text around them); `record`, the parsed object, is made
+ * only for callers that read fields (the analyzer, watches, POST /v1/trackings).
+ */
+export class FoundRecord {
+  readonly kind = 'found' as const;
+  private text: string | null = null;
+  private parsed: TrackingRecord | null = null;
+
+  constructor(
+    readonly entry: CachedShipment, readonly cached: boolean, readonly stale: boolean, readonly insights: Insights,
+    /** The normalized record when the answer comes from a poll just made (saves a parse). */
+    private readonly base: BaseRecord | null = null,
+  ) {}
+
+  /** What normalization derived beside the record (the analyzer reads the exact transit time). */
+  get facts(): ShipmentFacts {
+    return this.entry.facts;
+  }
+
+  /** The answer's JSON text, exactly `JSON.stringify(record)`. */
+  json(): string {
+    return (this.text ??= answerJson(this.entry, this.cached, this.stale, JSON.stringify(this.insights)));
+  }
+
+  get record(): TrackingRecord {
+    if (this.parsed === null) {
+      this.parsed = this.base
+        ? { ...this.base, cached: this.cached, stale: this.stale, insights: this.insights }
+        : JSON.parse(this.json()) as TrackingRecord;
+    }
+    return this.parsed;
+  }
+}
+
 export type LookupResult =
-  /**
-   * `base` is the cached part of `record` (what `trackingRecordJson` reuses); `facts` what
-   * normalization derived beside it (the analyzer reads the exact transit time from it).
-   */
-  | { kind: 'found'; record: TrackingRecord; base: BaseRecord; facts: ShipmentFacts }
+  | FoundRecord
   | { kind: 'not_found' }
   | { kind: 'upstream_error'; reason: string };
 
@@ -35,7 +68,7 @@ export interface TrackingDeps {
 }
 
 /** What one carrier poll taught us, shared by every lookup waiting on it. */
-type PollResult = { kind: 'found'; shipment: NormalizedShipment } | { kind: 'not_found' } | { kind: 'error'; reason: string };
+type PollResult = { kind: 'found'; shipment: NormalizedShipment; entry: CachedShipment } | { kind: 'not_found' } | { kind: 'error'; reason: string };
 
 /**
  * Lookups: read-through cache (decisions.md "Cache"), one carrier poll shared by concurrent
@@ -58,8 +91,7 @@ export class TrackingService {
   async peek(carrier: string, awb: string, mode: KeyMode): Promise<TrackingRecord | null> {
     const cached = await this.deps.cache.get(cacheKey(mode, carrier, awb));
     if (!cached?.shipment) return null;
-    const answer = await this.answer(cached.shipment, mode, { cached: true, stale: !isFresh(cached, this.deps.clock()) });
-    return answer.kind === 'found' ? answer.record : null;
+    return (await this.answer(cached.shipment, mode, { cached: true, stale: !isFresh(cached, this.deps.clock()) })).record;
   }
 
   async lookup(carrier: string, awb: string, mode: KeyMode, cacheRead?: Promise<CachedLookup | null>): Promise<LookupResult> {
@@ -72,7 +104,7 @@ export class TrackingService {
     }
 
     const polled = await this.pollOnce(key, carrier, awb, mode, 'lookup');
-    if (polled.kind === 'found') return this.answer(polled.shipment, mode, { cached: false, stale: false });
+    if (polled.kind === 'found') return this.answer(polled.entry, mode, { cached: false, stale: false }, polled.shipment.record);
     if (polled.kind === 'not_found') return { kind: 'not_found' };
     // Carrier unreachable: the last known record, marked stale, beats an error (interface spec).
     if (cached?.shipment) {
@@ -111,20 +143,25 @@ export class TrackingService {
       metrics.carrierErrors.inc({ carrier });
       return { kind: 'error', reason: result.error };
     }
+    // The compact form (lib/cache/entry.ts) is what is cached and what every answer is made from.
     const entry: CachedLookup = {
-      shipment: result.kind === 'found' ? result.shipment : null,
+      shipment: result.kind === 'found' ? compactShipment(result.shipment) : null,
       polledAtMs: Date.parse(poll.polled_at),
     };
     if (entry.shipment && entry.shipment.facts.unmapped_scans > 0) metrics.unmappedScans.inc({ carrier }, entry.shipment.facts.unmapped_scans);
     await cache.set(key, entry, retentionMs(entry));
-    return result.kind === 'found' ? { kind: 'found', shipment: result.shipment } : { kind: 'not_found' };
+    return result.kind === 'found' ? { kind: 'found', shipment: result.shipment, entry: entry.shipment! } : { kind: 'not_found' };
   }
 
-  private async answer(shipment: NormalizedShipment, mode: KeyMode, flags: { cached: boolean; stale: boolean }): Promise<LookupResult> {
-    const lane = shipment.facts.lane ? await this.deps.lanes.get(laneKey(shipment.facts.lane, mode)) : null;
+  /**
+   * Insights recomputed as of now on every answer, cached or not (hours since last scan, stuck),
+   * the prediction read from the model's tables with the entry's few facts.
+   */
+  private async answer(entry: CachedShipment, mode: KeyMode, flags: { cached: boolean; stale: boolean }, base: BaseRecord | null = null): Promise<FoundRecord> {
+    const lane = entry.facts.lane ? await this.deps.lanes.get(laneKey(entry.facts.lane, mode)) : null;
     const nowMs = this.deps.clock();
-    const prediction = this.deps.predictor?.predictRecord(shipment.record, shipment.facts, mode, nowMs) ?? null;
-    const record = toTrackingRecord(shipment.record, shipment.facts, { nowMs, lane, prediction, ...flags });
-    return { kind: 'found', record, base: shipment.record, facts: shipment.facts };
+    const prediction = this.deps.predictor?.predictFacts(entry.answer.query, entry.facts, mode, nowMs) ?? null;
+    const insights = computeInsights(entry.answer, entry.facts, nowMs, lane, prediction);
+    return new FoundRecord(entry, flags.cached, flags.stale, insights, base);
   }
 }

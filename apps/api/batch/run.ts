@@ -1,5 +1,4 @@
 import type { ConsumeLimited } from '../../../lib/access/index.ts';
-import { trackingRecordJson } from '../../../lib/insights/index.ts';
 import type { KeyMode } from '../../../lib/schemas/index.ts';
 import { answerMessage, detectedLookup, namedLookup, perCarrierGate, type CarrierAnswer } from '../carrier-lookup.ts';
 import type { ApiDeps } from '../deps.ts';
@@ -79,7 +78,7 @@ export async function runBatch(
       logError(err);
       answer = { kind: 'upstream_error', tried: item.kind === 'named' ? [item.carrier] : item.candidates.slice(0, 1).map((c) => c.slug) };
     }
-    if (answer.kind === 'found') return { index: item.index, status: 200, json: trackingRecordJson(answer.result.record, answer.result.base) };
+    if (answer.kind === 'found') return { index: item.index, status: 200, json: answer.result.json() };
     const detected = item.kind === 'detect';
     if (answer.kind === 'not_found') return { index: item.index, status: 404, code: 'shipment_not_found', message: answerMessage(answer, item.awb, detected) };
     refunds++;

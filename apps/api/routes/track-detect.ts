@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { trackingRecordJson } from '../../../lib/insights/index.ts';
 import { answerMessage, detectedLookup } from '../carrier-lookup.ts';
 import { checkAwb, detectionFor } from '../awb-input.ts';
 import type { ApiDeps } from '../deps.ts';
@@ -35,7 +34,7 @@ export function registerDetectedTrackRoute(app: FastifyInstance, deps: ApiDeps):
       throw err;
     }
     if (answer.kind === 'found') {
-      return reply.type('application/json; charset=utf-8').send(trackingRecordJson(answer.result.record, answer.result.base));
+      return reply.type('application/json; charset=utf-8').send(answer.result.json());
     }
     if (answer.kind === 'upstream_error') {
       // A 502 consumes nothing (decisions.md): give the lookup back.

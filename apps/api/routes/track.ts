@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { trackingRecordJson } from '../../../lib/insights/index.ts';
 import type { ApiDeps } from '../deps.ts';
 import { ApiError, methodNotAllowed } from '../errors.ts';
 import { api } from '../api-spec.ts';
@@ -16,7 +15,7 @@ export function registerTrackRoutes(app: FastifyInstance, deps: ApiDeps): void {
       throw new ApiError('shipment_not_found', `No tracking scans exist for ${carrier} consignment ${awb.toUpperCase()}.`);
     }
     // The record's JSON, its cached part written once per cache entry (lib/insights/json.ts).
-    return reply.type('application/json; charset=utf-8').send(trackingRecordJson(result.record, result.base));
+    return reply.type('application/json; charset=utf-8').send(result.json());
   };
 
   // No HEAD: it would be metered like a GET and answer no record for it (issue 13).
