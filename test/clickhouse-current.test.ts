@@ -116,8 +116,8 @@ describe(`current ClickHouse (chDB)`, () => {
     for (const [name, sql] of QUERIES) {
       const result = (() => {
         try {
-          // The questions name the mode as a parameter; the seeded closures are live ones.
-          return run(bindQueryParams(sql, { mode: 'live' }), {}, 'JSONEachRow');
+          // The questions take the mode and the window's end as parameters; the seeded closures are live ones, ending now.
+          return run(bindQueryParams(sql, { mode: 'live', as_of: new Date(nowS * 1000).toISOString().slice(0, 19).replace('T', ' ') }), {}, 'JSONEachRow');
         } catch (err) {
           throw new Error(`${name}: ${(err as Error).message}`, { cause: err });
         }

@@ -121,7 +121,7 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
   // Distributed: the normalizer rebuilds the model in ClickHouse; this process holds its newest
   // version in memory. Without ClickHouse there is no model there (predictions are null).
   const clickhousePredictions = env.KAFKA_BROKERS && clickhouse
-    ? new ClickHousePredictionSource(clickhouse, { places: predictionPlaces, workdays: predictionWorkdays, log: (message, err) => console.error(message, (err as Error).message) })
+    ? new ClickHousePredictionSource(clickhouse, { places: predictionPlaces, workdays: predictionWorkdays, log: (message, err, level) => (level === 'info' ? console.log(message) : console.error(message, (err as Error).message)) })
     : null;
   const predictor: Predictor = clickhousePredictions?.predictor ?? predictions.predictor;
   // Push state: Redis when set, else a journal under DATA_DIR. Events go to Kafka when it is set

@@ -105,7 +105,7 @@ export async function startNormalizer(env: Env, options: NormalizerStartOptions 
     // Keys' standings come from the access store beside the watches: a paused key's watch makes no event.
     const access = new RedisAccessStore({ plans: product.config.plans, redis, namespace: `${options.redisNamespace ?? 'trk:'}access:` });
     // eta_changed needs the model: the newest version the rebuild below lists.
-    const predictions = new ClickHousePredictionSource(clickhouse, { places: predictionPlaces, workdays: predictionWorkdays, log: (message, err) => log.warn({ err }, message) });
+    const predictions = new ClickHousePredictionSource(clickhouse, { places: predictionPlaces, workdays: predictionWorkdays, log: (message, err, level) => (level === 'info' ? log.info(message) : log.warn({ err }, message)) });
     predictions.start();
     const detector = new ChangeDetector({
       kv: new RedisPushKv(redis, `${options.redisNamespace ?? 'trk:'}push:`), events, lanes: new ClickHouseLaneSource(clickhouse), predictor: predictions.predictor,

@@ -24,10 +24,13 @@ import { estimateOf } from '../prediction/estimate.ts';
 import { MIN_DELIVERIES, type PlaceLookup } from '../prediction/types.ts';
 import type { WorkdayIndex } from '../prediction/workdays.ts';
 import type { Stage } from '../schemas/index.ts';
-import type { ClickHouseClient } from './client.ts';
+import { clickHouseErrorInfo, type ClickHouseClient } from './client.ts';
 import { fromClickHouseDateTime, toClickHouseDateTime } from './datetime.ts';
 import type { PollRows, RowSink } from './rows.ts';
 import { sqlInt, sqlStringList } from './sql.ts';
+
+/** UNKNOWN_TABLE, UNKNOWN_DATABASE: what a read meets before the first migration. */
+const NOT_MIGRATED_YET = new Set([60, 81]);
 
 const KEY_COLUMNS = ['key_lane', 'key_state', 'key_zone', 'key_service', 'key_carrier'] as const;
 
@@ -330,7 +333,8 @@ export interface ClickHousePredictionSourceOptions {
   /** How often the newest version is looked for. Default 60,000 ms (the normalizer rebuilds every PREDICTION_REBUILD_SECONDS). */
   refreshMs?: number;
   timeoutMs?: number;
-  log?: (message: string, err: unknown) => void;
+  /** `info` for the expected states of a first start, `warn` for failures. */
+  log?: (message: string, err: unknown, level: 'info' | 'warn') => void;
 }
 
 /**
@@ -373,7 +377,16 @@ export class ClickHousePredictionSource {
   /** Reads now and then every refreshMs; the timer does not keep the process alive. */
   start(): void {
     this.stop();
-    const tick = () => { this.refresh().catch((err: unknown) => this.options.log?.('prediction model read failed; the next refresh retries', err)); };
+    const tick = () => {
+      this.refresh().catch((err: unknown) => {
+        // Before the normalizer's first migration the database or the model's tables are not there
+        // yet: an expected state of a first start, not a failure.
+        const notYet = NOT_MIGRATED_YET.has(clickHouseErrorInfo(err).code ?? 0);
+        this.options.log?.(notYet
+          ? 'no delivery model in ClickHouse yet (expected until the normalizer has migrated and built one); predictions are null until then'
+          : 'prediction model read failed; the next refresh retries', err, notYet ? 'info' : 'warn');
+      });
+    };
     tick();
     this.timer = setInterval(tick, this.options.refreshMs ?? 60_000);
     this.timer.unref();
