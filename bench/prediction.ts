@@ -155,6 +155,8 @@ function lookupCost(model: PredictionModel, polls: readonly CarrierPoll[]): Benc
 export async function benchPrediction(): Promise<BenchResult[]> {
   const [one, five, fifteen] = loadavg();
   const results: BenchResult[] = [{ name: 'load average (1, 5, 15 min): 1 min shown', value: Number(one!.toFixed(2)), unit: `(${five!.toFixed(2)}, ${fifteen!.toFixed(2)})`, target: null, pass: null }];
+  // BENCH_PREDICTION_ONLY=rebuild: the rebuild leg alone (e.g. under --cpu-prof).
+  if (process.env.BENCH_PREDICTION_ONLY === 'rebuild') return [...results, ...(await rebuilds())];
   results.push(...(await sandboxBacktest()).rows);
   const other = await otherBacktest();
   results.push(...other.rows);

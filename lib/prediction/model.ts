@@ -400,9 +400,14 @@ export function buildFromObserved(shipments: Iterable<ObservedShipment>, options
   const calS = Math.ceil(span.calibrationStartMs / 1000);
   const endS = Math.ceil(span.resolvedEndMs / 1000);
   const ids = new KeyIds();
-  // Per cell id (key id × stage × bucket): K_SLOTS counts of the whole window, then K_SLOTS of the early part.
-  const counts = new Map<number, Int32Array>();
-  const calibration: { keyIds: Int32Array; asOfS: number; code: number }[] = [];
+  // Per cell id (key id × stage × bucket): K_SLOTS counts of the whole window, then K_SLOTS of the
+  // early part. Cell ids are dense (key ids count up from 0), so an array indexed by them, with the
+  // ids in first-seen order beside it: a Map lookup per observation and level cost most of a rebuild.
+  const counts: (Int32Array | undefined)[] = [];
+  const cellOrder: number[] = [];
+  // The calibration window's observations, flat (LEVEL_COUNT key ids, then the code, per entry):
+  // an object per observation made the garbage collector a third of a 1 M-shipment rebuild.
+  const calibration: number[] = [];
   let shipmentCount = 0;
   let observations = 0;
   const keyIds = new Int32Array(LEVEL_COUNT);
@@ -423,12 +428,17 @@ export function buildFromObserved(shipments: Iterable<ObservedShipment>, options
         const id = keyIds[l]!;
         if (id < 0) continue;
         const cellId = id * STAGES * BUCKETS + cellSlot;
-        let c = counts.get(cellId);
-        if (!c) counts.set(cellId, (c = new Int32Array(2 * K_SLOTS)));
+        let c = counts[cellId];
+        if (!c) {
+          // Grown by pushes, never by a far index, so V8 keeps it a fast (not dictionary) array.
+          while (counts.length <= cellId) counts.push(undefined);
+          c = counts[cellId] = new Int32Array(2 * K_SLOTS);
+          cellOrder.push(cellId);
+        }
         c[k]!++;
         if (early) c[K_SLOTS + k]!++;
       }
-      if (!early) calibration.push({ keyIds: keyIds.slice(), asOfS, code });
+      if (!early) { for (let l = 0; l < LEVEL_COUNT; l++) calibration.push(keyIds[l]!); calibration.push(code); }
     }
   }
   // Early cells, ranked once each when a calibration delivery first needs them.
@@ -436,7 +446,7 @@ export function buildFromObserved(shipments: Iterable<ObservedShipment>, options
   const earlyScoresOf = (cellId: number): Uint16Array | null => {
     let s = earlyScores.get(cellId);
     if (s === undefined) {
-      const c = counts.get(cellId);
+      const c = counts[cellId];
       let n = 0;
       if (c) for (let k = 0; k < K_SLOTS; k++) n += c[K_SLOTS + k]!;
       s = c && n >= MIN_DELIVERIES ? scoresByDay(rankCell(c.subarray(K_SLOTS))) : null;
@@ -445,14 +455,15 @@ export function buildFromObserved(shipments: Iterable<ObservedShipment>, options
     return s;
   };
   const scores: number[][] = Array.from({ length: STAGES * DAYPARTS }, () => []);
-  for (const o of calibration) {
-    const cellSlot = slot((o.code >>> 12) & 15, (o.code >>> 8) & 15);
+  for (let at = 0; at < calibration.length; at += LEVEL_COUNT + 1) {
+    const code = calibration[at + LEVEL_COUNT]!;
+    const cellSlot = slot((code >>> 12) & 15, (code >>> 8) & 15);
     for (let l = 0; l < LEVEL_COUNT; l++) {
-      const id = o.keyIds[l]!;
+      const id = calibration[at + l]!;
       if (id < 0) continue;
       const s = earlyScoresOf(id * STAGES * BUCKETS + cellSlot);
       if (s === null) continue;
-      scores[((o.code >>> 12) & 15) * DAYPARTS + ((o.code >>> 6) & 3)]!.push(s[o.code & 63]!);
+      scores[((code >>> 12) & 15) * DAYPARTS + ((code >>> 6) & 3)]!.push(s[code & 63]!);
       break;
     }
   }
@@ -462,7 +473,8 @@ export function buildFromObserved(shipments: Iterable<ObservedShipment>, options
     TARGETS.forEach((target, t) => { thresholds[i * TARGETS.length + t] = thresholdOf(sorted, target); });
   }
   function* rows(): Generator<CellCounts> {
-    for (const [cellId, c] of counts) {
+    for (const cellId of cellOrder) {
+      const c = counts[cellId]!;
       const keyId = Math.floor(cellId / (STAGES * BUCKETS));
       const rest = cellId - keyId * STAGES * BUCKETS;
       yield { key: ids.names[keyId]!, stage: Math.floor(rest / BUCKETS), bucket: rest % BUCKETS, counts: c.subarray(0, K_SLOTS) };
