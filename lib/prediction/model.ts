@@ -329,10 +329,15 @@ export class PredictionModel {
   }
 
   /** The prediction as of `q.asOfMs`, null where the contract says null. */
+  /** The query's level keys resolved against this model: what `predict` reads, kept by callers that ask again. */
+  resolveQuery(q: PredictionQuery): ResolvedKeys {
+    return this.resolve(levelKeys(q.mode, q.carrier, q.serviceType, q.originPincode, q.destinationPincode, this.places));
+  }
+
   predict(q: PredictionQuery, resolved?: ResolvedKeys): Prediction | null {
     const stage = STAGE_INDEX.get(q.stage);
     if (stage === undefined) return null;
-    const rows = (resolved ?? this.resolve(levelKeys(q.mode, q.carrier, q.serviceType, q.originPincode, q.destinationPincode, this.places))).rows;
+    const rows = (resolved ?? this.resolveQuery(q)).rows;
     const bucket = bucketOf(Math.max(0, q.asOfMs - q.stageEnteredMs) / HOUR_MS);
     let cell: Cell | undefined;
     let level = 0;

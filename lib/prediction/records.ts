@@ -6,7 +6,7 @@
 import type { BaseRecord, ShipmentFacts } from '../normalize/types.ts';
 import type { KeyMode } from '../schemas/index.ts';
 import { stageEpisodes, type StageEpisode } from './episodes.ts';
-import type { DeliveredShipment, PredictionModel } from './model.ts';
+import type { DeliveredShipment, PredictionModel, ResolvedKeys } from './model.ts';
 import { PREDICTED_STAGES, type PlaceLookup, type Prediction, type PredictionQuery } from './types.ts';
 
 type RecordPart = Pick<BaseRecord, 'awb' | 'carrier' | 'events' | 'shipment' | 'origin' | 'destination' | 'estimated_delivery_at'>;
@@ -123,6 +123,9 @@ export interface Predictor {
 
 /** A predictor over one model (the model a lookup reads is swapped whole when it is rebuilt). */
 export function predictorOf(model: () => PredictionModel | null, places: PlaceLookup): Predictor {
+  // A cached record's level keys (its lane, state pair, zone: string building and place lookups)
+  // are resolved against a model once, not at every answer; a rebuilt model resolves them again.
+  const resolvedKeys = new WeakMap<QueryFacts, { model: PredictionModel; mode: KeyMode; resolved: ResolvedKeys }>();
   return {
     predictRecord(record, facts, mode, nowMs) {
       const m = model();
@@ -134,7 +137,13 @@ export function predictorOf(model: () => PredictionModel | null, places: PlaceLo
       const m = model();
       if (m === null) return null;
       const q = queryOfFacts(query, facts, mode, nowMs, places);
-      return q === null ? null : m.predict(q);
+      if (q === null) return null;
+      let known = resolvedKeys.get(query);
+      if (known === undefined || known.model !== m || known.mode !== mode) {
+        known = { model: m, mode, resolved: m.resolveQuery(q) };
+        resolvedKeys.set(query, known);
+      }
+      return m.predict(q, known.resolved);
     },
   };
 }

@@ -11,6 +11,7 @@ import type { DeliveryCalendar } from '../../calendar/index.ts';
 import type { CarrierPoll, RawScan } from '../../schemas/index.ts';
 import { DAY_MS, HOUR_MS, IST_OFFSET_MS } from '../../time/index.ts';
 import { dayNumberOf, dayText } from '../workdays.ts';
+import { seeded } from '../../lanes/fixture.ts';
 
 interface Place { pincode: string; city: string; state: string }
 const PLACES: readonly Place[] = [
@@ -52,16 +53,8 @@ export interface OtherNetworkOptions {
   startMs?: number;
 }
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A generator's random numbers: the lanes fixture's mulberry32 (not the sandbox's, whose code this network does not touch). */
+const rng = seeded;
 
 function normal(r: () => number): number {
   return Math.sqrt(-2 * Math.log(1 - r())) * Math.cos(2 * Math.PI * r());
