@@ -19,7 +19,8 @@ import { TEST_BROKERS } from '../lib/kafka/testing.ts';
 import { testRedisUrl } from '../lib/access/testing.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const DATABASE = `t34_first_start_${randomUUID().slice(0, 8)}`;
+// tracking_test_*: the statement recorder folds such names into one shape (lib/clickhouse/statement-recorder.ts).
+const DATABASE = `tracking_test_first_start_${randomUUID().slice(0, 8)}`;
 const dataDir = mkdtempSync(join(tmpdir(), 'first-start-'));
 const children: ChildProcess[] = [];
 const exec = promisify(execFile);
