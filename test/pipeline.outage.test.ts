@@ -25,6 +25,7 @@ import { readPollWindow } from '../lib/kafka/read-window.ts';
 import { TEST_BROKERS, testKafka } from '../lib/kafka/testing.ts';
 import { POLLS_TOPIC, ensureTopics } from '../lib/kafka/topics.ts';
 import type { CarrierPoll } from '../lib/schemas/index.ts';
+import { retried } from './support/retried.ts';
 
 const SERVICES = join(import.meta.dirname, '../scripts/services/services.sh');
 const OUTAGE_MS = 30_000;
@@ -60,18 +61,6 @@ let key: string;
 const groupId = `test-outage-${randomUUID()}`;
 /** Every poll the API handed to its bus (a tap in front of KafkaBus.publish, which still runs). */
 const published: CarrierPoll[] = [];
-
-/** Kafka admin calls right after a topic is created (or the broker restarted) may see stale metadata. */
-async function retried<T>(fn: () => Promise<T>, attempts = 20): Promise<T> {
-  for (let i = 1; ; i++) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (i >= attempts) throw err;
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-  }
-}
 
 async function eventually<T>(probe: () => Promise<T>, done: (value: T) => boolean, deadlineMs = 90_000, everyMs = 500): Promise<T> {
   const deadline = Date.now() + deadlineMs;

@@ -25,6 +25,7 @@ import { POLLS_TOPIC, ensureTopics } from '../lib/kafka/topics.ts';
 import { deliveredTransitDays } from '../lib/sandbox/scenario.ts';
 import type { CarrierPoll, TrackingRecord } from '../lib/schemas/index.ts';
 import type { KeyMode } from '../lib/schemas/index.ts';
+import { retried } from './support/retried.ts';
 
 const TSX = join(import.meta.dirname, '../node_modules/.bin/tsx');
 const REPLAY = join(import.meta.dirname, '../apps/cli/replay.ts');
@@ -93,18 +94,6 @@ async function topicEnds(): Promise<{ partition: number; offset: string }[]> {
     return (await retried(() => admin.fetchTopicOffsets(POLLS_TOPIC))).map((p) => ({ partition: p.partition, offset: p.high }));
   } finally {
     await admin.disconnect();
-  }
-}
-
-/** Kafka admin calls right after a topic is created (or the broker restarted) may see stale metadata. */
-async function retried<T>(fn: () => Promise<T>, attempts = 20): Promise<T> {
-  for (let i = 1; ; i++) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (i >= attempts) throw err;
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
   }
 }
 

@@ -3,9 +3,8 @@
  * ClickHouse's events, shipments and (after a lane refresh) lane_stats from the generated history,
  * for test mode only (lane keys `test:…`).
  *
- * Isolation: a ClickHouse database of this file's own, a consumer group of its own starting at the
- * topic's end as it was when the file started, and a random history seed (so AWBs no other run
- * uses; other files' normalizers that read the same topic ignore AWBs they did not make).
+ * Isolation: a ClickHouse database, a Kafka topic and a consumer group of this file's own, and a
+ * random history seed (so AWBs no other run uses).
  */
 import { execFile } from 'node:child_process';
 import { randomInt, randomUUID } from 'node:crypto';
@@ -20,7 +19,7 @@ import { sqlStringList } from '../lib/clickhouse/index.ts';
 import { TEST_CLICKHOUSE_URL, createTestDatabase, rowsOf, type TestDatabase } from '../lib/clickhouse/testing.ts';
 import { DEFAULT_CONFIG_DIR, loadEnv } from '../lib/config/index.ts';
 import { TEST_BROKERS, testKafka } from '../lib/kafka/testing.ts';
-import { POLLS_TOPIC, ensureTopics } from '../lib/kafka/topics.ts';
+import { retried } from './support/retried.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const TSX = join(ROOT, 'node_modules/.bin/tsx');
@@ -32,17 +31,7 @@ let db: TestDatabase;
 let normalizer: NormalizerApp;
 let dataDir: string;
 const groupId = `test-history-${randomUUID()}`;
-
-async function retried<T>(fn: () => Promise<T>, attempts = 20): Promise<T> {
-  for (let i = 1; ; i++) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (i >= attempts) throw err;
-      await new Promise((r) => setTimeout(r, 500));
-    }
-  }
-}
+const topic = `test-history-${randomUUID()}`;
 
 async function eventually<T>(probe: () => Promise<T>, done: (value: T) => boolean, deadlineMs = 120_000): Promise<T> {
   const deadline = Date.now() + deadlineMs;
@@ -60,18 +49,22 @@ beforeAll(async () => {
   const admin = kafka.admin();
   await admin.connect();
   try {
-    await retried(() => ensureTopics(admin));
-    const ends = (await retried(() => admin.fetchTopicOffsets(POLLS_TOPIC))).map((p) => ({ partition: p.partition, offset: p.high }));
-    await retried(() => admin.setOffsets({ groupId, topic: POLLS_TOPIC, partitions: ends }));
+    // A topic of this file's own: its history on the shared topic reached the lanes of other
+    // files' normalizers (pipeline.services' lane benchmark) when the two ran at once.
+    await retried(() => admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: 3, replicationFactor: 1 }] }));
   } finally {
     await admin.disconnect();
   }
   const env = loadEnv({ KAFKA_BROKERS: TEST_BROKERS, CLICKHOUSE_URL: TEST_CLICKHOUSE_URL, CONFIG_DIR: DEFAULT_CONFIG_DIR, LOG_LEVEL: 'error' });
-  normalizer = await startNormalizer(env, { database: db.target.database, groupId, healthPort: null, laneRefreshCron: '0 0 1 1 *' });
+  normalizer = await startNormalizer(env, { database: db.target.database, topic, groupId, healthPort: null, laneRefreshCron: '0 0 1 1 *' });
 }, 120_000);
 
 afterAll(async () => {
   await normalizer?.stop();
+  const admin = kafka.admin();
+  await admin.connect();
+  await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
+  await admin.disconnect();
   await db?.drop();
   rmSync(dataDir, { recursive: true, force: true });
 });
@@ -81,7 +74,7 @@ describe('sandbox history --into-stores (Kafka → normalizer → ClickHouse)', 
     const env: NodeJS.ProcessEnv = { ...process.env, KAFKA_BROKERS: TEST_BROKERS, DATA_DIR: dataDir };
     delete env.CLICKHOUSE_URL;
     delete env.REDIS_URL;
-    const { stderr } = await promisify(execFile)(TSX, ['apps/cli/main.ts', 'sandbox', 'history', '--shipments', String(SHIPMENTS), '--days', '60', '--seed', String(SEED), '--into-stores', '--out', join(dataDir, 'h.jsonl')], { cwd: ROOT, env, encoding: 'utf8' });
+    const { stderr } = await promisify(execFile)(TSX, ['apps/cli/main.ts', 'sandbox', 'history', '--shipments', String(SHIPMENTS), '--days', '60', '--seed', String(SEED), '--into-stores', '--topic', topic, '--out', join(dataDir, 'h.jsonl')], { cwd: ROOT, env, encoding: 'utf8' });
     const polls = Number(/(\d+) polls → /.exec(stderr)?.[1]);
     expect(polls, stderr).toBeGreaterThan(SHIPMENTS * 2);
     // Only this run's numbers: other files' polls on the shared topic reach this database too.
