@@ -129,14 +129,13 @@ function reportAlone(): BenchResult[] {
 }
 
 const CHILD_FLAG = 'BENCH_ANALYZER_CHILD';
-const TSX_LOADER = fileURLToPath(new URL('../node_modules/tsx/dist/loader.mjs', import.meta.url));
 
 /** The end-to-end run in a process of its own, started as `npm start` starts the embedded default. */
 function endToEndInChild(): Promise<BenchResult[]> {
   return new Promise((resolve, reject) => {
     const child = fork(fileURLToPath(import.meta.url), [], {
       env: { ...process.env, [CHILD_FLAG]: '1' },
-      execArgv: [...HEAP_POLICY_FLAGS, '--import', TSX_LOADER],
+      execArgv: [...HEAP_POLICY_FLAGS],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     child.once('message', (results) => resolve(results as BenchResult[]));

@@ -103,7 +103,6 @@ const SPREAD_AWBS = 500;
 const FOUND_SCENARIOS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 20, 21, 22, 23, 24];
 
 const SERVERS_DIR = fileURLToPath(new URL('./servers/', import.meta.url));
-const TSX_LOADER = import.meta.resolve('tsx');
 const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 
 export interface Server {
@@ -131,13 +130,13 @@ function nextMessage<T extends ChildMessage['type']>(child: ChildProcess, type: 
   });
 }
 
-/** Forks a server script of bench/servers/ (run by tsx) and waits for its URL. */
+/** Forks a server script of bench/servers/ (node strips the types itself) and waits for its URL. */
 export async function startServer(name: string, script: string, env: NodeJS.ProcessEnv, profileDir: string | null): Promise<Server> {
   const child = fork(join(SERVERS_DIR, script), [], {
     cwd: REPO_ROOT,
     env,
     // The embedded default's heap policy, as npm start passes it (not with Redis: apps/api/heap-policy.ts).
-    execArgv: [...(env.REDIS_URL ? [] : HEAP_POLICY_FLAGS), '--import', TSX_LOADER, '--expose-gc', ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])],
+    execArgv: [...(env.REDIS_URL ? [] : HEAP_POLICY_FLAGS), '--expose-gc', ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])],
     // Logs (the API's default level writes a line per request) go where a deployment's would not
     // be read back by this process: /dev/null. Errors still show.
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
@@ -489,7 +488,7 @@ async function sortBySize(dir: string, names: string[]): Promise<string[]> {
 
 /** Where a server's CPU time went (self time by function and by package), from its .cpuprofile. */
 async function printProfile(name: string, dir: string): Promise<void> {
-  // One profile per thread (tsx runs its loader in a worker): the main thread's is the biggest.
+  // One profile per thread, should a server start workers: the main thread's is the biggest.
   const files = await sortBySize(dir, (await readdir(dir)).filter((f) => f.endsWith('.cpuprofile')));
   if (files.length === 0) {
     console.log(`(no CPU profile written for ${name})`);

@@ -31,7 +31,7 @@ function awbsFor(slug: string, n: number): string[] {
 }
 
 async function startSandboxProcess(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(join(ROOT, 'node_modules/.bin/tsx'), [join(ROOT, 'apps/carrier-sandbox/main.ts')], {
+  const child = spawn(process.execPath, [join(ROOT, 'apps/carrier-sandbox/main.ts')], {
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'],
   });
   let buffer = '';

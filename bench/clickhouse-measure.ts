@@ -1,6 +1,6 @@
 /**
  * Quick measurements of the ClickHouse side (not a test; numbers for the benchmark write-up):
- *   npx tsx bench/clickhouse-measure.ts [--polls 20000] [--shipments 1000000] [--keep]
+ *   node bench/clickhouse-measure.ts [--polls 20000] [--shipments 1000000] [--keep]
  * (run it on a quiet machine: the figures are CPU-bound on both sides)
  * 1. writer: journey polls → rows → ClickHouseWriter (default batching) into a fresh database;
  *    events rows/s for a first write and for a full re-delivery (every row a duplicate).
@@ -153,5 +153,5 @@ async function main(): Promise<void> {
   }
 }
 
-// Only as a program (npx tsx bench/clickhouse-measure.ts); bench/pipeline.ts imports the generators.
+// Only as a program (node bench/clickhouse-measure.ts); bench/pipeline.ts imports the generators.
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await main();

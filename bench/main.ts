@@ -1,6 +1,6 @@
 /**
  * npm run bench [-- <section>...] — prints every figure the issues ask for, measured side by side
- * in one run on this machine. Sections: normalize, mapping, carriers, api, pipeline, lanes, replay, webhooks, analyzer, network, prediction.
+ * in one run on this machine. Sections: normalize, mapping, carriers, api, pipeline, lanes, replay, webhooks, analyzer, network, prediction, startup.
  */
 import { benchAnalyzer } from './analyzer.ts';
 import { benchApi } from './api.ts';
@@ -12,6 +12,7 @@ import { benchNormalize } from './normalize.ts';
 import { benchPipeline } from './pipeline.ts';
 import { benchPrediction } from './prediction.ts';
 import { benchReplay } from './replay.ts';
+import { benchStartup } from './startup.ts';
 import { benchWebhooks } from './webhooks.ts';
 import { printResults, type BenchResult } from './report.ts';
 
@@ -26,6 +27,7 @@ const SECTIONS: Record<string, { title: string; run: () => Promise<BenchResult[]
   webhooks: { title: 'Push: deliveries to a verifying receiver, embedded vs Redis; poll on Kafka → delivery (npm run bench -- webhooks)', run: benchWebhooks },
   network: { title: 'Simulated network: 1 M journeys generated; their history through Kafka and the normalizer into ClickHouse (npm run bench -- network)', run: benchNetwork },
   prediction: { title: 'Delivery prediction: backtests on two generators, rebuild over 1 M delivered, cost per lookup (npm run bench -- prediction)', run: benchPrediction },
+  startup: { title: 'npm start: spawn to /readyz (first start and restart) and idle RSS, native vs tsx (npm run bench -- startup)', run: benchStartup },
   analyzer: { title: 'Shipment analyzer: end to end on the embedded default, the report alone (npm run bench -- analyzer)', run: benchAnalyzer },
 };
 

@@ -11,7 +11,7 @@ const BATCH = 250;
 
 /** Polls per second on `threads` workers (after one warm-up pass, JIT and config loading left out). */
 export async function normalizeOnThreads(values: readonly string[], threads: number): Promise<number> {
-  const workers = Array.from({ length: threads }, () => new Worker(new URL('./normalize-thread-boot.mjs', import.meta.url)));
+  const workers = Array.from({ length: threads }, () => new Worker(new URL('./normalize-thread.ts', import.meta.url)));
   try {
     await pass(workers, values);
     const started = performance.now();

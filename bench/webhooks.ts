@@ -53,7 +53,6 @@ export const TARGET_DELIVERIES_PER_SECOND = 2_000;
 export const TARGET_E2E_P99_MS = 1_000;
 
 const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
-const TSX_LOADER = join(REPO_ROOT, 'node_modules/tsx/dist/loader.mjs');
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const BROKERS = process.env.KAFKA_BROKERS ?? '127.0.0.1:9092';
 const DELIVERIES = Number(process.env.BENCH_WEBHOOK_DELIVERIES ?? 10_000);
@@ -102,7 +101,7 @@ interface ReceiverChild {
 
 async function startReceiverChild(): Promise<ReceiverChild> {
   const child: ChildProcess = fork(join(REPO_ROOT, 'bench/servers/webhook-receiver.ts'), [], {
-    cwd: REPO_ROOT, env: { ...process.env, BENCH_RECEIVER_ENDPOINTS: String(ENDPOINTS) }, execArgv: ['--import', TSX_LOADER, ...(process.env.BENCH_RECEIVER_NODE_ARGS ?? '').split(' ').filter(Boolean)], stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    cwd: REPO_ROOT, env: { ...process.env, BENCH_RECEIVER_ENDPOINTS: String(ENDPOINTS) }, execArgv: [...(process.env.BENCH_RECEIVER_NODE_ARGS ?? '').split(' ').filter(Boolean)], stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const firstReceipt = new Map<string, number>();
   let refused = 0;

@@ -32,7 +32,7 @@ import { TEST_BROKERS, testKafka } from '../lib/kafka/testing.ts';
 import { guideExamples, guideHistory, renderExample, shownCell, SHOWN_ROWS, tableCounts, withExamples, withTableCounts } from './support/guide-examples.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const TSX = join(ROOT, 'node_modules/.bin/tsx');
+const NODE = process.execPath; // node runs the TypeScript itself
 const GUIDE = join(ROOT, 'docs/analysts.md');
 const TABLES = join(ROOT, 'docs/analysts/tables.md');
 const WRITE = process.env.ANALYSTS_EXAMPLES_WRITE === '1';
@@ -93,7 +93,7 @@ beforeAll(async () => {
   const cliEnv: NodeJS.ProcessEnv = { ...process.env, KAFKA_BROKERS: TEST_BROKERS, DATA_DIR: dataDir };
   delete cliEnv.CLICKHOUSE_URL;
   delete cliEnv.REDIS_URL;
-  const { stderr } = await promisify(execFile)(TSX, ['apps/cli/main.ts', 'sandbox', 'history', '--shipments', String(HISTORY.shipments), '--days', String(HISTORY.days),
+  const { stderr } = await promisify(execFile)(NODE, ['apps/cli/main.ts', 'sandbox', 'history', '--shipments', String(HISTORY.shipments), '--days', String(HISTORY.days),
     '--seed', String(HISTORY.seed), '--end', HISTORY.end, '--into-stores', '--topic', topic], { cwd: ROOT, env: cliEnv, encoding: 'utf8' });
   const polls = Number(/(\d+) polls → /.exec(stderr)?.[1]);
   expect(polls, stderr).toBeGreaterThan(HISTORY.shipments * 2);

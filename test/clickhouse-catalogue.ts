@@ -5,7 +5,7 @@
  * engine; test/clickhouse-statements.recording.test.ts fails when a run recorded a shape the
  * catalogue lacks. Statements of migration files are left out: the current-engine test runs the files.
  *
- * Add what a run recorded:  node --import tsx test/clickhouse-catalogue.ts [recording.jsonl]
+ * Add what a run recorded:  node test/clickhouse-catalogue.ts [recording.jsonl]
  * (default .test-results/clickhouse-sql.jsonl, written by `npm test`).
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';

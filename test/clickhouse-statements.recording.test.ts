@@ -14,6 +14,6 @@ describe('the catalogue of statements sent to ClickHouse (test/clickhouse-statem
     expect(existsSync(RECORDING_FILE), `${RECORDING_FILE}: nothing recorded; npm test records it in its first passes`).toBe(true);
     const known = new Set(loadCatalogue().map((entry) => normalizeStatement(entry.sql)));
     const missing = readRecording().filter((entry) => !known.has(entry.key)).map((entry) => `${entry.from}: ${entry.sql}`);
-    expect(missing, 'add them with: node --import tsx test/clickhouse-catalogue.ts').toEqual([]);
+    expect(missing, 'add them with: node test/clickhouse-catalogue.ts').toEqual([]);
   });
 });

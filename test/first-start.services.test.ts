@@ -1,5 +1,5 @@
 /**
- * A healthy first start of each distributed app, as `npm run <app>` runs it (`node --import tsx
+ * A healthy first start of each distributed app, as `npm run <app>` runs it (`node
  * apps/<app>/main.ts`, LOG_LEVEL info, the services of `npm run services` and a ClickHouse database
  * of this run's own, which the start migrates from nothing): it prints its banner (what it is, what
  * it connects to with credentials hidden, where its health and metrics are; the API how to make a
@@ -37,7 +37,7 @@ interface Run { output: string; stderr: string; code: number | null }
 async function firstStart(script: string, env: Record<string, string>, ready: RegExp, during?: (output: string) => Promise<void>): Promise<Run> {
   const clean: NodeJS.ProcessEnv = { ...process.env };
   for (const name of Object.keys(EnvSchema.shape)) delete clean[name];
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+  const child = spawn(process.execPath, [script], {
     cwd: ROOT, env: { ...clean, LOG_LEVEL: 'info', PORT: '0', DATA_DIR: join(dataDir, script.replace(/\W/g, '_')), ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);

@@ -27,7 +27,7 @@ import type { CarrierPoll, TrackingRecord } from '../lib/schemas/index.ts';
 import type { KeyMode } from '../lib/schemas/index.ts';
 import { retried } from './support/retried.ts';
 
-const TSX = join(import.meta.dirname, '../node_modules/.bin/tsx');
+const NODE = process.execPath; // node runs the TypeScript itself
 const REPLAY = join(import.meta.dirname, '../apps/cli/replay.ts');
 
 /** What the sandbox's scenario 16 puts in remarks (lib/sandbox/scenario.ts PERSONAL_DATA_REMARKS). */
@@ -431,7 +431,7 @@ describe('pipeline: API (distributed) → Kafka → normalizer → ClickHouse', 
 
 function run(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(TSX, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(NODE, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });

@@ -101,8 +101,8 @@ it('two detectors and two dispatchers: scenario 25 arrives once per stage, in or
 
 /** A dispatcher app in its own process, to be killed with SIGKILL. */
 async function dispatcherChild(env: Record<string, string>, options: object): Promise<ChildProcess> {
-  // node --import tsx, not the tsx CLI: a SIGKILL of the CLI would leave its child dispatcher running.
-  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '../apps/dispatcher/testing-child.ts'), JSON.stringify(options)], {
+  // node itself (it strips the types): the killed process is the dispatcher, with no launcher between.
+  const child = spawn(process.execPath, [join(import.meta.dirname, '../apps/dispatcher/testing-child.ts'), JSON.stringify(options)], {
     env: { ...process.env, WEBHOOK_ALLOWED_TARGETS: '127.0.0.1/32', ...env, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

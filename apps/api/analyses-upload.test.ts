@@ -53,7 +53,7 @@ describe('analyzer CSV uploads over real HTTP', () => {
     const hostileBytes = 3 + 2 * 5_000_000;
     // The uploads come from a worker thread: their writing of megabytes is not on the server's event loop.
     const worker = new Worker(new URL('./testing-upload-worker.ts', import.meta.url), {
-      execArgv: ['--import', 'tsx'], workerData: { base, head: `${requestHead(key, hostileBytes)}awb`, bodyBytes: hostileBytes - 3, parallel: 4 },
+      workerData: { base, head: `${requestHead(key, hostileBytes)}awb`, bodyBytes: hostileBytes - 3, parallel: 4 },
     });
     const uploadsDone = new Promise<Upload[]>((resolve, reject) => { worker.once('message', resolve); worker.once('error', reject); });
     const p99Of = (samples: number[]) => [...samples].sort((a, b) => a - b)[Math.ceil(samples.length * 0.99) - 1]!;

@@ -40,12 +40,16 @@ export const CODE_TO_STATUS: Record<ErrorCode, number> = {
 
 /** An answer with the standard error body; thrown by handlers, rendered by the root error handler. */
 export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly headers: Record<string, string | number>;
   constructor(
-    readonly code: ErrorCode,
+    code: ErrorCode,
     message: string,
-    readonly headers: Record<string, string | number> = {},
+    headers: Record<string, string | number> = {},
   ) {
     super(message);
+    this.code = code;
+    this.headers = headers;
     this.name = 'ApiError';
   }
 

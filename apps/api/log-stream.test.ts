@@ -4,11 +4,11 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const CHILD = fileURLToPath(new URL('./testing-log-child.ts', import.meta.url));
-const TSX = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
+const NODE = process.execPath; // node runs the TypeScript itself
 
 function linesWritten(count: number, mode: 'flush' | 'no-flush'): Promise<string[]> {
   return new Promise((resolve, reject) => {
-    execFile(TSX, [CHILD, String(count), mode], { maxBuffer: 64 * 1024 * 1024 }, (err, stdout) => {
+    execFile(NODE, [CHILD, String(count), mode], { maxBuffer: 64 * 1024 * 1024 }, (err, stdout) => {
       if (err) reject(err);
       else resolve(stdout.split('\n').filter((line) => line !== ''));
     });

@@ -14,7 +14,6 @@ import { buildApp } from '../api/app.ts';
 import { createApiRuntime, type ApiRuntime } from '../api/runtime.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const TSX = join(ROOT, 'node_modules/.bin/tsx');
 const TOKEN = 'cli-test-admin-token-0123456789';
 /** Tests that start the CLI many times (about a second per start, more on a busy machine). */
 const SLOW = 180_000;
@@ -46,13 +45,13 @@ interface Run {
   stderr: string;
 }
 
-/** Runs `tsx apps/cli/main.ts ...args`; the environment holds no ADMIN_TOKEN or PORT unless given. */
+/** Runs `node apps/cli/main.ts ...args` (as `npm run cli` does); the environment holds no ADMIN_TOKEN or PORT unless given. */
 function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
   const base = { ...process.env };
   delete base.ADMIN_TOKEN;
   delete base.PORT;
   return new Promise((done) => {
-    execFile(TSX, ['apps/cli/main.ts', ...args], { cwd: ROOT, env: { ...base, ...env }, timeout: 30_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, ['apps/cli/main.ts', ...args], { cwd: ROOT, env: { ...base, ...env }, timeout: 30_000 }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
       done({ code, stdout, stderr });
     });

@@ -7,12 +7,12 @@ import { describe, expect, it } from 'vitest';
 import { TrackingRecordSchema } from '../../lib/schemas/index.ts';
 import { JOURNEYS, journeyPoll } from '../../lib/testing/polls.ts';
 
-const TSX = join(import.meta.dirname, '../../node_modules/.bin/tsx');
+const NODE = process.execPath; // node runs the TypeScript itself
 const SCRIPT = join(import.meta.dirname, 'replay.ts');
 const carriers = Object.keys(JOURNEYS);
 
 function runReplay(args: string[], input?: string) {
-  return spawnSync(TSX, [SCRIPT, ...args], { input, encoding: 'utf8', maxBuffer: 1 << 30 });
+  return spawnSync(NODE, [SCRIPT, ...args], { input, encoding: 'utf8', maxBuffer: 1 << 30 });
 }
 
 describe('npm run replay', () => {
@@ -41,7 +41,7 @@ describe('npm run replay', () => {
     const dir = mkdtempSync(join(tmpdir(), 'replay-empty-'));
     const polls = [1, 2, 3].map((i) => journeyPoll('ekart', i));
     writeFileSync(join(dir, 'polls.ndjson'), polls.map((poll) => JSON.stringify({ poll, mode: 'test' })).join('\n') + '\n');
-    const run = spawnSync(TSX, [SCRIPT, '--from-embedded', '--diff', '--since', '2025-10-01', '--until', '2025-10-02', '--output', '-'], { encoding: 'utf8', env: { ...process.env, DATA_DIR: dir } });
+    const run = spawnSync(NODE, [SCRIPT, '--from-embedded', '--diff', '--since', '2025-10-01', '--until', '2025-10-02', '--output', '-'], { encoding: 'utf8', env: { ...process.env, DATA_DIR: dir } });
     const times = polls.map((p) => Date.parse(p.polled_at)).sort((a, b) => a - b);
     expect(run.stderr).toContain('compared 0 stored events');
     expect(run.stderr).toContain(`replay: no polls in the window (2025-10-01T00:00:00.000Z to 2025-10-02T00:00:00.000Z); the 3 stored polls in the embedded log (${dir}/polls.ndjson) `

@@ -28,8 +28,10 @@ import { clickHouseSource, embeddedSource, inWindow, kafkaSource, lineSource, ty
 
 /** Exit status 2 with one line. */
 class ExitError extends Error {
-  constructor(message: string, readonly status = 2) {
+  readonly status: number;
+  constructor(message: string, status = 2) {
     super(message);
+    this.status = status;
   }
 }
 

@@ -15,7 +15,7 @@ import { CarrierPollSchema, type CarrierPoll } from '../../lib/schemas/index.ts'
 import { DEFAULT_CONFIG_DIR } from '../../lib/config/index.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const TSX = join(ROOT, 'node_modules/.bin/tsx');
+const NODE = process.execPath; // node runs the TypeScript itself
 const dir = mkdtempSync(join(tmpdir(), 'history-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -23,7 +23,7 @@ async function cli(args: string[], env: NodeJS.ProcessEnv = {}) {
   // Without services (the embedded default), whatever this shell has set.
   const clean: NodeJS.ProcessEnv = { ...process.env, ...env };
   for (const name of ['KAFKA_BROKERS', 'CLICKHOUSE_URL', 'REDIS_URL']) delete clean[name];
-  return promisify(execFile)(TSX, ['apps/cli/main.ts', ...args], { cwd: ROOT, env: clean, encoding: 'utf8' });
+  return promisify(execFile)(NODE, ['apps/cli/main.ts', ...args], { cwd: ROOT, env: clean, encoding: 'utf8' });
 }
 
 describe('sandbox history', () => {

@@ -55,7 +55,7 @@ async function start(dir: string): Promise<Started> {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of [...Object.keys(EnvSchema.shape), 'PAYMENT_URL', 'MAIL_FROM', 'NOTICE_CRON']) delete env[name];
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/embedded/main.ts'], {
+  const child = spawn(process.execPath, ['apps/embedded/main.ts'], {
     cwd: REPO_ROOT,
     // Watched shipments re-polled every second (each poll one stage further); quick retries. No
     // network history: without a delivery model the shipments have no predicted day, so no

@@ -2,7 +2,7 @@
  * On a fresh clone, `npm install && npm start` serves the printed curl line successfully — and a
  * restart on the same DATA_DIR loses no keys and no usage (contracts.md "Starting it").
  *
- * Runs what `npm start` runs (`node <heap policy> --import tsx apps/embedded/main.ts`) as a real process, with none of the
+ * Runs what `npm start` runs (`node <heap policy> apps/embedded/main.ts`) as a real process, with none of the
  * project's environment variables set but a temp DATA_DIR and a free PORT, and the printed curl line
  * with the real curl.
  */

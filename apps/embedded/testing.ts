@@ -1,6 +1,6 @@
 /**
  * Test support for the npm start tests (start.test.ts, start.services.test.ts): runs what `npm start`
- * runs (`node <heap policy> --import tsx apps/embedded/main.ts`) as a real process, with none of the
+ * runs (`node <heap policy> apps/embedded/main.ts`) as a real process, with none of the
  * project's environment variables set but a temp DATA_DIR and a free PORT.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
@@ -49,7 +49,7 @@ function freshCloneEnv(dataDir: string, port: number): NodeJS.ProcessEnv {
 /** `npm start` (what its script runs), until the banner's curl line is printed. */
 export async function start(dataDir: string, services: NodeJS.ProcessEnv = {}): Promise<Started> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...HEAP_POLICY_FLAGS, '--import', 'tsx', 'apps/embedded/main.ts'], { cwd: REPO_ROOT, env: { ...freshCloneEnv(dataDir, port), ...services }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...HEAP_POLICY_FLAGS, 'apps/embedded/main.ts'], { cwd: REPO_ROOT, env: { ...freshCloneEnv(dataDir, port), ...services }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let output = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => { output += chunk; });

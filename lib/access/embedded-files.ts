@@ -24,7 +24,10 @@ export class AccessFiles {
   /** Entries appended since the last compaction. */
   appended = 0;
 
-  private constructor(private readonly dir: string) {}
+  private readonly dir: string;
+  private constructor(dir: string) {
+    this.dir = dir;
+  }
 
   /** Reads the snapshot and the journal that continues it. Call `compact` before appending. */
   static open(dir: string): { files: AccessFiles; snapshot: Snapshot | null; entries: JournalEntry[] } {

@@ -23,7 +23,7 @@ afterEach(() => {
 
 /** Runs the child until it kills itself; returns the key it created. */
 async function crashAfter(lookups: number): Promise<string> {
-  const run = promisify(execFile)(process.execPath, ['--import', 'tsx', CHILD, dir, String(lookups)]);
+  const run = promisify(execFile)(process.execPath, [CHILD, dir, String(lookups)]);
   const failure = await run.then(() => null, (err: { signal?: string; stdout?: string }) => err);
   expect(failure?.signal).toBe('SIGKILL');
   return (JSON.parse(failure?.stdout ?? '') as { key: string }).key;

@@ -17,8 +17,10 @@ export class AccessError extends Error {
   override name = 'AccessError';
   readonly code: Extract<ErrorCode, 'not_found' | 'conflict' | 'bad_request'>;
 
-  constructor(readonly reason: AccessErrorReason, message: string) {
+  readonly reason: AccessErrorReason;
+  constructor(reason: AccessErrorReason, message: string) {
     super(message);
+    this.reason = reason;
     this.code = STATUS_CODE[reason];
   }
 }

@@ -49,7 +49,9 @@ export class Analyzer {
   readonly store: AnalysisStore;
   readonly runner: AnalysisRunner;
 
-  constructor(private readonly options: AnalyzerOptions) {
+  private readonly options: AnalyzerOptions;
+  constructor(options: AnalyzerOptions) {
+    this.options = options;
     this.store = new AnalysisStore(options.kv, options.clock);
     this.runner = new AnalysisRunner({
       store: this.store,

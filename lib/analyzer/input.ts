@@ -111,7 +111,10 @@ export class InputCollector {
   private readonly named = new Map<string, Set<string>>();
   private merged: ShipmentInput[] | null = null;
 
-  constructor(private readonly ctx: InputContext) {}
+  private readonly ctx: InputContext;
+  constructor(ctx: InputContext) {
+    this.ctx = ctx;
+  }
 
   /** Adds one data row; false once past MAX_ANALYSIS_ROWS (the caller answers 413). */
   add(raw: Record<string, unknown>): boolean {

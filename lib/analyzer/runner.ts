@@ -96,7 +96,15 @@ class Lease {
   private timer: NodeJS.Timeout;
   private beat: Promise<void> = Promise.resolve();
 
-  constructor(private readonly store: AnalysisStore, private readonly member: string, private readonly clock: () => number, private readonly leaseMs: number, log: RunnerOptions['log']) {
+  private readonly store: AnalysisStore;
+  private readonly member: string;
+  private readonly clock: () => number;
+  private readonly leaseMs: number;
+  constructor(store: AnalysisStore, member: string, clock: () => number, leaseMs: number, log: RunnerOptions['log']) {
+    this.store = store;
+    this.member = member;
+    this.clock = clock;
+    this.leaseMs = leaseMs;
     this.timer = setInterval(() => {
       this.beat = this.beat.then(() => store.kv.schedule(analyzerKeys.due(), member, clock() + leaseMs))
         .catch((err: unknown) => log?.('error', `analyzer: could not renew the lease of ${member}`, err));
@@ -127,7 +135,9 @@ export class AnalysisRunner {
   private readonly retryDelaysMs: readonly number[];
   private readonly holdRecheckMs: number;
 
-  constructor(private readonly options: RunnerOptions) {
+  private readonly options: RunnerOptions;
+  constructor(options: RunnerOptions) {
+    this.options = options;
     this.leaseMs = options.leaseMs ?? LEASE_MS;
     this.concurrency = options.concurrency ?? 2;
     this.idleMs = options.idleMs ?? 1_000;

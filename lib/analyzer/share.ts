@@ -42,7 +42,10 @@ export interface SharedAnalysis {
 }
 
 export class ShareLinks {
-  constructor(private readonly kv: PushKv) {}
+  private readonly kv: PushKv;
+  constructor(kv: PushKv) {
+    this.kv = kv;
+  }
 
   /**
    * A new link to the analysis, valid 30 days. The generation document lives at least as long as

@@ -102,7 +102,12 @@ function usedIn(doc: UsageDoc | null, periodStart: string): number {
 }
 
 export class AnalysisStore {
-  constructor(readonly kv: PushKv, private readonly clock: () => number = Date.now) {}
+  readonly kv: PushKv;
+  private readonly clock: () => number;
+  constructor(kv: PushKv, clock: () => number = Date.now) {
+    this.kv = kv;
+    this.clock = clock;
+  }
 
   /** The per-key override of the plan's allowance (admin `analyzer_shipments_limit`), or null. */
   async limitOverride(prefix: string): Promise<number | null> {

@@ -62,11 +62,18 @@ const TIMEOUT_MS = 10_000;
 
 /** Razorpay Payment Links (or the sandbox gateway, same API, other URL). */
 export class RazorpayGateway implements PaymentGateway {
+  readonly credentials: GatewayCredentials;
+  readonly name: 'razorpay' | 'sandbox';
+  readonly checkoutOrigins: readonly string[];
   constructor(
-    readonly credentials: GatewayCredentials,
-    readonly name: 'razorpay' | 'sandbox' = 'razorpay',
-    readonly checkoutOrigins: readonly string[] = ['https://rzp.io', 'https://razorpay.com', 'https://*.razorpay.com'],
-  ) {}
+    credentials: GatewayCredentials,
+    name: 'razorpay' | 'sandbox' = 'razorpay',
+    checkoutOrigins: readonly string[] = ['https://rzp.io', 'https://razorpay.com', 'https://*.razorpay.com'],
+  ) {
+    this.credentials = credentials;
+    this.name = name;
+    this.checkoutOrigins = checkoutOrigins;
+  }
 
   private async call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
     const auth = Buffer.from(`${this.credentials.keyId}:${this.credentials.keySecret}`).toString('base64');

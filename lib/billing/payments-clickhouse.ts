@@ -23,7 +23,10 @@ export function paymentRow(record: PaymentRecord): Record<string, unknown> {
 
 /** One insert per payment: payments are rare, so no batching is needed. */
 export class ClickHousePaymentReport implements PaymentReport {
-  constructor(private readonly client: ClickHouseClient) {}
+  private readonly client: ClickHouseClient;
+  constructor(client: ClickHouseClient) {
+    this.client = client;
+  }
 
   async write(record: PaymentRecord): Promise<void> {
     await this.client.insert({ table: 'payments', values: [paymentRow(record)], format: 'JSONEachRow' });

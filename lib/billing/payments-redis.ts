@@ -35,7 +35,9 @@ const ATTEMPT_TTL_S = 7 * DAY_S;
 export class RedisPaymentStore implements PaymentStore {
   private readonly redis: ScriptedRedis;
 
-  constructor(redis: RedisClient, private readonly namespace = 'trk:payments:') {
+  private readonly namespace: string;
+  constructor(redis: RedisClient, namespace = 'trk:payments:') {
+    this.namespace = namespace;
     redis.defineCommand('paymentClaim', { numberOfKeys: 2, lua: CLAIM_LUA });
     this.redis = redis as ScriptedRedis;
   }

@@ -31,7 +31,9 @@ export class Billing {
   readonly payments: PaymentStore;
   readonly plans: Plans;
 
-  constructor(private readonly options: BillingOptions) {
+  private readonly options: BillingOptions;
+  constructor(options: BillingOptions) {
+    this.options = options;
     this.payments = options.payments;
     this.plans = options.plans;
   }

@@ -35,7 +35,7 @@ export function settleCrashSuite(name: string, backendOf: () => Promise<{ backen
       await stores.close();
       stores = null;
 
-      const run = promisify(execFile)(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify(made.backend), key.prefix, 'pay_crash0000001', String(PAID_AT)]);
+      const run = promisify(execFile)(process.execPath, [CHILD, JSON.stringify(made.backend), key.prefix, 'pay_crash0000001', String(PAID_AT)]);
       const failure = await run.then(() => null, (err: { signal?: string; stderr?: string }) => err);
       expect(failure?.signal, failure?.stderr).toBe('SIGKILL');
 

@@ -36,7 +36,9 @@ export class DeliveryCalendar {
   private readonly yearsLoaded = new Map<string, Set<number>>();
   private readonly sundayCarriers: ReadonlySet<string>;
 
-  constructor(private readonly config: CalendarConfig) {
+  private readonly config: CalendarConfig;
+  constructor(config: CalendarConfig) {
+    this.config = config;
     this.sundayCarriers = new Set(config.sundayDeliveryCarriers);
   }
 

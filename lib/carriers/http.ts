@@ -48,8 +48,10 @@ export type CarrierUnavailableReason = 'timeout' | 'network' | 'circuit_open' | 
 
 /** The carrier could not be asked or did not answer: no carrier answer exists to parse. */
 export class CarrierUnavailableError extends Error {
-  constructor(readonly reason: CarrierUnavailableReason, message: string, options?: { cause?: unknown }) {
+  readonly reason: CarrierUnavailableReason;
+  constructor(reason: CarrierUnavailableReason, message: string, options?: { cause?: unknown }) {
     super(message, options);
+    this.reason = reason;
     this.name = 'CarrierUnavailableError';
   }
 }
@@ -61,8 +63,10 @@ const RETRYABLE_STATUS: ReadonlySet<number> = new Set([502, 503, 504]);
 
 /** A 502/503/504 answer, thrown inside the policies so retry and breaker see it, returned at the end. */
 class RetryableStatus extends Error {
-  constructor(readonly response: NativeResponse) {
+  readonly response: NativeResponse;
+  constructor(response: NativeResponse) {
     super(`HTTP ${response.status}`);
+    this.response = response;
   }
 }
 

@@ -19,7 +19,9 @@ function nameKey(name: string): string {
 export class CarrierRegistry {
   private readonly byName = new Map<string, CarrierConfig>();
 
-  constructor(private readonly carriers: readonly CarrierConfig[]) {
+  private readonly carriers: readonly CarrierConfig[];
+  constructor(carriers: readonly CarrierConfig[]) {
+    this.carriers = carriers;
     for (const carrier of carriers) {
       this.byName.set(carrier.slug, carrier);
       for (const alias of carrier.aliases) this.byName.set(nameKey(alias), carrier);

@@ -81,7 +81,12 @@ export async function writeClosures(client: ClickHouseClient, closures: readonly
 export class LaneClosureSink implements RowSink {
   private queued: LaneClosure[] = [];
 
-  constructor(private readonly inner: RowSink, private readonly client: ClickHouseClient) {}
+  private readonly inner: RowSink;
+  private readonly client: ClickHouseClient;
+  constructor(inner: RowSink, client: ClickHouseClient) {
+    this.inner = inner;
+    this.client = client;
+  }
 
   write(rows: PollRows | readonly PollRows[]): void {
     this.inner.write(rows);

@@ -53,7 +53,11 @@ export class ClickHouseLaneWindowSource {
   /** Catch-up reads sent (tests, bench). */
   reads = 0;
 
-  constructor(private readonly client: ClickHouseClient, private readonly options: ClickHouseLaneWindowSourceOptions) {
+  private readonly client: ClickHouseClient;
+  private readonly options: ClickHouseLaneWindowSourceOptions;
+  constructor(client: ClickHouseClient, options: ClickHouseLaneWindowSourceOptions) {
+    this.client = client;
+    this.options = options;
     this.windowDays = options.windowDays ?? DEFAULT_WINDOW_DAYS;
     this.ttlMs = options.ttlMs ?? 60_000;
     this.maxStaleMs = options.maxStaleMs ?? 10 * this.ttlMs;

@@ -121,10 +121,14 @@ export class ClickHouseLaneSource implements LaneStatsSource {
   /** Queries sent to ClickHouse (tests and metrics). */
   reads = 0;
 
+  private readonly client: ClickHouseClient;
+  private readonly options: ClickHouseLaneSourceOptions;
   constructor(
-    private readonly client: ClickHouseClient,
-    private readonly options: ClickHouseLaneSourceOptions = {},
+    client: ClickHouseClient,
+    options: ClickHouseLaneSourceOptions = {},
   ) {
+    this.client = client;
+    this.options = options;
     this.ttlMs = options.ttlMs ?? 60_000;
     this.errorTtlMs = options.errorTtlMs ?? 5_000;
     this.timeoutMs = options.timeoutMs ?? 1_000;

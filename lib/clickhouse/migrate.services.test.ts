@@ -144,17 +144,16 @@ describe('migrate (real ClickHouse)', () => {
   it('npm run migrate: prints what it applied, then that it is up to date; exit 1 naming a bad file', async () => {
     const target = freshTarget();
     const cli = resolve(DEFAULT_MIGRATIONS_DIR, '../apps/cli/migrate.ts');
-    const tsx = resolve(DEFAULT_MIGRATIONS_DIR, '../node_modules/.bin/tsx');
     const env = { ...process.env, CLICKHOUSE_URL: TEST_CLICKHOUSE_URL };
-    const first = await run(tsx, [cli, '--database', target.database], { env });
+    const first = await run(process.execPath, [cli, '--database', target.database], { env });
     expect(first.stdout).toContain('migrate: applied 0001_carrier_polls.sql (1 statement)');
     expect(first.stdout).toContain('migrate: applied 17, 0 already applied');
-    const second = await run(tsx, [cli, '--database', target.database], { env });
+    const second = await run(process.execPath, [cli, '--database', target.database], { env });
     expect(second.stdout).toContain('migrate: up to date (17 already applied)');
 
     const dir = copyOfMigrations();
     writeFileSync(join(dir, '0098_typo.sql'), 'CREAT TABLE x (a UInt8) ENGINE = Memory;');
-    const failed = await run(tsx, [cli, '--database', target.database, '--dir', dir], { env }).catch((e: { code: number; stderr: string }) => e);
+    const failed = await run(process.execPath, [cli, '--database', target.database, '--dir', dir], { env }).catch((e: { code: number; stderr: string }) => e);
     expect('code' in failed ? failed.code : 0).toBe(1);
     expect(failed.stderr).toMatch(/migrate: 0098_typo\.sql: statement 1 of 1 failed: .*Syntax error/);
   });

@@ -30,12 +30,16 @@ export interface Migration {
 }
 
 export class MigrationError extends Error {
+  readonly file: string | null;
+  readonly clickhouseMessage: string | null;
   constructor(
     message: string,
-    readonly file: string | null,
-    readonly clickhouseMessage: string | null = null,
+    file: string | null,
+    clickhouseMessage: string | null = null,
   ) {
     super(message);
+    this.file = file;
+    this.clickhouseMessage = clickhouseMessage;
     this.name = 'MigrationError';
   }
 }

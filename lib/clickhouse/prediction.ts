@@ -88,7 +88,16 @@ export function observationRows(d: DeliveredShipment, awb: string, places: Place
 export class PredictionObservationSink implements RowSink {
   private queued = new Map<string, { d: DeliveredShipment; awb: string }>();
 
-  constructor(private readonly inner: RowSink, private readonly client: ClickHouseClient, private readonly places: PlaceLookup, private readonly workdays: WorkdayIndex) {}
+  private readonly inner: RowSink;
+  private readonly client: ClickHouseClient;
+  private readonly places: PlaceLookup;
+  private readonly workdays: WorkdayIndex;
+  constructor(inner: RowSink, client: ClickHouseClient, places: PlaceLookup, workdays: WorkdayIndex) {
+    this.inner = inner;
+    this.client = client;
+    this.places = places;
+    this.workdays = workdays;
+  }
 
   write(rows: PollRows | readonly PollRows[]): void {
     this.inner.write(rows);
@@ -350,7 +359,11 @@ export class ClickHousePredictionSource {
   /** `/v1/estimate` over the same model (an empty one until the first read: no estimates). */
   readonly estimator: Estimator;
 
-  constructor(private readonly client: ClickHouseClient, private readonly options: ClickHousePredictionSourceOptions) {
+  private readonly client: ClickHouseClient;
+  private readonly options: ClickHousePredictionSourceOptions;
+  constructor(client: ClickHouseClient, options: ClickHousePredictionSourceOptions) {
+    this.client = client;
+    this.options = options;
     this.predictor = predictorOf(() => this.current, options.places);
     const empty = emptyModel(options.places, options.workdays);
     this.estimator = { estimate: (req) => estimateOf(this.current ?? empty, options.places, options.workdays, req) };

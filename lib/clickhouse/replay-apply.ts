@@ -102,7 +102,9 @@ export class ApplyInserter {
   private readonly policy: RetryPolicy;
   private lastVersion = 0;
 
-  constructor(private readonly client: ClickHouseClient, options: ApplyInserterOptions = {}) {
+  private readonly client: ClickHouseClient;
+  constructor(client: ClickHouseClient, options: ApplyInserterOptions = {}) {
+    this.client = client;
     this.policy = retry(handleWhen(isRetryableClickHouseError), {
       maxAttempts: options.maxRetries ?? 5,
       backoff: new ExponentialBackoff({ initialDelay: options.initialRetryDelayMs ?? 100, maxDelay: 5_000 }),

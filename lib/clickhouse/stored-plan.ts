@@ -21,7 +21,12 @@ export class StoredPlan {
   /** Rows asked about per table (a retried attempt counts again). */
   readonly checkedRows: TableCounts = zero();
 
-  constructor(private readonly client: ClickHouseClient, private readonly batch: Batch) {}
+  private readonly client: ClickHouseClient;
+  private readonly batch: Batch;
+  constructor(client: ClickHouseClient, batch: Batch) {
+    this.client = client;
+    this.batch = batch;
+  }
 
   /** The identities (key + mapping_version) among `fresh` rows of `table` that ClickHouse holds. */
   async storedAmong(table: WriterTable, attempt: number, fresh: AnyRow[]): Promise<Set<string>> {

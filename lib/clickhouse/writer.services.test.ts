@@ -147,8 +147,8 @@ describe('ClickHouseWriter (real ClickHouse)', () => {
     writeFileSync(file, polls.map((p) => JSON.stringify(p)).join('\n'));
 
     // The dying normalizer flushed the first 3 polls, queued the other 5, and was killed.
-    // node --import tsx (not the tsx launcher): the killed process is the child itself.
-    const child = spawn(process.execPath, ['--import', 'tsx', join(here, 'testing-crash-child.ts'), db.target.url, db.target.database, file, '3'], {
+    // node itself, with no launcher between: the killed process is the child.
+    const child = spawn(process.execPath, [join(here, 'testing-crash-child.ts'), db.target.url, db.target.database, file, '3'], {
       cwd: resolve(here, '../..'),
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -132,10 +132,14 @@ export class ClickHouseWriter {
   private lastIngestVersion = 0;
   private readonly totals = { inserted: zero(), duplicates: zero(), retries: 0, failedFlushes: 0 };
 
+  private readonly client: ClickHouseClient;
+  private readonly options: ClickHouseWriterOptions;
   constructor(
-    private readonly client: ClickHouseClient,
-    private readonly options: ClickHouseWriterOptions = {},
+    client: ClickHouseClient,
+    options: ClickHouseWriterOptions = {},
   ) {
+    this.client = client;
+    this.options = options;
     this.maxBatchRows = Math.max(options.maxBatchRows ?? 5_000, 1);
     this.flushIntervalMs = options.flushIntervalMs ?? 1_000;
     this.maxInsertRows = Math.max(options.maxInsertRows ?? 100_000, 1);

@@ -33,7 +33,11 @@ export class EmbeddedIdempotencyStore implements IdempotencyStore {
   private fd: number;
   private appendedBytes = 0;
 
-  constructor(private readonly dir: string, private readonly clock: () => number = Date.now) {
+  private readonly dir: string;
+  private readonly clock: () => number;
+  constructor(dir: string, clock: () => number = Date.now) {
+    this.dir = dir;
+    this.clock = clock;
     mkdirSync(dir, { recursive: true });
     this.journalPath = join(dir, 'journal.ndjson');
     if (existsSync(this.journalPath)) {

@@ -40,7 +40,9 @@ type ScriptedRedis = RedisClient & {
 export class RedisIdempotencyStore implements IdempotencyStore {
   private readonly redis: ScriptedRedis;
 
-  constructor(redis: RedisClient, private readonly namespace = 'trk:idempotency:') {
+  private readonly namespace: string;
+  constructor(redis: RedisClient, namespace = 'trk:idempotency:') {
+    this.namespace = namespace;
     redis.defineCommand('idemClaim', { numberOfKeys: 1, lua: CLAIM_LUA });
     redis.defineCommand('idemRelease', { numberOfKeys: 1, lua: RELEASE_LUA });
     this.redis = redis as ScriptedRedis;

@@ -47,7 +47,9 @@ export class KafkaBus implements PollBus {
   /** Bytes at the start of the spool file already on Kafka: a retried drain does not send them twice. */
   private spoolSent = 0;
 
-  constructor(private readonly options: KafkaBusOptions) {
+  private readonly options: KafkaBusOptions;
+  constructor(options: KafkaBusOptions) {
+    this.options = options;
     this.producer = options.kafka.producer({
       idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner,
     });

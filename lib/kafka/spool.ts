@@ -6,7 +6,9 @@ import { dirname } from 'node:path';
  * poll is on disk before `publish` returns while the broker is away: a crash loses nothing.
  */
 export class Spool {
-  constructor(private readonly path: string) {
+  private readonly path: string;
+  constructor(path: string) {
+    this.path = path;
     mkdirSync(dirname(path), { recursive: true });
   }
 

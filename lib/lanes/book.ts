@@ -94,7 +94,10 @@ class Lane {
   /** The figures as last built, until the lane changes. */
   built: WindowedLaneStats | null = null;
 
-  constructor(readonly key: string) {}
+  readonly key: string;
+  constructor(key: string) {
+    this.key = key;
+  }
 
   slotFor(awb: string): number {
     const known = this.slots.get(awb);

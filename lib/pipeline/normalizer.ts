@@ -134,7 +134,9 @@ export class BatchFlow {
   private readonly stoppedSignal = new Promise<void>((resolve) => { this.stopped = resolve; });
   private readonly retryDelayMs: (attempt: number) => number;
 
-  constructor(private readonly options: BatchFlowOptions) {
+  private readonly options: BatchFlowOptions;
+  constructor(options: BatchFlowOptions) {
+    this.options = options;
     this.retryDelayMs = options.retryDelayMs ?? retryDelayMs;
   }
 
@@ -336,7 +338,9 @@ export class NormalizerConsumer {
   /** The batch handling (public for the pipeline test's and the bench's taps on handleBatch). */
   readonly flow: BatchFlow;
 
-  constructor(private readonly options: NormalizerOptions) {
+  private readonly options: NormalizerOptions;
+  constructor(options: NormalizerOptions) {
+    this.options = options;
     this.tuning = { ...DEFAULT_CONSUMER_TUNING, ...options.tuning };
     this.consumer = options.kafka.consumer({
       groupId: options.groupId ?? 'tracking-normalizer', allowAutoTopicCreation: false,

@@ -24,8 +24,15 @@ export interface ShipmentState {
 export class ShipmentIndex {
   private readonly shipments = new Map<string, number>();
 
+  private readonly rules: RuleSet;
+  private readonly lanes: LaneBook;
+  private readonly prediction?: { add(shipment: NormalizedShipment, mode: KeyMode): void };
   /** `prediction`: the delivery model's book, fed every found shipment (it keeps the delivered ones). */
-  constructor(private readonly rules: RuleSet, private readonly lanes: LaneBook, private readonly prediction?: { add(shipment: NormalizedShipment, mode: KeyMode): void }) {}
+  constructor(rules: RuleSet, lanes: LaneBook, prediction?: { add(shipment: NormalizedShipment, mode: KeyMode): void }) {
+    this.rules = rules;
+    this.lanes = lanes;
+    this.prediction = prediction;
+  }
 
   /** Takes in one poll; returns its normalization (push's change detection uses it too). */
   handle(poll: CarrierPoll, mode: KeyMode): NormalizeResult {

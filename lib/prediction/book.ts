@@ -33,7 +33,9 @@ export class PredictionBook {
   readonly predictor: Predictor;
   readonly estimator: Estimator;
 
-  constructor(private readonly options: PredictionBookOptions) {
+  private readonly options: PredictionBookOptions;
+  constructor(options: PredictionBookOptions) {
+    this.options = options;
     this.clock = options.clock ?? Date.now;
     this.current = emptyModel(options.places, options.workdays);
     this.predictor = predictorOf(() => this.current, options.places);

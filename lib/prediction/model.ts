@@ -271,14 +271,24 @@ export class PredictionModel {
   private readonly servicesMemo = new Map<string, Map<string, (string | null)[]>>();
   readonly summary: ModelSummary;
 
+  private readonly cells: CellTable;
+  readonly thresholds: Thresholds;
+  readonly modelAtMs: number;
+  private readonly places: PlaceLookup;
+  private readonly workdays: WorkdayIndex;
   constructor(
-    private readonly cells: CellTable,
-    readonly thresholds: Thresholds,
-    readonly modelAtMs: number,
-    private readonly places: PlaceLookup,
-    private readonly workdays: WorkdayIndex,
+    cells: CellTable,
+    thresholds: Thresholds,
+    modelAtMs: number,
+    places: PlaceLookup,
+    workdays: WorkdayIndex,
     summary: Omit<ModelSummary, 'thresholds' | 'modelAt'>,
   ) {
+    this.cells = cells;
+    this.thresholds = thresholds;
+    this.modelAtMs = modelAtMs;
+    this.places = places;
+    this.workdays = workdays;
     this.modelAtIso = new Date(modelAtMs).toISOString();
     this.summary = { modelAt: this.modelAtIso, ...summary, thresholds: summaryThresholds(thresholds) };
   }

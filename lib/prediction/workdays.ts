@@ -42,7 +42,10 @@ interface Counts {
 export class WorkdayIndex {
   private readonly contexts = new Map<string, Counts>();
 
-  constructor(private readonly calendar: DeliveryCalendar) {}
+  private readonly calendar: DeliveryCalendar;
+  constructor(calendar: DeliveryCalendar) {
+    this.calendar = calendar;
+  }
 
   /** The context key of a carrier and a state (name or code): what decides its working days. */
   contextOf(carrier: string, state: string | null): string {

@@ -12,7 +12,7 @@ interface Outcome { code: number | null; signal: NodeJS.Signals | null; stdout: 
 
 /** Starts the stand-in, sends `signal` once it is ready (unless its start fails), and waits for its exit. */
 function run(options: object, signal: NodeJS.Signals | null = 'SIGTERM'): Promise<Outcome> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'testing-child.ts'), JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(import.meta.dirname, 'testing-child.ts'), JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => {

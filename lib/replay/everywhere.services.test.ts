@@ -23,7 +23,7 @@ import { journeyPoll } from '../testing/polls.ts';
 import { applyClickHouse, applyRunId, diffClickHouse } from './clickhouse-run.ts';
 import type { KeyMode } from '../schemas/index.ts';
 
-const TSX = join(import.meta.dirname, '../../node_modules/.bin/tsx');
+const NODE = process.execPath; // node runs the TypeScript itself
 const CLI = join(import.meta.dirname, '../../apps/cli/replay.ts');
 const START = Date.UTC(2026, 9, 5, 4, 30);
 const product = loadProduct();
@@ -69,7 +69,7 @@ interface CliRun { status: number | null; stdout: string; stderr: string }
 
 function cli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(TSX, [CLI, ...args], { env: { ...process.env, CLICKHOUSE_URL: TEST_CLICKHOUSE_URL, KAFKA_BROKERS: TEST_BROKERS, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(NODE, [CLI, ...args], { env: { ...process.env, CLICKHOUSE_URL: TEST_CLICKHOUSE_URL, KAFKA_BROKERS: TEST_BROKERS, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => { stdout += c.toString(); });

@@ -145,7 +145,12 @@ function pick<T>(options: readonly T[], awb: string, salt: string): T {
 class Story {
   readonly steps: SandboxStep[] = [];
 
-  constructor(private readonly lane: Lane, private readonly awb: string) {}
+  private readonly lane: Lane;
+  private readonly awb: string;
+  constructor(lane: Lane, awb: string) {
+    this.lane = lane;
+    this.awb = awb;
+  }
 
   add(kind: StepKind, at: number, location: string, remark: string | null = null, ndr: NdrReason | null = null): this {
     this.steps.push({ kind, at: wholeMinutes(at), location, remark, ndr });

@@ -76,7 +76,11 @@ class FaultTable {
   private readonly faults = new Map<string, CarrierFaults>();
   private readonly randoms = new Map<string, () => number>();
 
-  constructor(private readonly slugs: readonly string[], private readonly seed: number) {
+  private readonly slugs: readonly string[];
+  private readonly seed: number;
+  constructor(slugs: readonly string[], seed: number) {
+    this.slugs = slugs;
+    this.seed = seed;
     for (const slug of slugs) this.set(slug, {});
   }
 

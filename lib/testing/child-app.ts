@@ -1,4 +1,4 @@
-/** Test support: an app in a child process (tsx), for SIGKILL and SIGTERM tests. */
+/** Test support: an app in a child process (node runs the TypeScript itself), for SIGKILL and SIGTERM tests. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 
@@ -18,9 +18,9 @@ export interface ChildApp {
  * for its "ready" line. The environment is this process's plus `env`.
  */
 export async function startChildApp(script: string, options: object, env: Record<string, string>): Promise<ChildApp> {
-  // node --import tsx, not the tsx CLI: the CLI relays SIGTERM only if the child confirms it within
-  // 30 ms and SIGKILLs it otherwise, which a busy event loop (an app under load) cannot do.
-  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '../..', script), JSON.stringify(options)], {
+  // node itself (it strips the types), as the apps' scripts run them: no launcher between the test
+  // and the app, so a signal reaches the app (the tsx CLI SIGKILLed a child slow to confirm SIGTERM).
+  const child = spawn(process.execPath, [join(import.meta.dirname, '../..', script), JSON.stringify(options)], {
     env: { ...process.env, LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

@@ -7,7 +7,12 @@ import { stateOf, type AddressThrottle, type ThrottleRule, type ThrottleState } 
  * scored by attempt time, trimmed to the window and expiring with it, shared by every API process.
  */
 export class RedisThrottle implements AddressThrottle {
-  constructor(private readonly redis: RedisClient, private readonly namespace: string) {}
+  private readonly redis: RedisClient;
+  private readonly namespace: string;
+  constructor(redis: RedisClient, namespace: string) {
+    this.redis = redis;
+    this.namespace = namespace;
+  }
 
   private keyOf(rule: ThrottleRule, address: string): string {
     return `${this.namespace}${rule.name}:${address}`;

@@ -24,11 +24,22 @@ export class FoundRecord {
   private text: string | null = null;
   private parsed: TrackingRecord | null = null;
 
+  readonly entry: CachedShipment;
+  readonly cached: boolean;
+  readonly stale: boolean;
+  readonly insights: Insights;
+  /** The normalized record when the answer comes from a poll just made (saves a parse). */
+  private readonly base: BaseRecord | null;
   constructor(
-    readonly entry: CachedShipment, readonly cached: boolean, readonly stale: boolean, readonly insights: Insights,
-    /** The normalized record when the answer comes from a poll just made (saves a parse). */
-    private readonly base: BaseRecord | null = null,
-  ) {}
+    entry: CachedShipment, cached: boolean, stale: boolean, insights: Insights,
+    base: BaseRecord | null = null,
+  ) {
+    this.entry = entry;
+    this.cached = cached;
+    this.stale = stale;
+    this.insights = insights;
+    this.base = base;
+  }
 
   /** What normalization derived beside the record (the analyzer reads the exact transit time). */
   get facts(): ShipmentFacts {
@@ -77,7 +88,10 @@ type PollResult = { kind: 'found'; shipment: NormalizedShipment; entry: CachedSh
 export class TrackingService {
   private readonly inFlight = new Map<string, Promise<PollResult>>();
 
-  constructor(private readonly deps: TrackingDeps) {}
+  private readonly deps: TrackingDeps;
+  constructor(deps: TrackingDeps) {
+    this.deps = deps;
+  }
 
   /**
    * Starts reading a lookup's cache entry, to be passed to `lookup`: a caller that has other I/O to

@@ -34,7 +34,9 @@ class HandledConsumer {
   private readonly consumer: Consumer;
   private healthy = false;
 
-  constructor(private readonly options: ConsumerOptions) {
+  private readonly options: ConsumerOptions;
+  constructor(options: ConsumerOptions) {
+    this.options = options;
     this.consumer = options.kafka.consumer({ groupId: options.groupId, sessionTimeout: 30_000, heartbeatInterval: 3_000, maxWaitTimeInMs: 100 });
     this.consumer.on(this.consumer.events.GROUP_JOIN, () => { this.healthy = true; });
     this.consumer.on(this.consumer.events.CRASH, (e) => {

@@ -27,7 +27,11 @@ export class DeliveryWriter {
   dropped = 0;
   written = 0;
 
-  constructor(private readonly client: ClickHouseClient, private readonly options: DeliveryWriterOptions = {}) {
+  private readonly client: ClickHouseClient;
+  private readonly options: DeliveryWriterOptions;
+  constructor(client: ClickHouseClient, options: DeliveryWriterOptions = {}) {
+    this.client = client;
+    this.options = options;
     this.maxBatchRows = options.maxBatchRows ?? 2_000;
     this.maxQueuedRows = options.maxQueuedRows ?? 200_000;
     this.timer = setInterval(() => { void this.flush().catch(() => {}); }, options.flushIntervalMs ?? 1_000);

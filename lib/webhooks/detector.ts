@@ -62,7 +62,10 @@ export class ChangeDetector {
    */
   private readonly tidying = new Map<string, Promise<void>>();
 
-  constructor(private readonly deps: DetectorDeps) {}
+  private readonly deps: DetectorDeps;
+  constructor(deps: DetectorDeps) {
+    this.deps = deps;
+  }
 
   /** Resolves once every outbox handed over so far was emptied (tests; a clean stop). */
   async settled(): Promise<void> {

@@ -146,7 +146,9 @@ export class Dispatcher {
   private readonly attempts = new Set<Promise<void>>();
   private readonly quietLog: LineLog;
 
-  constructor(private readonly options: DispatcherOptions) {
+  private readonly options: DispatcherOptions;
+  constructor(options: DispatcherOptions) {
+    this.options = options;
     this.kv = options.kv;
     this.clock = options.clock ?? Date.now;
     this.schedule = options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE_SECONDS;

@@ -62,8 +62,10 @@ export function subscribes(doc: EndpointDoc, type: string): boolean {
 
 /** A refusal the API answers 400 (bad_request / invalid_url) or 409 (too many endpoints). */
 export class EndpointError extends Error {
-  constructor(readonly reason: 'invalid_url' | 'invalid_events' | 'invalid_description' | 'too_many_endpoints', message: string) {
+  readonly reason: 'invalid_url' | 'invalid_events' | 'invalid_description' | 'too_many_endpoints';
+  constructor(reason: 'invalid_url' | 'invalid_events' | 'invalid_description' | 'too_many_endpoints', message: string) {
     super(message);
+    this.reason = reason;
   }
 }
 
@@ -116,7 +118,14 @@ export interface EndpointTargetRules {
 export class EndpointStore {
   private readonly listed = new Map<string, { docs: EndpointDoc[]; atMs: number }>();
 
-  constructor(private readonly kv: PushKv, private readonly clock: () => number = Date.now, private readonly targets: EndpointTargetRules = {}) {}
+  private readonly kv: PushKv;
+  private readonly clock: () => number;
+  private readonly targets: EndpointTargetRules;
+  constructor(kv: PushKv, clock: () => number = Date.now, targets: EndpointTargetRules = {}) {
+    this.kv = kv;
+    this.clock = clock;
+    this.targets = targets;
+  }
 
   /** The key's endpoints as read at most ENDPOINT_LIST_CACHE_MS ago (or changed here since). */
   async listRecent(prefix: string): Promise<EndpointDoc[]> {

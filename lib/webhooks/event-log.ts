@@ -47,7 +47,9 @@ export class KafkaEventLog implements EventLog {
   private readonly waiting: { events: readonly WebhookEvent[]; resolve: () => void; reject: (err: unknown) => void }[] = [];
   private sending = false;
 
-  constructor(kafka: Kafka, private readonly topic = WEBHOOK_EVENTS_TOPIC) {
+  private readonly topic: string;
+  constructor(kafka: Kafka, topic: string = WEBHOOK_EVENTS_TOPIC) {
+    this.topic = topic;
     this.producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner });
   }
 
@@ -94,7 +96,10 @@ export class KafkaEventLog implements EventLog {
 
 /** The embedded default's event log: straight into the in-process dispatcher's durable queues. */
 export class InProcessEventLog implements EventLog {
-  constructor(private readonly enqueue: (events: readonly WebhookEvent[]) => Promise<void>) {}
+  private readonly enqueue: (events: readonly WebhookEvent[]) => Promise<void>;
+  constructor(enqueue: (events: readonly WebhookEvent[]) => Promise<void>) {
+    this.enqueue = enqueue;
+  }
 
   publish(events: readonly WebhookEvent[]): Promise<void> {
     return this.enqueue(events);

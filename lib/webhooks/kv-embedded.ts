@@ -42,7 +42,9 @@ export class EmbeddedPushKv implements PushKv {
   private fd: number;
   private appended = 0;
 
-  constructor(dataDir: string, private readonly clock: () => number = Date.now) {
+  private readonly clock: () => number;
+  constructor(dataDir: string, clock: () => number = Date.now) {
+    this.clock = clock;
     this.dir = join(dataDir, 'push');
     mkdirSync(this.dir, { recursive: true });
     const snapshotPath = join(this.dir, 'snapshot.json');

