@@ -44,6 +44,7 @@ import { HEAP_POLICY_FLAGS } from '../apps/api/heap-policy.ts';
 import type { ChildMessage, CpuMessage, MemoryMessage, ReadyMessage } from './servers/protocol.ts';
 import { batchRun } from './api-batch.ts';
 import { DEFAULT_CACHE_MAX_BYTES } from '../lib/cache/index.ts';
+import { textFlameGraph, type CpuProfile, type ProfileNode } from './flame.ts';
 
 /** Issue 32's targets: cached lookups ÷ bare route, one key and spread; p99 at the bench's load. */
 export const TARGET_REDIS_RATIO = 0.7;
@@ -494,8 +495,7 @@ async function printProfile(name: string, dir: string): Promise<void> {
     console.log(`(no CPU profile written for ${name})`);
     return;
   }
-  interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number; children?: number[] }
-  const profile = JSON.parse(await readFile(join(dir, files[0]!), 'utf8')) as { nodes: ProfileNode[]; samples: number[] };
+  const profile = JSON.parse(await readFile(join(dir, files[0]!), 'utf8')) as CpuProfile;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -531,6 +531,7 @@ async function printProfile(name: string, dir: string): Promise<void> {
   console.log(`self time by package / file:\n${top(selfByArea, 15)}`);
   console.log(`self time by function:\n${top(self, 20)}`);
   console.log(`inclusive time, project code and logging:\n${top(inclusive, 25, (k) => /apps\/|lib\/|pino|sonic-boom|fastify \S*reply|onSend/.test(k))}`);
+  console.log(`flame graph (inclusive share of busy samples, frames of 2 % and more):\n${textFlameGraph(profile, frame).join('\n')}`);
 }
 
 /** One ratio of the side-by-side summary printed at the end of the run. */
