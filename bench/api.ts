@@ -23,7 +23,7 @@
  *
  * --profile (or BENCH_CPU_PROF=1) runs the servers under `node --cpu-prof` and prints where their
  * CPU time went (top self-time functions and packages; the .cpuprofile files are kept for a flame
- * graph: open them in Chrome DevTools or speedscope); --records-only runs only the one-lane run,
+ * graph: open them in Chrome DevTools or speedscope); --records-only runs only the one-lane run (BENCH_CACHE_MAX_BYTES sets its cache bound),
  * --spread-heap-only only the heap under the spread load;
  * --skip-memory leaves out the 1,000,000-lookup memory run, --memory-only everything else (for
  * quick iterations on one of them), --batch-only runs only the batch rows (bench/api-batch.ts),
@@ -192,6 +192,12 @@ export function serverEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of Object.keys(EnvSchema.shape)) delete env[name];
   return { ...env, ADMIN_TOKEN, ...extra };
+}
+
+/** The records run's server: the embedded default, its cache bound from BENCH_CACHE_MAX_BYTES when set (else the default). */
+function recordsEnv(tmp: string): NodeJS.ProcessEnv {
+  const bound = process.env.BENCH_CACHE_MAX_BYTES;
+  return serverEnv({ DATA_DIR: join(tmp, 'data-records'), ...(bound ? { CACHE_MAX_BYTES: bound } : {}) });
 }
 
 /** A key with limits no benchmark reaches, created through the admin API. */
@@ -692,7 +698,7 @@ export async function benchApi(): Promise<BenchResult[]> {
       return [...results, ...await spreadHeapRun(spread)];
     }
     if (process.argv.includes('--records-only')) {
-      const records = await tracked(servers, startServer('embedded-records', 'api.ts', serverEnv({ DATA_DIR: join(tmp, 'data-records') }), null));
+      const records = await tracked(servers, startServer('embedded-records', 'api.ts', recordsEnv(tmp), null));
       return [...results, ...await recordsRun(records, await createBenchKey(records))];
     }
     if (process.argv.includes('--batch-only')) return [...results, ...await batchRun(tmp, servers)];
@@ -705,7 +711,7 @@ export async function benchApi(): Promise<BenchResult[]> {
     results.push(...await memoryRun(fresh, await createBenchKey(fresh)));
     results.push({ name: 'in-process cache bound (CACHE_MAX_BYTES default)', value: mib(DEFAULT_CACHE_MAX_BYTES), unit: 'MiB', target: null, pass: null });
     await fresh.stop();
-    const records = await tracked(servers, startServer('embedded-records', 'api.ts', serverEnv({ DATA_DIR: join(tmp, 'data-records') }), null));
+    const records = await tracked(servers, startServer('embedded-records', 'api.ts', recordsEnv(tmp), null));
     results.push(...await recordsRun(records, await createBenchKey(records)));
     await records.stop();
     const spread = await tracked(servers, startServer('embedded-spread-heap', 'api.ts', serverEnv({ DATA_DIR: join(tmp, 'data-spread-heap') }), null));

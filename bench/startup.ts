@@ -82,6 +82,7 @@ export async function benchStartup(): Promise<BenchResult[]> {
         const again = await startOnce(leg, dataDir);
         results.push(
           { name: `${leg.name} run ${run}: first start → /readyz`, value: first.readyMs, unit: 'ms', target: null, pass: null },
+          { name: `${leg.name} run ${run}: RSS idle ${IDLE_SECONDS} s after the first start`, value: first.idleRssMiB, unit: 'MiB', target: null, pass: null },
           { name: `${leg.name} run ${run}: restart → /readyz`, value: again.readyMs, unit: 'ms', target: null, pass: null },
           { name: `${leg.name} run ${run}: RSS idle ${IDLE_SECONDS} s after restart`, value: again.idleRssMiB, unit: 'MiB', target: null, pass: null },
         );

@@ -27,6 +27,12 @@ export interface Estimator {
 export class PredictionBook {
   /** Each delivered shipment's observations, computed once when it is added. */
   private readonly delivered = new Map<string, ObservedShipment>();
+  /**
+   * One copy of each level key: shipments of a lane share their keys. Built by concatenation, a
+   * shipment's five keys held ~16 string pieces (~1.2 KB per delivered shipment) until pooled.
+   * Started afresh at each rebuild, so keys of shipments gone from the window do not stay.
+   */
+  private keyPool = new Map<string, string>();
   private current: PredictionModel;
   private timer: NodeJS.Timeout | null = null;
   private readonly clock: () => number;
@@ -45,7 +51,16 @@ export class PredictionBook {
   /** A normalized shipment of a poll: kept when delivered (a delivery is final, so re-polls change nothing). */
   add(shipment: NormalizedShipment, mode: KeyMode): void {
     const d = deliveredShipmentOf(shipment.record, shipment.facts, mode, this.options.places);
-    if (d) this.delivered.set(`${mode}:${shipment.record.carrier}:${shipment.record.awb}`, observeShipment(d, this.options.places, this.options.workdays));
+    if (!d) return;
+    const observed = observeShipment(d, this.options.places, this.options.workdays);
+    this.delivered.set(`${mode}:${shipment.record.carrier}:${shipment.record.awb}`, { ...observed, keys: observed.keys.map((k) => (k === null ? null : this.pooled(k))) });
+  }
+
+  private pooled(key: string): string {
+    const known = this.keyPool.get(key);
+    if (known !== undefined) return known;
+    this.keyPool.set(key, key);
+    return key;
   }
 
   /** Rebuilds the model now; shipments delivered before the window are forgotten. */
@@ -53,6 +68,7 @@ export class PredictionBook {
     const now = this.clock();
     const oldest = now - this.options.windowDays * DAY_MS;
     for (const [key, d] of this.delivered) if (d.deliveredMs < oldest) this.delivered.delete(key);
+    this.keyPool = new Map();
     this.current = buildFromObserved(this.delivered.values(), { modelAtMs: now, windowDays: this.options.windowDays, places: this.options.places, workdays: this.options.workdays });
     return this.current;
   }
