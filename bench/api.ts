@@ -37,7 +37,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { EnvSchema } from '../lib/config/index.ts';
+import { withoutProjectEnv } from '../lib/config/index.ts';
 import { TrackingRecordSchema } from '../lib/schemas/index.ts';
 import type { BenchResult } from './report.ts';
 import { HEAP_POLICY_FLAGS } from '../apps/api/heap-policy.ts';
@@ -189,9 +189,7 @@ export function redisClusterUrl(): string {
 
 /** A server's environment: none of the project's variables but `extra` (so defaults, LOG_LEVEL info). */
 export function serverEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of Object.keys(EnvSchema.shape)) delete env[name];
-  return { ...env, ADMIN_TOKEN, ...extra };
+  return { ...withoutProjectEnv(process.env), ADMIN_TOKEN, ...extra };
 }
 
 /** The records run's server: the embedded default, its cache bound from BENCH_CACHE_MAX_BYTES when set (else the default). */

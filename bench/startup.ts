@@ -13,7 +13,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { EnvSchema } from '../lib/config/index.ts';
+import { withoutProjectEnv } from '../lib/config/index.ts';
 import { freePort } from '../lib/testing/ports.ts';
 import { HEAP_POLICY_FLAGS } from '../apps/api/heap-policy.ts';
 import type { BenchResult } from './report.ts';
@@ -50,11 +50,9 @@ async function ready(url: string, deadline: number): Promise<void> {
 /** One start of the embedded default on dataDir: ms to /readyz, and RSS after idling. */
 async function startOnce(leg: Leg, dataDir: string): Promise<{ readyMs: number; idleRssMiB: number }> {
   const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of Object.keys(EnvSchema.shape)) delete env[name];
   const started = performance.now();
   const child = spawn(process.execPath, [...HEAP_POLICY_FLAGS, ...leg.loaderArgs, 'apps/embedded/main.ts'], {
-    cwd: REPO_ROOT, env: { ...env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'inherit'],
+    cwd: REPO_ROOT, env: { ...withoutProjectEnv(process.env), DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'inherit'],
   });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   try {

@@ -22,7 +22,6 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import type { Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../apps/cli/commands/cli.ts';
 import { guideQuestions } from '../apps/cli/commands/guide.ts';
 import { startNormalizer, type NormalizerApp } from '../apps/normalizer/start.ts';
 import { bindQueryParams } from '../lib/clickhouse/params.ts';
@@ -30,6 +29,7 @@ import { TEST_CLICKHOUSE_URL, countOf, createTestDatabase, rowsOf, type TestData
 import { DEFAULT_CONFIG_DIR, loadEnv } from '../lib/config/index.ts';
 import { TEST_BROKERS, testKafka } from '../lib/kafka/testing.ts';
 import { guideExamples, guideHistory, renderExample, shownCell, SHOWN_ROWS, tableCounts, withExamples, withTableCounts } from './support/guide-examples.ts';
+import { sqlCli } from './support/sql-cli.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const NODE = process.execPath; // node runs the TypeScript itself
@@ -156,13 +156,7 @@ describe('docs/analysts.md examples from the network history (Kafka → normaliz
   });
 
   it('`npm run cli -- sql <n> --mode test --param as_of=<end>` prints the example\'s rows; live mode prints the guide\'s hint', async () => {
-    const cli = async (...argv: string[]) => {
-      let out = '';
-      let err = '';
-      const code = await runCli(['sql', ...argv], { env: { CLICKHOUSE_URL: TEST_CLICKHOUSE_URL, CLICKHOUSE_DATABASE: db.target.database }, stdout: (t) => { out += t; }, stderr: (t) => { err += t; } });
-      expect(code, err).toBe(0);
-      return out;
-    };
+    const cli = sqlCli(db.target.database);
     for (const q of QUESTIONS) {
       const n = q.id.slice(1);
       expect(JSON.parse(await cli(n, '--mode', 'test', '--param', `as_of=${HISTORY.end}`, '--format', 'json')), q.id).toEqual(answers.get(q.id)!.rows);

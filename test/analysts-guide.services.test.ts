@@ -9,12 +9,12 @@ import { writeAnalysisShipments } from '../lib/analyzer/clickhouse-rows.ts';
 import { writeClosures } from '../lib/clickhouse/lanes-closures.ts';
 import { refreshLaneStats } from '../lib/clickhouse/lanes-window.ts';
 import { bindQueryParams } from '../lib/clickhouse/params.ts';
-import { runCli } from '../apps/cli/commands/cli.ts';
 import { defaultAsOf } from '../apps/cli/commands/sql.ts';
-import { TEST_CLICKHOUSE_URL, createTestDatabase, rowsOf, type TestDatabase } from '../lib/clickhouse/testing.ts';
+import { createTestDatabase, rowsOf, type TestDatabase } from '../lib/clickhouse/testing.ts';
 import { seeded } from '../lib/lanes/fixture.ts';
 import type { LaneClosure, LaneOutcome } from '../lib/lanes/index.ts';
 import { DAY_S } from '../lib/time/index.ts';
+import { sqlCli } from './support/sql-cli.ts';
 
 const QUERIES = new Map([...readFileSync(new URL('../docs/analysts.md', import.meta.url), 'utf8').matchAll(/```sql (q\d+)\n([\s\S]*?)```/g)].map((m) => [m[1]!, m[2]!]));
 const NOW_S = Math.floor(Date.now() / 1000);
@@ -105,13 +105,7 @@ describe('docs/analysts.md queries (real ClickHouse)', () => {
   afterAll(async () => { await db?.drop(); });
 
   it('`npm run cli -- sql <n>` answers each question as the query does: json, csv and the table; --mode test sees only the sandbox', async () => {
-    const cli = async (...argv: string[]) => {
-      let out = '';
-      let err = '';
-      const code = await runCli(['sql', ...argv], { env: { CLICKHOUSE_URL: TEST_CLICKHOUSE_URL, CLICKHOUSE_DATABASE: db.target.database }, stdout: (t) => { out += t; }, stderr: (t) => { err += t; } });
-      expect(code, err).toBe(0);
-      return out;
-    };
+    const cli = sqlCli(db.target.database);
     for (const id of QUERIES.keys()) {
       const rows = await run(id);
       expect(JSON.parse(await cli(id, '--format', 'json', '--param', `as_of=${AS_OF}`)), id).toEqual(rows);

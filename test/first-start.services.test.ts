@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TEST_CLICKHOUSE_URL } from '../lib/clickhouse/testing.ts';
-import { EnvSchema } from '../lib/config/index.ts';
+import { withoutProjectEnv } from '../lib/config/index.ts';
 import { TEST_BROKERS } from '../lib/kafka/testing.ts';
 import { testRedisUrl } from '../lib/access/testing.ts';
 
@@ -35,8 +35,7 @@ interface Run { output: string; stderr: string; code: number | null }
 
 /** Starts `apps/<app>/main.ts` until `ready` matches its output, lets it settle, then SIGTERM. */
 async function firstStart(script: string, env: Record<string, string>, ready: RegExp, during?: (output: string) => Promise<void>): Promise<Run> {
-  const clean: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of Object.keys(EnvSchema.shape)) delete clean[name];
+  const clean = withoutProjectEnv(process.env);
   const child = spawn(process.execPath, [script], {
     cwd: ROOT, env: { ...clean, LOG_LEVEL: 'info', PORT: '0', DATA_DIR: join(dataDir, script.replace(/\W/g, '_')), ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });

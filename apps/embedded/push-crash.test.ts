@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
-import { EnvSchema } from '../../lib/config/index.ts';
+import { withoutProjectEnv } from '../../lib/config/index.ts';
 import { freePort } from '../../lib/testing/ports.ts';
 import { startReceiver, type ReceivedDelivery, type Receiver } from '../../lib/webhooks/testing/receiver.ts';
 
@@ -52,8 +52,8 @@ interface Started {
 
 /** `npm start` with none of the project's variables but DATA_DIR, PORT, no first-start history and a 1 s poller interval. */
 async function start(dir: string): Promise<Started> {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of [...Object.keys(EnvSchema.shape), 'PAYMENT_URL', 'MAIL_FROM', 'NOTICE_CRON']) delete env[name];
+  const env = withoutProjectEnv(process.env);
+  for (const name of ['PAYMENT_URL', 'MAIL_FROM', 'NOTICE_CRON']) delete env[name];
   const port = await freePort();
   const child = spawn(process.execPath, ['apps/embedded/main.ts'], {
     cwd: REPO_ROOT,

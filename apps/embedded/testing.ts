@@ -7,7 +7,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
-import { EnvSchema } from '../../lib/config/index.ts';
+import { withoutProjectEnv } from '../../lib/config/index.ts';
 import { freePort } from '../../lib/testing/ports.ts';
 import { UsageRecordSchema, type UsageRecord } from '../../lib/schemas/index.ts';
 import { HEAP_POLICY_FLAGS } from '../api/heap-policy.ts';
@@ -41,9 +41,7 @@ export async function cleanUp(dataDir: string | undefined): Promise<void> {
 
 /** The environment of someone who just cloned the project: none of its variables set. */
 function freshCloneEnv(dataDir: string, port: number): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of Object.keys(EnvSchema.shape)) delete env[name];
-  return { ...env, DATA_DIR: dataDir, PORT: String(port) };
+  return { ...withoutProjectEnv(process.env), DATA_DIR: dataDir, PORT: String(port) };
 }
 
 /** `npm start` (what its script runs), until the banner's curl line is printed. */

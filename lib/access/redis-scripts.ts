@@ -131,16 +131,10 @@ return 0
 `;
 
 /**
- * Compare-and-set of a whole key record: replaces the hash only if it still holds exactly the
- * fields the caller read, so admin changes decided in TypeScript (suspend, renew, notices) never
- * overwrite a concurrent change. Extra KEYS are deleted in the same step (a renewal's old counts:
- * the usage hash, in the record's slot).
- *
- * KEYS: 1 record hash, 2.. keys to delete. ARGV: 1 JSON of the expected fields, 2 JSON of the new.
- * Returns 1 when replaced, 0 when the record changed meanwhile, -1 when it does not exist.
+ * The compare-and-set step both REPLACE_LUA and RENEW_FOR_PAYMENT_LUA begin with: KEYS[1]'s hash
+ * is replaced by ARGV[2]'s fields only if it holds exactly ARGV[1]'s (returns -1 / 0 otherwise).
  */
-export const REPLACE_LUA = `
-local current = redis.call('HGETALL', KEYS[1])
+const REPLACE_RECORD_IF_UNCHANGED = `local current = redis.call('HGETALL', KEYS[1])
 if #current == 0 then return -1 end
 local expected = cjson.decode(ARGV[1])
 local remaining = 0
@@ -154,7 +148,19 @@ local fields = {}
 for k, v in pairs(cjson.decode(ARGV[2])) do fields[#fields + 1] = k; fields[#fields + 1] = v end
 redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], unpack(fields))
-for i = 2, #KEYS do redis.call('DEL', KEYS[i]) end
+`;
+
+/**
+ * Compare-and-set of a whole key record: replaces the hash only if it still holds exactly the
+ * fields the caller read, so admin changes decided in TypeScript (suspend, renew, notices) never
+ * overwrite a concurrent change. Extra KEYS are deleted in the same step (a renewal's old counts:
+ * the usage hash, in the record's slot).
+ *
+ * KEYS: 1 record hash, 2.. keys to delete. ARGV: 1 JSON of the expected fields, 2 JSON of the new.
+ * Returns 1 when replaced, 0 when the record changed meanwhile, -1 when it does not exist.
+ */
+export const REPLACE_LUA = `
+${REPLACE_RECORD_IF_UNCHANGED}for i = 2, #KEYS do redis.call('DEL', KEYS[i]) end
 return 1
 `;
 
@@ -166,21 +172,7 @@ return 1
  */
 export const RENEW_FOR_PAYMENT_LUA = `
 if redis.call('SISMEMBER', KEYS[3], ARGV[3]) == 1 then return 2 end
-local current = redis.call('HGETALL', KEYS[1])
-if #current == 0 then return -1 end
-local expected = cjson.decode(ARGV[1])
-local remaining = 0
-for _ in pairs(expected) do remaining = remaining + 1 end
-for i = 1, #current, 2 do
-  if expected[current[i]] ~= current[i + 1] then return 0 end
-  remaining = remaining - 1
-end
-if remaining ~= 0 then return 0 end
-local fields = {}
-for k, v in pairs(cjson.decode(ARGV[2])) do fields[#fields + 1] = k; fields[#fields + 1] = v end
-redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[1], unpack(fields))
-redis.call('DEL', KEYS[2])
+${REPLACE_RECORD_IF_UNCHANGED}redis.call('DEL', KEYS[2])
 redis.call('SADD', KEYS[3], ARGV[3])
 return 1
 `;

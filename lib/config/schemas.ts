@@ -159,3 +159,13 @@ export type Env = z.infer<typeof EnvSchema>;
 
 /** `npm run sandbox`: the same variables; it listens on 4010 by default, beside an API on 3000. */
 export const SandboxEnvSchema = EnvSchema.extend({ PORT: z.coerce.number().int().min(0).max(65535).default(4010) });
+
+/**
+ * `env` without any of the project's variables: what a process sees on a machine where none is
+ * set (a fresh clone's `npm start`, a bench's server that is given its own).
+ */
+export function withoutProjectEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const clean: NodeJS.ProcessEnv = { ...env };
+  for (const name of Object.keys(EnvSchema.shape)) delete clean[name];
+  return clean;
+}
