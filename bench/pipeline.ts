@@ -24,6 +24,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { CompressionTypes, type Kafka } from 'kafkajs';
 import { NORMALIZER_WRITER_OPTIONS } from '../apps/normalizer/start.ts';
 import { ClickHouseWriter, createClickHouseClient, migrate, readLaneBenchmark, refreshLaneBenchmarks, resolveTarget, type ClickHouseClient } from '../lib/clickhouse/index.ts';
@@ -40,6 +41,8 @@ import { loadProduct } from '../lib/product/index.ts';
 import { CORES, normalizeOnThreads } from './normalize-threads.ts';
 import { JOURNEYS, journeyPoll } from '../lib/testing/polls.ts';
 import type { BenchResult } from './report.ts';
+import { progressLog } from './harness.ts';
+import { round } from './stats.ts';
 
 export const TARGET_POLLS_PER_SECOND = 5_000;
 export const TARGET_RATIO = 0.5;
@@ -50,9 +53,7 @@ const POLLS = Number(process.env.BENCH_PIPELINE_POLLS ?? 20_000);
 const SHIPMENTS = Number(process.env.BENCH_LANE_SHIPMENTS ?? 1_000_000);
 const PARTITIONS = 6;
 
-const progress = (line: string) => process.stderr.write(`pipeline: ${line}\n`);
-const round = (n: number, digits = 0) => Math.round(n * 10 ** digits) / 10 ** digits;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const progress = progressLog('pipeline');
 
 /**
  * CPU seconds used so far by the ClickHouse server `npm run services` started (its pid file, then
