@@ -6,12 +6,12 @@ const TESTS = ['**/*.test.ts'];
 const TEST_SUPPORT = ['test/**', 'lib/testing/**', 'lib/*/testing/**', '**/testing.ts', '**/testing-*.ts', '**/*.suite.ts', 'bench/**'];
 
 /** Folders of pure functions: no I/O, no clients, nothing that starts a process (README "Layout"). */
-const PURE = ['lib/normalize/**/*.ts', 'lib/insights/**/*.ts', 'lib/redact/**/*.ts', 'lib/lanes/**/*.ts', 'lib/schemas/**/*.ts', 'lib/time/**/*.ts'];
+const PURE = ['lib/normalize/**/*.ts', 'lib/insights/**/*.ts', 'lib/redact/**/*.ts', 'lib/lanes/**/*.ts', 'lib/schemas/**/*.ts', 'lib/time/**/*.ts', 'lib/random/**/*.ts'];
 const IO_MODULES = [
   'fs', 'node:fs', 'node:fs/promises', 'node:net', 'node:http', 'node:https', 'node:http2', 'node:tls', 'node:dns', 'node:dgram',
   'node:child_process', 'node:cluster', 'node:worker_threads', 'node:readline', 'node:v8', 'node:process',
   'ioredis', 'kafkajs', '@clickhouse/client', 'undici', 'nodemailer', 'fastify', 'node-cron', 'pino',
-].map((name) => ({ name, message: 'pure folders (normalize, insights, redact, lanes, schemas, time) do no I/O: take the data as an argument' }));
+].map((name) => ({ name, message: 'pure folders (normalize, insights, redact, lanes, schemas, time, random) do no I/O: take the data as an argument' }));
 /** lib folders that talk to the outside world (or start processes). */
 const IO_FOLDERS = ['access', 'batch', 'bus', 'cache', 'carriers', 'clickhouse', 'config', 'kafka', 'logging', 'metrics', 'notices', 'pipeline', 'poller', 'process', 'product', 'redis', 'replay', 'sandbox', 'store', 'testing', 'tracking', 'webhooks'];
 

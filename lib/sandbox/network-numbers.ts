@@ -12,7 +12,7 @@ import { loadPlaces, type Place, type PlaceDirectory } from '../places/index.ts'
 import type { NdrReason } from '../schemas/index.ts';
 import { DAY_MS, HOUR_MS } from '../time/index.ts';
 import { addDays, istDayOf, istDayStartMs } from '../time/ist-day.ts';
-import { seededRandom } from './seeded-random.ts';
+import { seededRandom } from '../random/seeded-random.ts';
 import type { SandboxPlace, SandboxShipment, SandboxStep } from './types.ts';
 
 /** The scenario numbers the network answers (sandbox.md); 50-99 stay like 02, kept for new scenarios. */

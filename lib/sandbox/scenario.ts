@@ -7,7 +7,7 @@
 import type { NdrReason } from '../schemas/index.ts';
 import { istParts, istToMs } from './ist.ts';
 import type { SandboxPlace, SandboxShipment, SandboxStep, ScenarioAnswer, StepKind } from './types.ts';
-import { seededRandom } from './seeded-random.ts';
+import { seededRandom } from '../random/seeded-random.ts';
 import { isNetworkNumber, networkShipment } from './network-numbers.ts';
 import { DAY_MS as DAY, HOUR_MS as HOUR, MINUTE_MS as MINUTE } from '../time/index.ts';
 
