@@ -6,7 +6,9 @@ const TESTS = ['**/*.test.ts'];
 const TEST_SUPPORT = ['test/**', 'lib/testing/**', 'lib/*/testing/**', '**/testing.ts', '**/testing-*.ts', '**/*.suite.ts', 'bench/**'];
 
 /** Folders of pure functions: no I/O, no clients, nothing that starts a process (README "Layout"). */
-const PURE = ['lib/normalize/**/*.ts', 'lib/insights/**/*.ts', 'lib/redact/**/*.ts', 'lib/lanes/**/*.ts', 'lib/schemas/**/*.ts', 'lib/time/**/*.ts', 'lib/random/**/*.ts'];
+const PURE = [
+  'lib/normalize/**/*.ts', 'lib/insights/**/*.ts', 'lib/redact/**/*.ts', 'lib/lanes/**/*.ts', 'lib/schemas/**/*.ts', 'lib/time/**/*.ts', 'lib/random/**/*.ts',
+];
 const IO_MODULES = [
   'fs', 'node:fs', 'node:fs/promises', 'node:net', 'node:http', 'node:https', 'node:http2', 'node:tls', 'node:dns', 'node:dgram',
   'node:child_process', 'node:cluster', 'node:worker_threads', 'node:readline', 'node:v8', 'node:process',

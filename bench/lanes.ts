@@ -140,8 +140,9 @@ async function measureScale(history: number, windowVolume: number): Promise<Scal
     catchUps.sort((a, b) => a - b);
     reads.sort((a, b) => a - b);
     times.sort((a, b) => a - b);
-    return { history, generateS, fullMs, refreshMs: times[Math.floor(times.length / 2)]!, lanes, rowsRead, memoryMiB: memory / 1048576, readP50: percentile(reads, 50), readP99: percentile(reads, 99),
-      queryP50: percentile(queries, 50), queryP99: percentile(queries, 99), snapshotLoadMs, catchUpMs: catchUps[Math.floor(catchUps.length / 2)]! };
+    return { history, generateS, fullMs, refreshMs: times[Math.floor(times.length / 2)]!, lanes, rowsRead, memoryMiB: memory / 1048576,
+      readP50: percentile(reads, 50), readP99: percentile(reads, 99), queryP50: percentile(queries, 50), queryP99: percentile(queries, 99),
+      snapshotLoadMs, catchUpMs: catchUps[Math.floor(catchUps.length / 2)]! };
   } finally {
     await client.command({ query: `DROP DATABASE IF EXISTS ${database}` }).catch(() => undefined);
     await client.close();

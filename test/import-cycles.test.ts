@@ -147,7 +147,9 @@ describe('imports', () => {
   });
 
   it('reports a cycle as the path that closes it', () => {
-    const graph = new Map([['a.ts', new Set(['b.ts'])], ['b.ts', new Set(['c.ts', 'd.ts'])], ['c.ts', new Set(['a.ts'])], ['d.ts', new Set(['b.ts'])], ['e.ts', new Set(['e.ts'])]]);
+    const graph = new Map([
+      ['a.ts', new Set(['b.ts'])], ['b.ts', new Set(['c.ts', 'd.ts'])], ['c.ts', new Set(['a.ts'])], ['d.ts', new Set(['b.ts'])], ['e.ts', new Set(['e.ts'])],
+    ]);
     expect(cycles(graph)).toEqual(['a.ts → b.ts → c.ts → a.ts (the same tangle also holds d.ts)', 'e.ts → e.ts']);
   });
 });

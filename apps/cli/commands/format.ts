@@ -12,6 +12,7 @@ export const formatDays = (v: number | null) => (v === null ? '—' : v.toFixed(
  */
 export function alignedTable(header: readonly string[], rows: readonly (readonly string[])[], leftAligned: (column: number) => boolean): string[] {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: readonly string[]) => cells.map((cell, i) => (leftAligned(i) ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ').trimEnd();
+  const pad = (cell: string, i: number) => (leftAligned(i) ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!));
+  const line = (cells: readonly string[]) => cells.map(pad).join('  ').trimEnd();
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
 }

@@ -4,7 +4,8 @@
  */
 import type { Env } from '../../../lib/config/index.ts';
 
-export type CliEnv = Partial<Pick<Env, 'PORT' | 'ADMIN_TOKEN' | 'TRACKING_API_KEY' | 'CLICKHOUSE_URL' | 'CLICKHOUSE_DATABASE' | 'DATA_DIR' | 'KAFKA_BROKERS' | 'CONFIG_DIR'>>;
+export type CliEnv = Partial<Pick<Env,
+  'PORT' | 'ADMIN_TOKEN' | 'TRACKING_API_KEY' | 'CLICKHOUSE_URL' | 'CLICKHOUSE_DATABASE' | 'DATA_DIR' | 'KAFKA_BROKERS' | 'CONFIG_DIR'>>;
 
 export interface CliIo {
   /** The variables the CLI uses, as `loadEnv()` read them. */
