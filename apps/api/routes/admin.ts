@@ -5,10 +5,10 @@ import type { Analyzer } from '../../../lib/analyzer/index.ts';
 import { AccessError, isKeyPrefix, standingOf, toUsageRecord, type AccessStore, type KeyRecord } from '../../../lib/access/index.ts';
 import { PLAN_NAMES } from '../../../lib/config/index.ts';
 import type { AddressThrottle, ThrottleRule } from '../../../lib/throttle/index.ts';
-import type { ApiDeps } from '../deps.ts';
-import { ApiError, methodNotAllowed } from '../errors.ts';
-import { api, type RouteSpec } from '../api-spec.ts';
-import { CreatedKeySchema, KeyPrefixParams, KeyViewSchema } from '../api-schemas.ts';
+import type { ApiDeps } from '../context/deps.ts';
+import { ApiError, methodNotAllowed } from '../http/errors.ts';
+import { api, type RouteSpec } from '../openapi/spec.ts';
+import { CreatedKeySchema, KeyPrefixParams, KeyViewSchema } from '../openapi/schemas.ts';
 import { CreateKeyInputSchema } from '../../../lib/access/record.ts';
 
 /** An operators' call: the admin token, never cached, in the admin document. */

@@ -6,12 +6,12 @@ import {
   analysisSummary, analysisView, readCsv, sharePage, shipmentCsvLine,
   type Analyzer, type InputContext, type RejectedRow,
 } from '../../../lib/analyzer/index.ts';
-import type { ApiDeps } from '../deps.ts';
-import { NOT_JSON, deferJsonErrors } from '../bodies.ts';
-import { ApiError, methodNotAllowed } from '../errors.ts';
-import { managementKey } from '../push-auth.ts';
-import { api, type RouteSpec } from '../api-spec.ts';
-import { publicBaseOf } from '../public-base.ts';
+import type { ApiDeps } from '../context/deps.ts';
+import { NOT_JSON, deferJsonErrors } from '../http/bodies.ts';
+import { ApiError, methodNotAllowed } from '../http/errors.ts';
+import { managementKey } from '../auth/management-key.ts';
+import { api, type RouteSpec } from '../openapi/spec.ts';
+import { publicBaseOf } from '../context/public-base.ts';
 import { z } from 'zod';
 import {
   AnalysisAcceptedSchema, AnalysisListSchema, AnalysisRequestSchema, AnalysisSchema, SHIPMENT_CSV_COLUMNS, ShareLinkSchema,

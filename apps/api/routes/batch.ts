@@ -1,15 +1,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { keyMode, type BatchGranted, type KeyRecord } from '../../../lib/access/index.ts';
-import { acceptKeyRecord, presentedKey } from '../auth.ts';
-import { parseBatchBody, type BatchItem } from '../batch/body.ts';
-import { guardBatch, idempotencyKeyOf, type Guard } from '../batch/idempotency.ts';
-import { batchBody, runBatch } from '../batch/run.ts';
-import type { ApiDeps } from '../deps.ts';
-import { ApiError, methodNotAllowed } from '../errors.ts';
-import { NOT_JSON, deferJsonErrors } from '../bodies.ts';
-import { limitHeaders } from '../metered-lookup.ts';
-import { api } from '../api-spec.ts';
-import { BatchAnswerSchema, BatchRequestSchema, IdempotencyHeaders } from '../api-schemas.ts';
+import { acceptKeyRecord, presentedKey } from '../auth/api-key.ts';
+import { parseBatchBody, type BatchItem } from '../lookup/batch/body.ts';
+import { guardBatch, idempotencyKeyOf, type Guard } from '../lookup/batch/idempotency.ts';
+import { batchBody, runBatch } from '../lookup/batch/run.ts';
+import type { ApiDeps } from '../context/deps.ts';
+import { ApiError, methodNotAllowed } from '../http/errors.ts';
+import { NOT_JSON, deferJsonErrors } from '../http/bodies.ts';
+import { limitHeaders } from '../lookup/metered.ts';
+import { api } from '../openapi/spec.ts';
+import { BatchAnswerSchema, BatchRequestSchema, IdempotencyHeaders } from '../openapi/schemas.ts';
 
 
 /** The headers of a batch's answer that its replays repeat (the limits as they were then). */

@@ -8,11 +8,11 @@ import {
   plansOnOffer, pricePaise, purchasablePlans, type PaymentGateway,
 } from '../../../lib/billing/index.ts';
 import { PLAN_NAMES } from '../../../lib/config/index.ts';
-import type { ApiDeps } from '../deps.ts';
-import { donePage, noPaymentPage, noRenewalPage, renewPage } from '../billing-pages.ts';
-import { ApiError, methodNotAllowed } from '../errors.ts';
+import type { ApiDeps } from '../context/deps.ts';
+import { donePage, noPaymentPage, noRenewalPage, renewPage } from '../pages/billing.ts';
+import { ApiError, methodNotAllowed } from '../http/errors.ts';
 import { adminCall, requireAdmin } from './admin.ts';
-import { publicBaseOf } from '../public-base.ts';
+import { publicBaseOf } from '../context/public-base.ts';
 
 const KeyPrefixSchema = z.string().refine(isKeyPrefix, 'a key prefix: trk_live_ or trk_test_ and 7 letters or digits');
 /** An attempt's reference id (Razorpay allows 40 characters). */

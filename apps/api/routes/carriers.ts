@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { authenticate } from '../auth.ts';
-import { checkAwb } from '../awb-input.ts';
-import type { ApiDeps } from '../deps.ts';
-import { ApiError, methodNotAllowed } from '../errors.ts';
-import { api } from '../api-spec.ts';
-import { AwbParam, CarrierListSchema, DetectAnswerSchema } from '../api-schemas.ts';
+import { authenticate } from '../auth/api-key.ts';
+import { checkAwb } from '../lookup/awb-input.ts';
+import type { ApiDeps } from '../context/deps.ts';
+import { ApiError, methodNotAllowed } from '../http/errors.ts';
+import { api } from '../openapi/spec.ts';
+import { AwbParam, CarrierListSchema, DetectAnswerSchema } from '../openapi/schemas.ts';
 import { z } from 'zod';
 
 /**

@@ -3,11 +3,11 @@ import { z } from 'zod';
 import { isPincode } from '../../../lib/lanes/index.ts';
 import { shipDateProblem, type EstimateAnswer } from '../../../lib/prediction/index.ts';
 import { istDayOf } from '../../../lib/time/ist-day.ts';
-import type { ApiDeps } from '../deps.ts';
-import { ApiError, methodNotAllowed } from '../errors.ts';
-import { countLookup } from '../metered-lookup.ts';
-import { api } from '../api-spec.ts';
-import { EstimateAnswerSchema, EstimateQuerySchema, PincodeParam } from '../api-schemas.ts';
+import type { ApiDeps } from '../context/deps.ts';
+import { ApiError, methodNotAllowed } from '../http/errors.ts';
+import { countLookup } from '../lookup/metered.ts';
+import { api } from '../openapi/spec.ts';
+import { EstimateAnswerSchema, EstimateQuerySchema, PincodeParam } from '../openapi/schemas.ts';
 
 /** Longer than any carrier's name of a service: refused rather than carried around. */
 const MAX_SERVICE_TYPE = 60;

@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { compareLanes, isPincode } from '../../../lib/lanes/index.ts';
-import type { ApiDeps } from '../deps.ts';
-import { ApiError, methodNotAllowed } from '../errors.ts';
-import { countLookup } from '../metered-lookup.ts';
-import { api } from '../api-spec.ts';
-import { LaneComparisonSchema, PincodeParam } from '../api-schemas.ts';
+import type { ApiDeps } from '../context/deps.ts';
+import { ApiError, methodNotAllowed } from '../http/errors.ts';
+import { countLookup } from '../lookup/metered.ts';
+import { api } from '../openapi/spec.ts';
+import { LaneComparisonSchema, PincodeParam } from '../openapi/schemas.ts';
 import { z } from 'zod';
 
 /**

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import type { ApiDeps } from '../deps.ts';
-import { api } from '../api-spec.ts';
-import { HealthSchema, ReadinessSchema } from '../api-schemas.ts';
+import type { ApiDeps } from '../context/deps.ts';
+import { api } from '../openapi/spec.ts';
+import { HealthSchema, ReadinessSchema } from '../openapi/schemas.ts';
 
 /** Health, readiness and Prometheus metrics: unauthenticated, for orchestrators and scrapers. */
 export function registerOpsRoutes(app: FastifyInstance, deps: ApiDeps): void {

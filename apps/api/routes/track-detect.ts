@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { answerMessage, detectedLookup } from '../carrier-lookup.ts';
-import { checkAwb, detectionFor } from '../awb-input.ts';
-import type { ApiDeps } from '../deps.ts';
-import { ApiError, methodNotAllowed } from '../errors.ts';
-import { countLookup } from '../metered-lookup.ts';
-import { api } from '../api-spec.ts';
-import { AwbParam } from '../api-schemas.ts';
+import { answerMessage, detectedLookup } from '../lookup/carriers.ts';
+import { checkAwb, detectionFor } from '../lookup/awb-input.ts';
+import type { ApiDeps } from '../context/deps.ts';
+import { ApiError, methodNotAllowed } from '../http/errors.ts';
+import { countLookup } from '../lookup/metered.ts';
+import { api } from '../openapi/spec.ts';
+import { AwbParam } from '../openapi/schemas.ts';
 import { z } from 'zod';
 import { TrackingRecordSchema } from '../../../lib/schemas/index.ts';
 

@@ -4,12 +4,12 @@ import { z } from 'zod';
 import { createHash } from 'node:crypto';
 import { AccessError, mailboxOf } from '../../../lib/access/index.ts';
 import type { ThrottleRule } from '../../../lib/throttle/index.ts';
-import type { ApiDeps } from '../deps.ts';
-import { methodNotAllowed } from '../errors.ts';
+import type { ApiDeps } from '../context/deps.ts';
+import { methodNotAllowed } from '../http/errors.ts';
 import { DAY_MS, HOUR_MS } from '../../../lib/time/index.ts';
 import { escapeHtml } from '../../../lib/html/index.ts';
-import { publicBaseOf } from '../public-base.ts';
-import { trialExistsMail, trialKeyMail } from '../trial-mail.ts';
+import { publicBaseOf } from '../context/public-base.ts';
+import { trialExistsMail, trialKeyMail } from '../pages/trial-mail.ts';
 
 const TrialFormSchema = z.object({ email: z.string().trim().max(254).pipe(z.email()) });
 

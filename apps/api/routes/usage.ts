@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { toUsageRecord } from '../../../lib/access/index.ts';
-import { authenticate } from '../auth.ts';
-import type { ApiDeps } from '../deps.ts';
-import { methodNotAllowed } from '../errors.ts';
-import { api } from '../api-spec.ts';
+import { authenticate } from '../auth/api-key.ts';
+import type { ApiDeps } from '../context/deps.ts';
+import { methodNotAllowed } from '../http/errors.ts';
+import { api } from '../openapi/spec.ts';
 import { UsageRecordSchema } from '../../../lib/schemas/index.ts';
 
 /** GET /v1/usage: the caller's plan, period and remaining lookups. Consumes nothing; answers after expiry too. */

@@ -1,15 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { EndpointError, endpointView, ROTATION_OVERLAP_MS, testEvent, type Push } from '../../../lib/webhooks/index.ts';
-import { WebhookBodySchema, readBody } from '../bodies.ts';
-import type { ApiDeps } from '../deps.ts';
-import { ApiError, methodNotAllowed } from '../errors.ts';
-import { managementKey } from '../push-auth.ts';
-import { api, type RouteSpec } from '../api-spec.ts';
+import { WebhookBodySchema, readBody } from '../http/bodies.ts';
+import type { ApiDeps } from '../context/deps.ts';
+import { ApiError, methodNotAllowed } from '../http/errors.ts';
+import { managementKey } from '../auth/management-key.ts';
+import { api, type RouteSpec } from '../openapi/spec.ts';
 import {
   DeliveriesSchema, EndpointIdParams, EndpointListSchema, EndpointSchema, EndpointWithSecretSchema, LimitQuerySchema,
   RotatedSecretSchema, SentEventSchema,
-} from '../api-schemas.ts';
+} from '../openapi/schemas.ts';
 import { z } from 'zod';
 import { SUBSCRIBABLE_EVENT_TYPES } from '../../../lib/webhooks/index.ts';
 
