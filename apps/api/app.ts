@@ -9,7 +9,8 @@ import { SERVER_LIMITS, registerHardening, serverOptions } from './http/hardenin
 import { requestSerializer } from './http/log-redaction.ts';
 import { stdoutLogStream } from './http/log-stream.ts';
 import { deferJsonErrors } from './http/bodies.ts';
-import { registerAdminRoutes, requireAdmin } from './routes/admin.ts';
+import { registerAdminRoutes } from './routes/admin.ts';
+import { requireAdmin } from './auth/admin-token.ts';
 import { collectDescribedRoutes } from './openapi/spec.ts';
 import { ADMIN_INFO, PUBLIC_INFO, buildDocument } from './openapi/document.ts';
 import { registerAnalysisRoutes } from './routes/analyses.ts';

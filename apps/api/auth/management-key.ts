@@ -5,12 +5,15 @@ import { acceptKeyRecord, presentedKey } from './api-key.ts';
 import type { ApiDeps } from '../context/deps.ts';
 import { ApiError } from '../http/errors.ts';
 
+/** What these functions use of the API's dependencies. */
+export type ManagementDeps = Pick<ApiDeps, 'access' | 'clock'>;
+
 /**
  * The key of a push management call (webhooks, watch lists). These consume no lookups; they are
  * held to the key's burst limit per second in a window of their own, so they never take a lookup's
  * place (lookups keep their exact metering) and cannot be used to flood the service either.
  */
-export async function managementKey(deps: ApiDeps, kv: PushKv, request: FastifyRequest, reply: FastifyReply): Promise<KeyRecord> {
+export async function managementKey(deps: ManagementDeps, kv: PushKv, request: FastifyRequest, reply: FastifyReply): Promise<KeyRecord> {
   const now = deps.clock();
   const key = presentedKey(request);
   const { record: stored } = await deps.access.authorize(key, new Date(now), false);

@@ -5,6 +5,9 @@ import type { KeyMode } from '../../../lib/schemas/index.ts';
 import type { LookupResult } from '../../../lib/tracking/index.ts';
 import type { ApiDeps } from '../context/deps.ts';
 
+/** What these functions use of the API's dependencies. */
+export type CarrierLookupDeps = Pick<ApiDeps, 'clock' | 'metrics' | 'tracking'>;
+
 /** A lookup's answer and the carrier that gave it (the detected one when none was named). */
 export type CarrierAnswer =
   | { kind: 'found'; carrier: string; result: Extract<LookupResult, { kind: 'found' }> }
@@ -28,14 +31,14 @@ export function perCarrierGate(perCarrier: number): CarrierGate {
   };
 }
 
-function counted(deps: ApiDeps, carrier: string, result: LookupResult): void {
+function counted(deps: CarrierLookupDeps, carrier: string, result: LookupResult): void {
   const outcome = result.kind === 'found' ? (result.stale ? 'stale' : result.cached ? 'cached' : 'live') : result.kind;
   deps.metrics.lookups.inc({ outcome, carrier });
 }
 
 /** One lookup of a named carrier (cache, then the carrier), as `GET /v1/track/{carrier}/{awb}` makes it. */
 export async function namedLookup(
-  deps: ApiDeps, carrier: string, awb: string, mode: KeyMode, gate: CarrierGate = UNGATED, cacheRead?: Promise<CachedLookup | null>,
+  deps: CarrierLookupDeps, carrier: string, awb: string, mode: KeyMode, gate: CarrierGate = UNGATED, cacheRead?: Promise<CachedLookup | null>,
 ): Promise<CarrierAnswer> {
   // The gate bounds carrier polls: a fresh cache entry polls nothing and need not queue for it
   // (queueing cost a cached batch item a third of its time).
@@ -56,7 +59,7 @@ export async function namedLookup(
  * found" answers are cached per carrier too, so asking again costs no carrier poll for a while.
  */
 export async function detectedLookup(
-  deps: ApiDeps, candidates: readonly DetectCandidate[], awb: string, mode: KeyMode, gate: CarrierGate = UNGATED,
+  deps: CarrierLookupDeps, candidates: readonly DetectCandidate[], awb: string, mode: KeyMode, gate: CarrierGate = UNGATED,
 ): Promise<CarrierAnswer> {
   const outcome = await probeCandidates(candidates.slice(0, MAX_PROBES).map((c) => c.slug), async (slug) => {
     const result = await gate(slug, () => deps.tracking.lookup(slug, awb, mode));

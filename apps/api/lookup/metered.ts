@@ -6,6 +6,9 @@ import { checkAwb } from './awb-input.ts';
 import type { ApiDeps } from '../context/deps.ts';
 import { ApiError } from '../http/errors.ts';
 
+/** What these functions use of the API's dependencies. */
+export type LookupDeps = Pick<ApiDeps, 'access' | 'clock' | 'metrics' | 'product' | 'tracking'>;
+
 export function limitHeaders(reply: FastifyReply, state: LimitState): void {
   reply.header('RateLimit-Limit', state.limits.burst);
   reply.header('RateLimit-Remaining', state.remaining.burst);
@@ -14,7 +17,7 @@ export function limitHeaders(reply: FastifyReply, state: LimitState): void {
 }
 
 /** The canonical carrier slug and the trimmed AWB, or the 400 they deserve. */
-export function checkShipmentInput(deps: ApiDeps, carrierName: string, rawAwb: string): ShipmentInput | ApiError {
+export function checkShipmentInput(deps: Pick<ApiDeps, 'product'>, carrierName: string, rawAwb: string): ShipmentInput | ApiError {
   const carrier = deps.product.registry.resolve(carrierName);
   if (!carrier) return new ApiError('unsupported_carrier', `Carrier ${JSON.stringify(carrierName.slice(0, 60))} is not supported. See GET /v1/carriers for the list.`);
   const awb = checkAwb(rawAwb);
@@ -50,7 +53,7 @@ export interface CountedLookup {
  * active → input valid (`inputError`, reported only after the key checks) → burst → daily → period
  * quota, counted in one store step. Throws the ApiError of every refusal; sets the limit headers.
  */
-export async function countLookup(deps: ApiDeps, request: FastifyRequest, reply: FastifyReply, inputError: ApiError | null): Promise<CountedLookup> {
+export async function countLookup(deps: LookupDeps, request: FastifyRequest, reply: FastifyReply, inputError: ApiError | null): Promise<CountedLookup> {
   const now = new Date(deps.clock());
   const key = presentedKey(request);
   const { record: stored, consumed } = await deps.access.authorize(key, now, inputError === null);
@@ -82,7 +85,7 @@ export async function countLookup(deps: ApiDeps, request: FastifyRequest, reply:
  * cache or the carrier). A 502 or an unexpected failure gives the lookup back. The caller answers
  * 200 or 404, or refunds `ticket` itself.
  */
-export async function meteredLookup(deps: ApiDeps, request: FastifyRequest, reply: FastifyReply, input: ShipmentInput | ApiError): Promise<MeteredLookup> {
+export async function meteredLookup(deps: LookupDeps, request: FastifyRequest, reply: FastifyReply, input: ShipmentInput | ApiError): Promise<MeteredLookup> {
   const key = presentedKey(request);
   // Input is checked (checkShipmentInput) before the store is asked, so the key's record and the
   // count come in one step; but a bad input is reported only after the key checks, as the order requires.

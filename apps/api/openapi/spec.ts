@@ -122,3 +122,9 @@ export function errorCodesOf(spec: RouteSpec): ErrorCode[] {
   codes.add('internal_error');
   return [...codes];
 }
+
+/** An operators' call: the admin token, never cached, in the admin document. */
+export const adminCall = (spec: Omit<RouteSpec, 'caller' | 'tags'>) => api({
+  ...spec, caller: 'admin', tags: ['Admin'],
+  responses: Object.fromEntries(Object.entries(spec.responses).map(([status, r]) => [status, { ...r, headers: ['Cache-Control' as const, ...(r.headers ?? [])] }])),
+});

@@ -6,7 +6,7 @@ import type { KeyRecord } from '../../../lib/access/index.ts';
 import type { PlanName, Plans } from '../../../lib/config/index.ts';
 import { formatInr, formatPeriodEnd } from '../../../lib/notices/index.ts';
 import { escapeHtml } from '../../../lib/html/index.ts';
-import { page } from '../routes/trial.ts';
+import { page } from './layout.ts';
 
 const title = (plan: string) => plan.charAt(0).toUpperCase() + plan.slice(1);
 

@@ -7,11 +7,14 @@ import { api } from '../openapi/spec.ts';
 import { AwbParam, CarrierListSchema, DetectAnswerSchema } from '../openapi/schemas.ts';
 import { z } from 'zod';
 
+/** What these routes use of the API's dependencies. */
+type CarrierDeps = Pick<ApiDeps, 'access' | 'clock' | 'product'>;
+
 /**
  * GET /v1/carriers (no key: it is the catalogue) and GET /v1/carriers/detect/:awb (a key, no lookup
  * consumed: it asks no carrier, only the shapes and their measured confidence).
  */
-export function registerCarrierRoutes(app: FastifyInstance, deps: ApiDeps): void {
+export function registerCarrierRoutes(app: FastifyInstance, deps: CarrierDeps): void {
   const catalogue = {
     carriers: deps.product.config.carriers.map((c) => ({ slug: c.slug, name: c.name, aliases: c.aliases, example_awb: c.example_awb ?? null })),
   };

@@ -7,6 +7,9 @@ import { api } from '../openapi/spec.ts';
 import { LaneComparisonSchema, PincodeParam } from '../openapi/schemas.ts';
 import { z } from 'zod';
 
+/** What these routes use of the API's dependencies. */
+type LaneDeps = Pick<ApiDeps, 'access' | 'clock' | 'lanes' | 'metrics' | 'product' | 'tracking'>;
+
 /**
  * GET /v1/lanes/:origin_pincode/:destination_pincode (contracts.md "Lanes"): every carrier's
  * windowed figures on the lane of the two pincodes' first three digits. Metered exactly like a
@@ -14,7 +17,7 @@ import { z } from 'zod';
  * → period quota) through the access store's one authorize step, one lookup consumed per 200, the
  * lookup given back if the answer fails. trk_test_ keys see the sandbox's lanes.
  */
-export function registerLaneRoutes(app: FastifyInstance, deps: ApiDeps): void {
+export function registerLaneRoutes(app: FastifyInstance, deps: LaneDeps): void {
   const handler = async (request: FastifyRequest<{ Params: { origin_pincode: string; destination_pincode: string } }>, reply: FastifyReply) => {
     const origin = request.params.origin_pincode.trim();
     const destination = request.params.destination_pincode.trim();

@@ -9,12 +9,15 @@ import { AwbParam } from '../openapi/schemas.ts';
 import { z } from 'zod';
 import { TrackingRecordSchema } from '../../../lib/schemas/index.ts';
 
+/** What these routes use of the API's dependencies. */
+type DetectedTrackDeps = Pick<ApiDeps, 'access' | 'clock' | 'metrics' | 'product' | 'tracking'>;
+
 /**
  * GET /v1/track/:awb: a lookup without a carrier (contracts.md). The candidates are asked in turn
  * (at most 3 carrier polls) and one lookup is consumed whatever their number; 400, 429 and 502
  * consume nothing, as for a named carrier.
  */
-export function registerDetectedTrackRoute(app: FastifyInstance, deps: ApiDeps): void {
+export function registerDetectedTrackRoute(app: FastifyInstance, deps: DetectedTrackDeps): void {
   const handler = async (request: FastifyRequest<{ Params: { awb: string } }>, reply: FastifyReply) => {
     // `/v1/track/delhivery` is a carrier without its number, not a number: no such resource.
     if (deps.product.registry.resolve(request.params.awb)) {

@@ -11,6 +11,9 @@ import { AwbParam, OneWatchSchema, PageQuerySchema, WatchAnswerSchema, WatchList
 import { z } from 'zod';
 import { isTerminalStage } from '../../../lib/cache/index.ts';
 
+/** What these routes use of the API's dependencies. */
+type TrackingDeps = Pick<ApiDeps, 'access' | 'clock' | 'metrics' | 'product' | 'tracking'>;
+
 const MAX_PAGE = 100;
 
 const WATCH_EXAMPLE = '{"carrier": "delhivery", "awb": "1234567890102"}';
@@ -19,7 +22,7 @@ const WATCH_EXAMPLE = '{"carrier": "delhivery", "awb": "1234567890102"}';
  * Watches (contracts.md "Push"): `POST /v1/trackings` consumes one lookup exactly as a track call
  * answered 200 or 404 would, and only when it starts a watch; watching again is free.
  */
-export function registerTrackingRoutes(app: FastifyInstance, deps: ApiDeps, push: Push): void {
+export function registerTrackingRoutes(app: FastifyInstance, deps: TrackingDeps, push: Push): void {
   const tags = ['Push'];
   const shipmentParams = z.object({ carrier: carrierParam(deps.product), awb: AwbParam });
   app.post('/v1/trackings', api({

@@ -13,6 +13,9 @@ import {
 import { z } from 'zod';
 import { SUBSCRIBABLE_EVENT_TYPES } from '../../../lib/webhooks/index.ts';
 
+/** What these routes use of the API's dependencies. */
+type WebhookDeps = Pick<ApiDeps, 'access' | 'clock'>;
+
 /** What every webhook call shares: a key, its burst limit, the Push tag. */
 const pushCall = (spec: Omit<RouteSpec, 'caller' | 'limits' | 'tags'>) => api({ ...spec, caller: 'key', limits: 'burst', tags: ['Push'] });
 /** The calls on one endpoint: 404 when it is not the key's. */
@@ -25,7 +28,7 @@ type WithId = FastifyRequest<{ Params: { id: string } }>;
  * Webhook endpoints (contracts.md "Push"). Every call is the key's own: an id of another key's
  * endpoint answers 404, exactly like one that does not exist.
  */
-export function registerWebhookRoutes(app: FastifyInstance, deps: ApiDeps, push: Push): void {
+export function registerWebhookRoutes(app: FastifyInstance, deps: WebhookDeps, push: Push): void {
   const endpointOf = async (request: WithId, reply: FastifyReply) => {
     const key = await managementKey(deps, push.kv, request, reply);
     const endpoint = await push.endpoints.get(key.prefix, request.params.id);

@@ -5,6 +5,9 @@ import { checkShipmentInput } from '../metered.ts';
 import type { ApiDeps } from '../../context/deps.ts';
 import { ApiError } from '../../http/errors.ts';
 
+/** What these functions use of the API's dependencies. */
+export type BatchBodyDeps = Pick<ApiDeps, 'product'>;
+
 const ITEM_EXAMPLE = '{"carrier"?: "...", "awb": "..."}';
 const BATCH_EXAMPLE = `{"items": [${ITEM_EXAMPLE}, ...]}`;
 
@@ -22,7 +25,7 @@ export type BatchItem =
  * `items` array of 1 to 100 objects. Anything wrong inside an item (its AWB, its carrier, a shape
  * no carrier uses) refuses that item only, with the code a single lookup would get.
  */
-export function parseBatchBody(deps: ApiDeps, body: unknown): BatchItem[] | ApiError {
+export function parseBatchBody(deps: BatchBodyDeps, body: unknown): BatchItem[] | ApiError {
   const envelope = readBody(BatchBodySchema, body, BATCH_EXAMPLE);
   if (envelope instanceof ApiError) return new ApiError('bad_request', `The body must be JSON ${BATCH_EXAMPLE}.`);
   const { items } = envelope;

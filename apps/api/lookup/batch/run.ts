@@ -5,6 +5,9 @@ import type { ApiDeps } from '../../context/deps.ts';
 import type { ApiError } from '../../http/errors.ts';
 import type { BatchItem } from './body.ts';
 
+/** What these functions use of the API's dependencies. */
+export type BatchRunDeps = Pick<ApiDeps, 'clock' | 'metrics' | 'tracking'>;
+
 /**
  * Lookups of one carrier a batch runs at once: enough that 100 items of one carrier take a few
  * carrier round trips, few enough that one customer's batch cannot flood a carrier.
@@ -39,7 +42,7 @@ function workKey(item: Exclude<BatchItem, { kind: 'invalid' }>): string {
  * PER_CARRIER_CONCURRENCY), so the batch takes about as long as its slowest carrier.
  */
 export async function runBatch(
-  deps: ApiDeps, items: readonly BatchItem[], granted: number, refused: ConsumeLimited | null, mode: KeyMode,
+  deps: BatchRunDeps, items: readonly BatchItem[], granted: number, refused: ConsumeLimited | null, mode: KeyMode,
   logError: (err: unknown) => void,
 ): Promise<BatchRun> {
   const gate = perCarrierGate(PER_CARRIER_CONCURRENCY);
