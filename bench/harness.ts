@@ -7,7 +7,7 @@ import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { HEAP_POLICY_FLAGS } from '../apps/api/heap-policy.ts';
+import { HEAP_POLICY_FLAGS } from '../apps/api/context/heap-policy.ts';
 import { withoutProjectEnv } from '../lib/config/index.ts';
 import type { ChildMessage, CpuMessage, MemoryMessage, ReadyMessage } from './servers/protocol.ts';
 
@@ -51,7 +51,7 @@ export async function startServer(name: string, script: string, env: NodeJS.Proc
   const child = fork(join(SERVERS_DIR, script), [], {
     cwd: REPO_ROOT,
     env,
-    // The embedded default's heap policy, as npm start passes it (not with Redis: apps/api/heap-policy.ts).
+    // The embedded default's heap policy, as npm start passes it (not with Redis: apps/api/context/heap-policy.ts).
     execArgv: [...(env.REDIS_URL ? [] : HEAP_POLICY_FLAGS), '--expose-gc', ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])],
     // Logs (the API's default level writes a line per request) go where a deployment's would not
     // be read back by this process: /dev/null. Errors still show.

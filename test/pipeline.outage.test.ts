@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectRecord, startApiHarness, type ApiHarness } from '../apps/api/testing.ts';
+import { expectRecord, startApiHarness, type ApiHarness } from '../apps/api/testutil/harness.ts';
 import { startNormalizer, type NormalizerApp } from '../apps/normalizer/start.ts';
 import { pingClickHouse, sqlStringList } from '../lib/clickhouse/index.ts';
 import { TEST_CLICKHOUSE_URL, createTestDatabase, rowsOf, type TestDatabase } from '../lib/clickhouse/testing.ts';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TrackingRecordSchema } from '../../lib/schemas/index.ts';
-import { cleanUp, start, stop } from './testing.ts';
+import { cleanUp, start, stop } from './testutil/harness.ts';
 
 describe('npm start (distributed mode)', () => {
   let dataDir: string | undefined;
