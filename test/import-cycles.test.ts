@@ -5,8 +5,8 @@
  *   whatever they import): a module that imports one that imports it back may see the other's
  *   bindings before they are initialised, and the pair can only be understood together.
  * Type-only imports count: they tie the files together for a reader just the same.
- * Test support (`*.test.ts`, `*.suite.ts`, `testing*.ts`, `testing/` folders, test/) is not a
- * starting point: it may import anything, nothing in production imports it (eslint.config.js).
+ * Test support (`*.test.ts`, `*.suite.ts`, `testing*.ts`, `testing/` and `testutil/` folders, test/)
+ * is not a starting point: it may import anything, nothing in production imports it (eslint.config.js).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
@@ -21,7 +21,7 @@ function productionFiles(dir: string): string[] {
   for (const entry of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) {
-      if (entry.name !== 'testing' && entry.name !== 'fixtures' && entry.name !== 'node_modules') found.push(...productionFiles(path));
+      if (!['testing', 'testutil', 'fixtures', 'node_modules'].includes(entry.name)) found.push(...productionFiles(path));
     } else if (entry.name.endsWith('.ts') && !/\.test\.ts$|\.suite\.ts$|^testing/.test(entry.name)) {
       found.push(path);
     }
