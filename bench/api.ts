@@ -30,7 +30,7 @@
  * --cluster-only only the spread run of bare Fastify and the API on one Redis and on the Redis
  * Cluster of `npm run services` (REDIS_CLUSTER_URL), which the full run measures beside the others.
  */
-import { execFileSync, fork, type ChildProcess } from 'node:child_process';
+import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
@@ -45,6 +45,8 @@ import type { ChildMessage, CpuMessage, MemoryMessage, ReadyMessage } from './se
 import { batchRun } from './api-batch.ts';
 import { DEFAULT_CACHE_MAX_BYTES } from '../lib/cache/index.ts';
 import { textFlameGraph, type CpuProfile, type ProfileNode } from './flame.ts';
+import * as redisClusterService from '../test/services/redis-cluster.ts';
+import * as redisService from '../test/services/redis.ts';
 
 /** Issue 32's targets: cached lookups ÷ bare route, one key and spread; p99 at the bench's load. */
 export const TARGET_REDIS_RATIO = 0.7;
@@ -169,22 +171,14 @@ export async function startServer(name: string, script: string, env: NodeJS.Proc
   };
 }
 
-/** REDIS_URL, else what `scripts/services/services.sh env` reports for our own Redis. */
+/** REDIS_URL, else our own Redis (`npm run services -- up`; test/services/redis.ts). */
 export function redisUrl(): string {
-  if (process.env.REDIS_URL) return process.env.REDIS_URL;
-  const out = execFileSync('bash', [join(REPO_ROOT, 'scripts/services/services.sh'), 'env'], { encoding: 'utf8' });
-  const url = /^REDIS_URL=(\S+)$/m.exec(out)?.[1];
-  if (!url) throw new Error('No REDIS_URL: set it or run `npm run services -- up`.');
-  return url;
+  return process.env.REDIS_URL || redisService.url();
 }
 
-/** REDIS_CLUSTER_URL, else what `scripts/services/services.sh env` reports for our own Redis Cluster. */
+/** REDIS_CLUSTER_URL, else our own Redis Cluster (`npm run services -- up`; test/services/redis-cluster.ts). */
 export function redisClusterUrl(): string {
-  if (process.env.REDIS_CLUSTER_URL) return process.env.REDIS_CLUSTER_URL;
-  const out = execFileSync('bash', [join(REPO_ROOT, 'scripts/services/services.sh'), 'env'], { encoding: 'utf8' });
-  const url = /^REDIS_CLUSTER_URL=(\S+)$/m.exec(out)?.[1];
-  if (!url) throw new Error('No REDIS_CLUSTER_URL: set it or run `npm run services -- up`.');
-  return url;
+  return process.env.REDIS_CLUSTER_URL || redisClusterService.url();
 }
 
 /** A server's environment: none of the project's variables but `extra` (so defaults, LOG_LEVEL info). */
