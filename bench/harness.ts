@@ -3,13 +3,15 @@
  * in a process of its own, so the load generator never shares its event loop), their environment
  * and keys, the services' URLs, autocannon runs; and a section's progress lines on stderr.
  */
-import { execFileSync, fork, type ChildProcess } from 'node:child_process';
+import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { HEAP_POLICY_FLAGS } from '../apps/api/context/heap-policy.ts';
 import { withoutProjectEnv } from '../lib/config/index.ts';
 import type { ChildMessage, CpuMessage, MemoryMessage, ReadyMessage } from './servers/protocol.ts';
+import * as redisClusterService from '../test/services/redis-cluster.ts';
+import * as redisService from '../test/services/redis.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 const SERVERS_DIR = fileURLToPath(new URL('./servers/', import.meta.url));
@@ -91,20 +93,11 @@ export async function tracked(servers: Server[], starting: Promise<Server>): Pro
   return server;
 }
 
-/** `variable` from the environment, else what `scripts/services/services.sh env` reports for our own services. */
-function serviceUrl(variable: 'REDIS_URL' | 'REDIS_CLUSTER_URL'): string {
-  if (process.env[variable]) return process.env[variable];
-  const out = execFileSync('bash', [join(REPO_ROOT, 'scripts/services/services.sh'), 'env'], { encoding: 'utf8' });
-  const url = new RegExp(`^${variable}=(\\S+)$`, 'm').exec(out)?.[1];
-  if (!url) throw new Error(`No ${variable}: set it or run \`npm run services -- up\`.`);
-  return url;
-}
+/** REDIS_URL, else our own Redis (`npm run services -- up`; test/services/redis.ts). */
+export const redisUrl = (): string => process.env.REDIS_URL || redisService.url();
 
-/** REDIS_URL, else our own Redis of `npm run services`. */
-export const redisUrl = () => serviceUrl('REDIS_URL');
-
-/** REDIS_CLUSTER_URL, else our own Redis Cluster of `npm run services`. */
-export const redisClusterUrl = () => serviceUrl('REDIS_CLUSTER_URL');
+/** REDIS_CLUSTER_URL, else our own Redis Cluster (`npm run services -- up`; test/services/redis-cluster.ts). */
+export const redisClusterUrl = (): string => process.env.REDIS_CLUSTER_URL || redisClusterService.url();
 
 /** A server's environment: none of the project's variables but `extra` (so defaults, LOG_LEVEL info). */
 export function serverEnv(extra: Record<string, string>): NodeJS.ProcessEnv {

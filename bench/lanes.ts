@@ -13,8 +13,9 @@ import type { LaneClosure } from '../lib/lanes/index.ts';
 import type { BenchResult } from './report.ts';
 import { percentile } from './stats.ts';
 import { DAY_S } from '../lib/time/index.ts';
+import { urlOf } from '../test/services/ports.ts';
 
-const URL_ = process.env.CLICKHOUSE_URL ?? 'http://127.0.0.1:8123';
+const URL_ = process.env.CLICKHOUSE_URL ?? urlOf('clickhouse');
 const CARRIERS = ['bluedart', 'delhivery', 'dtdc', 'ekart', 'indiapost', 'professionalcouriers', 'shadowfax', 'shiprocket', 'shreemaruti', 'speedpost', 'xpressbees'];
 /** 11 carriers × 40 × 40 prefixes = 17,600 lanes. */
 const PREFIXES = 40;

@@ -26,8 +26,9 @@ import { JOURNEYS, journeyPoll } from '../lib/testing/polls.ts';
 import type { BenchResult } from './report.ts';
 import { progressLog } from './harness.ts';
 import { round } from './stats.ts';
+import { urlOf } from '../test/services/ports.ts';
 
-const CLICKHOUSE_URL = process.env.CLICKHOUSE_URL ?? 'http://127.0.0.1:8123';
+const CLICKHOUSE_URL = process.env.CLICKHOUSE_URL ?? urlOf('clickhouse');
 const POLLS = Number(process.env.BENCH_REPLAY_POLLS ?? 1_000_000);
 const POLLS_PER_SHIPMENT = 10;
 const START = Date.UTC(2026, 9, 1, 4, 30);

@@ -51,13 +51,14 @@ import { progressLog } from './harness.ts';
 import { percentile, round } from './stats.ts';
 import type { ReceiverChildMessage, ReceiverParentMessage } from './servers/webhook-receiver.ts';
 import { LOOPBACK_TARGETS, EVERY_KEY_ACTIVE } from '../lib/webhooks/testing/receiver.ts';
+import { urlOf } from '../test/services/ports.ts';
 
 export const TARGET_DELIVERIES_PER_SECOND = 2_000;
 export const TARGET_E2E_P99_MS = 1_000;
 
 const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const BROKERS = process.env.KAFKA_BROKERS ?? '127.0.0.1:9092';
+const REDIS_URL = process.env.REDIS_URL ?? urlOf('redis');
+const BROKERS = process.env.KAFKA_BROKERS ?? urlOf('kafka');
 const DELIVERIES = Number(process.env.BENCH_WEBHOOK_DELIVERIES ?? 10_000);
 const RATE = Number(process.env.BENCH_WEBHOOK_RATE ?? 500);
 const LATENCY_SECONDS = 4;
