@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AWB_RULE, awbText, isEchoOf, parseAwb, requireAwb, storedAwb } from './awb.ts';
+import { AWB_RULE, CanonicalAwbSchema, awbText, isEchoOf, parseAwb, requireAwb, storedAwb } from './awb.ts';
 
 describe('parseAwb', () => {
   it.each([
@@ -66,5 +66,10 @@ describe('the other readings of a number', () => {
     expect(isEchoOf('FMPC0279658214', awb)).toBe(false);
     expect(isEchoOf(null, awb)).toBe(false);
     expect(isEchoOf(undefined, awb)).toBe(false);
+  });
+
+  it('CanonicalAwbSchema takes configuration\'s numbers only as the parser writes them', () => {
+    expect(CanonicalAwbSchema.parse('EE123456789IN')).toBe('EE123456789IN');
+    for (const bad of ['ee123456789in', ' EE123456789IN', 'ABC', 'AB/1234']) expect(CanonicalAwbSchema.safeParse(bad).success).toBe(false);
   });
 });

@@ -5,6 +5,7 @@
  * AWB's text lives in this module; the rest of the product takes an `Awb` and never trims,
  * uppercases or length-checks one.
  */
+import { z } from 'zod';
 
 /**
  * A number that went through `parseAwb`: canonical (trimmed, upper case) and valid. Only this module
@@ -38,6 +39,19 @@ export function requireAwb(raw: unknown): Awb {
   if (awb === null) throw new TypeError(`a consignment number is ${AWB_RULE}, got ${JSON.stringify(awbText(raw).slice(0, 60))}`);
   return awb;
 }
+
+/**
+ * A number written in configuration (a carrier's example and sample numbers) exactly as the parser
+ * writes it: a padded or lower-case one is a configuration error, not quietly rewritten.
+ */
+export const CanonicalAwbSchema = z.string().transform((text, ctx) => {
+  const awb = parseAwb(text);
+  if (awb === null || awb !== text) {
+    ctx.addIssue({ code: 'custom', message: `a consignment number as the product writes it: ${AWB_RULE}, upper case` });
+    return z.NEVER;
+  }
+  return awb;
+});
 
 /**
  * The canonical form of a number read back from storage (a stored poll, an event row), written
