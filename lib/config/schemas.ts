@@ -2,7 +2,7 @@ import cron from 'node-cron';
 import { z } from 'zod';
 import { fileURLToPath } from 'node:url';
 import { parseRedisUrl } from '../redis/connect.ts';
-import { EVENT_CODES, NDR_REASONS, STATUSES } from '../schemas/index.ts';
+import { CanonicalAwbSchema, EVENT_CODES, NDR_REASONS, STATUSES } from '../schemas/index.ts';
 
 /** The repository's `config/`, wherever the process was started from. */
 export const DEFAULT_CONFIG_DIR = fileURLToPath(new URL('../../config/', import.meta.url));
@@ -37,9 +37,9 @@ export const CarrierSchema = z.object({
   specificity: z.number().int().min(0),
   // Auto-detection (lib/detect). Kept apart from awb_patterns so either can change alone.
   /** A consignment number to show users (GET /v1/carriers); the sandbox answers it. */
-  example_awb: z.string().regex(/^[A-Z0-9-]{4,40}$/).optional(),
+  example_awb: CanonicalAwbSchema.optional(),
   /** Real-shaped numbers of this carrier: the sample detection confidences are shares of. */
-  sample_awbs: z.array(z.string().regex(/^[A-Z0-9-]{4,40}$/)).default([]),
+  sample_awbs: z.array(CanonicalAwbSchema).default([]),
   /** More shapes detection uses beside awb_patterns (seen in real bodies). */
   detect_patterns: z.array(regexString).default([]),
   /** False when awb_patterns accept anything (an aggregator) and so say nothing about a number. */

@@ -8,7 +8,7 @@
 import { ADAPTERS } from '../carriers/adapters.ts';
 import { SANDBOX_CREDENTIAL } from '../carriers/endpoints.ts';
 import type { HttpRequest, NativeResponse } from '../carriers/types.ts';
-import type { NdrReason, PollShipment, RawScan } from '../schemas/index.ts';
+import { requireAwb, type NdrReason, type PollShipment, type RawScan } from '../schemas/index.ts';
 import { HOUR_MS, IST_OFFSET } from '../time/index.ts';
 import { istIsoLocal } from './ist.ts';
 import { RENDERERS } from './renderers.ts';
@@ -136,8 +136,8 @@ async function probe(carrier: string): Promise<CarrierVocabulary> {
   for (const c of cases) {
     const step: SandboxStep = { kind: c.kind, at: PROBE_AT, location: PROBE_PLACE, remark: c.remark, ndr: c.ndr };
     const shipment = probeShipment(carrier, example, step);
-    const response = await adapter.fetch(example, endpoint, inProcessSend(renderer, shipment));
-    const parsed = adapter.parse(example, response);
+    const response = await adapter.fetch(requireAwb(example), endpoint, inProcessSend(renderer, shipment));
+    const parsed = adapter.parse(requireAwb(example), response);
     if (parsed.outcome !== 'ok') throw new Error(`${carrier}: the probe of "${c.kind}" was not read (${parsed.outcome})`);
     const scan = latestScan(parsed.scans);
     if (!scan) throw new Error(`${carrier}: the probe of "${c.kind}" gave no scan`);
