@@ -100,7 +100,9 @@ export function windowConditions(window: PollWindow): string[] | null {
  * Stored events of every shipment polled in [since, until) (carrier_polls.polled_at, to the
  * millisecond), streamed in batches of up to `batchSize`, ordered by carrier, AWB, newest first.
  */
-export async function* storedEventsForPollWindow(client: ClickHouseClient, window: PollWindow, options: { batchSize?: number } = {}): AsyncGenerator<StoredEvent[]> {
+export async function* storedEventsForPollWindow(
+  client: ClickHouseClient, window: PollWindow, options: { batchSize?: number } = {},
+): AsyncGenerator<StoredEvent[]> {
   const batchSize = options.batchSize ?? 10_000;
   const conditions = windowConditions(window);
   if (!conditions) return;

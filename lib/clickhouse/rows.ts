@@ -159,7 +159,9 @@ function polledMsOf(poll: CarrierPoll, times: PollTimes | null): number {
  * `times`: what normalizePollTimed read from this poll (saves parsing its times again); without it
  * they are parsed here, with the same result.
  */
-export function pollRow(poll: CarrierPoll, result: NormalizeResult, mappingVersion: string, mode: KeyMode = 'live', times: PollTimes | null = null): CarrierPollRow {
+export function pollRow(
+  poll: CarrierPoll, result: NormalizeResult, mappingVersion: string, mode: KeyMode = 'live', times: PollTimes | null = null,
+): CarrierPollRow {
   const polledMs = polledMsOf(poll, times);
   const header = poll.shipment;
   const weight = header?.weight_grams ?? null;
