@@ -193,7 +193,8 @@ async function runClickHouse(run: Run): Promise<number> {
       );
     }
     const collapse = result.collapse ? `; merged ${result.collapse.partitions} partitions in ${(result.collapse.durationMs / 1000).toFixed(1)} s` : '';
-    process.stderr.write(`replay: applied mapping ${run.ctx.rules.mappingVersion} (run ${result.runId}): wrote ${result.written.carrier_polls} polls, ${result.written.events} events, ${result.written.shipments} shipments rows${collapse}\n`);
+    process.stderr.write(`replay: applied mapping ${run.ctx.rules.mappingVersion} (run ${result.runId}): wrote ${result.written.carrier_polls} polls, ` +
+      `${result.written.events} events, ${result.written.shipments} shipments rows${collapse}\n`);
     return 0;
   } finally {
     run.progress.stop();

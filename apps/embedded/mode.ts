@@ -24,7 +24,8 @@ export function startModeOf(env: Pick<Env, 'REDIS_URL' | 'KAFKA_BROKERS' | 'CLIC
   if (set.KAFKA_BROKERS || set.CLICKHOUSE_URL) {
     const missing = Object.entries(set).filter(([, on]) => !on).map(([name]) => name);
     if (missing.length) {
-      return { error: `npm start: KAFKA_BROKERS and CLICKHOUSE_URL run the distributed pipeline, which also needs REDIS_URL; missing: ${missing.join(', ')}. Set all three, only REDIS_URL, or none (embedded default).` };
+      return { error: `npm start: KAFKA_BROKERS and CLICKHOUSE_URL run the distributed pipeline, which also needs REDIS_URL; missing: ` +
+        `${missing.join(', ')}. Set all three, only REDIS_URL, or none (embedded default).` };
     }
     return { distributed: true, banner: 'distributed: Redis, Kafka and ClickHouse; api, normalizer, poller and dispatcher in this process' };
   }

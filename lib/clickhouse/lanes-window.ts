@@ -61,7 +61,8 @@ function statsSelect(closures: string, windowDays: number, windowEndS: number, v
       toUInt32(length(sorted)) AS sample_size,
       if(sample_size = 0, NULL, (sorted[intDiv(sample_size + 1, 2)] + sorted[intDiv(sample_size, 2) + 1]) / 2) AS p50_transit_days,
       if(sample_size = 0, NULL, sorted[intDiv(9 * (sample_size - 1), 10) + 1]
-        + ((9 * (sample_size - 1)) % 10) / 10 * (sorted[least(intDiv(9 * (sample_size - 1), 10) + 2, sample_size)] - sorted[intDiv(9 * (sample_size - 1), 10) + 1])) AS p90_transit_days,
+        + ((9 * (sample_size - 1)) % 10) / 10 * ` +
+    `(sorted[least(intDiv(9 * (sample_size - 1), 10) + 2, sample_size)] - sorted[intDiv(9 * (sample_size - 1), 10) + 1])) AS p90_transit_days,
       countIf(c_outcome = 'delivered') AS delivered,
       countIf(c_outcome = 'rto') AS returned,
       countIf(isNotNull(c_on_time)) AS edd_known,

@@ -175,11 +175,13 @@ function scoredCellsSql(cells: string): string {
   const steps: [string, string][] = [
     ['m', `toInt32(indexOf(counts_early, arrayReduce('max', counts_early))) - 1`],
     ['dist', `arrayMap((i, mm) -> abs(toInt32(i) - mm), ${days}, ${rep('m')})`],
-    ['g', `arrayMap((i, c, mm) -> arrayReduce('min', arraySlice(c, toUInt32(least(toInt32(i), mm) + 1), toUInt32(abs(toInt32(i) - mm) + 1))), ${days}, ${rep('counts_early')}, ${rep('m')})`],
+    ['g', `arrayMap((i, c, mm) -> arrayReduce('min', arraySlice(c, toUInt32(least(toInt32(i), mm) + 1), toUInt32(abs(toInt32(i) - mm) + 1))), ${days}, ` +
+      `${rep('counts_early')}, ${rep('m')})`],
     ['ord', `arraySort((i, gi, di) -> (-toInt64(gi), di, i), ${days}, g, dist)`],
     ['cum', `arrayCumSum(arrayMap((i, c) -> toUInt64(c[i + 1]), ord, ${rep('counts_early')}))`],
     ['full', `arrayFirstIndex((x, nn) -> x >= nn, cum, ${rep('n_early')})`],
-    ['by_rank', `arrayMap((e, j, nn, f) -> toUInt16(if(e < nn, intDiv(e * ${SCORE_SCALE} + nn - 1, greatest(nn, 1)), ${SCORE_SCALE} + j - f)), cum, arrayEnumerate(cum), ${rep('n_early')}, ${rep('full')})`],
+    ['by_rank', `arrayMap((e, j, nn, f) -> toUInt16(if(e < nn, intDiv(e * ${SCORE_SCALE} + nn - 1, greatest(nn, 1)), ${SCORE_SCALE} + j - f)), cum, ` +
+      `arrayEnumerate(cum), ${rep('n_early')}, ${rep('full')})`],
   ];
   let sql = cells;
   const carried = [...base];
@@ -187,7 +189,8 @@ function scoredCellsSql(cells: string): string {
     sql = `(SELECT ${carried.join(', ')}, ${expression} AS ${name} FROM ${sql})`;
     carried.push(name);
   }
-  return `(SELECT ${base.join(', ')}, if(n_early < ${MIN_DELIVERIES}, emptyArrayUInt16(), arrayMap((d, br, o) -> br[indexOf(o, d)], ${days}, ${rep('by_rank')}, ${rep('ord')})) AS scores_early FROM ${sql})`;
+  return `(SELECT ${base.join(', ')}, if(n_early < ${MIN_DELIVERIES}, emptyArrayUInt16(), arrayMap((d, br, o) -> br[indexOf(o, d)], ${days}, ` +
+    `${rep('by_rank')}, ${rep('ord')})) AS scores_early FROM ${sql})`;
 }
 
 /**
@@ -296,7 +299,8 @@ export async function rebuildPredictionModel(client: ClickHouseClient, options: 
   const kept = new Set(listed.slice(0, keep).map((r) => String(r.version)));
   kept.add(String(version));
   const parts = await (await client.query({
-    query: `SELECT DISTINCT table, partition FROM system.parts WHERE database = currentDatabase() AND active AND table IN ('prediction_cells', 'prediction_thresholds')`,
+    query: `SELECT DISTINCT table, partition FROM system.parts WHERE database = currentDatabase() AND active AND table IN ('prediction_cells', ` +
+      `'prediction_thresholds')`,
     format: 'JSONEachRow',
   })).json<{ table: string; partition: string }>();
   for (const p of parts) {

@@ -112,7 +112,8 @@ export async function runNoticeJob(options: NoticeJobOptions): Promise<NoticeJob
     if (lastError === undefined) continue;
 
     counts.failed++;
-    log.error(`notices: ${label} (plan ${record.plan}, period ending ${record.period_end}) was marked sent but could not be delivered: ${describe(lastError)}. It is not retried; contact the customer if needed.`);
+    log.error(`notices: ${label} (plan ${record.plan}, period ending ${record.period_end}) was marked sent but could not be delivered: ` +
+      `${describe(lastError)}. It is not retried; contact the customer if needed.`);
     if (!isPermanentMailError(lastError) && !(await mailerReady(mailer, log))) {
       counts.deferred += due.length - i - 1;
       return counts;

@@ -40,7 +40,9 @@ export function formatReport(name: string | null, report: Report): string {
   const t = report.totals;
   const out = [
     `Analysis${name ? ` "${name}"` : ''} as of ${report.as_of}`,
-    `${t.shipments} shipments: ${t.found} found (${t.by_outcome.delivered} delivered, ${t.by_outcome.rto} RTO, ${t.by_outcome.in_transit} in transit, ${t.by_outcome.pending} awaiting pickup, ${t.by_outcome.cancelled} cancelled, ${t.by_outcome.exception} exceptions), ${t.not_found} not found, ${t.errors} carrier errors`,
+    `${t.shipments} shipments: ${t.found} found (${t.by_outcome.delivered} delivered, ${t.by_outcome.rto} RTO, ${t.by_outcome.in_transit} in transit, ` +
+      `${t.by_outcome.pending} awaiting pickup, ${t.by_outcome.cancelled} cancelled, ${t.by_outcome.exception} exceptions), ${t.not_found} not found, ` +
+      `${t.errors} carrier errors`,
     '',
     ...table(['courier', ...GROUP_HEADER], report.by_carrier.map((g) => [g.carrier, ...groupCells(g)])),
     '',

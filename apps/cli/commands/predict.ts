@@ -52,7 +52,8 @@ export function formatBacktest(s: BacktestSummary): string {
     pct(x.lane_benchmark.exact_day_rate), num(x.lane_benchmark.mean_absolute_error_days),
   ]);
   return [
-    `Backtest split at ${s.split}: learned from ${s.trained_on_shipments} delivered shipments (${s.polls_before_split} polls before), ${s.polls_at_or_after_split} polls predicted`,
+    `Backtest split at ${s.split}: learned from ${s.trained_on_shipments} delivered shipments (${s.polls_before_split} polls before), ` +
+      `${s.polls_at_or_after_split} polls predicted`,
     `In-transit polls with a prediction: ${pct(s.in_transit_predicted_share)} of ${s.in_transit_polls}`,
     '', ...alignedTable(header, rows, (column) => column === 0), '',
     'Widths in days, both ends counted; errors in days against the IST delivery day.', '',

@@ -141,7 +141,9 @@ export async function runSandboxHistory(argv: string[], io: CliIo): Promise<numb
     options.out && `${options.out}`,
     options.intoStores && (env.KAFKA_BROKERS ? `Kafka (${env.KAFKA_BROKERS}, ${options.topic ?? POLLS_TOPIC})` : `${env.DATA_DIR ?? './data'}/polls.ndjson`),
   ].filter(Boolean).join(' and ');
-  io.stderr(`${summary.journeys} journeys (${summary.delivered} delivered, ${summary.rto} returned, ${summary.lost} lost, ${summary.open} still open at the end), ${summary.polls} polls → ${where} in ${summary.seconds} s (${Math.round(summary.journeys / Math.max(summary.seconds, 0.001))} journeys/s); history ${new Date(options.endMs - options.days * DAY_MS).toISOString()} → ${new Date(options.endMs).toISOString()}\n`);
+  io.stderr(`${summary.journeys} journeys (${summary.delivered} delivered, ${summary.rto} returned, ${summary.lost} lost, ${summary.open} still open ` +
+    `at the end), ${summary.polls} polls → ${where} in ${summary.seconds} s (${Math.round(summary.journeys / Math.max(summary.seconds, 0.001))} ` +
+    `journeys/s); history ${new Date(options.endMs - options.days * DAY_MS).toISOString()} → ${new Date(options.endMs).toISOString()}\n`);
   return 0;
 }
 

@@ -116,7 +116,8 @@ export async function runSql(argv: string[], io: CliIo): Promise<number> {
       if (rows.length === 0) {
         io.stdout(values.mode === 'live'
           ? '(no rows: no live shipments closed in the question\'s window; with only trk_test_ keys, add --mode test)\n'
-          : '(no rows: no sandbox shipments closed in the question\'s window; `npm run cli -- sandbox history --shipments 8000 --into-stores` fills 90 days of them, with a normalizer running; windows end at --param as_of, default now)\n');
+          : '(no rows: no sandbox shipments closed in the question\'s window; `npm run cli -- sandbox history --shipments 8000 --into-stores` fills 90 ' +
+            'days of them, with a normalizer running; windows end at --param as_of, default now)\n');
       }
     }
     return 0;

@@ -228,7 +228,8 @@ function track(way: Way, waybill: string, withReturn: boolean, lookup: (awb: str
       return way === 'servlet'
         ? reply(`<?xml version="1.0" encoding="UTF-8"?><ShipmentData><Shipment WaybillNo="${escapeXml(waybill)}" RefNo="">`
           + '<Service>DOMESTIC PRIORITY</Service><Scans><ScanDetail><Scan>SHIPMENT INSC')
-        : reply(`{"ShipmentData":{"Shipment":[{"WaybillNo":"${waybill.replace(/\W/g, '')}","Service":"DOMESTIC PRIORITY","Scans":{"ScanDetail":[{"Scan":"SHIPMENT INSC`);
+        : reply(`{"ShipmentData":{"Shipment":[{"WaybillNo":"${waybill.replace(/\W/g, '')}","Service":"DOMESTIC ` +
+          `PRIORITY","Scans":{"ScanDetail":[{"Scan":"SHIPMENT INSC`);
     case 'shipment':
     case 'slow':
       return way === 'servlet' ? reply(trackXml(answer.shipment, withReturn)) : reply(trackJson(answer.shipment, withReturn));

@@ -200,7 +200,8 @@ const trackRoute: SandboxRoute = {
       case 'down':
         return unavailableReply('503 Service Unavailable');
       case 'malformed':
-        return json(200, `{"statusCode":200,"statusFlag":true,"status":"SUCCESS","errorDetails":null,"trackHeader":{"strShipmentNo":"${cn.replace(/\W/g, '')}","strOrigin":"BANGAL`);
+        return json(200, `{"statusCode":200,"statusFlag":true,"status":"SUCCESS",` +
+          `"errorDetails":null,"trackHeader":{"strShipmentNo":"${cn.replace(/\W/g, '')}","strOrigin":"BANGAL`);
       case 'shipment':
       case 'slow':
         return json(200, trackBody(answer.shipment));

@@ -125,7 +125,8 @@ function trackingReply(article: string, answer: ScenarioAnswer, style: PostalSty
       return unavailableReply('503 Service Unavailable');
     case 'malformed':
       // Cut off mid-record, as a dropped connection behind a proxy leaves it.
-      return json(200, `{"status_code":200,"success":true,"message":"Success","data":[{"booking_details":{"article_number":${JSON.stringify(article)},"article_type":"Speed Po`);
+      return json(200, `{"status_code":200,"success":true,"message":"Success",` +
+        `"data":[{"booking_details":{"article_number":${JSON.stringify(article)},"article_type":"Speed Po`);
   }
 }
 

@@ -106,7 +106,8 @@ const trackRoute: SandboxRoute = {
         return {
           status: 503,
           contentType: 'text/html',
-          body: '<html><head><title>Service Unavailable</title></head><body><h2>Service Unavailable</h2><p>HTTP Error 503. The service is unavailable.</p></body></html>',
+          body: '<html><head><title>Service Unavailable</title></head><body><h2>Service Unavailable</h2><p>HTTP Error 503. The service is ' +
+            'unavailable.</p></body></html>',
         };
       // The text stops mid-way through a date line, as a dropped connection leaves it.
       case 'malformed': return text(200, `${HEADER}${CRLF}${CRLF}19/11/2026    Ti`);

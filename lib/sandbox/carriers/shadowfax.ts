@@ -108,7 +108,8 @@ const trackRoute: SandboxRoute = {
       case 'not_found': return json(404, { detail: 'Not found.' });
       case 'down': return unavailableReply('503 Service Unavailable');
       case 'malformed': {
-        const sample = '{"message":"Success","data":[{"id":2873563,"status":"ofd","status_display":"Out For Delivery","tracking_details":[{"created":"2024-04-05T10:29:08Z","status_id":"new","location":"';
+        const sample = '{"message":"Success","data":[{"id":2873563,"status":"ofd","status_display":"Out For ' +
+          'Delivery","tracking_details":[{"created":"2024-04-05T10:29:08Z","status_id":"new","location":"';
         return json(200, sample);
       }
       case 'shipment':

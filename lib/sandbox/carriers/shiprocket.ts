@@ -187,7 +187,8 @@ const trackRoute: SandboxRoute = {
       case 'down':
         return unavailableReply();
       case 'malformed':
-        return json(200, `{"tracking_data":{"track_status":1,"shipment_status":18,"shipment_track_activities":[{"date":"2026-11-20 09:15:00","status":"IN TRANSIT","activity":"In Tra`);
+        return json(200, `{"tracking_data":{"track_status":1,"shipment_status":18,"shipment_track_activities":[{"date":"2026-11-20 ` +
+          `09:15:00","status":"IN TRANSIT","activity":"In Tra`);
       case 'shipment':
       case 'slow':
         return json(200, trackBody(answer.shipment));

@@ -137,7 +137,9 @@ const trackRoute: SandboxRoute = {
     switch (answer.kind) {
       case 'not_found': return json(404, { status: 404, message: 'Order not found' });
       case 'down': return unavailableReply('503 Service Temporarily Unavailable');
-      case 'malformed': return json(200, `{"status":200,"message":"Order tracking fetched successfully","data":{"awbNumber":"${(params.awb ?? '').replace(/\W/g, '')}","orderStatus":"IN_TRANSIT","statuses":[{"status":"NEW","timestamp":"2026-11-18T04:4`);
+      case 'malformed': return json(200, `{"status":200,"message":"Order tracking fetched ` +
+        `successfully","data":{"awbNumber":"${(params.awb ?? '').replace(/\W/g, '')}","orderStatus":"IN_TRANSIT",` +
+        `"statuses":[{"status":"NEW","timestamp":"2026-11-18T04:4`);
       case 'shipment':
       case 'slow':
         return json(200, trackBody(answer.shipment));
