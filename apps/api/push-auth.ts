@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { KeyRecord } from '../../lib/access/index.ts';
-import type { PushKv } from '../../lib/webhooks/index.ts';
+import type { Kv } from '../../lib/kv/index.ts';
 import { acceptKeyRecord, presentedKey } from './auth.ts';
 import type { ApiDeps } from './deps.ts';
 import { ApiError } from './errors.ts';
@@ -10,7 +10,7 @@ import { ApiError } from './errors.ts';
  * held to the key's burst limit per second in a window of their own, so they never take a lookup's
  * place (lookups keep their exact metering) and cannot be used to flood the service either.
  */
-export async function managementKey(deps: ApiDeps, kv: PushKv, request: FastifyRequest, reply: FastifyReply): Promise<KeyRecord> {
+export async function managementKey(deps: ApiDeps, kv: Kv, request: FastifyRequest, reply: FastifyReply): Promise<KeyRecord> {
   const now = deps.clock();
   const key = presentedKey(request);
   const { record: stored } = await deps.access.authorize(key, new Date(now), false);

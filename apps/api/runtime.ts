@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { RedisAccessStore, openAccessStore, standingFromStore, standingOf } from '../../lib/access/index.ts';
 import { Analyzer } from '../../lib/analyzer/index.ts';
 import { writeAnalysisShipments } from '../../lib/analyzer/clickhouse-rows.ts';
@@ -24,7 +24,8 @@ import { EmbeddedThrottle, RedisThrottle } from '../../lib/throttle/index.ts';
 import { TrackingService } from '../../lib/tracking/index.ts';
 import { createMailer, noticeSettingsOf } from '../../lib/notices/index.ts';
 import { Billing, ClickHousePaymentReport, EmbeddedPaymentStore, RazorpayGateway, RedisPaymentStore, embeddedPaymentsDir, type PaymentGateway } from '../../lib/billing/index.ts';
-import { EmbeddedPushKv, KafkaEventLog, RedisPushKv, createPush, endpointDisabledMessage, parseAllowedTargets, parseRetrySchedule, type Push } from '../../lib/webhooks/index.ts';
+import { EmbeddedKv, RedisKv } from '../../lib/kv/index.ts';
+import { KafkaEventLog, createPush, endpointDisabledMessage, parseAllowedTargets, parseRetrySchedule, type Push } from '../../lib/webhooks/index.ts';
 import { WebhookSender } from '../../lib/webhooks/sender.ts';
 import type { ApiDeps, ReadinessCheck } from './deps.ts';
 
@@ -132,7 +133,7 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
   const pushRecords: { tracking: TrackingService | null } = { tracking: null };
   const allowedTargets = parseAllowedTargets(env.WEBHOOK_ALLOWED_TARGETS);
   const push = createPush({
-    kv: redis ? new RedisPushKv(redis, `${ns}push:`) : new EmbeddedPushKv(dataDir, clock),
+    kv: redis ? new RedisKv(redis, `${ns}push:`) : new EmbeddedKv(join(dataDir, 'push'), clock),
     standing: standingFromStore(access),
     currentRecord: async (carrier, awb, mode) => pushRecords.tracking?.peek(carrier, awb, mode) ?? null,
     lanes: { get: (lane) => pushLanes.source.get(lane) },

@@ -1,14 +1,18 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { PushKv } from './kv.ts';
+import { startChildApp } from '../testing/child-app.ts';
+import type { Kv } from './kv.ts';
+import type { KvChildStore } from './testing-kv-crash-child.ts';
 
-/** The push state store's contract, run against each store (kv.test.ts: embedded; kv.services.test.ts: Redis). */
+/** The key-value store's contract, run against each backend (kv.test.ts: embedded; kv.services.test.ts: Redis and Redis Cluster). */
 export interface KvHarness {
   name: string;
-  open(clock?: () => number): Promise<{ kv: PushKv; reopen(): Promise<PushKv>; cleanup(): Promise<void> }>;
+  open(clock?: () => number): Promise<{ kv: Kv; reopen(): Promise<Kv>; cleanup(): Promise<void> }>;
+  /** A store for another process to write (testing-kv-crash-child.ts), and this process's handle on it once that one is dead. */
+  forChild(): Promise<{ store: KvChildStore; open(): Kv; cleanup(): Promise<void> }>;
 }
 
-export function pushKvSuite(harness: KvHarness): void {
-  describe(`push state store (${harness.name})`, () => {
+export function kvSuite(harness: KvHarness): void {
+  describe(`key-value store (${harness.name})`, () => {
     let cleanup: () => Promise<void> = async () => {};
     afterEach(async () => { await cleanup(); });
 
@@ -156,6 +160,26 @@ export function pushKvSuite(harness: KvHarness): void {
       expect(await kv.get('{k}doc')).toEqual({ a: 1 });
       expect(await kv.claimDue('due', 100, 1000, 5)).toEqual(['x']);
       expect(await kv.listRange('{k}list', 5)).toEqual(['v']);
+    });
+
+    it('a process killed with SIGKILL mid-stream keeps every step it was answered, each step whole', { timeout: 60_000 }, async () => {
+      const store = await harness.forChild();
+      cleanup = store.cleanup;
+      const child = await startChildApp('lib/kv/testing-kv-crash-child.ts', store.store, {});
+      child.child.kill('SIGKILL');
+      expect((await child.exited).signal, child.stderr()).toBe('SIGKILL');
+      const kv = store.open();
+      // Each round's increment follows its step: every step counted is there, and the one after
+      // the last count (if the kill came between its step and its increment) whole or not at all.
+      const count = (await kv.get<number>('{c}count'))!;
+      expect(count).toBeGreaterThanOrEqual(Number(child.readyWith));
+      const members = new Set(await kv.setMembers('{c}set'));
+      for (let n = 0; n <= count + 1; n++) {
+        const [a, b] = await kv.getMany([`{c}a${n}`, `{c}b${n}`]);
+        if (n < count) expect([a, b, members.has(String(n))]).toEqual([n, n, true]);
+        else if (n === count) expect([b, members.has(String(n))]).toEqual(a === null ? [null, false] : [n, true]);
+        else expect([a, b, members.has(String(n))]).toEqual([null, null, false]);
+      }
     });
   });
 }
