@@ -26,7 +26,8 @@ export function appendToFileLater(path: string, text: string): Promise<void> {
  * Replaces `path` with `text` so that a reader (or a restart after a crash) finds the old file or
  * the new one, never a mix: written to `<path>.tmp`, then renamed over it (the rename is the commit
  * point). `durable`: the data is fsynced before the rename and the directory after it, so the new
- * file also survives a power cut once this returns; without it a power cut may keep the old one.
+ * file also survives a power cut once this returns; without it a crash of the process still finds
+ * one whole file, but a power cut may leave the old one (or on some file systems an empty one).
  */
 export function replaceFile(path: string, text: string, durable: boolean): void {
   const temp = `${path}.tmp`;
