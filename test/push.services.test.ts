@@ -55,7 +55,9 @@ beforeAll(async () => {
   for (let i = 0; i < 2; i++) {
     const redis = new Redis(env.REDIS_URL!);
     const events = new KafkaEventLog(testKafka());
-    const detector = new ChangeDetector({ kv: new RedisKv(redis, `${api.namespace}push:`), events, lanes: { get: async () => null }, standing: api.runtime.push.standing, clock: Date.now });
+    const detector = new ChangeDetector({
+      kv: new RedisKv(redis, `${api.namespace}push:`), events, lanes: { get: async () => null }, standing: api.runtime.push.standing, clock: Date.now,
+    });
     const consumer = new PollChangeConsumer({ kafka: testKafka(), detector, rules: product.rules, resolveCarrier: (n) => product.registry.resolve(n), groupId: `push-detector-${RUN}`, fromLatest: true });
     await consumer.start();
     detectors.push({ consumer, async close() { await consumer.stop(); await events.close(); redis.disconnect(); } });

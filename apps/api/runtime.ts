@@ -92,7 +92,10 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
   const backend = openBackend({ redisUrl: env.REDIS_URL, namespace: options.redisNamespace ?? 'trk:', dataDir, clock });
   const access = backend.access(product.config.plans);
   const throttle = backend.throttle();
-  const cache = backend.cache({ maxBytes: env.CACHE_MAX_BYTES, onError: (err) => console.error('a delivered record could not be written under DATA_DIR/records:', (err as Error).message) });
+  const cache = backend.cache({
+    maxBytes: env.CACHE_MAX_BYTES,
+    onError: (err) => console.error('a delivered record could not be written under DATA_DIR/records:', (err as Error).message),
+  });
   const idempotency = backend.idempotency();
   const carriers = createCarrierPoller({ sandboxUrl: options.sandboxUrl, liveTarget: options.liveTarget, clock });
 

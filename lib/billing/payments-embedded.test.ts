@@ -50,7 +50,8 @@ describe('embedded payment store', () => {
     const settled: PaymentRecord = { ...pending('pay_1'), state: 'settled', applied: true, lease_until: 0 };
     const attempt = { reference_id: 'rn_1', link_id: 'plink_1', short_url: 'http://x/pay/plink_1', key_prefix: 'trk_test_Ab3dE9x', plan: 'growth' as const };
     // As payments-embedded.ts wrote it before lib/kv: one line per change, the last one torn by a crash.
-    writeFileSync(join(d, 'journal.ndjson'), [JSON.stringify({ p: pending('pay_1') }), JSON.stringify({ a: attempt }), JSON.stringify({ p: settled }), '{"p":{"id":"pay_2"'].join('\n'));
+    const lines = [JSON.stringify({ p: pending('pay_1') }), JSON.stringify({ a: attempt }), JSON.stringify({ p: settled }), '{"p":{"id":"pay_2"'];
+    writeFileSync(join(d, 'journal.ndjson'), lines.join('\n'));
     const store = new EmbeddedPaymentStore(d);
     expect(await store.listByKey('trk_test_Ab3dE9x')).toEqual([settled]);
     expect(await store.claim(pending('pay_1'), NOW)).toEqual({ kind: 'settled', record: settled });

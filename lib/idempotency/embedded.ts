@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { Journal } from '../kv/index.ts';
-import { claimOf, CLAIM_LEASE_MS, IDEMPOTENCY_TTL_MS, liveRecord, type Claim, type IdempotencyRecord, type IdempotencyStore, type StoredAnswer } from './store.ts';
+import {
+  claimOf, CLAIM_LEASE_MS, IDEMPOTENCY_TTL_MS, liveRecord, type Claim, type IdempotencyRecord, type IdempotencyStore, type StoredAnswer,
+} from './store.ts';
 
 /** One journal line: an answered key (pending claims are memory only: they die with the process). */
 interface Line {

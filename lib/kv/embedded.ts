@@ -136,7 +136,9 @@ export class EmbeddedKv implements Kv {
     const step = change(keys.map((key) => this.read(key)));
     const now = this.clock();
     const entries: Entry[] = [
-      ...(step.writes ?? []).map((w): Entry => (w.value === null ? { o: 'del', k: w.key } : { o: 'set', k: w.key, v: w.value, ...(w.ttlMs ? { x: now + w.ttlMs } : {}) })),
+      ...(step.writes ?? []).map((w): Entry => (w.value === null
+        ? { o: 'del', k: w.key }
+        : { o: 'set', k: w.key, v: w.value, ...(w.ttlMs ? { x: now + w.ttlMs } : {}) })),
       ...(step.setAdds ?? []).filter((a) => !this.sets.get(a.key)?.has(a.member)).map((a): Entry => ({ o: 'sadd', k: a.key, m: a.member })),
       ...(step.listPushes ?? []).map((p): Entry => ({ o: 'lpush', k: p.key, v: p.value, n: p.keep })),
     ];

@@ -21,7 +21,8 @@ vi.mock('node:fs', async (importOriginal) => {
     openSync: (path: string, flags: string | number) => {
       const fd = fs.openSync(path, flags);
       fds.set(fd, basename(path));
-      const named = typeof flags === 'string' ? flags : [flags & fs.constants.O_TRUNC && 'trunc', flags & fs.constants.O_APPEND && 'append'].filter(Boolean).join('+');
+      const { O_TRUNC, O_APPEND } = fs.constants;
+      const named = typeof flags === 'string' ? flags : [flags & O_TRUNC && 'trunc', flags & O_APPEND && 'append'].filter(Boolean).join('+');
       calls.push(`open ${basename(path)} ${named}`);
       return fd;
     },

@@ -19,7 +19,8 @@ export function kvSuite(harness: KvHarness): void {
     it('update is atomic: 50 concurrent increments count 50', async () => {
       const opened = await harness.open();
       cleanup = opened.cleanup;
-      await Promise.all(Array.from({ length: 50 }, () => opened.kv.update<{ n: number }, void>('{k}counter', (c) => ({ next: { n: (c?.n ?? 0) + 1 }, result: undefined }))));
+      const increment = (c: { n: number } | null) => ({ next: { n: (c?.n ?? 0) + 1 }, result: undefined });
+      await Promise.all(Array.from({ length: 50 }, () => opened.kv.update('{k}counter', increment)));
       expect(await opened.kv.get('{k}counter')).toEqual({ n: 50 });
     });
 
@@ -124,7 +125,9 @@ export function kvSuite(harness: KvHarness): void {
       const other = harness.name === 'embedded' ? kv : await opened.reopen();
       await other.update<{ n: number }, void>('{k}a', (a) => ({ next: { n: a!.n + 10 }, result: undefined }));
       await other.set('{k}fresh', { n: 5 });
-      const seen = await kv.transact(['{k}a', '{k}fresh'], ([a, fresh]) => ({ writes: [{ key: '{k}a', value: { n: (a as { n: number }).n + 1 } }], result: [a, fresh] }));
+      const seen = await kv.transact(['{k}a', '{k}fresh'], ([a, fresh]) => ({
+        writes: [{ key: '{k}a', value: { n: (a as { n: number }).n + 1 } }], result: [a, fresh],
+      }));
       expect(seen).toEqual([{ n: 11 }, { n: 5 }]);
       expect(await other.get('{k}a')).toEqual({ n: 12 });
     });
@@ -153,7 +156,9 @@ export function kvSuite(harness: KvHarness): void {
       await opened.kv.setAdd('{k}set', 'm');
       await opened.kv.schedule('due', 'x', 10);
       await opened.kv.listPush('{k}list', 'v', 5);
-      await opened.kv.transact([], () => ({ writes: [{ key: '{k}t1', value: 1 }, { key: '{k}t2', value: 2 }], setAdds: [{ key: '{k}set', member: 'n' }], result: undefined }));
+      await opened.kv.transact([], () => ({
+        writes: [{ key: '{k}t1', value: 1 }, { key: '{k}t2', value: 2 }], setAdds: [{ key: '{k}set', member: 'n' }], result: undefined,
+      }));
       const kv = await opened.reopen();
       expect(await kv.getMany(['{k}t1', '{k}t2'])).toEqual([1, 2]);
       expect((await kv.setMembers('{k}set')).sort()).toEqual(['m', 'n']);
