@@ -2,16 +2,24 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 const TESTS = ['**/*.test.ts'];
-/** Test support: helpers and shared suites (*.suite.ts) tests import; never production code. */
-const TEST_SUPPORT = ['test/**', 'lib/testing/**', 'lib/*/testing/**', '**/testing.ts', '**/testing-*.ts', '**/*.suite.ts', 'bench/**'];
+/**
+ * Test support: helpers and shared suites (*.suite.ts) tests import; never production code. In apps/
+ * it is a folder, `testutil/`, and nothing else: a file there is test support whatever its name, and
+ * a file anywhere else in apps/ is production code whatever its name (no `testing-*.ts` escape).
+ */
+const TEST_SUPPORT = ['test/**', 'lib/testing/**', 'lib/*/testing/**', 'lib/**/testing.ts', 'lib/**/testing-*.ts', 'lib/**/*.suite.ts', 'apps/*/testutil/**', 'bench/**'];
+/** What production code may not import: test support and benches. */
+const TEST_SUPPORT_IMPORTS = ['**/testutil/**', '**/testing/**', '**/testing.ts', '**/testing-*.ts', '**/*.suite.ts', '**/test/**', '**/bench/**'];
 
 /** Folders of pure functions: no I/O, no clients, nothing that starts a process (README "Layout"). */
-const PURE = ['lib/normalize/**/*.ts', 'lib/insights/**/*.ts', 'lib/redact/**/*.ts', 'lib/lanes/**/*.ts', 'lib/schemas/**/*.ts', 'lib/time/**/*.ts'];
+const PURE = [
+  'lib/normalize/**/*.ts', 'lib/insights/**/*.ts', 'lib/redact/**/*.ts', 'lib/lanes/**/*.ts', 'lib/schemas/**/*.ts', 'lib/time/**/*.ts', 'lib/random/**/*.ts',
+];
 const IO_MODULES = [
   'fs', 'node:fs', 'node:fs/promises', 'node:net', 'node:http', 'node:https', 'node:http2', 'node:tls', 'node:dns', 'node:dgram',
   'node:child_process', 'node:cluster', 'node:worker_threads', 'node:readline', 'node:v8', 'node:process',
   'ioredis', 'kafkajs', '@clickhouse/client', 'undici', 'nodemailer', 'fastify', 'node-cron', 'pino',
-].map((name) => ({ name, message: 'pure folders (normalize, insights, redact, lanes, schemas, time) do no I/O: take the data as an argument' }));
+].map((name) => ({ name, message: 'pure folders (normalize, insights, redact, lanes, schemas, time, random) do no I/O: take the data as an argument' }));
 /** lib folders that talk to the outside world (or start processes). */
 const IO_FOLDERS = ['access', 'batch', 'bus', 'cache', 'carriers', 'clickhouse', 'config', 'kafka', 'logging', 'metrics', 'notices', 'pipeline', 'poller', 'process', 'product', 'redis', 'replay', 'sandbox', 'store', 'testing', 'tracking', 'webhooks'];
 
@@ -32,16 +40,16 @@ const ONE_NAME = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'data/**', '.services/**', 'coverage/**', 'bench/.*'] },
+  { ignores: ['node_modules/**', 'data/**', '.services/**', '.scratch/**', 'coverage/**', 'bench/.*'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-restricted-syntax': ['error', ...ONE_NAME],
-      // The heap policy is a node flag of the start command (apps/api/heap-policy.ts).
+      // The heap policy is a node flag of the start command (apps/api/context/heap-policy.ts).
       '@typescript-eslint/no-restricted-imports': ['error', {
-        paths: [{ name: 'node:v8', importNames: ['setFlagsFromString'], message: 'V8 flags go on the node command line (apps/api/heap-policy.ts)' }],
+        paths: [{ name: 'node:v8', importNames: ['setFlagsFromString'], message: 'V8 flags go on the node command line (apps/api/context/heap-policy.ts)' }],
       }],
     },
   },
@@ -56,10 +64,10 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-restricted-imports': ['error', {
         paths: [
-          { name: 'node:v8', importNames: ['setFlagsFromString'], message: 'V8 flags go on the node command line (apps/api/heap-policy.ts)' },
+          { name: 'node:v8', importNames: ['setFlagsFromString'], message: 'V8 flags go on the node command line (apps/api/context/heap-policy.ts)' },
           { name: 'vitest', message: 'production code does not import the test runner' },
         ],
-        patterns: [{ group: ['**/testing/**', '**/testing.ts', '**/testing-*.ts', '**/test/**', '**/bench/**'], message: 'production code does not import test support or benches' }],
+        patterns: [{ group: TEST_SUPPORT_IMPORTS, message: 'production code does not import test support or benches' }],
       }],
     },
   },
@@ -81,7 +89,7 @@ export default tseslint.config(
       '@typescript-eslint/no-restricted-imports': ['error', {
         patterns: [
           { group: ['**/sandbox/**', '**/sandbox', '**/network/**', '**/network', '**/config/sandbox/**'], message: 'lib/prediction learns from delivered shipments only: no lib/sandbox, lib/network or config/sandbox' },
-          { group: ['**/testing/**', '**/testing.ts', '**/testing-*.ts', '**/test/**', '**/bench/**'], message: 'production code does not import test support or benches' },
+          { group: TEST_SUPPORT_IMPORTS, message: 'production code does not import test support or benches' },
         ],
       }],
     },

@@ -2,7 +2,7 @@
  * The shipment analyzer (npm run bench -- analyzer):
  *
  * 1. End to end on the embedded default with a cold cache: `npm start`'s wiring and heap policy (a
- *    child process with apps/api/heap-policy.ts's flags; embedded store in a temp DATA_DIR, the
+ *    child process with apps/api/context/heap-policy.ts's flags; embedded store in a temp DATA_DIR, the
  *    sandbox carriers in process, real clock), one growth-plan key, one POST
  *    /v1/analyses of BENCH_ANALYZER_SHIPMENTS (default 20,000) sandbox shipments over five carriers
  *    and all ten lanes, followed until completed: seconds from the POST to completion, and the peak
@@ -15,9 +15,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { HEAP_POLICY_FLAGS } from '../apps/api/heap-policy.ts';
+import { HEAP_POLICY_FLAGS } from '../apps/api/context/heap-policy.ts';
 import { buildApp } from '../apps/api/app.ts';
-import { createApiRuntime } from '../apps/api/runtime.ts';
+import { createApiRuntime } from '../apps/api/context/runtime.ts';
 import { buildReport, type AnalyzedShipment, type NetworkLaneFigures } from '../lib/analyzer/index.ts';
 import { loadEnv } from '../lib/config/index.ts';
 import { startSandbox } from '../lib/sandbox/server.ts';

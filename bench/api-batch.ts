@@ -7,9 +7,8 @@
  */
 import { join } from 'node:path';
 import type { BenchResult } from './report.ts';
-import {
-  createBenchKey, load, percentile, redisUrl, round, serverEnv, startServer, tracked, type LoadFigures, type Server,
-} from './api.ts';
+import { createBenchKey, load, redisUrl, serverEnv, startServer, tracked, type LoadFigures, type Server } from './harness.ts';
+import { mean, percentile, round } from './stats.ts';
 
 export const TARGET_BATCH_RATIO = 3;
 const ITEMS = 100;
@@ -58,8 +57,6 @@ async function measure(server: Server, key: string): Promise<{ single: Slice[]; 
   }
   return slices;
 }
-
-const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 /** Starts a Redis-mode and an embedded API, measures both, stops them. */
 export async function batchRun(tmp: string, servers: Server[]): Promise<BenchResult[]> {

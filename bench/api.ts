@@ -30,21 +30,21 @@
  * --cluster-only only the spread run of bare Fastify and the API on one Redis and on the Redis
  * Cluster of `npm run services` (REDIS_CLUSTER_URL), which the full run measures beside the others.
  */
-import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
-import { withoutProjectEnv } from '../lib/config/index.ts';
+import type autocannon from 'autocannon';
 import { TrackingRecordSchema } from '../lib/schemas/index.ts';
 import type { BenchResult } from './report.ts';
-import { HEAP_POLICY_FLAGS } from '../apps/api/heap-policy.ts';
-import type { ChildMessage, CpuMessage, MemoryMessage, ReadyMessage } from './servers/protocol.ts';
+import type { MemoryMessage } from './servers/protocol.ts';
 import { batchRun } from './api-batch.ts';
 import { DEFAULT_CACHE_MAX_BYTES } from '../lib/cache/index.ts';
 import { textFlameGraph, type CpuProfile, type ProfileNode } from './flame.ts';
+import {
+  createBenchKey, load, LOAD_CONNECTIONS as CONNECTIONS, redisClusterUrl, redisUrl, REPO_ROOT, serverEnv, startServer, tracked, type LoadFigures, type Server,
+} from './harness.ts';
+import { percentile, round } from './stats.ts';
 
 /** Issue 32's targets: cached lookups ÷ bare route, one key and spread; p99 at the bench's load. */
 export const TARGET_REDIS_RATIO = 0.7;
@@ -67,11 +67,9 @@ const RECORDS = envInt('BENCH_RECORDS', 100_000);
 const RECORDS_SLICE = Math.max(1, Math.floor(RECORDS / 10));
 const SPREAD_LOAD_SECONDS = envInt('BENCH_SPREAD_LOAD_SECONDS', 600);
 
-const CONNECTIONS = 50;
 const WARMUP_SECONDS = 3;
 const MEASURE_SECONDS = 10;
 const MEASURE_ROUNDS = 5;
-const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 /** The AWB of the curl line `npm start` prints: delhivery, lane 01, scenario 02 (in transit). */
 const HOT_AWB = '1234567890102';
 const TRACK_PATH = `/v1/track/delhivery/${HOT_AWB}`;
@@ -103,114 +101,10 @@ const SPREAD_AWBS = 500;
 /** Sandbox scenarios that answer 200 at once (sandbox.md): not 00 not-found, 17 down, 18 slow, 19 malformed. */
 const FOUND_SCENARIOS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 20, 21, 22, 23, 24];
 
-const SERVERS_DIR = fileURLToPath(new URL('./servers/', import.meta.url));
-const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
-
-export interface Server {
-  name: string;
-  child: ChildProcess;
-  url: string;
-  adminToken?: string;
-  memory(): Promise<MemoryMessage>;
-  /** CPU time the server process used so far (user + system), in microseconds. */
-  cpu(): Promise<number>;
-  stop(): Promise<number | null>;
-}
-
-function nextMessage<T extends ChildMessage['type']>(child: ChildProcess, type: T): Promise<Extract<ChildMessage, { type: T }>> {
-  return new Promise((resolve, reject) => {
-    const onMessage = (message: ChildMessage) => {
-      if (message.type !== type) return;
-      cleanup();
-      resolve(message as Extract<ChildMessage, { type: T }>);
-    };
-    const onExit = (code: number | null) => { cleanup(); reject(new Error(`server child exited (${code}) before sending "${type}"`)); };
-    const cleanup = () => { child.off('message', onMessage); child.off('exit', onExit); };
-    child.on('message', onMessage);
-    child.once('exit', onExit);
-  });
-}
-
-/** Forks a server script of bench/servers/ (node strips the types itself) and waits for its URL. */
-export async function startServer(name: string, script: string, env: NodeJS.ProcessEnv, profileDir: string | null): Promise<Server> {
-  const child = fork(join(SERVERS_DIR, script), [], {
-    cwd: REPO_ROOT,
-    env,
-    // The embedded default's heap policy, as npm start passes it (not with Redis: apps/api/heap-policy.ts).
-    execArgv: [...(env.REDIS_URL ? [] : HEAP_POLICY_FLAGS), '--expose-gc', ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])],
-    // Logs (the API's default level writes a line per request) go where a deployment's would not
-    // be read back by this process: /dev/null. Errors still show.
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
-  const ready: ReadyMessage = await nextMessage(child, 'ready');
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return {
-    name, child, url: ready.url, ...(ready.adminToken ? { adminToken: ready.adminToken } : {}),
-    async memory() {
-      const answer = nextMessage(child, 'memory');
-      child.send({ type: 'memory' });
-      return answer;
-    },
-    async cpu() {
-      const answer = nextMessage(child, 'cpu');
-      child.send({ type: 'cpu' });
-      const { user, system }: CpuMessage = await answer;
-      return user + system;
-    },
-    async stop() {
-      if (child.exitCode === null) child.send({ type: 'stop' });
-      const timeout = setTimeout(() => child.kill('SIGKILL'), 30_000);
-      try {
-        return await exited;
-      } finally {
-        clearTimeout(timeout);
-      }
-    },
-  };
-}
-
-/** REDIS_URL, else what `scripts/services/services.sh env` reports for our own Redis. */
-export function redisUrl(): string {
-  if (process.env.REDIS_URL) return process.env.REDIS_URL;
-  const out = execFileSync('bash', [join(REPO_ROOT, 'scripts/services/services.sh'), 'env'], { encoding: 'utf8' });
-  const url = /^REDIS_URL=(\S+)$/m.exec(out)?.[1];
-  if (!url) throw new Error('No REDIS_URL: set it or run `npm run services -- up`.');
-  return url;
-}
-
-/** REDIS_CLUSTER_URL, else what `scripts/services/services.sh env` reports for our own Redis Cluster. */
-export function redisClusterUrl(): string {
-  if (process.env.REDIS_CLUSTER_URL) return process.env.REDIS_CLUSTER_URL;
-  const out = execFileSync('bash', [join(REPO_ROOT, 'scripts/services/services.sh'), 'env'], { encoding: 'utf8' });
-  const url = /^REDIS_CLUSTER_URL=(\S+)$/m.exec(out)?.[1];
-  if (!url) throw new Error('No REDIS_CLUSTER_URL: set it or run `npm run services -- up`.');
-  return url;
-}
-
-/** A server's environment: none of the project's variables but `extra` (so defaults, LOG_LEVEL info). */
-export function serverEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  return { ...withoutProjectEnv(process.env), ADMIN_TOKEN, ...extra };
-}
-
 /** The records run's server: the embedded default, its cache bound from BENCH_CACHE_MAX_BYTES when set (else the default). */
 function recordsEnv(tmp: string): NodeJS.ProcessEnv {
   const bound = process.env.BENCH_CACHE_MAX_BYTES;
   return serverEnv({ DATA_DIR: join(tmp, 'data-records'), ...(bound ? { CACHE_MAX_BYTES: bound } : {}) });
-}
-
-/** A key with limits no benchmark reaches, created through the admin API. */
-export async function createBenchKey(server: Server, label = server.name): Promise<string> {
-  const res = await fetch(`${server.url}/admin/keys`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({
-      plan: 'business', mode: 'test', email: `bench-${label}@example.com`,
-      lookups_limit: 1_000_000_000, daily_quota: 1_000_000_000, burst_per_second: 1_000_000_000,
-    }),
-  });
-  const text = await res.text();
-  if (res.status !== 201) throw new Error(`${server.name}: POST /admin/keys → ${res.status} ${text}`);
-  return (JSON.parse(text) as { key: string }).key;
 }
 
 /** GET a tracking record, asserting 200 and the response schema. */
@@ -231,30 +125,6 @@ interface SideBySide {
   p99: number;
   /** The server process's CPU time (user + system) per request answered, in microseconds. */
   cpuMicrosPerRequest: number;
-}
-
-export interface LoadFigures {
-  requestsPerSecond: number;
-  /** Latencies of every answered request, in ms, as autocannon timed them. */
-  latencies: number[];
-  total: number;
-}
-
-export async function load(url: string, options: Partial<autocannon.Options>, what: string): Promise<LoadFigures> {
-  const latencies: number[] = [];
-  const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon({ url, connections: CONNECTIONS, ...options }, (err: unknown, res) => (err ? reject(err) : resolve(res)));
-    instance.on('response', (_client, _status, _bytes, ms) => { latencies.push(ms); });
-  });
-  const total = result.requests.total;
-  if (result.errors > 0 || result.timeouts > 0 || result.non2xx > 0) {
-    throw new Error(`${what}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx answers of ${total}`);
-  }
-  return { requestsPerSecond: total / result.duration, latencies, total };
-}
-
-export function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
 }
 
 /**
@@ -324,7 +194,6 @@ async function openLoop(server: Server, key: string, rate: number, seconds: numb
   return { latencies, maxLateMs };
 }
 
-export const round = (n: number, digits = 0) => Math.round(n * 10 ** digits) / 10 ** digits;
 const mib = (bytes: number) => round(bytes / 2 ** 20, 1);
 
 /**
@@ -554,13 +423,6 @@ function printRatioSummary(): void {
 }
 
 const SPREAD_TARGETS: Record<string, number> = { redis: TARGET_SPREAD_REDIS_RATIO, embedded: TARGET_SPREAD_EMBEDDED_RATIO, 'redis-cluster': TARGET_CLUSTER_RATIO };
-
-/** Awaits a starting server and adds it to `servers`, which the bench stops at the end whatever happens. */
-export async function tracked(servers: Server[], starting: Promise<Server>): Promise<Server> {
-  const server = await starting;
-  servers.push(server);
-  return server;
-}
 
 /**
  * The spread load (SPREAD_KEYS keys × SPREAD_AWBS consignments) on bare Fastify and each API,

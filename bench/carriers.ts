@@ -14,6 +14,7 @@ import type { HttpSend } from '../lib/carriers/types.ts';
 import { normalizePoll } from '../lib/normalize/index.ts';
 import { loadProduct } from '../lib/product/index.ts';
 import type { BenchResult } from './report.ts';
+import { percentile, round } from './stats.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 
@@ -42,12 +43,6 @@ async function startSandboxProcess(): Promise<{ url: string; child: ChildProcess
   }
   throw new Error('sandbox process exited before listening');
 }
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-const round = (ms: number) => Math.round(ms * 100) / 100;
 
 export async function benchCarriers(): Promise<BenchResult[]> {
   const { rules } = loadProduct();
@@ -100,12 +95,12 @@ export async function benchCarriers(): Promise<BenchResult[]> {
 
     return [
       { name: 'polls/s through client + parser + normalize (32 in flight)', value: Math.round(pollsPerSecond), unit: 'polls/s', target: null, pass: errors === 0 ? null : false },
-      { name: 'sandbox own response time (bare HTTP), p50', value: round(p(bare, 50)), unit: 'ms', target: null, pass: null },
-      { name: 'sandbox own response time (bare HTTP), p99', value: round(p(bare, 99)), unit: 'ms', target: null, pass: null },
-      { name: 'client + parser + normalize, total p50', value: round(p(full, 50)), unit: 'ms', target: null, pass: null },
-      { name: 'client + parser + normalize, total p99', value: round(p(full, 99)), unit: 'ms', target: null, pass: null },
-      { name: 'added latency over the sandbox, p50', value: round(p(full, 50) - p(bare, 50)), unit: 'ms', target: null, pass: null },
-      { name: 'added latency over the sandbox, p99', value: round(p(full, 99) - p(bare, 99)), unit: 'ms', target: null, pass: null },
+      { name: 'sandbox own response time (bare HTTP), p50', value: round(p(bare, 50), 2), unit: 'ms', target: null, pass: null },
+      { name: 'sandbox own response time (bare HTTP), p99', value: round(p(bare, 99), 2), unit: 'ms', target: null, pass: null },
+      { name: 'client + parser + normalize, total p50', value: round(p(full, 50), 2), unit: 'ms', target: null, pass: null },
+      { name: 'client + parser + normalize, total p99', value: round(p(full, 99), 2), unit: 'ms', target: null, pass: null },
+      { name: 'added latency over the sandbox, p50', value: round(p(full, 50) - p(bare, 50), 2), unit: 'ms', target: null, pass: null },
+      { name: 'added latency over the sandbox, p99', value: round(p(full, 99) - p(bare, 99), 2), unit: 'ms', target: null, pass: null },
     ];
   } finally {
     await poller.close();

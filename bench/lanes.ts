@@ -11,9 +11,11 @@ import { randomBytes } from 'node:crypto';
 import { ClickHouseLaneWindowSource, createClickHouseClient, laneKeysBetween, migrate, readLaneStats, refreshLaneStats, resolveTarget, writeClosures, type ClickHouseClient } from '../lib/clickhouse/index.ts';
 import type { LaneClosure } from '../lib/lanes/index.ts';
 import type { BenchResult } from './report.ts';
+import { percentile } from './stats.ts';
 import { DAY_S } from '../lib/time/index.ts';
+import { urlOf } from '../test/services/ports.ts';
 
-const URL_ = process.env.CLICKHOUSE_URL ?? 'http://127.0.0.1:8123';
+const URL_ = process.env.CLICKHOUSE_URL ?? urlOf('clickhouse');
 const CARRIERS = ['bluedart', 'delhivery', 'dtdc', 'ekart', 'indiapost', 'professionalcouriers', 'shadowfax', 'shiprocket', 'shreemaruti', 'speedpost', 'xpressbees'];
 /** 11 carriers × 40 × 40 prefixes = 17,600 lanes. */
 const PREFIXES = 40;
@@ -70,10 +72,6 @@ async function generate(client: ClickHouseClient, count: number, endS: number, s
         ${prefixes}[intDiv(h, 16) % ${PREFIXES} + 1] AS o, ${prefixes}[intDiv(h, 1024) % ${PREFIXES} + 1] AS d FROM numbers(${count}))`,
     clickhouse_settings: { max_insert_block_size: '1048576' } as never,
   });
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!;
 }
 
 async function measureScale(history: number, windowVolume: number): Promise<ScaleFigures> {
@@ -143,8 +141,9 @@ async function measureScale(history: number, windowVolume: number): Promise<Scal
     catchUps.sort((a, b) => a - b);
     reads.sort((a, b) => a - b);
     times.sort((a, b) => a - b);
-    return { history, generateS, fullMs, refreshMs: times[Math.floor(times.length / 2)]!, lanes, rowsRead, memoryMiB: memory / 1048576, readP50: percentile(reads, 0.5), readP99: percentile(reads, 0.99),
-      queryP50: percentile(queries, 0.5), queryP99: percentile(queries, 0.99), snapshotLoadMs, catchUpMs: catchUps[Math.floor(catchUps.length / 2)]! };
+    return { history, generateS, fullMs, refreshMs: times[Math.floor(times.length / 2)]!, lanes, rowsRead, memoryMiB: memory / 1048576,
+      readP50: percentile(reads, 50), readP99: percentile(reads, 99), queryP50: percentile(queries, 50), queryP99: percentile(queries, 99),
+      snapshotLoadMs, catchUpMs: catchUps[Math.floor(catchUps.length / 2)]! };
   } finally {
     await client.command({ query: `DROP DATABASE IF EXISTS ${database}` }).catch(() => undefined);
     await client.close();

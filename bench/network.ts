@@ -4,8 +4,8 @@
  * 1. Generation: BENCH_NETWORK_JOURNEYS (default 1,000,000) journeys as carrier_poll.v1 polls,
  *    serialized as `sandbox history --out` writes them (JSON lines, not written to disk):
  *    journeys/s and polls/s, and the process's peak RSS.
- * 2. Ingest (the services: KAFKA_BROKERS, CLICKHOUSE_URL, default 127.0.0.1:9092 and
- *    http://127.0.0.1:8123): BENCH_NETWORK_INGEST_JOURNEYS (default 1,000,000) journeys' polls
+ * 2. Ingest (the services: KAFKA_BROKERS, CLICKHOUSE_URL, default those of `npm run services`,
+ *    `npm run -s services -- env`): BENCH_NETWORK_INGEST_JOURNEYS (default 1,000,000) journeys' polls
  *    produced to a throw-away topic for test mode while the normalizer app (startNormalizer, its
  *    own options) consumes it into a throw-away database: end to end from the first send to the
  *    last shipments row written; then one lane_stats refresh over the whole history.
@@ -14,6 +14,7 @@
  * A smoke run: BENCH_NETWORK_JOURNEYS=2000 BENCH_NETWORK_INGEST_JOURNEYS=500 npm run bench -- network
  */
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { CompressionTypes } from 'kafkajs';
 import { startNormalizer } from '../apps/normalizer/start.ts';
 import { createClickHouseClient } from '../lib/clickhouse/index.ts';
@@ -26,17 +27,18 @@ import { loadNetworkConfig } from '../lib/network/config.ts';
 import { loadPlaces } from '../lib/places/index.ts';
 import { historyPolls } from '../lib/sandbox/history.ts';
 import type { BenchResult } from './report.ts';
+import { progressLog } from './harness.ts';
+import { round } from './stats.ts';
+import { urlOf } from '../test/services/ports.ts';
 
-const BROKERS = process.env.KAFKA_BROKERS ?? '127.0.0.1:9092';
-const CLICKHOUSE_URL = process.env.CLICKHOUSE_URL ?? 'http://127.0.0.1:8123';
+const BROKERS = process.env.KAFKA_BROKERS ?? urlOf('kafka');
+const CLICKHOUSE_URL = process.env.CLICKHOUSE_URL ?? urlOf('clickhouse');
 const JOURNEYS = Number(process.env.BENCH_NETWORK_JOURNEYS ?? 1_000_000);
 const INGEST_JOURNEYS = Number(process.env.BENCH_NETWORK_INGEST_JOURNEYS ?? 1_000_000);
 const END = Date.parse('2026-11-27T00:00:00Z');
 const HISTORY_DAYS = 90;
 
-const progress = (line: string) => process.stderr.write(`network: ${line}\n`);
-const round = (n: number, digits = 0) => Math.round(n * 10 ** digits) / 10 ** digits;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const progress = progressLog('network');
 
 function history(shipments: number, seed: number) {
   return historyPolls({ config: loadNetworkConfig(), calendar: loadCalendar(), places: loadPlaces(), shipments, days: HISTORY_DAYS, seed, endMs: END });

@@ -1,6 +1,6 @@
 /**
  * The pipeline against the real services (npm run services -- up; KAFKA_BROKERS and CLICKHOUSE_URL,
- * default 127.0.0.1:9092 and http://127.0.0.1:8123), measured side by side in one run:
+ * default: those services' addresses, `npm run -s services -- env`), measured side by side in one run:
  *
  * 1. N delivered ten-scan journey polls (unique AWBs) are produced to a throw-away topic, then read
  *    twice from its beginning: (i) by a bare kafkajs consume loop (the ceiling: fetch and decode
@@ -24,6 +24,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { CompressionTypes, type Kafka } from 'kafkajs';
 import { NORMALIZER_WRITER_OPTIONS } from '../apps/normalizer/start.ts';
 import { ClickHouseWriter, createClickHouseClient, migrate, readLaneBenchmark, refreshLaneBenchmarks, resolveTarget, type ClickHouseClient } from '../lib/clickhouse/index.ts';
@@ -40,19 +41,21 @@ import { loadProduct } from '../lib/product/index.ts';
 import { CORES, normalizeOnThreads } from './normalize-threads.ts';
 import { JOURNEYS, journeyPoll } from '../lib/testing/polls.ts';
 import type { BenchResult } from './report.ts';
+import { progressLog } from './harness.ts';
+import { round } from './stats.ts';
+import { urlOf } from '../test/services/ports.ts';
+import { PIDFILE as CLICKHOUSE_PIDFILE } from '../test/services/clickhouse.ts';
 
 export const TARGET_POLLS_PER_SECOND = 5_000;
 export const TARGET_RATIO = 0.5;
 
-const BROKERS = process.env.KAFKA_BROKERS ?? '127.0.0.1:9092';
-const CLICKHOUSE_URL = process.env.CLICKHOUSE_URL ?? 'http://127.0.0.1:8123';
+const BROKERS = process.env.KAFKA_BROKERS ?? urlOf('kafka');
+const CLICKHOUSE_URL = process.env.CLICKHOUSE_URL ?? urlOf('clickhouse');
 const POLLS = Number(process.env.BENCH_PIPELINE_POLLS ?? 20_000);
 const SHIPMENTS = Number(process.env.BENCH_LANE_SHIPMENTS ?? 1_000_000);
 const PARTITIONS = 6;
 
-const progress = (line: string) => process.stderr.write(`pipeline: ${line}\n`);
-const round = (n: number, digits = 0) => Math.round(n * 10 ** digits) / 10 ** digits;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const progress = progressLog('pipeline');
 
 /**
  * CPU seconds used so far by the ClickHouse server `npm run services` started (its pid file, then
@@ -60,7 +63,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 function clickHouseCpuSeconds(): number | null {
   try {
-    const pid = readFileSync('.services/clickhouse/clickhouse-server.pid', 'utf8').trim();
+    const pid = readFileSync(CLICKHOUSE_PIDFILE, 'utf8').trim();
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the command name's closing parenthesis start at field 3 (state): utime is 14, stime 15.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');

@@ -24,14 +24,16 @@ import { applyClickHouse, diffClickHouse } from '../lib/replay/clickhouse-run.ts
 import { replayPoll } from '../lib/replay/replay-line.ts';
 import { JOURNEYS, journeyPoll } from '../lib/testing/polls.ts';
 import type { BenchResult } from './report.ts';
+import { progressLog } from './harness.ts';
+import { round } from './stats.ts';
+import { urlOf } from '../test/services/ports.ts';
 
-const CLICKHOUSE_URL = process.env.CLICKHOUSE_URL ?? 'http://127.0.0.1:8123';
+const CLICKHOUSE_URL = process.env.CLICKHOUSE_URL ?? urlOf('clickhouse');
 const POLLS = Number(process.env.BENCH_REPLAY_POLLS ?? 1_000_000);
 const POLLS_PER_SHIPMENT = 10;
 const START = Date.UTC(2026, 9, 1, 4, 30);
 
-const progress = (line: string) => process.stderr.write(`replay: ${line}\n`);
-const round = (n: number, digits = 0) => Math.round(n * 10 ** digits) / 10 ** digits;
+const progress = progressLog('replay');
 
 /** carrier_polls rows made by ClickHouse itself: the n-th poll of a shipment lists its first n scans. */
 export async function generatePolls(client: ClickHouseClient, mappingVersion: string): Promise<void> {

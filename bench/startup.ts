@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { withoutProjectEnv } from '../lib/config/index.ts';
 import { freePort } from '../lib/testing/ports.ts';
-import { HEAP_POLICY_FLAGS } from '../apps/api/heap-policy.ts';
+import { HEAP_POLICY_FLAGS } from '../apps/api/context/heap-policy.ts';
 import type { BenchResult } from './report.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));

@@ -30,6 +30,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { CompressionTypes, type Kafka } from 'kafkajs';
 import { Redis } from 'ioredis';
 import { deleteUnder } from '../lib/access/testing.ts';
@@ -47,15 +48,18 @@ import {
 } from '../lib/webhooks/index.ts';
 import { WebhookSender } from '../lib/webhooks/sender.ts';
 import type { BenchResult } from './report.ts';
+import { progressLog } from './harness.ts';
+import { percentile, round } from './stats.ts';
 import type { ReceiverChildMessage, ReceiverParentMessage } from './servers/webhook-receiver.ts';
 import { LOOPBACK_TARGETS, EVERY_KEY_ACTIVE } from '../lib/webhooks/testing/receiver.ts';
+import { urlOf } from '../test/services/ports.ts';
 
 export const TARGET_DELIVERIES_PER_SECOND = 2_000;
 export const TARGET_E2E_P99_MS = 1_000;
 
 const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const BROKERS = process.env.KAFKA_BROKERS ?? '127.0.0.1:9092';
+const REDIS_URL = process.env.REDIS_URL ?? urlOf('redis');
+const BROKERS = process.env.KAFKA_BROKERS ?? urlOf('kafka');
 const DELIVERIES = Number(process.env.BENCH_WEBHOOK_DELIVERIES ?? 10_000);
 const RATE = Number(process.env.BENCH_WEBHOOK_RATE ?? 500);
 const LATENCY_SECONDS = 4;
@@ -79,13 +83,7 @@ const RUN_TAG = randomBytes(4).toString('hex');
 const keyPrefixOf = (i: number) => `trk_test_bench${RUN_TAG}${i}`;
 const PREFIX = keyPrefixOf(0);
 
-const progress = (line: string) => process.stderr.write(`webhooks: ${line}\n`);
-const round = (n: number, digits = 0) => Math.round(n * 10 ** digits) / 10 ** digits;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
-}
+const progress = progressLog('webhooks');
 
 /** The receiver child: its URL, and arrivals (webhook-id → first verified receipt, ms) as they come. */
 interface ReceiverChild {

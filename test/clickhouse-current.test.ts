@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closureRow } from '../lib/clickhouse/lanes-closures.ts';
 import { loadMigrations } from '../lib/clickhouse/migrate.ts';
 import { bindQueryParams } from '../lib/clickhouse/params.ts';
-import { seeded } from '../lib/lanes/fixture.ts';
+import { seededRandom } from '../lib/random/seeded-random.ts';
 import { loadCatalogue, type CatalogueEntry } from './clickhouse-catalogue.ts';
 
 interface ChdbSession {
@@ -97,7 +97,7 @@ describe(`current ClickHouse (chDB)`, () => {
   });
 
   it("runs every query of docs/analysts.md, and those on lane_closures find the seeded shipments", () => {
-    const random = seeded(3);
+    const random = seededRandom(3);
     const nowS = Math.floor(Date.now() / 1000);
     const rows = Array.from({ length: 60 }, (_, i) => {
       const delivered = i % 5 !== 0;

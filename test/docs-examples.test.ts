@@ -16,7 +16,7 @@ import { promisify } from 'node:util';
 import type { Tokens } from 'marked';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SECOND_MS } from '../lib/time/index.ts';
-import { startApiHarness, type ApiHarness } from '../apps/api/testing.ts';
+import { startApiHarness, type ApiHarness } from '../apps/api/testutil/harness.ts';
 import { allTokens, documentationFiles } from './support/markdown.ts';
 
 const run = promisify(execFile);

@@ -6,16 +6,13 @@
  *
  * The stack is the real one: the API in distributed mode (Redis, Kafka bus with its disk spool,
  * ClickHouse lane benchmarks), an in-process normalizer (consumer group → ClickHouse) and the sandbox.
- * Services are stopped with scripts/services/services.sh of this checkout; the test first checks that
- * the addresses it uses are that checkout's services (else stopping them would prove nothing).
+ * Services are stopped and started with test/services of this checkout; the test first checks that
+ * the addresses it uses are those services' and that they run (else stopping them would prove nothing).
  */
-import { execFile } from 'node:child_process';
 import { randomInt, randomUUID } from 'node:crypto';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import type { Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectRecord, startApiHarness, type ApiHarness } from '../apps/api/testing.ts';
+import { expectRecord, startApiHarness, type ApiHarness } from '../apps/api/testutil/harness.ts';
 import { startNormalizer, type NormalizerApp } from '../apps/normalizer/start.ts';
 import { pingClickHouse, sqlStringList } from '../lib/clickhouse/index.ts';
 import { TEST_CLICKHOUSE_URL, createTestDatabase, rowsOf, type TestDatabase } from '../lib/clickhouse/testing.ts';
@@ -25,22 +22,27 @@ import { readPollWindow } from '../lib/kafka/read-window.ts';
 import { TEST_BROKERS, testKafka } from '../lib/kafka/testing.ts';
 import { POLLS_TOPIC, ensureTopics } from '../lib/kafka/topics.ts';
 import type { CarrierPoll } from '../lib/schemas/index.ts';
+import * as clickhouseService from './services/clickhouse.ts';
+import * as kafkaService from './services/kafka.ts';
 import { retried } from './support/retried.ts';
 
-const SERVICES = join(import.meta.dirname, '../scripts/services/services.sh');
 const OUTAGE_MS = 30_000;
-const run = promisify(execFile);
 
 type Service = 'clickhouse' | 'kafka';
+const SERVICES = { clickhouse: clickhouseService, kafka: kafkaService };
 /** Services this file stopped and has not started again yet. */
 const down = new Set<Service>();
 
-/** services.sh of this checkout (async: the API and the normalizer keep running meanwhile). */
-async function services(command: 'stop-one' | 'start-one', service: Service): Promise<number> {
+/** Stops or starts one of this checkout's services (async: the API and the normalizer keep running meanwhile). */
+async function services(command: 'stop' | 'start', service: Service): Promise<number> {
   const started = performance.now();
-  if (command === 'stop-one') down.add(service);
-  await run('bash', [SERVICES, command, service], { timeout: 180_000 });
-  if (command === 'start-one') down.delete(service);
+  if (command === 'stop') {
+    down.add(service);
+    await SERVICES[service].stop();
+  } else {
+    await SERVICES[service].start();
+    down.delete(service);
+  }
   return performance.now() - started;
 }
 
@@ -137,11 +139,10 @@ function startPipelineNormalizer(): Promise<NormalizerApp> {
 }
 
 beforeAll(async () => {
-  // The services this file will stop must be the ones it talks to.
-  const { stdout } = await run('bash', [SERVICES, 'env']);
-  const addresses = Object.fromEntries(stdout.trim().split('\n').map((line) => line.split('=', 2) as [string, string]));
+  // The services this file will stop must be the ones it talks to, and running.
   expect({ KAFKA_BROKERS: TEST_BROKERS, CLICKHOUSE_URL: TEST_CLICKHOUSE_URL })
-    .toEqual({ KAFKA_BROKERS: addresses.KAFKA_BROKERS, CLICKHOUSE_URL: addresses.CLICKHOUSE_URL });
+    .toEqual({ KAFKA_BROKERS: kafkaService.url(), CLICKHOUSE_URL: clickhouseService.url() });
+  expect({ kafka: kafkaService.running(), clickhouse: clickhouseService.running() }).toEqual({ kafka: true, clickhouse: true });
 
   kafka = testKafka();
   db = await createTestDatabase();
@@ -173,7 +174,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   // Whatever happened above, the shared services run again before anything else.
-  for (const service of [...down]) await services('start-one', service);
+  for (const service of [...down]) await services('start', service);
   await api?.close();
   await normalizer?.stop().catch(() => undefined); // may be the one stopped during the outage
   await db?.drop();
@@ -189,7 +190,7 @@ describe('pipeline outages (real services stopped for 30 s)', () => {
 
     let during: number;
     try {
-      await services('stop-one', 'clickhouse');
+      await services('stop', 'clickhouse');
       expect(await pingClickHouse(db.client)).toBe(false);
       // Lookups keep being answered (a lane benchmark is an enrichment), polls keep flowing to Kafka;
       // the normalizer's writes fail, its rows wait in the writer's memory and nothing is committed.
@@ -202,7 +203,7 @@ describe('pipeline outages (real services stopped for 30 s)', () => {
       await api.runtime.bus.flush();
       expect(await pingClickHouse(db.client)).toBe(false);
     } finally {
-      await services('start-one', 'clickhouse');
+      await services('start', 'clickhouse');
     }
     expect(published).toHaveLength(early.length + during);
     // A new normalizer of the same group takes over from the last committed offsets.
@@ -227,14 +228,14 @@ describe('pipeline outages (real services stopped for 30 s)', () => {
     let during: number;
     const outageStartedMs = Date.now();
     try {
-      await services('stop-one', 'kafka');
+      await services('stop', 'kafka');
       expect(await kafkaAnswers()).toBe(false);
       during = await lookupsFor(OUTAGE_MS);
       expect(await kafkaAnswers()).toBe(false);
       // The polls wait in the bus's disk spool (under DATA_DIR) meanwhile.
       expect((api.runtime.bus as KafkaBus).spooled).toBe(true);
     } finally {
-      await services('start-one', 'kafka');
+      await services('start', 'kafka');
     }
     // Every lookup was answered 200 (lookup() asserts it) and made one poll, spooled meanwhile.
     expect(published).toHaveLength(before + during);

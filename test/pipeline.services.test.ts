@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import type { Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startNormalizer, type NormalizerApp } from '../apps/normalizer/start.ts';
-import { expectRecord, startApiHarness, type ApiHarness } from '../apps/api/testing.ts';
+import { expectRecord, startApiHarness, type ApiHarness } from '../apps/api/testutil/harness.ts';
 import { readLaneBenchmark, sqlStringList } from '../lib/clickhouse/index.ts';
 import { TEST_CLICKHOUSE_URL, createTestDatabase, rowsOf, type TestDatabase } from '../lib/clickhouse/testing.ts';
 import { DEFAULT_CONFIG_DIR, loadEnv } from '../lib/config/index.ts';

@@ -13,7 +13,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startDispatcher, type DispatcherApp } from '../apps/dispatcher/start.ts';
-import { startApiHarness, type ApiHarness } from '../apps/api/testing.ts';
+import { startApiHarness, type ApiHarness } from '../apps/api/testutil/harness.ts';
 import { TEST_CLICKHOUSE_URL, countOf, createTestDatabase, type TestDatabase } from '../lib/clickhouse/testing.ts';
 import { DEFAULT_CONFIG_DIR, loadEnv } from '../lib/config/index.ts';
 import { TEST_BROKERS, testKafka } from '../lib/kafka/testing.ts';
@@ -105,7 +105,7 @@ it('two detectors and two dispatchers: scenario 25 arrives once per stage, in or
 /** A dispatcher app in its own process, to be killed with SIGKILL. */
 async function dispatcherChild(env: Record<string, string>, options: object): Promise<ChildProcess> {
   // node itself (it strips the types): the killed process is the dispatcher, with no launcher between.
-  const child = spawn(process.execPath, [join(import.meta.dirname, '../apps/dispatcher/testing-child.ts'), JSON.stringify(options)], {
+  const child = spawn(process.execPath, [join(import.meta.dirname, '../apps/dispatcher/testutil/child.ts'), JSON.stringify(options)], {
     env: { ...process.env, WEBHOOK_ALLOWED_TARGETS: '127.0.0.1/32', ...env, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

@@ -12,7 +12,7 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startApiHarness, type ApiHarness } from '../apps/api/testing.ts';
+import { startApiHarness, type ApiHarness } from '../apps/api/testutil/harness.ts';
 import { RedisAccessStore, standingFromStore } from '../lib/access/index.ts';
 import { testRedisUrl } from '../lib/access/testing.ts';
 import { loadProduct } from '../lib/product/index.ts';

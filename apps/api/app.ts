@@ -2,16 +2,17 @@ import { randomBytes } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { ApiDeps } from './deps.ts';
-import { registerErrorHandling } from './errors.ts';
-import { registerDrain } from './drain.ts';
-import { SERVER_LIMITS, registerHardening, serverOptions } from './hardening.ts';
-import { requestSerializer } from './log-redaction.ts';
-import { stdoutLogStream } from './log-stream.ts';
-import { deferJsonErrors } from './bodies.ts';
-import { registerAdminRoutes, requireAdmin } from './routes/admin.ts';
-import { collectDescribedRoutes } from './api-spec.ts';
-import { ADMIN_INFO, PUBLIC_INFO, buildDocument } from './api-document.ts';
+import type { ApiDeps } from './context/deps.ts';
+import { registerErrorHandling } from './http/errors.ts';
+import { registerDrain } from './http/drain.ts';
+import { SERVER_LIMITS, registerHardening, serverOptions } from './http/hardening.ts';
+import { requestSerializer } from './http/log-redaction.ts';
+import { stdoutLogStream } from './http/log-stream.ts';
+import { deferJsonErrors } from './http/bodies.ts';
+import { registerAdminRoutes } from './routes/admin.ts';
+import { requireAdmin } from './auth/admin-token.ts';
+import { collectDescribedRoutes } from './openapi/spec.ts';
+import { ADMIN_INFO, PUBLIC_INFO, buildDocument } from './openapi/document.ts';
 import { registerAnalysisRoutes } from './routes/analyses.ts';
 import { registerBatchRoute } from './routes/batch.ts';
 import { registerBillingRoutes } from './routes/billing.ts';
@@ -48,7 +49,7 @@ class OneLinePerRequest extends LogController {
   }
 }
 
-/** What a test may add to the app (testing.ts): an observer of every answer, before it is sent. */
+/** What a test may add to the app (testutil/harness.ts): an observer of every answer, before it is sent. */
 export interface AppOptions {
   onAnswer?: (request: FastifyRequest, reply: FastifyReply, payload: unknown) => void;
 }
@@ -79,7 +80,7 @@ export async function buildApp(deps: ApiDeps, options: AppOptions = {}): Promise
   registerErrorHandling(app);
   registerHardening(app, limits);
   registerDrain(app);
-  // The documents are generated from the routes' own descriptions (api-spec.ts), once all are
+  // The documents are generated from the routes' own descriptions (openapi/spec.ts), once all are
   // registered; @fastify/swagger serves the public one to swagger-ui at /docs.
   const described = collectDescribedRoutes(app);
   const publicRoutes = () => described.filter((r) => !r.url.startsWith('/admin/'));

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AnalysisSchema } from '../../lib/analyzer/index.ts';
-import { startApiHarness, type ApiHarness } from '../api/testing.ts';
+import { startApiHarness, type ApiHarness } from '../api/testutil/harness.ts';
 import { runCli } from './commands/cli.ts';
 
 describe('cli analyze', () => {

@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadEnv } from '../../lib/config/index.ts';
 import { buildApp } from '../api/app.ts';
-import { createApiRuntime, type ApiRuntime } from '../api/runtime.ts';
+import { createApiRuntime, type ApiRuntime } from '../api/context/runtime.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const TOKEN = 'cli-test-admin-token-0123456789';

@@ -16,7 +16,7 @@ import { historyPolls } from '../../lib/sandbox/history.ts';
 import type { CarrierPoll } from '../../lib/schemas/index.ts';
 import { product } from '../../lib/testing/product.ts';
 import { DAY_MS } from '../../lib/time/index.ts';
-import type { CliIo } from './commands/cli.ts';
+import type { CliIo } from './commands/io.ts';
 import { runPredict } from './commands/predict.ts';
 
 const START = Date.parse('2026-03-01T00:00:00+05:30');

@@ -12,7 +12,7 @@ import type { BacktestSummary } from '../../lib/prediction/index.ts';
 import { PollLog } from '../../lib/store/poll-log.ts';
 import { DAY_MS } from '../../lib/time/index.ts';
 import { runPredict } from './commands/predict.ts';
-import type { CliIo } from './commands/cli.ts';
+import type { CliIo } from './commands/io.ts';
 
 const START = Date.parse('2026-03-01T00:00:00+05:30');
 

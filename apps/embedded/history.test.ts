@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cleanUp, start, stop } from './testing.ts';
+import { cleanUp, start, stop } from './testutil/harness.ts';
 
 describe('npm start: the network history of a first start', () => {
   let dataDir: string | undefined;

@@ -6,9 +6,9 @@
  * token, a fresh trk_test_ trial key and a curl line to try.
  */
 import { buildApp } from '../api/app.ts';
-import { flushLogs } from '../api/log-stream.ts';
-import { createApiRuntime, type ApiRuntime } from '../api/runtime.ts';
-import { startRefreshScheduler } from '../api/scheduler.ts';
+import { flushLogs } from '../api/http/log-stream.ts';
+import { createApiRuntime, type ApiRuntime } from '../api/context/runtime.ts';
+import { startRefreshScheduler } from '../api/context/scheduler.ts';
 import { startDispatcher } from '../dispatcher/start.ts';
 import { startNormalizer } from '../normalizer/start.ts';
 import { startPoller } from '../poller/start.ts';

@@ -3,8 +3,11 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { testRedisUrl } from '../../lib/access/testing.ts';
+import { TEST_CLICKHOUSE_URL } from '../../lib/clickhouse/testing.ts';
+import { TEST_BROKERS } from '../../lib/kafka/testing.ts';
 import { TrackingRecordSchema } from '../../lib/schemas/index.ts';
-import { cleanUp, start, stop } from './testing.ts';
+import { cleanUp, start, stop } from './testutil/harness.ts';
 
 describe('npm start (distributed mode)', () => {
   let dataDir: string | undefined;
@@ -13,10 +16,10 @@ describe('npm start (distributed mode)', () => {
 
   it('with REDIS_URL, KAFKA_BROKERS and CLICKHOUSE_URL: says so, and a lookup reaches ClickHouse with no other command run', { timeout: 300_000 }, async () => {
     const services = {
-      REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6380',
-      KAFKA_BROKERS: process.env.KAFKA_BROKERS ?? '127.0.0.1:9092',
+      REDIS_URL: await testRedisUrl(),
+      KAFKA_BROKERS: TEST_BROKERS,
       // A database of this run's own (the path of the URL names it; migrations create it).
-      CLICKHOUSE_URL: `${process.env.CLICKHOUSE_URL ?? 'http://127.0.0.1:8123'}/tracking_test_start_${Date.now().toString(36)}`,
+      CLICKHOUSE_URL: `${TEST_CLICKHOUSE_URL}/tracking_test_start_${Date.now().toString(36)}`,
     };
     dataDir = await mkdtemp(join(tmpdir(), 'npm-start-'));
     const started = await start(dataDir, services);

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TrackingRecordSchema } from '../../lib/schemas/index.ts';
-import { cleanUp, shell, start, stop, usage } from './testing.ts';
+import { cleanUp, shell, start, stop, usage } from './testutil/harness.ts';
 
 describe('npm start (the embedded default)', () => {
   let dataDir: string | undefined;

@@ -9,8 +9,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { buildApp } from '../../apps/api/app.ts';
-import { createApiRuntime } from '../../apps/api/runtime.ts';
-import { startRefreshScheduler, type Scheduler } from '../../apps/api/scheduler.ts';
+import { createApiRuntime } from '../../apps/api/context/runtime.ts';
+import { startRefreshScheduler, type Scheduler } from '../../apps/api/context/scheduler.ts';
 import { deleteUnder } from '../../lib/access/testing.ts';
 import { loadEnv } from '../../lib/config/index.ts';
 import { connectRedis } from '../../lib/redis/index.ts';

@@ -41,12 +41,16 @@ async function answers(url: string): Promise<boolean> {
 }
 
 let redisUrl: Promise<string> | undefined;
-/** REDIS_URL, else our services' Redis on 6380, else the machine's on 6379 (tests only use their own keys). */
+/**
+ * The Redis of the test services (test/services/redis.ts), at the address the run's globalSetup
+ * provided (tests only use keys of their own namespace). urls.ts is loaded on demand: it imports
+ * vitest, and benches and the crash tests' child processes import this file outside vitest.
+ */
 export function testRedisUrl(): Promise<string> {
   redisUrl ??= (async () => {
-    if (process.env.REDIS_URL) return process.env.REDIS_URL;
-    for (const url of ['redis://127.0.0.1:6380', 'redis://127.0.0.1:6379']) if (await answers(url)) return url;
-    throw new Error('No Redis for the tests: set REDIS_URL or run `npm run services -- up`.');
+    const url = (await import('../../test/services/urls.ts')).testServiceUrl('redis');
+    if (await answers(url)) return url;
+    throw new Error(`No Redis at ${url}: run the tests with vitest (its globalSetup starts the services) or \`npm run services -- up\`.`);
   })();
   return redisUrl;
 }
@@ -59,7 +63,7 @@ export function testNamespace(): string {
 /** Every key under `namespace` (from every master of a cluster), and their deletion. */
 export { deleteUnder, keysUnder, testRedisClusterUrl };
 
-/** The Redis store on one server or on the 3-master cluster of `npm run services`. */
+/** The Redis store on one server or on the 3-master cluster of the test services. */
 function redisHarnessOn(name: string, urlOf: () => Promise<string>): HarnessFactory {
   return {
     name,

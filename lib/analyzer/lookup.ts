@@ -15,7 +15,7 @@ import type { AnalyzedShipment, ShipmentInput } from './types.ts';
 
 /**
  * Carrier polls of one carrier the analyzer process runs at once, over all its analyses: the
- * batch's per-carrier cap (apps/api/batch/run.ts PER_CARRIER_CONCURRENCY), so an analysis asks a
+ * batch's per-carrier cap (apps/api/lookup/batch/run.ts PER_CARRIER_CONCURRENCY), so an analysis asks a
  * carrier no harder than one customer's batch does.
  */
 export const ANALYZER_PER_CARRIER = 10;

@@ -1,7 +1,7 @@
 /**
  * The shared report page: one HTML document with the figures as server-rendered SVG charts and
  * inline styles only — no script, font, stylesheet or image from anywhere (the API's HTML
- * Content-Security-Policy, apps/api/hardening.ts, allows its own origin only), so a colleague's
+ * Content-Security-Policy, apps/api/http/hardening.ts, allows its own origin only), so a colleague's
  * browser asks nothing of another host. Pure.
  */
 import type { AnalysisDoc } from './store.ts';

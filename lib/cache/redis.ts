@@ -6,6 +6,7 @@ import { dispatchAtEndOfTurn } from '../batch/index.ts';
 import { entryOfText, entryText } from './entry.ts';
 import type { CachedLookup } from './policy.ts';
 import type { TrackingCache } from './types.ts';
+import { fnv1a32 } from '../random/fnv1a.ts';
 
 /** Decoded entries remembered per process (see below); a few MiB at most. */
 const DECODED_ENTRIES = 1_000;
@@ -23,12 +24,7 @@ export const CACHE_BUCKETS = 64;
 
 /** The bucket of a lookup key: FNV-1a, cheap and stable across processes and versions. */
 export function bucketOf(key: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) {
-    hash ^= key.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return (hash >>> 0) % CACHE_BUCKETS;
+  return fnv1a32(key) % CACHE_BUCKETS;
 }
 
 /** Where a lookup key's entry is stored under `prefix`: the bucket tag first, then the key. */

@@ -5,29 +5,18 @@
  */
 import type { ClickHouseClient } from './client.ts';
 import { clickHouseDateTimeToIso } from './datetime.ts';
+import type { EventRow, MappedEvent } from './rows.ts';
 import { sqlInt, sqlPairList, sqlStringList } from './sql.ts';
 
-export interface StoredEvent {
-  event_id: string;
-  carrier: string;
-  awb: string;
-  /** UTC ISO with milliseconds (stored to the second). */
-  occurred_at: string;
-  status: string;
-  code: string;
-  reason_code: string | null;
-  raw_status: string;
-  raw_code: string | null;
-  mapping_version: string;
-}
+/**
+ * The latest stored row of an event, the columns `replay --diff` shows. Its occurred_at is UTC ISO
+ * with milliseconds (stored to the second), not ClickHouse's DateTime text as the query returns it.
+ */
+export type StoredEvent = MappedEvent & Pick<EventRow, 'occurred_at' | 'raw_status' | 'raw_code' | 'mapping_version'>;
 
 export interface ShipmentKey {
   carrier: string;
   awb: string;
-}
-
-interface StoredEventRow extends Omit<StoredEvent, 'occurred_at'> {
-  occurred_at: string;
 }
 
 /** Latest row per event_id; `where` filters `events` (it must restrict carrier/awb to use the primary key). */
@@ -49,7 +38,8 @@ function latestEventsQuery(where: string): string {
     ORDER BY carrier, awb, occurred DESC, event_id`;
 }
 
-function toStoredEvent(row: StoredEventRow): StoredEvent {
+/** The query's row (occurred_at as ClickHouse's DateTime text) as a StoredEvent. */
+function toStoredEvent(row: StoredEvent): StoredEvent {
   return { ...row, occurred_at: clickHouseDateTimeToIso(row.occurred_at) };
 }
 
@@ -70,7 +60,7 @@ export async function storedEventsFor(client: ClickHouseClient, shipments: reado
       query: latestEventsQuery(`(carrier, awb) IN ${sqlPairList(pairs.slice(i, i + SHIPMENTS_PER_QUERY))}`),
       format: 'JSONEachRow',
     });
-    for (const row of await result.json<StoredEventRow>()) events.push(toStoredEvent(row));
+    for (const row of await result.json<StoredEvent>()) events.push(toStoredEvent(row));
   }
   return events;
 }
@@ -117,7 +107,7 @@ export async function* storedEventsForPollWindow(client: ClickHouseClient, windo
   const where = `(carrier, awb) IN (SELECT carrier, awb FROM carrier_polls WHERE ${conditions.join(' AND ')})${carrierFilter}`;
   const result = await client.query({ query: latestEventsQuery(where), format: 'JSONEachRow' });
   let batch: StoredEvent[] = [];
-  for await (const rows of result.stream<StoredEventRow>()) {
+  for await (const rows of result.stream<StoredEvent>()) {
     for (const row of rows) {
       batch.push(toStoredEvent(row.json()));
       if (batch.length >= batchSize) {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LaneBook, type WindowedLaneStats } from '../lanes/index.ts';
-import { NDR_REMARKS, journeyPoll, seeded, type JourneySpec } from '../lanes/fixture.ts';
+import { NDR_REMARKS, journeyPoll, type JourneySpec } from '../lanes/fixture.ts';
+import { seededRandom } from '../random/seeded-random.ts';
 import { normalizePollTimed } from '../normalize/index.ts';
 import { ShipmentIndex } from '../pipeline/shipment-index.ts';
 import type { CarrierPoll } from '../schemas/index.ts';
@@ -50,7 +51,7 @@ const REASON_OF: Record<string, string> = {
 
 /** Lanes of the fixture: a big one, a small one, one with only cancellations, one sandbox lane. */
 function fixture(): { specs: JourneySpec[]; modeOf: Map<string, KeyMode> } {
-  const random = seeded(11);
+  const random = seededRandom(11);
   const specs: JourneySpec[] = [];
   const modeOf = new Map<string, KeyMode>();
   const add = (origin: string, destination: string, count: number, mode: KeyMode, only?: JourneySpec['outcome']) => {

@@ -18,7 +18,8 @@ import {
   buildSpanOf, DAYPARTS, emptyModel, LEVEL_COUNT, nominalThresholds, observeShipment, PredictionModel, STAGE_LIST, stageIndexOf, TARGETS, thresholdIndex, unpack,
   type CellCounts, type DeliveredShipment,
 } from '../prediction/model.ts';
-import { predictorOf, seedOf, type Predictor } from '../prediction/records.ts';
+import { predictorOf, type Predictor } from '../prediction/records.ts';
+import { fnv1a32 } from '../random/fnv1a.ts';
 import type { Estimator } from '../prediction/book.ts';
 import { estimateOf } from '../prediction/estimate.ts';
 import { MIN_DELIVERIES, type PlaceLookup } from '../prediction/types.ts';
@@ -59,7 +60,7 @@ export function deliveredOfRows(rows: PollRows, places: PlaceLookup): DeliveredS
     destinationState: (destination ? places.stateOf(destination) : null) ?? rows.poll.destination_state,
     deliveredMs,
     episodes,
-    seed: seedOf(`${s.carrier}:${s.awb}`),
+    seed: fnv1a32(`${s.carrier}:${s.awb}`),
   };
 }
 

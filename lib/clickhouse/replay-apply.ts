@@ -19,19 +19,11 @@ import { isRetryableClickHouseError } from './client.ts';
 import { toClickHouseDateTime } from './datetime.ts';
 import { jsonEachRowStream } from './json-each-row.ts';
 import { withReadRetry } from './read-retry.ts';
-import type { CarrierPollRow, EventRow, ShipmentRow } from './rows.ts';
+import type { CarrierPollRow, EventRow, MappedEvent, ShipmentRow } from './rows.ts';
 import { sqlInt, sqlString } from './sql.ts';
 
-/** The latest stored row of an event (argMax by ingest_version): what the rules made of it. */
-export interface StoredEventState {
-  event_id: string;
-  carrier: string;
-  awb: string;
-  status: string;
-  code: string;
-  reason_code: string | null;
-  mapping_version: string;
-}
+/** The latest stored row of an event (argMax by ingest_version): what the rules made of it, and which rules. */
+export type StoredEventState = MappedEvent & Pick<EventRow, 'mapping_version'>;
 
 export interface PageState {
   events: StoredEventState[];
@@ -49,6 +41,9 @@ function range(carrier: string, firstAwb: string, lastAwb: string): string {
   return `carrier = ${sqlString(carrier)} AND awb >= ${sqlString(firstAwb)} AND awb <= ${sqlString(lastAwb)}`;
 }
 
+/** A row of pageState's events query, named as it names them: the awb as shipment_awb, the top ingest_version (UInt64, as text) as iv. */
+type PageEventRow = Omit<StoredEventState, 'carrier' | 'awb'> & { shipment_awb: string; iv: string };
+
 /** What `events` and `shipments` hold for the AWBs [firstAwb, lastAwb] of one carrier (a primary-key range). */
 export async function pageState(client: ClickHouseClient, carrier: string, firstAwb: string, lastAwb: string): Promise<PageState> {
   const where = range(carrier, firstAwb, lastAwb);
@@ -62,7 +57,7 @@ export async function pageState(client: ClickHouseClient, carrier: string, first
           FROM events WHERE ${where} GROUP BY awb, event_id
         )`,
       format: 'JSONEachRow',
-    }).then((r) => r.json<{ event_id: string; shipment_awb: string; status: string; code: string; reason_code: string | null; mapping_version: string; iv: string }>())),
+    }).then((r) => r.json<PageEventRow>())),
     withReadRetry(() => client.query({
       query: `SELECT awb, mode, poll_id, mapping_version, ingest_version AS iv FROM shipments WHERE ${where}`,
       format: 'JSONEachRow',

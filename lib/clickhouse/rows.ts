@@ -67,6 +67,9 @@ export interface EventRow {
   poll_id: string;
 }
 
+/** An event row's identity and what the mapping rules made of it: what `replay --diff` compares. */
+export type MappedEvent = Pick<EventRow, 'event_id' | 'carrier' | 'awb' | 'status' | 'code' | 'reason_code'>;
+
 export interface ShipmentRow {
   carrier: string;
   awb: string;

@@ -1,9 +1,11 @@
-/** Helpers for tests against the real broker started by `npm run services -- up`. */
+/** Helpers for tests against the real broker of the test services (test/services/kafka.ts). */
 import { randomUUID } from 'node:crypto';
 import type { Kafka } from 'kafkajs';
+import { testServiceUrl } from '../../test/services/urls.ts';
 import { createKafka } from './client.ts';
 
-export const TEST_BROKERS = process.env.KAFKA_BROKERS ?? '127.0.0.1:9092';
+/** The broker's address, as the run's globalSetup provided it. */
+export const TEST_BROKERS = testServiceUrl('kafka');
 
 export function testKafka(brokers = TEST_BROKERS): Kafka {
   return createKafka({ brokers, clientId: `test-${randomUUID().slice(0, 8)}`, log: () => {} });

@@ -68,16 +68,4 @@ export function journeyPoll(spec: JourneySpec): CarrierPoll {
   };
 }
 
-/** Deterministic pseudo-random numbers in [0, 1) (mulberry32). */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export const NDR_REMARKS = ['Consignee Unavailable', 'ADDRESS NOT FOUND', 'CONSIGNEE REFUSED TO ACCEPT', 'Door Locked', 'Payment not ready with customer', 'Not attempted, vehicle breakdown'];

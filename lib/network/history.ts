@@ -31,7 +31,7 @@ export interface HistoryPlan {
   endMs: number;
   /** sandbox.md's ten lanes, as origin → destination pincodes, in lane order. */
   sandboxLanes: readonly { origin: string; destination: string }[];
-  /** A seeded random sequence (lib/sandbox/seeded-random.ts): one per journey, so any journey can be redrawn alone. */
+  /** A seeded random sequence (lib/random/seeded-random.ts): one per journey, so any journey can be redrawn alone. */
   seededRandom: (seed: number) => () => number;
 }
 

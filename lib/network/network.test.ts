@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { loadCalendar } from '../calendar/index.ts';
 import { ConfigError } from '../config/index.ts';
 import { loadPlaces, type Place } from '../places/index.ts';
-import { seededRandom } from '../sandbox/seeded-random.ts';
+import { seededRandom } from '../random/seeded-random.ts';
 import { historyPolls } from '../sandbox/history.ts';
 import { istDayOf, weekdayOf } from '../time/ist-day.ts';
 import { NetworkConfigSchema, loadNetworkConfig } from './config.ts';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadCalendar } from '../calendar/index.ts';
 import { normalizePoll } from '../normalize/index.ts';
+import { seededRandom } from '../random/seeded-random.ts';
 import { product } from '../testing/product.ts';
 import { DAY_MS, HOUR_MS } from '../time/index.ts';
 import { addDays, istDayOf, istDayStartMs } from '../time/ist-day.ts';
@@ -18,15 +19,7 @@ const workdays = new WorkdayIndex(calendar);
 const MODEL_AT = Date.parse('2026-06-30T12:00:00+05:30');
 
 /** A seeded generator of the tests' own shipments. */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = seededRandom;
 
 interface Spec { carrier?: string; origin?: string; destination?: string; state?: string | null; transitHours: () => number; count: number; seed: number }
 

@@ -4,19 +4,13 @@
  * calls "2 days in transit" is what the model learned "2 days in transit" to mean.
  */
 import type { BaseRecord, ShipmentFacts } from '../normalize/types.ts';
+import { fnv1a32 } from '../random/fnv1a.ts';
 import type { KeyMode } from '../schemas/index.ts';
 import { stageEpisodes, type StageEpisode } from './episodes.ts';
 import type { DeliveredShipment, PredictionModel, ResolvedKeys } from './model.ts';
 import { PREDICTED_STAGES, type PlaceLookup, type Prediction, type PredictionQuery } from './types.ts';
 
 type RecordPart = Pick<BaseRecord, 'awb' | 'carrier' | 'events' | 'shipment' | 'origin' | 'destination' | 'estimated_delivery_at'>;
-
-/** A stable 32-bit number per AWB (FNV-1a). */
-export function seedOf(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  return h >>> 0;
-}
 
 function pincodeOf(location: { pincode: string | null } | null): string | null {
   const pin = location?.pincode?.trim();
@@ -42,7 +36,7 @@ export function deliveredShipmentOf(record: RecordPart, facts: ShipmentFacts, mo
     destinationState: destinationStateOf(record, places),
     deliveredMs: facts.terminal_at_ms,
     episodes,
-    seed: seedOf(`${record.carrier}:${record.awb}`),
+    seed: fnv1a32(`${record.carrier}:${record.awb}`),
   };
 }
 

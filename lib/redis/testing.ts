@@ -1,4 +1,4 @@
-/** Test support: the Redis Cluster of `npm run services` and namespace clean-up on either kind. */
+/** Test support: the Redis Cluster of the test services (test/services) and namespace clean-up on either kind. */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -21,13 +21,16 @@ async function clusterAnswers(url: string): Promise<boolean> {
 }
 
 let clusterUrl: Promise<string> | undefined;
-/** REDIS_CLUSTER_URL, else the cluster `npm run services -- up` starts on its default ports. */
+/**
+ * The 3-master Redis Cluster of the test services (test/services/redis-cluster.ts), at the address
+ * the run's globalSetup provided. urls.ts is loaded on demand: it imports vitest, and benches and
+ * the crash tests' child processes import this file outside vitest.
+ */
 export function testRedisClusterUrl(): Promise<string> {
   clusterUrl ??= (async () => {
-    if (process.env.REDIS_CLUSTER_URL) return process.env.REDIS_CLUSTER_URL;
-    const url = 'redis+cluster://127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002';
+    const url = (await import('../../test/services/urls.ts')).testServiceUrl('redis-cluster');
     if (await clusterAnswers(url)) return url;
-    throw new Error('No Redis Cluster for the tests: set REDIS_CLUSTER_URL or run `npm run services -- up`.');
+    throw new Error(`No Redis Cluster at ${url}: run the tests with vitest (its globalSetup starts the services) or \`npm run services -- up\`.`);
   })();
   return clusterUrl;
 }

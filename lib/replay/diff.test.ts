@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { diffEvents, formatDiff, type MappedEvent } from './diff.ts';
+import type { MappedEvent } from '../clickhouse/rows.ts';
+import { diffEvents, formatDiff } from './diff.ts';
 
 const event = (id: string, status: string, code: string, reason_code: string | null = null, awb = 'A1'): MappedEvent =>
   ({ event_id: id, carrier: 'dtdc', awb, status, code, reason_code });

@@ -2,16 +2,7 @@
  * `replay --diff`: what the current mapping rules would change in the events already stored,
  * per carrier and status, computed before anything is written.
  */
-
-/** The part of an event that mapping rules decide. */
-export interface MappedEvent {
-  event_id: string;
-  carrier: string;
-  awb: string;
-  status: string;
-  code: string;
-  reason_code: string | null;
-}
+import type { MappedEvent } from '../clickhouse/rows.ts';
 
 export interface DiffRow {
   carrier: string;

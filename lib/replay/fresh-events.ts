@@ -1,6 +1,6 @@
 import { normalizePoll, type RuleSet } from '../normalize/index.ts';
 import type { CarrierPoll } from '../schemas/index.ts';
-import type { MappedEvent } from './diff.ts';
+import type { MappedEvent } from '../clickhouse/rows.ts';
 
 /** The mapped events one poll gives under `rules` (none for a not-found, failed or unreadable poll). */
 export function mappedEventsOf(poll: CarrierPoll, rules: RuleSet): MappedEvent[] {

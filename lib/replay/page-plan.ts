@@ -4,9 +4,9 @@
  */
 import { shipmentRowIdentity, type ApplyRows, type PageState } from '../clickhouse/replay-apply.ts';
 import type { StoredPoll } from '../clickhouse/poll-reader.ts';
-import { eventRows, shipmentRow, toRows, type EventRow, type ShipmentRow } from '../clickhouse/rows.ts';
+import { eventRows, shipmentRow, toRows, type EventRow, type MappedEvent, type ShipmentRow } from '../clickhouse/rows.ts';
 import { normalizePollTimed, type RuleSet } from '../normalize/index.ts';
-import { diffEvents, type DiffReport, type MappedEvent } from './diff.ts';
+import { diffEvents, type DiffReport } from './diff.ts';
 
 export interface PagePlan {
   report: DiffReport;

@@ -10,7 +10,7 @@ import type { NetworkConfig } from '../network/config.ts';
 import type { CarrierPoll, Location, RawScan } from '../schemas/index.ts';
 import { HOUR_MS } from '../time/index.ts';
 import { LANES } from './scenario.ts';
-import { seededRandom } from './seeded-random.ts';
+import { seededRandom } from '../random/seeded-random.ts';
 import { carrierTime, vocabularyOf, type CarrierVocabulary } from './vocabulary.ts';
 
 export type { HistoryJourney };

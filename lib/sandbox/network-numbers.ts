@@ -12,7 +12,8 @@ import { loadPlaces, type Place, type PlaceDirectory } from '../places/index.ts'
 import type { NdrReason } from '../schemas/index.ts';
 import { DAY_MS, HOUR_MS } from '../time/index.ts';
 import { addDays, istDayOf, istDayStartMs } from '../time/ist-day.ts';
-import { seededRandom } from './seeded-random.ts';
+import { seededRandom } from '../random/seeded-random.ts';
+import { fnv1aHalfFmix32 } from './hash32.ts';
 import type { SandboxPlace, SandboxShipment, SandboxStep } from './types.ts';
 
 /** The scenario numbers the network answers (sandbox.md); 50-99 stay like 02, kept for new scenarios. */
@@ -43,18 +44,6 @@ export function isNetworkNumber(awb: string): boolean {
   return ss >= FIRST_NETWORK_SCENARIO && ss <= LAST_NETWORK_SCENARIO;
 }
 
-function hash32(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  return h >>> 0;
-}
-
 const REMARKS: Partial<Record<NdrReason, string>> = {
   customer_unavailable: 'Consignee Unavailable', address_issue: 'Bad/Incomplete Address', refused: 'Customer Refused to accept/Order Cancelled',
   premises_closed: 'Office/Institute closed', cod_not_ready: 'Payment not ready with customer',
@@ -78,7 +67,7 @@ export function networkShipment(
 ): SandboxShipment {
   const origin = network.places.placeOf(lanePincodes.origin)!;
   const destination = network.places.placeOf(lanePincodes.destination)!;
-  const random = seededRandom(hash32(`network:${carrier}:${awb}`));
+  const random = seededRandom(fnv1aHalfFmix32(`network:${carrier}:${awb}`));
   const age = Math.floor(random() * (MAX_AGE_DAYS + 1));
   let bookedAt = istDayStartMs(addDays(istDayOf(now), -age)) + (9 + random() * 9) * HOUR_MS;
   if (bookedAt > now) bookedAt -= DAY_MS;
@@ -88,7 +77,7 @@ export function networkShipment(
     carrier, awb, scenario, lane,
     origin: sandboxPlace(origin), destination: sandboxPlace(destination),
     bookedAt: journey.bookedAt, edd: journey.edd,
-    weightGrams: 250 + (hash32(`weight:${awb}`) % 40) * 125,
+    weightGrams: 250 + (fnv1aHalfFmix32(`weight:${awb}`) % 40) * 125,
     serviceType: journey.serviceType,
     steps: journey.steps.filter((s) => s.at <= now).map(sandboxStep),
     shuffled: false,

@@ -7,7 +7,8 @@
 import type { NdrReason } from '../schemas/index.ts';
 import { istParts, istToMs } from './ist.ts';
 import type { SandboxPlace, SandboxShipment, SandboxStep, ScenarioAnswer, StepKind } from './types.ts';
-import { seededRandom } from './seeded-random.ts';
+import { seededRandom } from '../random/seeded-random.ts';
+import { fnv1aFmix32 } from './hash32.ts';
 import { isNetworkNumber, networkShipment } from './network-numbers.ts';
 import { DAY_MS as DAY, HOUR_MS as HOUR, MINUTE_MS as MINUTE } from '../time/index.ts';
 
@@ -107,27 +108,12 @@ export function scenarioOf(awb: string): { scenario: number; lane: number } {
   return { scenario: scenario < SCENARIO_COUNT ? scenario : DEFAULT_SCENARIO, lane };
 }
 
-/** 32-bit FNV-1a with a final avalanche, so neighbouring numbers get unrelated values. */
-function hash32(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
-}
-
 const keyOf = (awb: string) => awb.trim().toUpperCase();
 const wholeMinutes = (ms: number) => Math.round(ms / MINUTE) * MINUTE;
 
 /** Transit time of the delivered scenarios in ms: a deterministic function of the whole number. */
 function transitMs(awb: string): number {
-  const fraction = hash32(`transit:${keyOf(awb)}`) / 4294967296;
+  const fraction = fnv1aFmix32(`transit:${keyOf(awb)}`) / 4294967296;
   return wholeMinutes(MIN_TRANSIT + fraction * (MAX_TRANSIT - MIN_TRANSIT));
 }
 
@@ -138,7 +124,7 @@ export function deliveredTransitDays(awb: string): number {
 
 /** Picks one of `options` by the number, so a number always gets the same remark. */
 function pick<T>(options: readonly T[], awb: string, salt: string): T {
-  return options[hash32(`${salt}:${keyOf(awb)}`) % options.length]!;
+  return options[fnv1aFmix32(`${salt}:${keyOf(awb)}`) % options.length]!;
 }
 
 /** Builds a story's steps; `at` values are whole minutes. */
@@ -225,7 +211,7 @@ function deliveredStory(story: Story, awb: string, deliveredAt: number, remarks:
 function outForDeliveryAt(now: number, awb: string): number {
   const p = istParts(now);
   const midnight = istToMs(Number(p.year), Number(p.month), Number(p.day));
-  const morning = midnight + 8 * HOUR + (hash32(`ofd:${keyOf(awb)}`) % 90) * MINUTE;
+  const morning = midnight + 8 * HOUR + (fnv1aFmix32(`ofd:${keyOf(awb)}`) % 90) * MINUTE;
   return Math.max(midnight, Math.min(morning, now - 15 * MINUTE));
 }
 
@@ -241,7 +227,7 @@ function threeAttemptsThenReturn(story: Story, firstOfdAt: number): number {
 
 /** A shuffle that is never in time order either way, so the scenario really tests sorting. */
 function shuffledSteps(steps: SandboxStep[], awb: string): SandboxStep[] {
-  const random = seededRandom(hash32(`shuffle:${keyOf(awb)}`));
+  const random = seededRandom(fnv1aFmix32(`shuffle:${keyOf(awb)}`));
   const out = [...steps];
   for (let i = out.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));
@@ -426,7 +412,7 @@ function serviceTypeOf(carrier: string, awb: string): SandboxShipment['serviceTy
   if (carrier === 'speedpost') return 'speed_post';
   if (carrier === 'indiapost') return awb.startsWith('E') ? 'speed_post' : 'surface';
   if (carrier === 'bluedart') return 'express';
-  return hash32(`service:${awb}`) % 3 === 0 ? 'express' : 'surface';
+  return fnv1aFmix32(`service:${awb}`) % 3 === 0 ? 'express' : 'surface';
 }
 
 /** `story` is the scenario whose story is told: the slow carrier (18) tells the in-transit one. */
@@ -442,7 +428,7 @@ function shipmentOf(carrier: string, awb: string, scenario: number, laneNumber: 
     destination: { ...lane.destination },
     bookedAt: wholeMinutes(plot.bookedAt),
     edd: wholeMinutes(plot.edd ?? plot.bookedAt + EDD_AFTER_BOOKING),
-    weightGrams: 250 + (hash32(`weight:${awb}`) % 40) * 125,
+    weightGrams: 250 + (fnv1aFmix32(`weight:${awb}`) % 40) * 125,
     serviceType: serviceTypeOf(carrier, awb),
     steps: plot.steps,
     shuffled: plot.shuffled ?? false,

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { RENDERERS } from './renderers.ts';
 import { ProgressBook, answerFor } from './scenario.ts';
 import type { SandboxRenderer, SandboxRequest, SandboxRoute, ScenarioAnswer } from './types.ts';
-import { seededRandom } from './seeded-random.ts';
+import { seededRandom } from '../random/seeded-random.ts';
 
 /** Faults injected into one carrier's answers. */
 export interface CarrierFaults {

@@ -171,7 +171,7 @@ export const ERROR_CODES = [
   'carrier_not_detected', 'idempotency_key_reused',
   // The shipment analyzer (contracts.md, decisions.md "Errors").
   'plan_feature_unavailable', 'analyzer_quota_exceeded', 'invalid_analysis', 'analysis_not_found',
-  // Hostile or malformed HTTP (apps/api/hardening.ts): the status each names, in the standard body.
+  // Hostile or malformed HTTP (apps/api/http/hardening.ts): the status each names, in the standard body.
   'payload_too_large', 'unsupported_media_type', 'header_fields_too_large', 'request_timeout',
   'too_many_attempts',
   // Paying (apps/api/routes/billing.ts): the gateway's webhook.

@@ -11,7 +11,7 @@ import { loadNetworkConfig } from '../../lib/network/config.ts';
 import { planHistory } from '../../lib/network/history.ts';
 import { loadPlaces } from '../../lib/places/index.ts';
 import { SANDBOX_LANE_PINCODES } from '../../lib/sandbox/history.ts';
-import { seededRandom } from '../../lib/sandbox/seeded-random.ts';
+import { seededRandom } from '../../lib/random/seeded-random.ts';
 import { DAY_MS } from '../../lib/time/index.ts';
 
 const { values } = parseArgs({ options: { journeys: { type: 'string', default: '50000' }, seed: { type: 'string', default: '1' }, end: { type: 'string', default: '2026-11-27T00:00:00Z' } } });

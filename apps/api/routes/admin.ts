@@ -1,51 +1,19 @@
-import { timingSafeEqual, createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Analyzer } from '../../../lib/analyzer/index.ts';
 import { AccessError, isKeyPrefix, standingOf, toUsageRecord, type AccessStore, type KeyRecord } from '../../../lib/access/index.ts';
 import { PLAN_NAMES } from '../../../lib/config/index.ts';
-import type { AddressThrottle, ThrottleRule } from '../../../lib/throttle/index.ts';
-import type { ApiDeps } from '../deps.ts';
-import { ApiError, methodNotAllowed } from '../errors.ts';
-import { api, type RouteSpec } from '../api-spec.ts';
-import { CreatedKeySchema, KeyPrefixParams, KeyViewSchema } from '../api-schemas.ts';
+import type { ApiDeps } from '../context/deps.ts';
+import { ApiError, methodNotAllowed } from '../http/errors.ts';
+import { adminCall } from '../openapi/spec.ts';
+import { requireAdmin } from '../auth/admin-token.ts';
+import { CreatedKeySchema, KeyPrefixParams, KeyViewSchema } from '../openapi/schemas.ts';
 import { CreateKeyInputSchema } from '../../../lib/access/record.ts';
 
-/** An operators' call: the admin token, never cached, in the admin document. */
-export const adminCall = (spec: Omit<RouteSpec, 'caller' | 'tags'>) => api({
-  ...spec, caller: 'admin', tags: ['Admin'],
-  responses: Object.fromEntries(Object.entries(spec.responses).map(([status, r]) => [status, { ...r, headers: ['Cache-Control' as const, ...(r.headers ?? [])] }])),
-});
+/** What these routes use of the API's dependencies. */
+type AdminDeps = Pick<ApiDeps, 'access' | 'adminToken' | 'analyzer' | 'clock' | 'push' | 'throttle'>;
 
 const RenewBodySchema = z.object({ plan: z.enum(PLAN_NAMES).optional() }).strict();
-
-/** Compares digests so neither the token's length nor its content leaks through timing. */
-function sameToken(given: string, expected: string): boolean {
-  const a = createHash('sha256').update(given).digest();
-  const b = createHash('sha256').update(expected).digest();
-  return timingSafeEqual(a, b);
-}
-
-/**
- * Wrong admin tokens per address: after 10 in 15 minutes every admin call from that address is
- * refused until the oldest leaves the window. Guessing a generated token is hopeless anyway; this
- * caps guessing a weak one an operator chose, and keeps the noise out of the logs.
- */
-export const WRONG_ADMIN_TOKENS: ThrottleRule = { name: 'admin-token', limit: 10, windowMs: 15 * 60_000 };
-
-export async function requireAdmin(request: FastifyRequest, token: string, throttle: AddressThrottle, now: number): Promise<void> {
-  const throttled = await throttle.check(WRONG_ADMIN_TOKENS, request.ip, now);
-  if (throttled.blocked) {
-    throw new ApiError('too_many_attempts', 'Too many wrong admin tokens from this address. Try again later.', { 'Retry-After': throttled.retryAfterSeconds });
-  }
-  const header = request.headers.authorization ?? '';
-  const match = /^Bearer\s+(.+)$/i.exec(header);
-  if (!match || !sameToken(match[1]!.trim(), token)) {
-    // A call without a token is a mistake, not a guess: only a wrong token counts.
-    if (header !== '') await throttle.record(WRONG_ADMIN_TOKENS, request.ip, now);
-    throw new ApiError('unauthorized', 'Admin calls need Authorization: Bearer <ADMIN_TOKEN>.');
-  }
-}
 
 /** contracts.md: JSON in. A body of any other type (a form, text) is refused before it is parsed. */
 function requireJsonBody(request: FastifyRequest): void {
@@ -84,7 +52,7 @@ function prefixParam(request: FastifyRequest<{ Params: { prefix: string } }>): s
 }
 
 /** The operators' API (contracts.md "Admin API"); the CLI calls the same routes. */
-export function registerAdminRoutes(app: FastifyInstance, deps: ApiDeps): void {
+export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void {
   const { access } = deps;
   const now = () => new Date(deps.clock());
   // Push follows the key's standing before the answer: held events go out on resume or renewal;

@@ -6,16 +6,19 @@ import {
   analysisSummary, analysisView, readCsv, sharePage, shipmentCsvLine,
   type Analyzer, type InputContext, type RejectedRow,
 } from '../../../lib/analyzer/index.ts';
-import type { ApiDeps } from '../deps.ts';
-import { NOT_JSON, deferJsonErrors } from '../bodies.ts';
-import { ApiError, methodNotAllowed } from '../errors.ts';
-import { managementKey } from '../push-auth.ts';
-import { api, type RouteSpec } from '../api-spec.ts';
-import { publicBaseOf } from '../public-base.ts';
+import type { ApiDeps } from '../context/deps.ts';
+import { NOT_JSON, deferJsonErrors } from '../http/bodies.ts';
+import { ApiError, methodNotAllowed } from '../http/errors.ts';
+import { managementKey } from '../auth/management-key.ts';
+import { api, type RouteSpec } from '../openapi/spec.ts';
+import { publicBaseOf } from '../context/public-base.ts';
 import { z } from 'zod';
 import {
   AnalysisAcceptedSchema, AnalysisListSchema, AnalysisRequestSchema, AnalysisSchema, SHIPMENT_CSV_COLUMNS, ShareLinkSchema,
 } from '../../../lib/analyzer/index.ts';
+
+/** What these routes use of the API's dependencies. */
+type AnalysisDeps = Pick<ApiDeps, 'access' | 'clock' | 'product' | 'publicBaseUrl'>;
 
 const tags = ['Shipment analyzer'];
 /** An analyzer call: a key checked as a management call (burst limit), growth and business plans only. */
@@ -33,7 +36,7 @@ export const ANALYSIS_BODY_LIMIT = 16 * 1024 * 1024;
  * counted per request), refused when it may not act now as every /v1/ call is, then the plan: growth and
  * business only (403 `plan_feature_unavailable`, nothing counted).
  */
-async function analyzerKey(deps: ApiDeps, analyzer: Analyzer, request: FastifyRequest, reply: FastifyReply): Promise<KeyRecord> {
+async function analyzerKey(deps: AnalysisDeps, analyzer: Analyzer, request: FastifyRequest, reply: FastifyReply): Promise<KeyRecord> {
   // managementKey refuses a key that may not act now (auth.ts acceptKeyRecord: 401, 402).
   const record = await managementKey(deps, analyzer.store.kv, request, reply);
   if (!analyzer.includes(record)) {
@@ -85,7 +88,7 @@ async function collectCsv(collector: InputCollector, body: Readable): Promise<vo
 }
 
 /** The shipment analyzer's routes (contracts.md "Shipment analyzer"). */
-export function registerAnalysisRoutes(app: FastifyInstance, deps: ApiDeps, analyzer: Analyzer): void {
+export function registerAnalysisRoutes(app: FastifyInstance, deps: AnalysisDeps, analyzer: Analyzer): void {
   const ctx: InputContext = { resolveCarrier: (name) => deps.product.registry.resolve(name), detector: deps.product.detector };
 
   const create = async (request: FastifyRequest<{ Querystring: { name?: string } }>, reply: FastifyReply) => {

@@ -1,15 +1,18 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { keyMode, type BatchGranted, type KeyRecord } from '../../../lib/access/index.ts';
-import { acceptKeyRecord, presentedKey } from '../auth.ts';
-import { parseBatchBody, type BatchItem } from '../batch/body.ts';
-import { guardBatch, idempotencyKeyOf, type Guard } from '../batch/idempotency.ts';
-import { batchBody, runBatch } from '../batch/run.ts';
-import type { ApiDeps } from '../deps.ts';
-import { ApiError, methodNotAllowed } from '../errors.ts';
-import { NOT_JSON, deferJsonErrors } from '../bodies.ts';
-import { limitHeaders } from '../metered-lookup.ts';
-import { api } from '../api-spec.ts';
-import { BatchAnswerSchema, BatchRequestSchema, IdempotencyHeaders } from '../api-schemas.ts';
+import { acceptKeyRecord, presentedKey } from '../auth/api-key.ts';
+import { parseBatchBody, type BatchItem } from '../lookup/batch/body.ts';
+import { guardBatch, idempotencyKeyOf, type Guard } from '../lookup/batch/idempotency.ts';
+import { batchBody, runBatch } from '../lookup/batch/run.ts';
+import type { ApiDeps } from '../context/deps.ts';
+import { ApiError, methodNotAllowed } from '../http/errors.ts';
+import { NOT_JSON, deferJsonErrors } from '../http/bodies.ts';
+import { limitHeaders } from '../lookup/metered.ts';
+import { api } from '../openapi/spec.ts';
+import { BatchAnswerSchema, BatchRequestSchema, IdempotencyHeaders } from '../openapi/schemas.ts';
+
+/** What these routes use of the API's dependencies. */
+type BatchDeps = Pick<ApiDeps, 'access' | 'clock' | 'idempotency' | 'metrics' | 'product' | 'tracking'>;
 
 
 /** The headers of a batch's answer that its replays repeat (the limits as they were then). */
@@ -25,7 +28,7 @@ function replayedHeaders(reply: FastifyReply): Record<string, string> {
 }
 
 /** The key's record checked as a single lookup checks it (401, then 402), counting nothing. */
-async function checkedKey(deps: ApiDeps, request: FastifyRequest, key: string, now: Date): Promise<KeyRecord> {
+async function checkedKey(deps: BatchDeps, request: FastifyRequest, key: string, now: Date): Promise<KeyRecord> {
   const { record } = await deps.access.authorize(key, now, false);
   return acceptKeyRecord(request, record, now);
 }
@@ -34,7 +37,7 @@ async function checkedKey(deps: ApiDeps, request: FastifyRequest, key: string, n
  * The batch's access step (contracts.md): one request for the burst limit, one lookup per item
  * that passed its own checks, as many as the quotas leave. Throws what refuses the whole batch.
  */
-async function countBatch(deps: ApiDeps, request: FastifyRequest, reply: FastifyReply, key: string, lookups: number, now: Date): Promise<BatchGranted> {
+async function countBatch(deps: BatchDeps, request: FastifyRequest, reply: FastifyReply, key: string, lookups: number, now: Date): Promise<BatchGranted> {
   const { record, consumed } = await deps.access.authorizeBatch(key, now, lookups);
   acceptKeyRecord(request, record, now);
   if (!consumed) throw new Error('the access store counted nothing for a batch of an existing key');
@@ -57,7 +60,7 @@ async function countBatch(deps: ApiDeps, request: FastifyRequest, reply: Fastify
  * input order; each item metered as a single lookup would be. `Idempotency-Key` replays the first
  * answer (lib/idempotency).
  */
-export function registerBatchRoute(app: FastifyInstance, deps: ApiDeps): void {
+export function registerBatchRoute(app: FastifyInstance, deps: BatchDeps): void {
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const now = new Date(deps.clock());
     const key = presentedKey(request);

@@ -8,11 +8,15 @@ import {
   plansOnOffer, pricePaise, purchasablePlans, type PaymentGateway,
 } from '../../../lib/billing/index.ts';
 import { PLAN_NAMES } from '../../../lib/config/index.ts';
-import type { ApiDeps } from '../deps.ts';
-import { donePage, noPaymentPage, noRenewalPage, renewPage } from '../billing-pages.ts';
-import { ApiError, methodNotAllowed } from '../errors.ts';
-import { adminCall, requireAdmin } from './admin.ts';
-import { publicBaseOf } from '../public-base.ts';
+import type { ApiDeps } from '../context/deps.ts';
+import { donePage, noPaymentPage, noRenewalPage, renewPage } from '../pages/billing.ts';
+import { ApiError, methodNotAllowed } from '../http/errors.ts';
+import { requireAdmin } from '../auth/admin-token.ts';
+import { adminCall } from '../openapi/spec.ts';
+import { publicBaseOf } from '../context/public-base.ts';
+
+/** What these routes use of the API's dependencies. */
+type BillingDeps = Pick<ApiDeps, 'access' | 'adminToken' | 'billing' | 'clock' | 'product' | 'publicBaseUrl' | 'throttle'>;
 
 const KeyPrefixSchema = z.string().refine(isKeyPrefix, 'a key prefix: trk_live_ or trk_test_ and 7 letters or digits');
 /** An attempt's reference id (Razorpay allows 40 characters). */
@@ -53,7 +57,7 @@ function allowGatewayForms(reply: FastifyReply, gateway: PaymentGateway): void {
  * e-mail, the payment link it creates at the gateway, the gateway's callback page and signed
  * webhook, and the operators' list of a key's payments.
  */
-export function registerBillingRoutes(app: FastifyInstance, deps: ApiDeps): void {
+export function registerBillingRoutes(app: FastifyInstance, deps: BillingDeps): void {
   const { access, billing } = deps;
   const plans = deps.product.config.plans;
   const buyable = purchasablePlans(plans);

@@ -1,17 +1,20 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { authenticate } from '../auth.ts';
-import { checkAwb } from '../awb-input.ts';
-import type { ApiDeps } from '../deps.ts';
-import { ApiError, methodNotAllowed } from '../errors.ts';
-import { api } from '../api-spec.ts';
-import { AwbParam, CarrierListSchema, DetectAnswerSchema } from '../api-schemas.ts';
+import { authenticate } from '../auth/api-key.ts';
+import { checkAwb } from '../lookup/awb-input.ts';
+import type { ApiDeps } from '../context/deps.ts';
+import { ApiError, methodNotAllowed } from '../http/errors.ts';
+import { api } from '../openapi/spec.ts';
+import { AwbParam, CarrierListSchema, DetectAnswerSchema } from '../openapi/schemas.ts';
 import { z } from 'zod';
+
+/** What these routes use of the API's dependencies. */
+type CarrierDeps = Pick<ApiDeps, 'access' | 'clock' | 'product'>;
 
 /**
  * GET /v1/carriers (no key: it is the catalogue) and GET /v1/carriers/detect/:awb (a key, no lookup
  * consumed: it asks no carrier, only the shapes and their measured confidence).
  */
-export function registerCarrierRoutes(app: FastifyInstance, deps: ApiDeps): void {
+export function registerCarrierRoutes(app: FastifyInstance, deps: CarrierDeps): void {
   const catalogue = {
     carriers: deps.product.config.carriers.map((c) => ({ slug: c.slug, name: c.name, aliases: c.aliases, example_awb: c.example_awb ?? null })),
   };

@@ -3,11 +3,14 @@ import { z } from 'zod';
 import { isPincode } from '../../../lib/lanes/index.ts';
 import { shipDateProblem, type EstimateAnswer } from '../../../lib/prediction/index.ts';
 import { istDayOf } from '../../../lib/time/ist-day.ts';
-import type { ApiDeps } from '../deps.ts';
-import { ApiError, methodNotAllowed } from '../errors.ts';
-import { countLookup } from '../metered-lookup.ts';
-import { api } from '../api-spec.ts';
-import { EstimateAnswerSchema, EstimateQuerySchema, PincodeParam } from '../api-schemas.ts';
+import type { ApiDeps } from '../context/deps.ts';
+import { ApiError, methodNotAllowed } from '../http/errors.ts';
+import { countLookup } from '../lookup/metered.ts';
+import { api } from '../openapi/spec.ts';
+import { EstimateAnswerSchema, EstimateQuerySchema, PincodeParam } from '../openapi/schemas.ts';
+
+/** What these routes use of the API's dependencies. */
+type EstimateDeps = Pick<ApiDeps, 'access' | 'clock' | 'estimator' | 'metrics' | 'product' | 'tracking'>;
 
 /** Longer than any carrier's name of a service: refused rather than carried around. */
 const MAX_SERVICE_TYPE = 60;
@@ -27,7 +30,7 @@ function single(value: unknown): string | undefined | null {
 }
 
 /** The request's input checked, or the 400 it deserves (pincodes first, then the date, the carrier, the service type). */
-function checkInput(deps: ApiDeps, request: FastifyRequest<{ Params: { origin_pincode: string; destination_pincode: string } }>): EstimateInput | ApiError {
+function checkInput(deps: EstimateDeps, request: FastifyRequest<{ Params: { origin_pincode: string; destination_pincode: string } }>): EstimateInput | ApiError {
   const origin = request.params.origin_pincode.trim();
   const destination = request.params.destination_pincode.trim();
   if (!isPincode(origin) || !isPincode(destination)) return new ApiError('invalid_pincode', 'Origin and destination must be Indian pincodes of exactly 6 digits.');
@@ -57,7 +60,7 @@ function checkInput(deps: ApiDeps, request: FastifyRequest<{ Params: { origin_pi
  * refusal, the lookup given back if the answer fails. trk_test_ keys read the model learned from the
  * sandbox network, live keys the one learned from real carriers.
  */
-export function registerEstimateRoutes(app: FastifyInstance, deps: ApiDeps): void {
+export function registerEstimateRoutes(app: FastifyInstance, deps: EstimateDeps): void {
   const handler = async (request: FastifyRequest<{ Params: { origin_pincode: string; destination_pincode: string } }>, reply: FastifyReply) => {
     const input = checkInput(deps, request);
     const { key: record, ticket } = await countLookup(deps, request, reply, input instanceof ApiError ? input : null);

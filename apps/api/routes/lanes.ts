@@ -1,11 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { compareLanes, isPincode } from '../../../lib/lanes/index.ts';
-import type { ApiDeps } from '../deps.ts';
-import { ApiError, methodNotAllowed } from '../errors.ts';
-import { countLookup } from '../metered-lookup.ts';
-import { api } from '../api-spec.ts';
-import { LaneComparisonSchema, PincodeParam } from '../api-schemas.ts';
+import type { ApiDeps } from '../context/deps.ts';
+import { ApiError, methodNotAllowed } from '../http/errors.ts';
+import { countLookup } from '../lookup/metered.ts';
+import { api } from '../openapi/spec.ts';
+import { LaneComparisonSchema, PincodeParam } from '../openapi/schemas.ts';
 import { z } from 'zod';
+
+/** What these routes use of the API's dependencies. */
+type LaneDeps = Pick<ApiDeps, 'access' | 'clock' | 'lanes' | 'metrics' | 'product' | 'tracking'>;
 
 /**
  * GET /v1/lanes/:origin_pincode/:destination_pincode (contracts.md "Lanes"): every carrier's
@@ -14,7 +17,7 @@ import { z } from 'zod';
  * → period quota) through the access store's one authorize step, one lookup consumed per 200, the
  * lookup given back if the answer fails. trk_test_ keys see the sandbox's lanes.
  */
-export function registerLaneRoutes(app: FastifyInstance, deps: ApiDeps): void {
+export function registerLaneRoutes(app: FastifyInstance, deps: LaneDeps): void {
   const handler = async (request: FastifyRequest<{ Params: { origin_pincode: string; destination_pincode: string } }>, reply: FastifyReply) => {
     const origin = request.params.origin_pincode.trim();
     const destination = request.params.destination_pincode.trim();

@@ -1,10 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import type { ApiDeps } from '../deps.ts';
-import { api } from '../api-spec.ts';
-import { HealthSchema, ReadinessSchema } from '../api-schemas.ts';
+import type { ApiDeps } from '../context/deps.ts';
+import { api } from '../openapi/spec.ts';
+import { HealthSchema, ReadinessSchema } from '../openapi/schemas.ts';
+
+/** What these routes use of the API's dependencies. */
+type OpsDeps = Pick<ApiDeps, 'metrics' | 'readiness'>;
 
 /** Health, readiness and Prometheus metrics: unauthenticated, for orchestrators and scrapers. */
-export function registerOpsRoutes(app: FastifyInstance, deps: ApiDeps): void {
+export function registerOpsRoutes(app: FastifyInstance, deps: OpsDeps): void {
   app.get('/healthz', api({
     operationId: 'health', summary: 'Liveness', caller: 'none', tags: ['Operations'],
     responses: { 200: { description: 'The process answers', schema: HealthSchema } }, errors: [],

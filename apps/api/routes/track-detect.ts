@@ -1,20 +1,23 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { answerMessage, detectedLookup } from '../carrier-lookup.ts';
-import { checkAwb, detectionFor } from '../awb-input.ts';
-import type { ApiDeps } from '../deps.ts';
-import { ApiError, methodNotAllowed } from '../errors.ts';
-import { countLookup } from '../metered-lookup.ts';
-import { api } from '../api-spec.ts';
-import { AwbParam } from '../api-schemas.ts';
+import { answerMessage, detectedLookup } from '../lookup/carriers.ts';
+import { checkAwb, detectionFor } from '../lookup/awb-input.ts';
+import type { ApiDeps } from '../context/deps.ts';
+import { ApiError, methodNotAllowed } from '../http/errors.ts';
+import { countLookup } from '../lookup/metered.ts';
+import { api } from '../openapi/spec.ts';
+import { AwbParam } from '../openapi/schemas.ts';
 import { z } from 'zod';
 import { TrackingRecordSchema } from '../../../lib/schemas/index.ts';
+
+/** What these routes use of the API's dependencies. */
+type DetectedTrackDeps = Pick<ApiDeps, 'access' | 'clock' | 'metrics' | 'product' | 'tracking'>;
 
 /**
  * GET /v1/track/:awb: a lookup without a carrier (contracts.md). The candidates are asked in turn
  * (at most 3 carrier polls) and one lookup is consumed whatever their number; 400, 429 and 502
  * consume nothing, as for a named carrier.
  */
-export function registerDetectedTrackRoute(app: FastifyInstance, deps: ApiDeps): void {
+export function registerDetectedTrackRoute(app: FastifyInstance, deps: DetectedTrackDeps): void {
   const handler = async (request: FastifyRequest<{ Params: { awb: string } }>, reply: FastifyReply) => {
     // `/v1/track/delhivery` is a carrier without its number, not a number: no such resource.
     if (deps.product.registry.resolve(request.params.awb)) {

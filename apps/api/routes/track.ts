@@ -1,14 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ApiDeps } from '../deps.ts';
-import { ApiError, methodNotAllowed } from '../errors.ts';
-import { api } from '../api-spec.ts';
-import { AwbParam, carrierParam } from '../api-schemas.ts';
+import { ApiError, methodNotAllowed } from '../http/errors.ts';
+import { api } from '../openapi/spec.ts';
+import { AwbParam, carrierParam } from '../openapi/schemas.ts';
 import { z } from 'zod';
 import { TrackingRecordSchema } from '../../../lib/schemas/index.ts';
-import { checkShipmentInput, meteredLookup } from '../metered-lookup.ts';
+import { checkShipmentInput, meteredLookup, type LookupDeps } from '../lookup/metered.ts';
 
-/** GET /v1/track/:carrier/:awb. Only 200 and 404 answers consume a lookup (metered-lookup.ts). */
-export function registerTrackRoutes(app: FastifyInstance, deps: ApiDeps): void {
+
+/** GET /v1/track/:carrier/:awb. Only 200 and 404 answers consume a lookup (lookup/metered.ts). */
+export function registerTrackRoutes(app: FastifyInstance, deps: LookupDeps): void {
   const handler = async (request: FastifyRequest<{ Params: { carrier: string; awb: string } }>, reply: FastifyReply) => {
     const { carrier, awb, result } = await meteredLookup(deps, request, reply, checkShipmentInput(deps, request.params.carrier, request.params.awb));
     if (result.kind === 'not_found') {

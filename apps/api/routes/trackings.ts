@@ -1,15 +1,18 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { keyMode } from '../../../lib/access/index.ts';
 import type { Push } from '../../../lib/webhooks/index.ts';
-import type { ApiDeps } from '../deps.ts';
-import { ApiError, methodNotAllowed } from '../errors.ts';
-import { WatchBodySchema, readBody } from '../bodies.ts';
-import { checkShipmentInput, meteredLookup } from '../metered-lookup.ts';
-import { managementKey } from '../push-auth.ts';
-import { api } from '../api-spec.ts';
-import { AwbParam, OneWatchSchema, PageQuerySchema, WatchAnswerSchema, WatchListSchema, carrierParam } from '../api-schemas.ts';
+import type { ApiDeps } from '../context/deps.ts';
+import { ApiError, methodNotAllowed } from '../http/errors.ts';
+import { WatchBodySchema, readBody } from '../http/bodies.ts';
+import { checkShipmentInput, meteredLookup } from '../lookup/metered.ts';
+import { managementKey } from '../auth/management-key.ts';
+import { api } from '../openapi/spec.ts';
+import { AwbParam, OneWatchSchema, PageQuerySchema, WatchAnswerSchema, WatchListSchema, carrierParam } from '../openapi/schemas.ts';
 import { z } from 'zod';
 import { isTerminalStage } from '../../../lib/cache/index.ts';
+
+/** What these routes use of the API's dependencies. */
+type TrackingDeps = Pick<ApiDeps, 'access' | 'clock' | 'metrics' | 'product' | 'tracking'>;
 
 const MAX_PAGE = 100;
 
@@ -19,7 +22,7 @@ const WATCH_EXAMPLE = '{"carrier": "delhivery", "awb": "1234567890102"}';
  * Watches (contracts.md "Push"): `POST /v1/trackings` consumes one lookup exactly as a track call
  * answered 200 or 404 would, and only when it starts a watch; watching again is free.
  */
-export function registerTrackingRoutes(app: FastifyInstance, deps: ApiDeps, push: Push): void {
+export function registerTrackingRoutes(app: FastifyInstance, deps: TrackingDeps, push: Push): void {
   const tags = ['Push'];
   const shipmentParams = z.object({ carrier: carrierParam(deps.product), awb: AwbParam });
   app.post('/v1/trackings', api({
@@ -28,7 +31,7 @@ export function registerTrackingRoutes(app: FastifyInstance, deps: ApiDeps, push
     body: WatchBodySchema, bodyExample: { carrier: 'delhivery', awb: '1234567890102' },
     responses: {
       201: { description: 'Watch started (tracking null while the carrier has no scans)', schema: WatchAnswerSchema },
-      // Answered as a management call (push-auth.ts): the burst limit's headers, nothing metered.
+      // Answered as a management call (auth/management-key.ts): the burst limit's headers, nothing metered.
       200: { description: 'Already watched by this key: nothing consumed', schema: WatchAnswerSchema, limits: 'burst', optionalHeaders: ['X-Lookups-Remaining'] },
     },
     errors: ['invalid_awb', 'unsupported_carrier', 'daily_quota_exceeded', 'plan_quota_exceeded', 'upstream_error'],

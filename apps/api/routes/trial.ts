@@ -4,54 +4,17 @@ import { z } from 'zod';
 import { createHash } from 'node:crypto';
 import { AccessError, mailboxOf } from '../../../lib/access/index.ts';
 import type { ThrottleRule } from '../../../lib/throttle/index.ts';
-import type { ApiDeps } from '../deps.ts';
-import { methodNotAllowed } from '../errors.ts';
+import type { ApiDeps } from '../context/deps.ts';
+import { methodNotAllowed } from '../http/errors.ts';
 import { DAY_MS, HOUR_MS } from '../../../lib/time/index.ts';
-import { escapeHtml } from '../../../lib/html/index.ts';
-import { publicBaseOf } from '../public-base.ts';
-import { trialExistsMail, trialKeyMail } from '../trial-mail.ts';
+import { publicBaseOf } from '../context/public-base.ts';
+import { trialExistsMail, trialKeyMail } from '../pages/trial-mail.ts';
+import { trialForm, trialSentPage } from '../pages/trial.ts';
+
+/** What these routes use of the API's dependencies. */
+type TrialDeps = Pick<ApiDeps, 'access' | 'clock' | 'mailer' | 'publicBaseUrl' | 'throttle' | 'trialsPerAddressPerHour'>;
 
 const TrialFormSchema = z.object({ email: z.string().trim().max(254).pipe(z.email()) });
-
-export function page(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
-<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;line-height:1.5}
-input,button{font-size:1rem;padding:.5rem}code{background:#f3f3f3;padding:.2rem .4rem;word-break:break-all}
-pre{white-space:pre-wrap;word-break:break-all}
-.error{color:#a00}</style></head>
-<body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
-}
-
-function form(message = ''): string {
-  return page('Try the tracking API free for 14 days', `
-<p>One HTTP GET tracks a shipment of any of 11 Indian carriers. The trial gives 100 lookups over 14 days; the key comes by e-mail.</p>
-${message ? `<p class="error" role="alert">${escapeHtml(message)}</p>` : ''}
-<form method="post" action="/trial">
-  <label for="email">Work e-mail</label><br>
-  <input id="email" name="email" type="email" required autocomplete="email" size="32">
-  <button type="submit">Get my trial key</button>
-</form>
-<p>Keys are for server-side code only. See the <a href="/docs">API reference</a>.</p>
-<h2>Upgrade a trial key</h2>
-<p>Starter, growth and business plans are paid online and work at once. Enter the first 16 characters of your key (its prefix, as our e-mails show it):</p>
-<form method="get" action="/billing/renew">
-  <label for="key">Key prefix</label><br>
-  <input id="key" name="key" required minlength="16" maxlength="16" size="20">
-  <input type="hidden" name="plan" value="starter">
-  <button type="submit">Choose a plan</button>
-</form>`);
-}
-
-/** The one answer to a well-formed request: the same whether a key was issued or one had been. */
-function sentPage(): string {
-  return page('Check your inbox', `
-<p>If this e-mail address can have a trial key, we've e-mailed it there: it comes only by e-mail,
-and only this once. Each address (and each mailbox, however it is spelled) gets one trial; if this
-one had its trial already, the e-mail says so and how to upgrade that key.</p>
-<p>Nothing arrived within a few minutes? Check the spam folder, then ask support.</p>`);
-}
 
 /** Throttle name of a mailbox: its hash, so the throttle's store holds no e-mail address. */
 const mailboxId = (email: string) => `mailbox:${createHash('sha256').update(mailboxOf(email)).digest('hex').slice(0, 32)}`;
@@ -62,7 +25,7 @@ const mailboxId = (email: string) => `mailbox:${createHash('sha256').update(mail
  * had one already, and both count against the same limits, per client address and per mailbox,
  * so the page cannot be used to find out which addresses had a trial.
  */
-export function registerTrialRoutes(app: FastifyInstance, deps: ApiDeps): void {
+export function registerTrialRoutes(app: FastifyInstance, deps: TrialDeps): void {
   // Counted in the store (Redis or DATA_DIR), so a restart does not reset an address's allowance.
   const perClient: ThrottleRule = { name: 'trial', limit: deps.trialsPerAddressPerHour ?? 5, windowMs: HOUR_MS };
   // A mailbox gets few e-mails from this page, from however many client addresses they are asked.
@@ -73,27 +36,27 @@ export function registerTrialRoutes(app: FastifyInstance, deps: ApiDeps): void {
   app.register(async (trial) => {
     await trial.register(formbody);
 
-    trial.get('/trial', async (_request, reply) => reply.type('text/html; charset=utf-8').send(form()));
+    trial.get('/trial', async (_request, reply) => reply.type('text/html; charset=utf-8').send(trialForm()));
 
     trial.post('/trial', async (request, reply) => {
       // Every answer of this page may carry an e-mail address: never cached anywhere.
       reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-store');
       const parsed = TrialFormSchema.safeParse(request.body ?? {});
-      if (!parsed.success) return reply.code(400).send(form('Please enter a valid e-mail address.'));
+      if (!parsed.success) return reply.code(400).send(trialForm('Please enter a valid e-mail address.'));
       const email = parsed.data.email;
       const mailer = deps.mailer;
       // Checked before a key is made: a key whose e-mail cannot go would be lost (only its hash is kept).
       const canMail = mailer ? await mailer.verify().then(() => true, () => false) : false;
       if (!mailer || !canMail) {
         request.log.error('trial: the mailer cannot send now; no trial key issued');
-        return reply.code(503).send(form('Trial keys are sent by e-mail, which is not possible just now. Please try again later.'));
+        return reply.code(503).send(trialForm('Trial keys are sent by e-mail, which is not possible just now. Please try again later.'));
       }
 
       const now = deps.clock();
       for (const [rule, who] of [[perClient, request.ip], [perMailbox, mailboxId(email)]] as const) {
         const throttled = await deps.throttle.check(rule, who, now);
         if (throttled.blocked) {
-          return reply.code(429).header('Retry-After', throttled.retryAfterSeconds).send(form('Too many trial keys were requested from your network or for this address. Try again later.'));
+          return reply.code(429).header('Retry-After', throttled.retryAfterSeconds).send(trialForm('Too many trial keys were requested from your network or for this address. Try again later.'));
         }
       }
       // Counted whatever follows: an address that had its trial costs a prober what a new one does.
@@ -114,9 +77,9 @@ export function registerTrialRoutes(app: FastifyInstance, deps: ApiDeps): void {
       } catch (err) {
         // Never the address (personal data) in the log; the key prefix is in the message headers.
         request.log.error({ err: { message: (err as Error).message }, key_prefix: mail.headers['X-Key-Prefix'] ?? null }, 'trial: e-mail not sent');
-        return reply.code(503).send(form('The e-mail could not be sent just now. Please try again later, or ask support.'));
+        return reply.code(503).send(trialForm('The e-mail could not be sent just now. Please try again later, or ask support.'));
       }
-      return reply.code(202).send(sentPage());
+      return reply.code(202).send(trialSentPage());
     });
 
     methodNotAllowed(trial, '/trial', ['GET', 'POST']);

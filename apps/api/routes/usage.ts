@@ -1,13 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import { toUsageRecord } from '../../../lib/access/index.ts';
-import { authenticate } from '../auth.ts';
-import type { ApiDeps } from '../deps.ts';
-import { methodNotAllowed } from '../errors.ts';
-import { api } from '../api-spec.ts';
+import { authenticate } from '../auth/api-key.ts';
+import type { ApiDeps } from '../context/deps.ts';
+import { methodNotAllowed } from '../http/errors.ts';
+import { api } from '../openapi/spec.ts';
 import { UsageRecordSchema } from '../../../lib/schemas/index.ts';
 
+/** What these routes use of the API's dependencies. */
+type UsageDeps = Pick<ApiDeps, 'access' | 'analyzer' | 'clock'>;
+
 /** GET /v1/usage: the caller's plan, period and remaining lookups. Consumes nothing; answers after expiry too. */
-export function registerUsageRoutes(app: FastifyInstance, deps: ApiDeps): void {
+export function registerUsageRoutes(app: FastifyInstance, deps: UsageDeps): void {
   app.get('/v1/usage', api({
     operationId: 'usage', summary: "The caller's plan, period and remaining lookups", caller: 'key', pastPeriodAllowed: true,
     description: 'Consumes nothing; answers after the period has ended too.',

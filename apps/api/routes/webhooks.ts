@@ -1,17 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { EndpointError, endpointView, ROTATION_OVERLAP_MS, testEvent, type Push } from '../../../lib/webhooks/index.ts';
-import { WebhookBodySchema, readBody } from '../bodies.ts';
-import type { ApiDeps } from '../deps.ts';
-import { ApiError, methodNotAllowed } from '../errors.ts';
-import { managementKey } from '../push-auth.ts';
-import { api, type RouteSpec } from '../api-spec.ts';
+import { WebhookBodySchema, readBody } from '../http/bodies.ts';
+import type { ApiDeps } from '../context/deps.ts';
+import { ApiError, methodNotAllowed } from '../http/errors.ts';
+import { managementKey } from '../auth/management-key.ts';
+import { api, type RouteSpec } from '../openapi/spec.ts';
 import {
   DeliveriesSchema, EndpointIdParams, EndpointListSchema, EndpointSchema, EndpointWithSecretSchema, LimitQuerySchema,
   RotatedSecretSchema, SentEventSchema,
-} from '../api-schemas.ts';
+} from '../openapi/schemas.ts';
 import { z } from 'zod';
 import { SUBSCRIBABLE_EVENT_TYPES } from '../../../lib/webhooks/index.ts';
+
+/** What these routes use of the API's dependencies. */
+type WebhookDeps = Pick<ApiDeps, 'access' | 'clock'>;
 
 /** What every webhook call shares: a key, its burst limit, the Push tag. */
 const pushCall = (spec: Omit<RouteSpec, 'caller' | 'limits' | 'tags'>) => api({ ...spec, caller: 'key', limits: 'burst', tags: ['Push'] });
@@ -25,7 +28,7 @@ type WithId = FastifyRequest<{ Params: { id: string } }>;
  * Webhook endpoints (contracts.md "Push"). Every call is the key's own: an id of another key's
  * endpoint answers 404, exactly like one that does not exist.
  */
-export function registerWebhookRoutes(app: FastifyInstance, deps: ApiDeps, push: Push): void {
+export function registerWebhookRoutes(app: FastifyInstance, deps: WebhookDeps, push: Push): void {
   const endpointOf = async (request: WithId, reply: FastifyReply) => {
     const key = await managementKey(deps, push.kv, request, reply);
     const endpoint = await push.endpoints.get(key.prefix, request.params.id);

@@ -9,7 +9,9 @@ import { basename, extname } from 'node:path';
 import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
 import type { Group, Report } from '../../../lib/analyzer/index.ts';
-import type { CliIo } from './cli.ts';
+import type { RunCommand } from './command.ts';
+import { alignedTable, formatDays as days, formatPercent as pct } from './format.ts';
+import type { CliIo } from './io.ts';
 
 export const ANALYZE_USAGE = `Usage: npm run cli -- analyze <shipments.csv|shipments.json> [--key trk_…] [--url <base>] [--name <name>] [--out <report.json>] [--json]
 
@@ -23,14 +25,8 @@ carrier, order_id, payment_mode (cod|prepaid), order_value_inr, promised_by. JSO
   --json         print the final analysis JSON instead of the table
 `;
 
-const pct = (v: number | null) => (v === null ? '—' : `${(v * 100).toFixed(1)} %`);
-const days = (v: number | null) => (v === null ? '—' : v.toFixed(1));
-
-function table(header: string[], rows: string[][]): string[] {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ').trimEnd();
-  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
-}
+/** The group's name (first column) as text, its figures right-aligned. */
+const table = (header: string[], rows: string[][]) => alignedTable(header, rows, (column) => column === 0);
 
 const GROUP_HEADER = ['shipments', 'delivered', 'RTO', 'NDR', '1st attempt', 'p50 days', 'on time (EDD)', 'on time (promise)', 'stuck'];
 const groupCells = (g: Group) => [String(g.shipments), pct(g.delivered_rate), pct(g.rto_rate), pct(g.ndr_rate), pct(g.first_attempt_rate), days(g.p50_transit_days), pct(g.on_time_rate_vs_carrier_edd), pct(g.on_time_rate_vs_promise), String(g.stuck)];
@@ -122,3 +118,5 @@ export async function runAnalyze(argv: string[], io: CliIo & { pollMs?: number; 
     return 1;
   }
 }
+
+export const analyzeCommand: RunCommand = { words: ['analyze'], run: runAnalyze };

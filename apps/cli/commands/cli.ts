@@ -1,35 +1,33 @@
 /** Parses the command line, picks the command, calls the API and maps the outcome to an exit code. */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { Env } from '../../../lib/config/index.ts';
 import { AdminApiError, createAdminClient } from './admin-client.ts';
-import type { Command, OptionValues } from './command.ts';
+import { analyzeCommand } from './analyze.ts';
+import type { Command, OptionValues, RunCommand } from './command.ts';
+import type { CliEnv, CliIo } from './io.ts';
 import { keysCreate } from './keys-create.ts';
-import { runAnalyze } from './analyze.ts';
-import { runLanes } from './lanes.ts';
-import { runSandboxHistory } from './sandbox-history.ts';
-import { runSql } from './sql.ts';
-import { runPredict } from './predict.ts';
 import { keysRenew } from './keys-renew.ts';
 import { keysShow } from './keys-show.ts';
 import { keysResume, keysRevoke, keysSuspend } from './keys-status.ts';
+import { lanesCommand } from './lanes.ts';
+import { predictCommand } from './predict.ts';
+import { sandboxHistoryCommand } from './sandbox-history.ts';
+import { sqlCommand } from './sql.ts';
 import { USAGE, UsageError } from './usage.ts';
 
+/** The admin API's commands: parsed here, each one an API call. */
 export const COMMANDS: readonly Command[] = [keysCreate, keysShow, keysSuspend, keysResume, keysRevoke, keysRenew];
+
+/**
+ * The commands that run whole (their own parser and usage): `lanes` and `analyze` call the public
+ * API with an API key, `sandbox history` generates data here, `sql` and `predict` read the stores.
+ */
+export const RUN_COMMANDS: readonly RunCommand[] = [lanesCommand, analyzeCommand, sandboxHistoryCommand, sqlCommand, predictCommand];
 
 const GLOBAL_OPTIONS: NonNullable<ParseArgsConfig['options']> = {
   url: { type: 'string' },
   token: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 };
-
-export type CliEnv = Partial<Pick<Env, 'PORT' | 'ADMIN_TOKEN' | 'TRACKING_API_KEY' | 'CLICKHOUSE_URL' | 'CLICKHOUSE_DATABASE' | 'DATA_DIR' | 'KAFKA_BROKERS' | 'CONFIG_DIR'>>;
-
-export interface CliIo {
-  /** The variables the CLI uses, as `loadEnv()` read them. */
-  env: CliEnv;
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-}
 
 interface Parsed {
   command: Command;
@@ -83,14 +81,8 @@ function adminToken(values: OptionValues, env: CliEnv): string {
 
 /** Runs one command line; returns the exit code (0 ok, 1 API error, 2 usage error). */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
-  // `lanes` calls the public API with an API key, not the admin API: its own parser.
-  if (argv[0] === 'lanes') return runLanes(argv.slice(1), io);
-  if (argv[0] === 'analyze') return runAnalyze(argv.slice(1), io);
-  // `sandbox history` generates data locally (and may send it to the stores): no API call.
-  if (argv[0] === 'sandbox' && argv[1] === 'history') return runSandboxHistory(argv.slice(2), io);
-  // `sql` reads ClickHouse (CLICKHOUSE_URL), not the API.
-  if (argv[0] === 'sql') return runSql(argv.slice(1), io);
-  if (argv[0] === 'predict') return runPredict(argv.slice(1), io);
+  const whole = RUN_COMMANDS.find((c) => c.words.every((w, i) => argv[i] === w));
+  if (whole) return whole.run(argv.slice(whole.words.length), io);
   try {
     const parsed = parse(argv);
     if (parsed === 'help') {

@@ -1,6 +1,7 @@
 /** What every command module exports. */
 import type { ParseArgsConfig } from 'node:util';
 import type { AdminRequest } from './admin-client.ts';
+import type { CliIo } from './io.ts';
 import { UsageError } from './usage.ts';
 
 export type OptionValues = Record<string, string | boolean | undefined>;
@@ -18,6 +19,17 @@ export interface Command {
   options: NonNullable<ParseArgsConfig['options']>;
   /** The API call this command line stands for; throws UsageError before anything is sent. */
   request(input: CommandInput): AdminRequest;
+}
+
+/**
+ * A command that runs whole: its own parser, usage text and exit code, because it does not call the
+ * admin API (the public API with an API key, ClickHouse, local files).
+ */
+export interface RunCommand {
+  /** The words that select it, e.g. ['sandbox', 'history']. */
+  words: readonly string[];
+  /** Runs the command line after its words; returns the exit code (0 ok, 1 failed, 2 usage error). */
+  run(argv: string[], io: CliIo): Promise<number>;
 }
 
 /** Exactly one positional argument: the key prefix. */

@@ -4,7 +4,9 @@
  */
 import { parseArgs } from 'node:util';
 import type { LaneComparison } from '../../../lib/lanes/index.ts';
-import type { CliIo } from './cli.ts';
+import type { RunCommand } from './command.ts';
+import { alignedTable, formatDays as days, formatPercent as pct } from './format.ts';
+import type { CliIo } from './io.ts';
 
 export const LANES_USAGE = `Usage: npm run cli -- lanes <origin_pincode> <destination_pincode> [--key trk_…] [--url <base>] [--json]
 
@@ -13,9 +15,6 @@ Compares carriers on a lane (GET /v1/lanes/…; consumes one lookup of the key).
   --url <base>  API base URL (default http://127.0.0.1:\${PORT:-3000})
   --json        print the API's JSON instead of the table
 `;
-
-const pct = (v: number | null) => (v === null ? '—' : `${(v * 100).toFixed(1)} %`);
-const days = (v: number | null) => (v === null ? '—' : v.toFixed(1));
 
 /** When the API read the figures it answered from (its `lanes-read-at` / `lanes-next-read-at` headers). */
 export interface LaneFigureTimes {
@@ -46,11 +45,11 @@ export function formatLaneTable(answer: LaneComparison, times: LaneFigureTimes |
     const marks = [c.carrier === answer.fastest ? 'fastest' : '', c.carrier === answer.most_reliable ? 'most reliable' : ''].filter(Boolean).join(', ');
     return [c.carrier + (marks ? ` (${marks})` : ''), String(c.sample_size), days(c.p50_transit_days), days(c.p90_transit_days), pct(c.on_time_rate), pct(c.first_attempt_rate), pct(c.rto_rate), top ? `${top[0]} ${pct(top[1])}` : '—'];
   });
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((cell, i) => (i === 0 || i === cells.length - 1 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ').trimEnd();
+  // The carrier and the NDR reason are text; the figures between them right-aligned.
+  const [headerLine, rule, ...lines] = alignedTable(header, rows, (column) => column === 0 || column === header.length - 1);
   const title = `Lane ${answer.origin_prefix}xxx → ${answer.destination_prefix}xxx, shipments closed in the last ${answer.window_days} days`;
-  const body = rows.length ? rows.map(line) : ['(no closed shipments on this lane in the window)'];
-  return [title, '', line(header), line(widths.map((w) => '-'.repeat(w))), ...body, '', 'Figures need 30 deliveries in the window (— otherwise).', freshnessLine(times), ''].join('\n');
+  const body = lines.length ? lines : ['(no closed shipments on this lane in the window)'];
+  return [title, '', headerLine, rule, ...body, '', 'Figures need 30 deliveries in the window (— otherwise).', freshnessLine(times), ''].join('\n');
 }
 
 /** Runs `lanes …`; returns the exit code (0 ok, 1 the API refused or is unreachable, 2 usage error). */
@@ -86,3 +85,5 @@ export async function runLanes(argv: string[], io: CliIo): Promise<number> {
   io.stdout(parsed.values.json ? `${JSON.stringify(body, null, 2)}\n` : formatLaneTable(body, times));
   return 0;
 }
+
+export const lanesCommand: RunCommand = { words: ['lanes'], run: runLanes };

@@ -19,7 +19,9 @@ import { createProgress } from '../../../lib/replay/progress.ts';
 import { clickHouseSource, embeddedSource, kafkaSource, lineSource, type SourceItem } from '../../../lib/replay/sources.ts';
 import type { CarrierPoll } from '../../../lib/schemas/index.ts';
 import { DAY_MS } from '../../../lib/time/index.ts';
-import type { CliIo } from './cli.ts';
+import type { RunCommand } from './command.ts';
+import { alignedTable, formatPercent as pct } from './format.ts';
+import type { CliIo } from './io.ts';
 
 export const PREDICT_USAGE = `Usage: npm run cli -- predict backtest (--polls <file.jsonl> | --from-embedded | --from-kafka | --from-clickhouse)
          --split <ISO> [--since <ISO>] [--until <ISO>] [--predictions <out.jsonl>] [--json]
@@ -37,7 +39,6 @@ exact day and mean absolute error, against the carrier EDD and the lane benchmar
 Example: npm run cli -- predict backtest --polls history.jsonl --split 2026-05-15T00:00:00+05:30 --predictions p.jsonl
 `;
 
-const pct = (v: number | null) => (v === null ? '—' : `${(v * 100).toFixed(1)} %`);
 const num = (v: number | null) => (v === null ? '—' : String(v));
 
 /** The summary as a table for a person: one row per stage, then overall. */
@@ -48,12 +49,10 @@ export function formatBacktest(s: BacktestSummary): string {
     pct(x.exact_day_rate), num(x.mean_absolute_error_days), pct(x.carrier_edd.exact_day_rate), num(x.carrier_edd.mean_absolute_error_days),
     pct(x.lane_benchmark.exact_day_rate), num(x.lane_benchmark.mean_absolute_error_days),
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   return [
     `Backtest split at ${s.split}: learned from ${s.trained_on_shipments} delivered shipments (${s.polls_before_split} polls before), ${s.polls_at_or_after_split} polls predicted`,
     `In-transit polls with a prediction: ${pct(s.in_transit_predicted_share)} of ${s.in_transit_polls}`,
-    '', line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line), '',
+    '', ...alignedTable(header, rows, (column) => column === 0), '',
     'Widths in days, both ends counted; errors in days against the IST delivery day.', '',
   ].join('\n');
 }
@@ -153,3 +152,5 @@ async function run(io: CliIo, values: Values): Promise<number> {
     await close();
   }
 }
+
+export const predictCommand: RunCommand = { words: ['predict'], run: runPredict };

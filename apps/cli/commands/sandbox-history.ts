@@ -20,7 +20,8 @@ import { historyPolls } from '../../../lib/sandbox/history.ts';
 import { createProgress } from '../../../lib/progress/index.ts';
 import { PollLog } from '../../../lib/store/poll-log.ts';
 import { DAY_MS } from '../../../lib/time/index.ts';
-import type { CliIo } from './cli.ts';
+import type { RunCommand } from './command.ts';
+import type { CliIo } from './io.ts';
 
 export const SANDBOX_HISTORY_USAGE = `Usage: npm run cli -- sandbox history --shipments N [--days D] [--seed S] [--end ISO] [--out F.jsonl] [--into-stores]
 
@@ -132,3 +133,5 @@ export async function runSandboxHistory(argv: string[], io: CliIo): Promise<numb
   io.stderr(`${summary.journeys} journeys (${summary.delivered} delivered, ${summary.rto} returned, ${summary.lost} lost, ${summary.open} still open at the end), ${summary.polls} polls → ${where} in ${summary.seconds} s (${Math.round(summary.journeys / Math.max(summary.seconds, 0.001))} journeys/s); history ${new Date(options.endMs - options.days * DAY_MS).toISOString()} → ${new Date(options.endMs).toISOString()}\n`);
   return 0;
 }
+
+export const sandboxHistoryCommand: RunCommand = { words: ['sandbox', 'history'], run: runSandboxHistory };

@@ -6,7 +6,9 @@
 import { parseArgs } from 'node:util';
 import { clickHouseErrorInfo, createClickHouseClient, DEFAULT_CLICKHOUSE_URL, resolveTarget } from '../../../lib/clickhouse/client.ts';
 import { bindQueryParams, QueryParamError, queryParams } from '../../../lib/clickhouse/params.ts';
-import type { CliIo } from './cli.ts';
+import type { RunCommand } from './command.ts';
+import { alignedTable } from './format.ts';
+import type { CliIo } from './io.ts';
 import { findQuestion, guideQuestions, type GuideQuestion } from './guide.ts';
 
 export const SQL_USAGE = `Usage: npm run cli -- sql <question> [--mode live|test] [--param name=value ...] [--format table|csv|json]
@@ -28,10 +30,8 @@ const cell = (v: unknown): string => (v === null || v === undefined ? 'NULL' : t
 /** Aligned columns; numbers right-aligned. */
 export function formatTable(columns: readonly string[], rows: readonly Row[]): string {
   const cells = rows.map((r) => columns.map((c) => cell(r[c])));
-  const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((r) => r[i]!.length)));
   const numeric = columns.map((_, i) => cells.length > 0 && cells.every((r) => /^-?\d+(\.\d+)?(e-?\d+)?$|^NULL$/.test(r[i]!)));
-  const line = (values: readonly string[]) => values.map((v, i) => (numeric[i] ? v.padStart(widths[i]!) : v.padEnd(widths[i]!))).join('  ').trimEnd();
-  return [line(columns), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n') + '\n';
+  return alignedTable(columns, cells, (column) => !numeric[column]).join('\n') + '\n';
 }
 
 function csvField(v: unknown): string {
@@ -125,3 +125,5 @@ export async function runSql(argv: string[], io: CliIo): Promise<number> {
     await client.close();
   }
 }
+
+export const sqlCommand: RunCommand = { words: ['sql'], run: runSql };

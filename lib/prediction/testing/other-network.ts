@@ -11,7 +11,7 @@ import type { DeliveryCalendar } from '../../calendar/index.ts';
 import type { CarrierPoll, RawScan } from '../../schemas/index.ts';
 import { DAY_MS, HOUR_MS, IST_OFFSET_MS } from '../../time/index.ts';
 import { dayNumberOf, dayText } from '../workdays.ts';
-import { seeded } from '../../lanes/fixture.ts';
+import { seededRandom } from '../../random/seeded-random.ts';
 
 interface Place { pincode: string; city: string; state: string }
 const PLACES: readonly Place[] = [
@@ -53,8 +53,11 @@ export interface OtherNetworkOptions {
   startMs?: number;
 }
 
-/** A generator's random numbers: the lanes fixture's mulberry32 (not the sandbox's, whose code this network does not touch). */
-const rng = seeded;
+/**
+ * A generator's random numbers: mulberry32 of lib/random, the PRNG the sandbox draws from too. Only the
+ * function is shared, not a sequence or a parameter: this network's seeds, lanes and laws are its own.
+ */
+const rng = seededRandom;
 
 function normal(r: () => number): number {
   return Math.sqrt(-2 * Math.log(1 - r())) * Math.cos(2 * Math.PI * r());

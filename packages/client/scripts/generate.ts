@@ -6,7 +6,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApp } from '../../../apps/api/app.ts';
-import { createApiRuntime } from '../../../apps/api/runtime.ts';
+import { createApiRuntime } from '../../../apps/api/context/runtime.ts';
 import { DEFAULT_CONFIG_DIR, loadEnv } from '../../../lib/config/index.ts';
 import { SCHEMA_FILE, clientTypes } from './types.ts';
 

@@ -7,7 +7,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApiHarness, type ApiHarness } from '../../../apps/api/testing.ts';
+import { startApiHarness, type ApiHarness } from '../../../apps/api/testutil/harness.ts';
 import { retryAfterSeconds, retryingFetch, verifyWebhook } from '../src/index.ts';
 import { SCHEMA_FILE, clientTypes } from '../scripts/types.ts';
 

@@ -2,7 +2,7 @@
 import { expect } from 'vitest';
 import { CarrierPollSchema } from '../../../lib/schemas/index.ts';
 import type { CarrierAdapter, NativeResponse } from '../../../lib/carriers/types.ts';
-import { seededRandom } from '../../../lib/sandbox/seeded-random.ts';
+import { seededRandom } from '../../../lib/random/seeded-random.ts';
 
 /** Deterministic, so a failing mutation can be reproduced from its seed. */
 export const prng = seededRandom;

@@ -1,4 +1,0 @@
-import { analysesShareSuite } from './analyses-share.suite.ts';
-
-analysesShareSuite('redis');
-analysesShareSuite('redis-cluster');

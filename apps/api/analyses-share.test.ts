@@ -1,3 +1,0 @@
-import { analysesShareSuite } from './analyses-share.suite.ts';
-
-analysesShareSuite('embedded');

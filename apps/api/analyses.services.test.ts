@@ -1,5 +1,0 @@
-import { analysesSuite } from './analyses.suite.ts';
-
-analysesSuite('redis');
-// Every document of a key shares its hash slot: the same on a Redis Cluster.
-analysesSuite('redis-cluster');

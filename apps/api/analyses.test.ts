@@ -1,3 +1,0 @@
-import { analysesSuite } from './analyses.suite.ts';
-
-analysesSuite('embedded');

@@ -1,0 +1,4 @@
+import { exactnessSuite } from '../testutil/exactness.suite.ts';
+
+exactnessSuite('redis');
+exactnessSuite('redis-cluster');

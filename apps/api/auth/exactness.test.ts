@@ -1,0 +1,3 @@
+import { exactnessSuite } from '../testutil/exactness.suite.ts';
+
+exactnessSuite('embedded');

@@ -1,0 +1,3 @@
+import { keyStandingSuite } from '../testutil/key-standing.suite.ts';
+
+keyStandingSuite('redis');

@@ -1,4 +1,0 @@
-import { batchSuite, idempotencySuite } from './batch.suite.ts';
-
-batchSuite('embedded');
-idempotencySuite('embedded');

@@ -1,3 +1,0 @@
-import { billingSuite } from './billing.suite.ts';
-
-billingSuite('embedded');

@@ -1,0 +1,16 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { HEAP_POLICY_FLAGS } from './heap-policy.ts';
+
+describe('heap policy', () => {
+  it('is a node flag of the npm start command', () => {
+    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> };
+    const start = pkg.scripts.start!.split(/\s+/);
+    expect(start[0]).toBe('node');
+    const script = start.indexOf('apps/embedded/main.ts');
+    for (const flag of HEAP_POLICY_FLAGS) {
+      expect(start.indexOf(flag), flag).toBeGreaterThan(0);
+      expect(start.indexOf(flag), `${flag} before the script`).toBeLessThan(script);
+    }
+  });
+});

@@ -1,4 +1,0 @@
-import { exactnessSuite } from './exactness.suite.ts';
-
-exactnessSuite('redis');
-exactnessSuite('redis-cluster');

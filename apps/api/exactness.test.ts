@@ -1,3 +1,0 @@
-import { exactnessSuite } from './exactness.suite.ts';
-
-exactnessSuite('embedded');

@@ -1,3 +1,0 @@
-import { storeBackedHostileSuite } from './hostile.suite.ts';
-
-storeBackedHostileSuite('redis');

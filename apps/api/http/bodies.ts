@@ -1,0 +1,67 @@
+/**
+ * The request bodies of the `/v1/` routes, read through zod before anything else touches them: no
+ * body value is coerced by hand (`String()` of `{"toString": 1}` threw, and answered 500). Each
+ * route reads its body after the key checks, as a lookup reports a bad input after them; a
+ * malformed body is a 400 in the standard error body, with the code a single field deserves.
+ */
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { ErrorCode } from '../../../lib/schemas/index.ts';
+import { ApiError } from './errors.ts';
+
+/** A body that is not JSON: kept for the handler, which refuses it after the key checks. */
+export const NOT_JSON = Symbol('not JSON');
+
+/**
+ * JSON bodies of the routes registered in `scope` are parsed without refusing: a syntax error
+ * becomes NOT_JSON, so the key is checked before the body is refused, as for every other bad
+ * input. (JSON.parse keeps a `__proto__` key as a plain own property; the schemas read known
+ * fields only, so it reaches nothing.)
+ */
+export function deferJsonErrors(scope: FastifyInstance, options: { bodyLimit?: number } = {}): void {
+  scope.addContentTypeParser('application/json', { parseAs: 'string', ...options }, (_request, text, done) => {
+    try {
+      done(null, JSON.parse(text as string));
+    } catch {
+      done(null, NOT_JSON);
+    }
+  });
+}
+
+/** Longest text any body field may hold: far beyond every real value, short of a memory burden. */
+const MAX_TEXT = 4_096;
+const text = z.string().max(MAX_TEXT);
+
+/** `POST /v1/trackings`: `{ "carrier": slug|alias, "awb": "..." }`. */
+export const WatchBodySchema = z.object({ carrier: text, awb: text });
+
+/** One item of `POST /v1/track/batch`; a bad item refuses that item only. */
+export const BatchItemSchema = z.object({ carrier: text.nullish(), awb: text });
+
+/** `POST /v1/track/batch`: the envelope (items are read one by one, see BatchItemSchema). */
+export const BatchBodySchema = z.object({ items: z.array(z.unknown()) });
+
+/** `POST /v1/webhooks`: what EndpointStore checks further (URL rules, event types). */
+export const WebhookBodySchema = z.object({
+  url: text,
+  events: z.array(text).nullish(),
+  description: text.nullish(),
+});
+
+/** The error code a field's problem deserves (as a single lookup reports it); else `fallback`. */
+const FIELD_CODES: Record<string, ErrorCode> = { awb: 'invalid_awb', carrier: 'unsupported_carrier', url: 'invalid_url' };
+
+/**
+ * The body as `schema` reads it, or the 400 it deserves. `example` shows the expected shape in the
+ * message. The message names the field, never echoes its value.
+ */
+export function readBody<S extends z.ZodType>(schema: S, body: unknown, example: string, fallback: ErrorCode = 'bad_request'): z.output<S> | ApiError {
+  if (body === NOT_JSON) return new ApiError('bad_request', `The body is not valid JSON. Send a JSON object, e.g. ${example}.`);
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return new ApiError('bad_request', `Send a JSON object, e.g. ${example}.`);
+  const result = schema.safeParse(body);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const field = issue.path.map(String).join('.');
+  const code = FIELD_CODES[String(issue.path.at(-1))] ?? fallback;
+  return new ApiError(code, `${field ? `"${field}"` : 'The body'}: ${issue.message}. Expected e.g. ${example}.`);
+}

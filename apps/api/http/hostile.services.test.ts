@@ -1,0 +1,3 @@
+import { storeBackedHostileSuite } from '../testutil/hostile.suite.ts';
+
+storeBackedHostileSuite('redis');

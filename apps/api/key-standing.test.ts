@@ -1,3 +1,0 @@
-import { keyStandingSuite } from './key-standing.suite.ts';
-
-keyStandingSuite('embedded');

@@ -1,3 +1,0 @@
-import { pushSuite } from './push.suite.ts';
-
-pushSuite('redis');

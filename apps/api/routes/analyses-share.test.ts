@@ -1,0 +1,3 @@
+import { analysesShareSuite } from '../testutil/analyses-share.suite.ts';
+
+analysesShareSuite('embedded');

@@ -1,0 +1,3 @@
+import { analysesSuite } from '../testutil/analyses.suite.ts';
+
+analysesSuite('embedded');

@@ -1,0 +1,4 @@
+import { batchSuite, idempotencySuite } from '../testutil/batch.suite.ts';
+
+batchSuite('embedded');
+idempotencySuite('embedded');

@@ -1,0 +1,3 @@
+import { billingSuite } from '../testutil/billing.suite.ts';
+
+billingSuite('embedded');

@@ -1,0 +1,3 @@
+import { pushSuite } from '../testutil/push.suite.ts';
+
+pushSuite('redis');

@@ -1,0 +1,3 @@
+import { trialSuite } from '../testutil/trial.suite.ts';
+
+trialSuite('redis');

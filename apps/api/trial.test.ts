@@ -1,3 +1,0 @@
-import { trialSuite } from './trial.suite.ts';
-
-trialSuite('embedded');

@@ -1,0 +1,18 @@
+/** Text for a person shared by the commands that print tables (analyze, lanes, predict, sql). */
+
+/** A rate 0..1 as a percentage with one decimal; — where there is no figure. */
+export const formatPercent = (v: number | null) => (v === null ? '—' : `${(v * 100).toFixed(1)} %`);
+
+/** Days with one decimal; — where there is no figure. */
+export const formatDays = (v: number | null) => (v === null ? '—' : v.toFixed(1));
+
+/**
+ * Aligned columns two spaces apart: the header, a rule of dashes, then the rows. Columns where
+ * `leftAligned(i)` holds are padded on the right (text), the others on the left (figures).
+ */
+export function alignedTable(header: readonly string[], rows: readonly (readonly string[])[], leftAligned: (column: number) => boolean): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const pad = (cell: string, i: number) => (leftAligned(i) ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!));
+  const line = (cells: readonly string[]) => cells.map(pad).join('  ').trimEnd();
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
+}
