@@ -12,6 +12,7 @@ import { sandboxEndpoint } from '../lib/carriers/endpoints.ts';
 import { createCarrierPoller } from '../lib/carriers/poll.ts';
 import type { HttpSend } from '../lib/carriers/types.ts';
 import { normalizePoll } from '../lib/normalize/index.ts';
+import { requireAwb } from '../lib/schemas/index.ts';
 import { loadProduct } from '../lib/product/index.ts';
 import type { BenchResult } from './report.ts';
 import { percentile, round } from './stats.ts';
@@ -63,8 +64,9 @@ export async function benchCarriers(): Promise<BenchResult[]> {
       const adapter = ADAPTERS[slug]!;
       const endpoint = sandboxEndpoint(slug, url);
       for (const awb of awbsFor(slug, samples)) {
+        const number = requireAwb(awb);
         let t = performance.now();
-        await adapter.fetch(awb, endpoint, bareSend);
+        await adapter.fetch(number, endpoint, bareSend);
         bare.push(performance.now() - t);
         t = performance.now();
         const poll = await poller.poll(slug, awb, { mode: 'test' });

@@ -24,6 +24,7 @@ import { ChangeDetector, KafkaEventLog, PollChangeConsumer, ensureWebhookTopic, 
 import { startReceiver, type Receiver } from '../lib/webhooks/testing/receiver.ts';
 import { Redis } from 'ioredis';
 import { testRedisUrl } from '../lib/access/testing.ts';
+import { requireAwb } from '../lib/schemas/index.ts';
 
 const RUN = randomBytes(4).toString('hex');
 let db: TestDatabase;
@@ -85,7 +86,7 @@ it('two detectors and two dispatchers: scenario 25 arrives once per stage, in or
   expect(watched.statusCode, watched.body).toBe(201);
   for (let round = 0; round < 5; round++) {
     api.clock.advance(2 * 3_600_000);
-    await api.deps.tracking.refresh('delhivery', awb, 'test');
+    await api.deps.tracking.refresh('delhivery', requireAwb(awb), 'test');
   }
   await api.runtime.bus.flush();
   await receiver.waitFor((r) => r.accepted().length >= 4, 30_000);

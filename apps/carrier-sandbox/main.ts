@@ -13,7 +13,12 @@ const sandbox = await startSandbox({ port: env.PORT, host: env.HOST, faults: par
 log.info({ url: sandbox.url }, `carrier sandbox listening on ${sandbox.url}`);
 printBanner({
   title: 'Carrier sandbox: simulated courier endpoints for trk_test_ keys',
-  lines: [['listening', sandbox.url], ['faults', env.SANDBOX_FAULTS ? env.SANDBOX_FAULTS : 'none (SANDBOX_FAULTS)'], ['health', `${sandbox.url}/healthz   faults now: ${sandbox.url}/_faults`], ['metrics', 'none (a test double)']],
+  lines: [
+    ['listening', sandbox.url],
+    ['faults', env.SANDBOX_FAULTS ? env.SANDBOX_FAULTS : 'none (SANDBOX_FAULTS)'],
+    ['health', `${sandbox.url}/healthz   faults now: ${sandbox.url}/_faults`],
+    ['metrics', 'none (a test double)'],
+  ],
   next: [`Point the API and poller at it: SANDBOX_URL=${sandbox.url} npm run api`],
 });
 

@@ -51,7 +51,9 @@ interface Run {
 
 function clickHouse(env: Env, options: ReplayOptions): ClickHouseClient {
   const url = env.CLICKHOUSE_URL;
-  if (!url) throw new ExitError(`${options.source === 'clickhouse' ? '--from-clickhouse' : '--diff against ClickHouse'} needs CLICKHOUSE_URL (or --against embedded)`);
+  if (!url) {
+    throw new ExitError(`${options.source === 'clickhouse' ? '--from-clickhouse' : '--diff against ClickHouse'} needs CLICKHOUSE_URL (or --against embedded)`);
+  }
   return createClickHouseClient(resolveTarget(url, options.database ?? undefined));
 }
 
@@ -135,7 +137,9 @@ async function explainEmptyWindow(run: Run, client: ClickHouseClient | null): Pr
   const { source } = run.options;
   if (source === 'kafka') return;
   const span = source === 'clickhouse' && client ? await storedPollSpan(client, run.filter.carriers) : run.seen;
-  const where = source === 'clickhouse' ? 'ClickHouse carrier_polls' : source === 'embedded' ? `the embedded log (${run.options.dataDir}/polls.ndjson)` : 'the input';
+  const where = source === 'clickhouse'
+    ? 'ClickHouse carrier_polls'
+    : source === 'embedded' ? `the embedded log (${run.options.dataDir}/polls.ndjson)` : 'the input';
   process.stderr.write(`${emptyWindowMessage(run.filter, span, where)}\n`);
 }
 
@@ -154,25 +158,40 @@ async function runClickHouse(run: Run): Promise<number> {
   const client = clickHouse(run.env, run.options);
   try {
     if (run.options.apply) {
-      const [row] = await (await client.query({ query: "SELECT count() AS c FROM system.tables WHERE database = currentDatabase() AND name = 'replay_checkpoints'", format: 'JSONEachRow' })).json<{ c: string }>();
+      const [row] = await (await client.query({
+        query: "SELECT count() AS c FROM system.tables WHERE database = currentDatabase() AND name = 'replay_checkpoints'",
+        format: 'JSONEachRow',
+      })).json<{ c: string }>();
       if (Number(row?.c) === 0) throw new ExitError('ClickHouse has no replay_checkpoints table: run `npm run migrate` first');
     }
     const total = await countPolls(client, run.window);
     run.progress.phase('diff', total);
-    const diff: ClickHouseDiff = await diffClickHouse(client, { window: run.window, rules: run.ctx.rules, signal: run.signal, onProgress: (n) => run.progress.update(n) });
+    const diff: ClickHouseDiff = await diffClickHouse(client, {
+      window: run.window, rules: run.ctx.rules, signal: run.signal, onProgress: (n) => run.progress.update(n),
+    });
     run.progress.stop();
     await printDiff(run, { against: 'clickhouse', polls: diff.polls, invalid_polls: diff.invalid, to_write: diff.toWrite }, diff.report, client);
     const { carrier_polls, events, shipments } = diff.toWrite;
-    process.stderr.write(`rows not yet under mapping ${run.ctx.rules.mappingVersion}: ${carrier_polls} polls, ${events} events, ${shipments} shipments (of ${diff.polls} polls read)\n`);
+    const mappingVersion = run.ctx.rules.mappingVersion;
+    process.stderr.write(
+      `rows not yet under mapping ${mappingVersion}: ${carrier_polls} polls, ${events} events, ${shipments} shipments (of ${diff.polls} polls read)\n`,
+    );
     if (!run.options.apply) return diff.invalid > 0 ? 1 : 0;
-    if (!(await confirmed(run, `Write these rows to ClickHouse database ${resolveTarget(run.env.CLICKHOUSE_URL, run.options.database ?? undefined).database}?`))) {
+    const database = resolveTarget(run.env.CLICKHOUSE_URL, run.options.database ?? undefined).database;
+    if (!(await confirmed(run, `Write these rows to ClickHouse database ${database}?`))) {
       process.stderr.write('replay: apply declined; nothing written\n');
       return 1;
     }
     run.progress.phase('apply', total);
-    const result = await applyClickHouse(client, { window: run.window, rules: run.ctx.rules, signal: run.signal, onProgress: (n) => run.progress.update(n) });
+    const result = await applyClickHouse(client, {
+      window: run.window, rules: run.ctx.rules, signal: run.signal, onProgress: (n) => run.progress.update(n),
+    });
     run.progress.stop();
-    if (result.resumedFrom) process.stderr.write(`replay: resumed run ${result.runId} after ${result.resumedFrom.carrier} ${result.resumedFrom.awb} (${result.resumedFrom.pages} pages done before)\n`);
+    if (result.resumedFrom) {
+      process.stderr.write(
+        `replay: resumed run ${result.runId} after ${result.resumedFrom.carrier} ${result.resumedFrom.awb} (${result.resumedFrom.pages} pages done before)\n`,
+      );
+    }
     const collapse = result.collapse ? `; merged ${result.collapse.partitions} partitions in ${(result.collapse.durationMs / 1000).toFixed(1)} s` : '';
     process.stderr.write(`replay: applied mapping ${run.ctx.rules.mappingVersion} (run ${result.runId}): wrote ${result.written.carrier_polls} polls, ${result.written.events} events, ${result.written.shipments} shipments rows${collapse}\n`);
     return 0;
@@ -216,7 +235,9 @@ async function runDiff(run: Run): Promise<number> {
       process.stderr.write('replay: apply declined; nothing written\n');
       return 1;
     }
-    writeAppliedMapping(options.dataDir, { mapping_version: run.ctx.rules.mappingVersion, applied_at: new Date().toISOString(), polls: read, mappings: run.product.config.mappings });
+    writeAppliedMapping(options.dataDir, {
+      mapping_version: run.ctx.rules.mappingVersion, applied_at: new Date().toISOString(), polls: read, mappings: run.product.config.mappings,
+    });
     process.stderr.write(
       `replay: mapping ${run.ctx.rules.mappingVersion} recorded as applied in ${options.dataDir}/replay/applied-mapping.json. ` +
         `The embedded default re-derives its state from the log at start: restart it with these rules in ${options.config ?? 'config/'} to serve them.\n`,
@@ -252,7 +273,9 @@ async function main(): Promise<number> {
     return 0;
   }
   // Refused before reading anything: nobody could answer the question.
-  if (options.apply && !options.yes && !process.stdin.isTTY) throw new ExitError('--apply asks for confirmation and standard input is not a terminal: add --yes to apply without asking');
+  if (options.apply && !options.yes && !process.stdin.isTTY) {
+    throw new ExitError('--apply asks for confirmation and standard input is not a terminal: add --yes to apply without asking');
+  }
 
   let product: Product;
   try {
@@ -261,7 +284,9 @@ async function main(): Promise<number> {
     throw new ExitError((err as Error).message.replace(/\s*\n\s*/g, ' '));
   }
   const carriers = options.carriers.map((name) => product.registry.resolve(name) ?? (() => { throw new ExitError(`--carrier: unknown carrier "${name}"`); })());
-  const window: PollWindow = { since: options.sinceMs ?? 0, ...(options.untilMs !== null ? { until: options.untilMs } : {}), ...(carriers.length ? { carriers } : {}) };
+  const window: PollWindow = {
+    since: options.sinceMs ?? 0, ...(options.untilMs !== null ? { until: options.untilMs } : {}), ...(carriers.length ? { carriers } : {}),
+  };
   const output = options.output === '-' ? process.stdout : createWriteStream(options.output);
   const controller = new AbortController();
   process.once('SIGINT', () => {

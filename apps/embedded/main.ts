@@ -69,7 +69,9 @@ async function start() {
   if ('error' in mode) throw new ConfigError(mode.error);
   // First start without services: a test-mode network history, so lane figures show at once.
   if (!mode.distributed) {
-    const seeded = await seedEmbeddedHistory(env.DATA_DIR, { shipments: env.SANDBOX_HISTORY_SHIPMENTS, days: env.SANDBOX_HISTORY_DAYS, configDir: env.CONFIG_DIR });
+    const seeded = await seedEmbeddedHistory(env.DATA_DIR, {
+      shipments: env.SANDBOX_HISTORY_SHIPMENTS, days: env.SANDBOX_HISTORY_DAYS, configDir: env.CONFIG_DIR,
+    });
     if (seeded.journeys) process.stdout.write(`seeded a sandbox history: ${seeded.journeys} journeys (test mode) in ${env.DATA_DIR}\n`);
   }
   const sandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
@@ -93,8 +95,12 @@ async function start() {
     `  renew/pay:   ${base}/billing/renew?key=${key.slice(0, 16)}&plan=starter   (sandbox payment gateway: ${gateway.url})`,
     `  data dir:    ${env.DATA_DIR}   sandbox carriers: ${sandbox.url}`,
     `  metrics:     ${base}/metrics   health: ${base}/healthz`,
-    ...(mode.distributed ? [`  services:    ${serviceLines(env, ['kafka', 'clickhouse', 'redis']).map(([name, value]) => `${name} ${value}`).join('   ')}`] : []),
-    runtime.adminTokenGenerated ? `  ADMIN_TOKEN: ${runtime.deps.adminToken}   (generated for this run; set ADMIN_TOKEN to fix it)` : '  ADMIN_TOKEN: (from the environment)',
+    ...(mode.distributed
+      ? [`  services:    ${serviceLines(env, ['kafka', 'clickhouse', 'redis']).map(([name, value]) => `${name} ${value}`).join('   ')}`]
+      : []),
+    runtime.adminTokenGenerated
+      ? `  ADMIN_TOKEN: ${runtime.deps.adminToken}   (generated for this run; set ADMIN_TOKEN to fix it)`
+      : '  ADMIN_TOKEN: (from the environment)',
     `  trial key:   ${key}   (trk_test_: sandbox carriers, 100 lookups, 14 days)`,
     env.WEBHOOK_ALLOWED_TARGETS
       ? `  webhooks:    private targets opened by WEBHOOK_ALLOWED_TARGETS=${env.WEBHOOK_ALLOWED_TARGETS} (every key may send there)`

@@ -16,7 +16,11 @@ export interface StartMode {
 }
 
 export function startModeOf(env: Pick<Env, 'REDIS_URL' | 'KAFKA_BROKERS' | 'CLICKHOUSE_URL'>): StartMode | { error: string } {
-  const set = { REDIS_URL: env.REDIS_URL !== undefined, KAFKA_BROKERS: env.KAFKA_BROKERS !== undefined, CLICKHOUSE_URL: env.CLICKHOUSE_URL !== undefined };
+  const set = {
+    REDIS_URL: env.REDIS_URL !== undefined,
+    KAFKA_BROKERS: env.KAFKA_BROKERS !== undefined,
+    CLICKHOUSE_URL: env.CLICKHOUSE_URL !== undefined,
+  };
   if (set.KAFKA_BROKERS || set.CLICKHOUSE_URL) {
     const missing = Object.entries(set).filter(([, on]) => !on).map(([name]) => name);
     if (missing.length) {
@@ -25,6 +29,9 @@ export function startModeOf(env: Pick<Env, 'REDIS_URL' | 'KAFKA_BROKERS' | 'CLIC
     return { distributed: true, banner: 'distributed: Redis, Kafka and ClickHouse; api, normalizer, poller and dispatcher in this process' };
   }
   return set.REDIS_URL
-    ? { distributed: false, banner: 'Redis for keys, limits, cache and push state; embedded: raw-poll log, normalizer, lanes, poller and webhook delivery (DATA_DIR)' }
+    ? {
+      distributed: false,
+      banner: 'Redis for keys, limits, cache and push state; embedded: raw-poll log, normalizer, lanes, poller and webhook delivery (DATA_DIR)',
+    }
     : { distributed: false, banner: 'embedded default: every part in this process, state under DATA_DIR' };
 }

@@ -13,7 +13,11 @@ runApp('normalizer', async () => {
   const app = await startNormalizer(env, { database: env.CLICKHOUSE_DATABASE });
   printBanner({
     title: 'Tracking normalizer: reads carrier polls from Kafka, writes events, shipments and lane closures to ClickHouse',
-    lines: [...serviceLines(env, ['kafka', 'clickhouse', 'redis']), ['reads', 'tracking.carrier-polls.v1 (group tracking-normalizer)'], ...healthLines(app.health.server)],
+    lines: [
+      ...serviceLines(env, ['kafka', 'clickhouse', 'redis']),
+      ['reads', 'tracking.carrier-polls.v1 (group tracking-normalizer)'],
+      ...healthLines(app.health.server),
+    ],
     next: ['Polls arrive when the API or the poller looks shipments up (npm run api, npm run poller).'],
   });
   return app;

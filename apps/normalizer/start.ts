@@ -2,7 +2,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import cron from 'node-cron';
 import {
-  ClickHousePredictionSource, ClickHouseWriter, LaneClosureSink, PredictionObservationSink, createClickHouseClient, migrate, rebuildPredictionModel, refreshLaneStats, resolveTarget,
+  ClickHousePredictionSource, ClickHouseWriter, LaneClosureSink, PredictionObservationSink, createClickHouseClient, migrate, rebuildPredictionModel,
+  refreshLaneStats, resolveTarget,
   type ClickHouseClient, type ClickHouseWriterOptions,
 } from '../../lib/clickhouse/index.ts';
 import { loadCalendar } from '../../lib/calendar/index.ts';
@@ -90,7 +91,9 @@ export async function startNormalizer(env: Env, options: NormalizerStartOptions 
   const consumer = new NormalizerConsumer({
     // Closed shipments also become lane_closures rows, written after the rows they come from.
     // Delivered shipments also become prediction_observations rows (the delivery model's input).
-    kafka, sink: new LaneClosureSink(new PredictionObservationSink(writer, clickhouse, predictionPlaces, predictionWorkdays), clickhouse), rules: product.rules, groupId: options.groupId, topic: options.topic, metrics,
+    kafka,
+    sink: new LaneClosureSink(new PredictionObservationSink(writer, clickhouse, predictionPlaces, predictionWorkdays), clickhouse),
+    rules: product.rules, groupId: options.groupId, topic: options.topic, metrics,
     resolveCarrier: (name) => product.registry.resolve(name),
     log: (level, message, details) => log[level](details ?? {}, message),
   });
@@ -106,14 +109,20 @@ export async function startNormalizer(env: Env, options: NormalizerStartOptions 
     // Keys' standings come from the access store beside the watches: a paused key's watch makes no event.
     const access = new RedisAccessStore({ plans: product.config.plans, redis, namespace: `${options.redisNamespace ?? 'trk:'}access:` });
     // eta_changed needs the model: the newest version the rebuild below lists.
-    const predictions = new ClickHousePredictionSource(clickhouse, { places: predictionPlaces, workdays: predictionWorkdays, log: (message, err, level) => (level === 'info' ? log.info(message) : log.warn({ err }, message)) });
+    const predictions = new ClickHousePredictionSource(clickhouse, {
+      places: predictionPlaces,
+      workdays: predictionWorkdays,
+      log: (message, err, level) => (level === 'info' ? log.info(message) : log.warn({ err }, message)),
+    });
     predictions.start();
     const detector = new ChangeDetector({
-      kv: new RedisKv(redis, `${options.redisNamespace ?? 'trk:'}push:`), events, lanes: new ClickHouseLaneSource(clickhouse), predictor: predictions.predictor,
+      kv: new RedisKv(redis, `${options.redisNamespace ?? 'trk:'}push:`), events, lanes: new ClickHouseLaneSource(clickhouse),
+      predictor: predictions.predictor,
       standing: standingFromStore(access), clock: Date.now,
     });
     const changes = new PollChangeConsumer({
-      kafka, detector, rules: product.rules, resolveCarrier: (name) => product.registry.resolve(name), groupId: options.pushGroupId, topic: options.topic, fromLatest: options.fromLatest,
+      kafka, detector, rules: product.rules, resolveCarrier: (name) => product.registry.resolve(name), groupId: options.pushGroupId, topic: options.topic,
+      fromLatest: options.fromLatest,
       log: (level, message) => log[level](message),
     });
     await changes.start();

@@ -4,6 +4,7 @@
  * rows merge (the first row's fields win, later rows fill what it left empty). Pure.
  */
 import type { CarrierDetector } from '../detect/index.ts';
+import { awbText, parseAwb } from '../schemas/index.ts';
 import { IST_OFFSET } from '../time/index.ts';
 import type { PaymentMode, RejectedRow, ShipmentInput } from './types.ts';
 
@@ -12,8 +13,6 @@ export const MAX_ANALYSIS_ROWS = 20_000;
 /** Rejected rows listed at most (the rest are counted in the message); a 20,000-row typo stays readable. */
 export const MAX_REJECTED_LISTED = 1_000;
 
-/** decisions.md: trimmed, 4 to 40 characters of [A-Za-z0-9-]. */
-const AWB_PATTERN = /^[A-Za-z0-9-]{4,40}$/;
 const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?$/i;
 
@@ -59,11 +58,12 @@ const BAD = Symbol('bad');
 
 /** One row checked: the shipment it names, or why it is rejected. */
 export function checkRow(raw: Record<string, unknown>, row: number, ctx: InputContext): { input: ShipmentInput } | { rejected: RejectedRow } {
-  const awbText = typeof raw.awb === 'string' ? raw.awb.trim() : typeof raw.awb === 'number' ? String(raw.awb) : '';
-  const awbShown = awbText === '' ? null : awbText.slice(0, 64);
-  const reject = (code: RejectedRow['code']) => ({ rejected: { row, awb: awbShown, code } });
-  if (!AWB_PATTERN.test(awbText)) return reject('invalid_awb');
-  const awb = awbText.toUpperCase();
+  // A JSON number is its digits; a refused row shows the text as given (trimmed), not upper-cased.
+  const given = typeof raw.awb === 'number' ? String(raw.awb) : raw.awb;
+  const shown = awbText(given);
+  const reject = (code: RejectedRow['code']) => ({ rejected: { row, awb: shown === '' ? null : shown.slice(0, 64), code } });
+  const awb = parseAwb(given);
+  if (awb === null) return reject('invalid_awb');
   let carrier: string | null = null;
   let candidates: string[] = [];
   if (present(raw.carrier)) {

@@ -8,7 +8,7 @@
 import pLimit, { type LimitFunction } from 'p-limit';
 import { isFresh } from '../cache/index.ts';
 import { probeCandidates } from '../detect/index.ts';
-import type { KeyMode } from '../schemas/index.ts';
+import type { Awb, KeyMode } from '../schemas/index.ts';
 import type { LookupResult, TrackingService } from '../tracking/index.ts';
 import { foundShipment, missingShipment } from './shipment.ts';
 import type { AnalyzedShipment, ShipmentInput } from './types.ts';
@@ -35,7 +35,7 @@ export function trackingLookup(tracking: Pick<TrackingService, 'lookup' | 'readC
     if (!limit) limits.set(carrier, (limit = pLimit(perCarrier)));
     return limit(run);
   };
-  const one = async (carrier: string, awb: string, mode: KeyMode): Promise<LookupResult> => {
+  const one = async (carrier: string, awb: Awb, mode: KeyMode): Promise<LookupResult> => {
     const cached = await tracking.readCache(carrier, awb, mode);
     const read = Promise.resolve(cached);
     // A fresh cache entry polls nothing: it need not wait for the carrier's gate.

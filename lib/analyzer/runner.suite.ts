@@ -8,6 +8,7 @@ import type { KeyRecord } from '../access/index.ts';
 import type { KeyStanding } from '../access/standing.ts';
 import { LaneBook } from '../lanes/index.ts';
 import type { Kv } from '../kv/index.ts';
+import { requireAwb } from '../schemas/index.ts';
 import type { WebhookEvent } from '../webhooks/index.ts';
 import { InProcessEventLog } from '../webhooks/index.ts';
 import { Analyzer, type AnalyzerOptions } from './analyzer.ts';
@@ -35,7 +36,9 @@ const record = (prefix: string): KeyRecord => ({
   burst_per_second: 20, created_at: '2026-11-01T00:00:00.000Z', renewed_at: null, notices_sent: {},
 });
 
-const input = (awb: string): ShipmentInput => ({ awb, carrier: 'delhivery', candidates: [], order_id: null, payment_mode: null, order_value_inr: null, promised_by_ms: null });
+const input = (awb: string): ShipmentInput => ({
+  awb: requireAwb(awb), carrier: 'delhivery', candidates: [], order_id: null, payment_mode: null, order_value_inr: null, promised_by_ms: null,
+});
 
 export function runnerSuite(factory: StoreFactory): void {
   describe(`analysis runner (${factory.name})`, () => {
@@ -160,8 +163,8 @@ export function runnerSuite(factory: StoreFactory): void {
       }, { standing: async (prefix) => standings.get(prefix) ?? 'active', runner: { holdRecheckMs: 50, concurrency: 4 } });
       const [held, revoked] = [newPrefix(), newPrefix()];
       standings.set(held, 'suspended');
-      const heldDoc = await analyzer.accept(record(held), null, Array.from({ length: 450 }, (_, i) => input(`H${i}`)), [], 0);
-      const revokedDoc = await analyzer.accept(record(revoked), null, Array.from({ length: 4_000 }, (_, i) => input(`R${i}`)), [], 0);
+      const heldDoc = await analyzer.accept(record(held), null, Array.from({ length: 450 }, (_, i) => input(`H${String(i).padStart(4, '0')}`)), [], 0);
+      const revokedDoc = await analyzer.accept(record(revoked), null, Array.from({ length: 4_000 }, (_, i) => input(`R${String(i).padStart(4, '0')}`)), [], 0);
       if (!heldDoc.ok || !revokedDoc.ok) throw new Error('refused');
       analyzer.start();
       // Suspended: nothing looked up, the reason shown while it waits.
@@ -191,7 +194,10 @@ export function runnerSuite(factory: StoreFactory): void {
       const id = newAnalysisId();
       // Analyzer.accept's first two steps, without the third (enqueue): where a crash would stop it.
       await analyzer.runner.reserve(prefix, id);
-      const stored = await analyzer.store.accept({ id, prefix, mode: 'test', name: null, periodStart: record(prefix).period_start, limit: 12_000, shipments: [input('X1'), input('X2')], rejected: [], rejectedCount: 0, nowMs: Date.now() });
+      const stored = await analyzer.store.accept({
+        id, prefix, mode: 'test', name: null, periodStart: record(prefix).period_start, limit: 12_000,
+        shipments: [input('X001'), input('X002')], rejected: [], rejectedCount: 0, nowMs: Date.now(),
+      });
       expect(stored.ok).toBe(true);
       const started = Date.now();
       analyzer.start();

@@ -3,14 +3,14 @@
  * these shapes, the OpenAPI document is generated from them, and the tests parse answers with them.
  */
 import { z } from 'zod';
-import { ATTENTION_REASONS, NDR_REASONS, STAGES, UtcMillis } from '../schemas/index.ts';
+import { ATTENTION_REASONS, AWB_RULE, NDR_REASONS, STAGES, UtcMillis } from '../schemas/index.ts';
 import { MAX_ANALYSIS_ROWS } from './input.ts';
 import { ANALYSIS_STATUSES, OUTCOMES, PAYMENT_MODES } from './types.ts';
 
 const rate = z.number().min(0).max(1).nullable();
 
 export const AnalysisShipmentInputSchema = z.object({
-  awb: z.string().describe('Consignment number: 4 to 40 letters, digits or dashes'),
+  awb: z.string().describe(`Consignment number: ${AWB_RULE}`),
   carrier: z.string().optional().describe('Slug or alias; left out: auto-detected from the number'),
   order_id: z.string().optional(),
   payment_mode: z.enum(PAYMENT_MODES).optional(),

@@ -7,7 +7,7 @@ import type { AnalyzedShipment, ShipmentInput } from './types.ts';
 type Known = Pick<AnalyzedShipment, 'awb' | 'order_id' | 'payment_mode' | 'promised_by_ms'>;
 
 function known(input: ShipmentInput): Known {
-  return { awb: input.awb.toUpperCase(), order_id: input.order_id, payment_mode: input.payment_mode, promised_by_ms: input.promised_by_ms };
+  return { awb: input.awb, order_id: input.order_id, payment_mode: input.payment_mode, promised_by_ms: input.promised_by_ms };
 }
 
 const EMPTY = {

@@ -1,6 +1,7 @@
 /** Shared by the analyzer's crash tests and the process they kill (testing-crash-child.ts). */
 import type { KeyRecord } from '../access/index.ts';
 import type { Plans } from '../config/index.ts';
+import { requireAwb } from '../schemas/index.ts';
 import type { ShipmentInput } from './types.ts';
 
 export interface CrashChildOptions {
@@ -24,5 +25,6 @@ export const crashRecord = (prefix: string): KeyRecord => ({
 
 /** 450 shipments: three chunks of the runner's 200. */
 export const crashShipments = (): ShipmentInput[] => Array.from({ length: 450 }, (_, i) => ({
-  awb: `C${String(i).padStart(5, '0')}`, carrier: 'delhivery', candidates: [], order_id: null, payment_mode: null, order_value_inr: null, promised_by_ms: null,
+  awb: requireAwb(`C${String(i).padStart(5, '0')}`), carrier: 'delhivery', candidates: [],
+  order_id: null, payment_mode: null, order_value_inr: null, promised_by_ms: null,
 }));

@@ -2,7 +2,7 @@
  * The analyzer's data (contracts.md "Shipment analyzer"): what a customer sends per shipment, what
  * the background run learns of it, and the report. Plain data, no I/O.
  */
-import type { NdrReason, Stage } from '../schemas/index.ts';
+import type { Awb, NdrReason, Stage } from '../schemas/index.ts';
 
 export const ANALYSIS_STATUSES = ['queued', 'running', 'completed', 'failed'] as const;
 export type AnalysisStatus = (typeof ANALYSIS_STATUSES)[number];
@@ -13,7 +13,8 @@ export type Outcome = (typeof OUTCOMES)[number];
 
 /** One distinct shipment to analyse (repeated rows of one carrier + AWB already merged). */
 export interface ShipmentInput {
-  awb: string;
+  /** Parsed (lib/schemas/awb.ts) by input.ts; an analysis's stored input chunks are read back as written. */
+  awb: Awb;
   /** The named carrier's slug, or null: auto-detected among `candidates` at run time. */
   carrier: string | null;
   /** Detection candidates (slugs, best first) when no carrier was named. */

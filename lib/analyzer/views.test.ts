@@ -1,6 +1,7 @@
 /** The shipments CSV cell by cell: nothing a spreadsheet could run as a formula, under any separator. */
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
+import { requireAwb } from '../schemas/index.ts';
 import { missingShipment } from './shipment.ts';
 import { SHIPMENT_CSV_COLUMNS } from './schemas.ts';
 import { csvCell, shipmentCsvLine } from './views.ts';
@@ -15,7 +16,10 @@ const naiveCells = (line: string, delimiter: string) => line.split(delimiter);
 
 describe('shipments CSV escaping (issue 29)', () => {
   const hostile = missingShipment(
-    { awb: '-A1-B1', carrier: 'delhivery', candidates: [], order_id: "ORD-7;=cmd|' /C calc'!A0;", payment_mode: 'cod', order_value_inr: null, promised_by_ms: null },
+    {
+      awb: requireAwb('-A1-B1'), carrier: 'delhivery', candidates: [], order_id: "ORD-7;=cmd|' /C calc'!A0;", payment_mode: 'cod',
+      order_value_inr: null, promised_by_ms: null,
+    },
     'delhivery', 'not_found', null,
   );
   const line = shipmentCsvLine(hostile);

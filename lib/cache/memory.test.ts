@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { normalized } from '../testing/product.ts';
 import { journeyPoll } from '../testing/polls.ts';
+import { requireAwb } from '../schemas/index.ts';
 import type { NormalizedShipment } from '../normalize/index.ts';
 import { compactShipment, entryBytes } from './entry.ts';
 import { createMemoryCache } from './memory.ts';
@@ -31,32 +32,35 @@ describe('embedded tracking cache', () => {
     const cache = createMemoryCache({ maxBytes: MIB, dir: null });
     const perEntry = entryBytes(as(moving, '9000000000001').shipment);
     for (let i = 0; i < 5_000; i++) {
-      await cache.set(cacheKey('test', 'delhivery', `9${String(i).padStart(12, '0')}`), as(moving, `9${String(i).padStart(12, '0')}`), 60_000);
+      await cache.set(cacheKey('test', 'delhivery', requireAwb(`9${String(i).padStart(12, '0')}`)), as(moving, `9${String(i).padStart(12, '0')}`), 60_000);
       expect(cache.held().bytes).toBeLessThanOrEqual(MIB);
     }
     // Full: about as many entries as the bound holds, and the latest are the ones held.
     expect(cache.held().entries).toBeGreaterThan(MIB / (perEntry + 200));
     expect(cache.held().entries).toBeLessThan(MIB / perEntry);
-    expect(await cache.get(cacheKey('test', 'delhivery', '9000000004999'))).not.toBeNull();
-    expect(await cache.get(cacheKey('test', 'delhivery', '9000000000000'))).toBeNull();
+    expect(await cache.get(cacheKey('test', 'delhivery', requireAwb('9000000004999')))).not.toBeNull();
+    expect(await cache.get(cacheKey('test', 'delhivery', requireAwb('9000000000000')))).toBeNull();
   });
 
   it('reads a delivered record back from its file once memory let it go, and after a restart; active ones are not kept there', async () => {
     const cache = createMemoryCache({ maxBytes: MIB, dir });
     const first = as(delivered, '9100000000000');
-    await cache.set(cacheKey('test', 'delhivery', '9100000000000'), first, null);
-    await cache.set(cacheKey('test', 'delhivery', '9200000000000'), as(moving, '9200000000000'), 60_000);
-    for (let i = 1; i < 2_000; i++) await cache.set(cacheKey('test', 'delhivery', `93${String(i).padStart(11, '0')}`), as(moving, `93${String(i).padStart(11, '0')}`), 60_000);
+    await cache.set(cacheKey('test', 'delhivery', requireAwb('9100000000000')), first, null);
+    await cache.set(cacheKey('test', 'delhivery', requireAwb('9200000000000')), as(moving, '9200000000000'), 60_000);
+    for (let i = 1; i < 2_000; i++) {
+      const awb = `93${String(i).padStart(11, '0')}`;
+      await cache.set(cacheKey('test', 'delhivery', requireAwb(awb)), as(moving, awb), 60_000);
+    }
     expect(cache.held().bytes).toBeLessThanOrEqual(MIB);
-    expect(await cache.get(cacheKey('test', 'delhivery', '9100000000000'))).toEqual(first);
-    expect(await cache.get(cacheKey('test', 'delhivery', '9200000000000'))).toBeNull();
+    expect(await cache.get(cacheKey('test', 'delhivery', requireAwb('9100000000000')))).toEqual(first);
+    expect(await cache.get(cacheKey('test', 'delhivery', requireAwb('9200000000000')))).toBeNull();
     // Only the delivered record has a file (one of 256 directories).
     const dirs = await readdir(dir);
     expect(dirs).toHaveLength(1);
     expect(await readdir(join(dir, dirs[0]!))).toHaveLength(1);
 
     const restarted = createMemoryCache({ maxBytes: MIB, dir });
-    expect(await restarted.get(cacheKey('test', 'delhivery', '9100000000000'))).toEqual(first);
-    expect(await restarted.get(cacheKey('live', 'delhivery', '9100000000000'))).toBeNull();
+    expect(await restarted.get(cacheKey('test', 'delhivery', requireAwb('9100000000000')))).toEqual(first);
+    expect(await restarted.get(cacheKey('live', 'delhivery', requireAwb('9100000000000')))).toBeNull();
   });
 });

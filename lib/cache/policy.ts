@@ -1,7 +1,7 @@
 import type { Stage } from '../schemas/index.ts';
 import type { CachedShipment } from './entry.ts';
 import { DAY_MS } from '../time/index.ts';
-import type { KeyMode } from '../schemas/index.ts';
+import type { Awb, KeyMode } from '../schemas/index.ts';
 
 /** Active shipments are re-polled once their cached copy is this old (decisions.md "Cache"). */
 export const ACTIVE_FRESH_MS = 30 * 60_000;
@@ -44,7 +44,7 @@ export function isFresh(entry: CachedLookup, nowMs: number): boolean {
   return isTerminal(entry.shipment) || age < ACTIVE_FRESH_MS;
 }
 
-/** Cache key: mode (sandbox or live carriers: never mixed) + canonical slug + uppercased AWB. */
-export function cacheKey(mode: KeyMode, carrier: string, awb: string): string {
-  return `${mode}:${carrier}:${awb.toUpperCase()}`;
+/** Cache key: mode (sandbox or live carriers: never mixed) + canonical slug + the AWB (upper case: lib/schemas/awb.ts). */
+export function cacheKey(mode: KeyMode, carrier: string, awb: Awb): string {
+  return `${mode}:${carrier}:${awb}`;
 }

@@ -9,6 +9,8 @@ import { Agent } from 'undici';
 import { redactNullable, redactText } from '../redact/index.ts';
 import {
   CarrierPollSchema,
+  requireAwb,
+  type Awb,
   type CarrierPoll,
   type Location,
   type PollShipment,
@@ -46,7 +48,11 @@ export interface CarrierPollerDeps {
 }
 
 export interface CarrierPoller {
-  poll(carrier: string, awb: string, options?: PollOptions): Promise<CarrierPoll>;
+  /**
+   * A poll's entry: `awb` is parsed here (lib/schemas/awb.ts), so a caller holding text (the bench,
+   * a fixture) may pass it as it is; a number the parser refuses throws, as an unknown carrier does.
+   */
+  poll(carrier: string, awb: Awb | string, options?: PollOptions): Promise<CarrierPoll>;
   /** Closes the carriers' connections. */
   close(): Promise<void>;
 }
@@ -82,7 +88,7 @@ function failureReason(error: unknown): string {
 }
 
 /** A parser is trusted not to throw; if one does anyway, the poll still comes back as an error. */
-function safeParse(adapter: CarrierAdapter, awb: string, response: Parameters<CarrierAdapter['parse']>[1]): ParsedPoll {
+function safeParse(adapter: CarrierAdapter, awb: Awb, response: Parameters<CarrierAdapter['parse']>[1]): ParsedPoll {
   try {
     return adapter.parse(awb, response);
   } catch (error) {
@@ -127,7 +133,7 @@ export function createCarrierPoller(deps: CarrierPollerDeps = {}): CarrierPoller
     return send;
   }
 
-  async function ask(adapter: CarrierAdapter, slug: string, awb: string, mode: KeyMode): Promise<ParsedPoll> {
+  async function ask(adapter: CarrierAdapter, slug: string, awb: Awb, mode: KeyMode): Promise<ParsedPoll> {
     const endpoint = endpointFor(slug, mode);
     if (typeof endpoint === 'string') return { outcome: 'error', error: endpoint };
     try {
@@ -138,11 +144,10 @@ export function createCarrierPoller(deps: CarrierPollerDeps = {}): CarrierPoller
     }
   }
 
-  async function poll(carrier: string, awb: string, options: PollOptions = {}): Promise<CarrierPoll> {
+  async function poll(carrier: string, awb: Awb | string, options: PollOptions = {}): Promise<CarrierPoll> {
     const adapter = Object.hasOwn(adapters, carrier) ? adapters[carrier] : undefined;
     if (!adapter) throw new Error(`unsupported carrier "${carrier}"`);
-    const number = awb.trim().toUpperCase();
-    if (number.length === 0 || number.length > 40) throw new Error(`consignment number must be 1-40 characters, got ${number.length}`);
+    const number = requireAwb(awb);
 
     const parsed = await ask(adapter, carrier, number, options.mode ?? 'live');
     const base = {

@@ -4,6 +4,7 @@
  * detected as a candidate of the carrier that issued it.
  */
 import { describe, expect, it } from 'vitest';
+import { requireAwb } from '../schemas/index.ts';
 import { product } from '../testing/product.ts';
 
 const detector = product.detector;
@@ -22,10 +23,10 @@ describe('real consignment numbers fit their carrier\'s shapes', () => {
     ['JH123456789IN', 'speedpost'], // Speed Post numbers are not only EE…IN (corrections)
     ['EE123456789IN', 'speedpost'],
   ])('%s is a %s number', (awb, slug) => {
-    expect(detector.detect(awb).candidates.map((d) => d.slug)).toContain(slug);
+    expect(detector.detect(requireAwb(awb)).candidates.map((d) => d.slug)).toContain(slug);
   });
 
   it('a JH… article is Speed Post first, India Post second', () => {
-    expect(detector.detect('JH123456789IN').candidates.map((d) => d.slug).slice(0, 2)).toEqual(['speedpost', 'indiapost']);
+    expect(detector.detect(requireAwb('JH123456789IN')).candidates.map((d) => d.slug).slice(0, 2)).toEqual(['speedpost', 'indiapost']);
   });
 });

@@ -1,4 +1,4 @@
-import type { PollShipment, RawScan } from '../schemas/index.ts';
+import type { Awb, PollShipment, RawScan } from '../schemas/index.ts';
 
 /** A carrier's HTTP answer as the adapter sees it (body always read as text). */
 export interface NativeResponse {
@@ -40,6 +40,7 @@ export type ParsedPoll =
 export interface CarrierAdapter {
   slug: string;
   /** Performs the native tracking call(s) for `awb` (including any login call the carrier needs). */
-  fetch(awb: string, endpoint: CarrierEndpoint, send: HttpSend): Promise<NativeResponse>;
-  parse(awb: string, response: NativeResponse): ParsedPoll;
+  fetch(awb: Awb, endpoint: CarrierEndpoint, send: HttpSend): Promise<NativeResponse>;
+  /** `awb` is canonical (lib/schemas/awb.ts): a carrier's echo of it is compared with isEchoOf. */
+  parse(awb: Awb, response: NativeResponse): ParsedPoll;
 }

@@ -37,7 +37,10 @@ export function resolveTarget(url: string = DEFAULT_CLICKHOUSE_URL, database?: s
  * A client bound to `database` (unqualified table names resolve there). The client's own console
  * logging is off: callers report failures themselves, and the writer retries transient ones.
  */
-export function createClickHouseClient(target: ClickHouseTarget | { url: string; database?: string }, options: Omit<ClickHouseClientConfigOptions, 'url' | 'database'> = {}): ClickHouseClient {
+export function createClickHouseClient(
+  target: ClickHouseTarget | { url: string; database?: string },
+  options: Omit<ClickHouseClientConfigOptions, 'url' | 'database'> = {},
+): ClickHouseClient {
   const client = createClient({
     request_timeout: 30_000,
     log: { level: ClickHouseLogLevel.OFF },
@@ -90,7 +93,9 @@ const RETRYABLE_CODES = new Set([
   425, // SYSTEM_ERROR
   999, // KEEPER_EXCEPTION
 ]);
-const RETRYABLE_TRANSPORT = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_SOCKET']);
+const RETRYABLE_TRANSPORT = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_SOCKET',
+]);
 
 /** True for failures a later attempt can succeed at; false for bad SQL, bad data, missing tables. */
 export function isRetryableClickHouseError(err: unknown): boolean {

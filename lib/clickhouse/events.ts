@@ -3,6 +3,7 @@
  * the shipments polled in a time window, so the current rules' output can be compared with it.
  * Exact before merges: one row per event_id, the most recently written (argMax by ingest_version).
  */
+import { storedAwb } from '../schemas/index.ts';
 import type { ClickHouseClient } from './client.ts';
 import { clickHouseDateTimeToIso } from './datetime.ts';
 import type { EventRow, MappedEvent } from './rows.ts';
@@ -50,7 +51,7 @@ const SHIPMENTS_PER_QUERY = 1_000;
 export async function storedEventsFor(client: ClickHouseClient, shipments: readonly ShipmentKey[]): Promise<StoredEvent[]> {
   const unique = new Map<string, [string, string]>();
   for (const { carrier, awb } of shipments) {
-    const normalized = awb.trim().toUpperCase();
+    const normalized = storedAwb(awb);
     unique.set(`${carrier}\u0000${normalized}`, [carrier, normalized]);
   }
   const pairs = [...unique.values()];
@@ -99,7 +100,9 @@ export function windowConditions(window: PollWindow): string[] | null {
  * Stored events of every shipment polled in [since, until) (carrier_polls.polled_at, to the
  * millisecond), streamed in batches of up to `batchSize`, ordered by carrier, AWB, newest first.
  */
-export async function* storedEventsForPollWindow(client: ClickHouseClient, window: PollWindow, options: { batchSize?: number } = {}): AsyncGenerator<StoredEvent[]> {
+export async function* storedEventsForPollWindow(
+  client: ClickHouseClient, window: PollWindow, options: { batchSize?: number } = {},
+): AsyncGenerator<StoredEvent[]> {
   const batchSize = options.batchSize ?? 10_000;
   const conditions = windowConditions(window);
   if (!conditions) return;

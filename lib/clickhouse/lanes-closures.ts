@@ -23,7 +23,9 @@ export function closureOfRows(rows: PollRows): LaneClosure | null {
     eddMs: s.estimated_delivery_at === null ? null : fromClickHouseDateTime(s.estimated_delivery_at),
     attempts: s.attempts,
     transitDays: s.transit_days,
-    events: rows.events.map((e) => ({ event_id: e.event_id, occurredMs: fromClickHouseDateTime(e.occurred_at), code: e.code, status: e.status, reason_code: e.reason_code })),
+    events: rows.events.map((e) => ({
+      event_id: e.event_id, occurredMs: fromClickHouseDateTime(e.occurred_at), code: e.code, status: e.status, reason_code: e.reason_code,
+    })),
     version: s.version,
   });
 }
@@ -64,7 +66,9 @@ export async function writeClosures(client: ClickHouseClient, closures: readonly
         GROUP BY lane, carrier, awb`,
       format: 'JSONEachRow',
     });
-    for (const r of await result.json<{ lane: string; carrier: string; awb: string; v: string | number }>()) stored.set(`${r.lane}|${r.carrier}|${r.awb}`, Number(r.v));
+    for (const r of await result.json<{ lane: string; carrier: string; awb: string; v: string | number }>()) {
+      stored.set(`${r.lane}|${r.carrier}|${r.awb}`, Number(r.v));
+    }
   }
   const fresh = pending.filter((c) => (stored.get(`${c.lane}|${c.carrier}|${c.awb}`) ?? -1) < c.version);
   if (fresh.length === 0) return 0;

@@ -2,8 +2,9 @@
  * Windowed lane statistics in ClickHouse (contracts.md "Lanes"; design and cost model in README.md
  * "Lane statistics"). `refreshLaneStats` recomputes into `lane_stats` only the lanes that received
  * closures since the previous refresh or lost some to the window's slide; `readLaneStats` reads
- * lanes, and lanes-snapshot.ts keeps them in memory for the lanes API. The SQL computes what lib/lanes/window.ts `laneStatsOf` computes, with the same
- * arithmetic in the same order, so the embedded default gives the same numbers.
+ * lanes, and lanes-snapshot.ts keeps them in memory for the lanes API. The SQL computes what
+ * lib/lanes/window.ts `laneStatsOf` computes, with the same arithmetic in the same order, so the
+ * embedded default gives the same numbers.
  */
 import { DEFAULT_WINDOW_DAYS, laneParts, type WindowedLaneStats } from '../lanes/index.ts';
 import type { ClickHouseClient } from './client.ts';
@@ -138,14 +139,18 @@ async function previousRefresh(client: ClickHouseClient, windowDays: number, set
  * with closures that left the window since its previous end, read from the one or two monthly
  * partitions of lane_closures that span that slide.
  */
-async function changedLanes(client: ClickHouseClient, previous: PreviousRefresh, startS: number, windowDays: number, marginS: number, settings: (n: string) => Settings): Promise<string[]> {
+async function changedLanes(
+  client: ClickHouseClient, previous: PreviousRefresh, startS: number, windowDays: number, marginS: number, settings: (n: string) => Settings,
+): Promise<string[]> {
+  const touchedFrom = sqlInt(Math.max(0, previous.refreshedAtS - marginS));
   const touched = await rowsOf<{ lane: string }>(client,
-    `SELECT DISTINCT lane FROM lane_touches WHERE touched_at >= toDateTime(${sqlInt(Math.max(0, previous.refreshedAtS - marginS))}, 'UTC')`, settings('touched'));
+    `SELECT DISTINCT lane FROM lane_touches WHERE touched_at >= toDateTime(${touchedFrom}, 'UTC')`, settings('touched'));
   const previousStartS = previous.windowEndS - windowDays * 86_400;
   const aged = previousStartS < startS
     ? await rowsOf<{ lane: string }>(client,
       `SELECT DISTINCT lane FROM lane_closures
-       WHERE closed_at >= toDateTime(${sqlInt(Math.max(0, previousStartS))}, 'UTC') AND closed_at < toDateTime(${sqlInt(startS)}, 'UTC')`, settings('aged'))
+       WHERE closed_at >= toDateTime(${sqlInt(Math.max(0, previousStartS))}, 'UTC') AND closed_at < toDateTime(${sqlInt(startS)}, 'UTC')`,
+      settings('aged'))
     : [];
   return [...new Set([...touched, ...aged].map((r) => r.lane))].sort();
 }
@@ -200,7 +205,10 @@ export async function refreshLaneStats(client: ClickHouseClient, options: LaneRe
   await client.insert({
     table: 'lane_refreshes',
     format: 'JSONEachRow',
-    values: [{ window_days: windowDays, window_end: toClickHouseDateTime(endS * 1000), refreshed_at: toClickHouseDateTime(started), full: full ? 1 : 0, lanes: lanesWritten, duration_ms: durationMs }],
+    values: [{
+      window_days: windowDays, window_end: toClickHouseDateTime(endS * 1000), refreshed_at: toClickHouseDateTime(started), full: full ? 1 : 0,
+      lanes: lanesWritten, duration_ms: durationMs,
+    }],
   });
   return { full, lanes: lanesWritten, windowEndMs: endS * 1000, version, durationMs };
 }
@@ -217,8 +225,10 @@ function emptyStatsRow(lane: string, windowDays: number, endS: number, version: 
 /** Drops lane_touches' day partitions older than TOUCH_DAYS_KEPT (18.16 has no TTL). */
 async function dropOldTouches(client: ClickHouseClient, endS: number, settings: (n: string) => Settings): Promise<void> {
   const keepFrom = new Date((endS - TOUCH_DAYS_KEPT * 86_400) * 1000).toISOString().slice(0, 10).replaceAll('-', '');
+  const before = sqlString(keepFrom);
   const parts = await rowsOf<{ partition: string }>(client,
-    `SELECT DISTINCT partition FROM system.parts WHERE database = currentDatabase() AND table = 'lane_touches' AND active AND partition < ${sqlString(keepFrom)}`, settings('touch-parts'));
+    `SELECT DISTINCT partition FROM system.parts WHERE database = currentDatabase() AND table = 'lane_touches' AND active AND partition < ${before}`,
+    settings('touch-parts'));
   for (const { partition } of parts) {
     if (!/^\d{8}$/.test(partition)) continue;
     await command(client, `ALTER TABLE lane_touches DROP PARTITION ${partition}`, settings('touch-drop'));
@@ -245,7 +255,9 @@ function newestStatsQuery(where: string): string {
 }
 
 /** The newest lane_stats row of each lane given that has one, as WindowedLaneStats. */
-export async function readLaneStats(client: ClickHouseClient, lanes: readonly string[], windowDays: number, options: { signal?: AbortSignal } = {}): Promise<WindowedLaneStats[]> {
+export async function readLaneStats(
+  client: ClickHouseClient, lanes: readonly string[], windowDays: number, options: { signal?: AbortSignal } = {},
+): Promise<WindowedLaneStats[]> {
   if (lanes.length === 0) return [];
   const result = await client.query({
     query: newestStatsQuery(`window_days = ${sqlInt(windowDays)} AND lane IN ${sqlStringList(lanes)}`),
@@ -260,7 +272,9 @@ export async function readLaneStats(client: ClickHouseClient, lanes: readonly st
  * The newest row of each lane of a window length written at `sinceVersion` or later, with its
  * version (lane_stats.version: the wall-clock ms at the start of the refresh that wrote it).
  */
-export async function readLaneStatsSince(client: ClickHouseClient, windowDays: number, sinceVersion: number, options: { signal?: AbortSignal } = {}): Promise<Array<{ stats: WindowedLaneStats; version: number }>> {
+export async function readLaneStatsSince(
+  client: ClickHouseClient, windowDays: number, sinceVersion: number, options: { signal?: AbortSignal } = {},
+): Promise<Array<{ stats: WindowedLaneStats; version: number }>> {
   const result = await client.query({
     query: newestStatsQuery(`window_days = ${sqlInt(windowDays)} AND version >= ${sqlInt(sinceVersion)}`),
     format: 'JSONEachRow',

@@ -34,13 +34,17 @@ function literal(name: string, type: string, value: string): string {
     return `toFloat64(${value})`;
   }
   if (type === 'Date') {
-    if (!/^\d{4}-\d\d-\d\d$/.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`))) throw new QueryParamError(`--param ${name}: ${JSON.stringify(value)} is not a date (YYYY-MM-DD)`);
+    if (!/^\d{4}-\d\d-\d\d$/.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`))) {
+      throw new QueryParamError(`--param ${name}: ${JSON.stringify(value)} is not a date (YYYY-MM-DD)`);
+    }
     return `toDate(${sqlString(value)})`;
   }
   if (type === 'DateTime') {
     // UTC always: the server's own time zone would move a window's end by its offset.
     const iso = /^(\d{4}-\d\d-\d\d)[ T](\d\d:\d\d:\d\d)(Z|\+00:00)?$/.exec(value);
-    if (!iso || Number.isNaN(Date.parse(`${iso[1]}T${iso[2]}Z`))) throw new QueryParamError(`--param ${name}: ${JSON.stringify(value)} is not a UTC date-time (YYYY-MM-DD hh:mm:ss, or ISO ending in Z)`);
+    if (!iso || Number.isNaN(Date.parse(`${iso[1]}T${iso[2]}Z`))) {
+      throw new QueryParamError(`--param ${name}: ${JSON.stringify(value)} is not a UTC date-time (YYYY-MM-DD hh:mm:ss, or ISO ending in Z)`);
+    }
     return `toDateTime(${sqlString(`${iso[1]} ${iso[2]}`)}, 'UTC')`;
   }
   throw new QueryParamError(`{${name}:${type}}: parameters of type ${type} are not supported (String, Int*, UInt*, Float64, Date, DateTime)`);
@@ -49,6 +53,8 @@ function literal(name: string, type: string, value: string): string {
 /** The statement with each `{name:Type}` replaced by its value as a literal; every parameter must have a value. */
 export function bindQueryParams(sql: string, values: Readonly<Record<string, string>>): string {
   const missing = [...queryParams(sql).keys()].filter((name) => values[name] === undefined);
-  if (missing.length) throw new QueryParamError(`no value for ${missing.map((m) => `{${m}}`).join(', ')}: pass ${missing.map((m) => `--param ${m}=…`).join(' ')}`);
+  if (missing.length) {
+    throw new QueryParamError(`no value for ${missing.map((m) => `{${m}}`).join(', ')}: pass ${missing.map((m) => `--param ${m}=…`).join(' ')}`);
+  }
   return sql.replace(PARAM, (_match, name: string, type: string) => literal(name, type, values[name]!));
 }

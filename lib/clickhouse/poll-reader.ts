@@ -57,7 +57,10 @@ function isoOrNull(text: string | null): string | null {
 export function rebuildPoll(row: CarrierPollsRow): StoredPoll {
   const origin = location(row.origin_office, row.origin_city, row.origin_state, row.origin_pincode);
   const destination = location(row.destination_office, row.destination_city, row.destination_state, row.destination_pincode);
-  const header = { origin, destination, service_type: row.service_type, weight_grams: row.weight_grams, booked_at: isoOrNull(row.booked_at), estimated_delivery_at: isoOrNull(row.estimated_delivery_at) };
+  const header = {
+    origin, destination, service_type: row.service_type, weight_grams: row.weight_grams, booked_at: isoOrNull(row.booked_at),
+    estimated_delivery_at: isoOrNull(row.estimated_delivery_at),
+  };
   const empty = Object.values(header).every((v) => v === null);
   return {
     poll: {
@@ -82,7 +85,10 @@ export function rebuildPoll(row: CarrierPollsRow): StoredPoll {
 export async function countPolls(client: ClickHouseClient, window: PollWindow): Promise<number> {
   const conditions = windowConditions(window);
   if (!conditions) return 0;
-  const [row] = await withReadRetry(async () => (await client.query({ query: `SELECT count() AS c FROM carrier_polls WHERE ${conditions.join(' AND ')}`, format: 'JSONEachRow' })).json<{ c: string }>());
+  const [row] = await withReadRetry(async () => (await client.query({
+    query: `SELECT count() AS c FROM carrier_polls WHERE ${conditions.join(' AND ')}`,
+    format: 'JSONEachRow',
+  })).json<{ c: string }>());
   return Number(row?.c ?? 0);
 }
 
@@ -140,7 +146,10 @@ export interface PageOptions {
 
 /** The window's carriers, in order. */
 async function carriersOf(client: ClickHouseClient, conditions: string[]): Promise<string[]> {
-  const rows = await withReadRetry(async () => (await client.query({ query: `SELECT DISTINCT carrier FROM carrier_polls WHERE ${conditions.join(' AND ')} ORDER BY carrier`, format: 'JSONEachRow' })).json<{ carrier: string }>());
+  const rows = await withReadRetry(async () => (await client.query({
+    query: `SELECT DISTINCT carrier FROM carrier_polls WHERE ${conditions.join(' AND ')} ORDER BY carrier`,
+    format: 'JSONEachRow',
+  })).json<{ carrier: string }>());
   return rows.map((r) => r.carrier);
 }
 

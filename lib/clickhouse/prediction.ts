@@ -15,7 +15,8 @@
 import { stageEpisodes } from '../prediction/episodes.ts';
 import { K_SLOTS, SCORE_SCALE } from '../prediction/cells.ts';
 import {
-  buildSpanOf, DAYPARTS, emptyModel, LEVEL_COUNT, nominalThresholds, observeShipment, PredictionModel, STAGE_LIST, stageIndexOf, TARGETS, thresholdIndex, unpack,
+  buildSpanOf, DAYPARTS, emptyModel, LEVEL_COUNT, nominalThresholds, observeShipment, PredictionModel, STAGE_LIST, stageIndexOf, TARGETS, thresholdIndex,
+  unpack,
   type CellCounts, type DeliveredShipment,
 } from '../prediction/model.ts';
 import { predictorOf, type Predictor } from '../prediction/records.ts';
@@ -135,7 +136,8 @@ export class PredictionObservationSink implements RowSink {
       });
       for (const r of await result.json<{ mode: string; carrier: string; awb: string }>()) stored.add(`${r.mode}|${r.carrier}|${r.awb}`);
     }
-    const values = pending.filter((p) => !stored.has(`${p.d.mode}|${p.d.carrier}|${p.awb}`)).flatMap((p) => observationRows(p.d, p.awb, this.places, this.workdays));
+    const values = pending.filter((p) => !stored.has(`${p.d.mode}|${p.d.carrier}|${p.awb}`))
+      .flatMap((p) => observationRows(p.d, p.awb, this.places, this.workdays));
     if (values.length > 0) await this.client.insert({ table: 'prediction_observations', format: 'JSONEachRow', values });
   }
 }
@@ -287,7 +289,10 @@ export async function rebuildPredictionModel(client: ClickHouseClient, options: 
   step('model row');
   // Older versions go whole: their partitions (a reader still on the previous one finds it kept).
   const keep = options.keepVersions ?? 3;
-  const listed = await (await client.query({ query: `SELECT DISTINCT version FROM prediction_models ORDER BY version DESC`, format: 'JSONEachRow' })).json<{ version: string | number }>();
+  const listed = await (await client.query({
+    query: `SELECT DISTINCT version FROM prediction_models ORDER BY version DESC`,
+    format: 'JSONEachRow',
+  })).json<{ version: string | number }>();
   const kept = new Set(listed.slice(0, keep).map((r) => String(r.version)));
   kept.add(String(version));
   const parts = await (await client.query({
@@ -296,28 +301,45 @@ export async function rebuildPredictionModel(client: ClickHouseClient, options: 
   })).json<{ table: string; partition: string }>();
   for (const p of parts) {
     if (kept.has(p.partition) || !/^\d+$/.test(p.partition)) continue;
-    await client.command({ query: `ALTER TABLE ${p.table === 'prediction_cells' ? 'prediction_cells' : 'prediction_thresholds'} DROP PARTITION ${sqlInt(Number(p.partition))}` });
+    await client.command({
+      query: `ALTER TABLE ${p.table === 'prediction_cells' ? 'prediction_cells' : 'prediction_thresholds'} DROP PARTITION ${sqlInt(Number(p.partition))}`,
+    });
   }
-  const [made] = await (await client.query({ query: `SELECT shipments, observations, cells FROM prediction_models WHERE version = ${sqlInt(version)}`, format: 'JSONEachRow' }))
-    .json<{ shipments: string | number; observations: string | number; cells: string | number }>();
-  return { version, cells: Number(made?.cells ?? 0), shipments: Number(made?.shipments ?? 0), observations: Number(made?.observations ?? 0), durationMs: Date.now() - started };
+  const [made] = await (await client.query({
+    query: `SELECT shipments, observations, cells FROM prediction_models WHERE version = ${sqlInt(version)}`,
+    format: 'JSONEachRow',
+  })).json<{ shipments: string | number; observations: string | number; cells: string | number }>();
+  return {
+    version, cells: Number(made?.cells ?? 0), shipments: Number(made?.shipments ?? 0), observations: Number(made?.observations ?? 0),
+    durationMs: Date.now() - started,
+  };
 }
 
 /** The newest finished model's version in ClickHouse, null before the first rebuild. */
 export async function newestPredictionVersion(client: ClickHouseClient, signal?: AbortSignal): Promise<number | null> {
-  const [row] = await (await client.query({ query: `SELECT count() AS c, max(version) AS v FROM prediction_models`, format: 'JSONEachRow', abort_signal: signal }))
-    .json<{ c: string | number; v: string | number }>();
+  const [row] = await (await client.query({
+    query: `SELECT count() AS c, max(version) AS v FROM prediction_models`,
+    format: 'JSONEachRow',
+    abort_signal: signal,
+  })).json<{ c: string | number; v: string | number }>();
   return row && Number(row.c) > 0 ? Number(row.v) : null;
 }
 
 /** Reads one version's tables into a model (cells finished by lib/prediction). */
-export async function readPredictionModel(client: ClickHouseClient, version: number, places: PlaceLookup, workdays: WorkdayIndex, signal?: AbortSignal): Promise<PredictionModel> {
+export async function readPredictionModel(
+  client: ClickHouseClient, version: number, places: PlaceLookup, workdays: WorkdayIndex, signal?: AbortSignal,
+): Promise<PredictionModel> {
   const [model] = await (await client.query({
-    query: `SELECT toUInt32(model_at) AS at, shipments, observations FROM prediction_models WHERE version = ${sqlInt(version)} LIMIT 1`, format: 'JSONEachRow', abort_signal: signal,
+    query: `SELECT toUInt32(model_at) AS at, shipments, observations FROM prediction_models WHERE version = ${sqlInt(version)} LIMIT 1`,
+    format: 'JSONEachRow',
+    abort_signal: signal,
   })).json<{ at: string | number; shipments: string | number; observations: string | number }>();
   const thresholds = nominalThresholds();
-  const rows = await (await client.query({ query: `SELECT stage, daypart, t80, t90 FROM prediction_thresholds WHERE version = ${sqlInt(version)}`, format: 'JSONEachRow', abort_signal: signal }))
-    .json<{ stage: Stage; daypart: number; t80: number; t90: number }>();
+  const rows = await (await client.query({
+    query: `SELECT stage, daypart, t80, t90 FROM prediction_thresholds WHERE version = ${sqlInt(version)}`,
+    format: 'JSONEachRow',
+    abort_signal: signal,
+  })).json<{ stage: Stage; daypart: number; t80: number; t90: number }>();
   for (const r of rows) {
     const s = stageIndexOf(r.stage);
     if (s === undefined || r.daypart >= DAYPARTS) continue;
@@ -325,7 +347,9 @@ export async function readPredictionModel(client: ClickHouseClient, version: num
     thresholds[thresholdIndex(s, r.daypart, 1)] = r.t90;
   }
   const cells = await (await client.query({
-    query: `SELECT key, stage, bucket, counts FROM prediction_cells WHERE version = ${sqlInt(version)} AND n >= ${MIN_DELIVERIES}`, format: 'JSONEachRow', abort_signal: signal,
+    query: `SELECT key, stage, bucket, counts FROM prediction_cells WHERE version = ${sqlInt(version)} AND n >= ${MIN_DELIVERIES}`,
+    format: 'JSONEachRow',
+    abort_signal: signal,
   })).json<{ key: string; stage: Stage; bucket: number; counts: number[] }>();
   const counts: CellCounts[] = [];
   for (const c of cells) {

@@ -67,7 +67,9 @@ export async function pageState(client: ClickHouseClient, carrier: string, first
   const state: PageState = { events: [], shipmentRows: new Set(), maxIngestVersion: 0 };
   for (const e of events) {
     maxIngestVersion = Math.max(maxIngestVersion, Number(e.iv));
-    state.events.push({ event_id: e.event_id, carrier, awb: e.shipment_awb, status: e.status, code: e.code, reason_code: e.reason_code, mapping_version: e.mapping_version });
+    state.events.push({
+      event_id: e.event_id, carrier, awb: e.shipment_awb, status: e.status, code: e.code, reason_code: e.reason_code, mapping_version: e.mapping_version,
+    });
   }
   for (const s of shipments) {
     maxIngestVersion = Math.max(maxIngestVersion, Number(s.iv));
@@ -174,11 +176,14 @@ export async function writeCheckpoint(client: ClickHouseClient, checkpoint: Omit
   lastCheckpointVersion = Math.max(Date.now(), lastCheckpointVersion + 1);
   const row = { ...checkpoint, updated_at: toClickHouseDateTime(Date.now()), version: lastCheckpointVersion };
   // A checkpoint row written twice is the same row: retrying is safe.
-  await withReadRetry(() => client.exec({ query: 'INSERT INTO replay_checkpoints FORMAT JSONEachRow', values: jsonEachRowStream([row]) }).then(({ stream }) => finished(stream.resume())));
+  await withReadRetry(() => client.exec({ query: 'INSERT INTO replay_checkpoints FORMAT JSONEachRow', values: jsonEachRowStream([row]) })
+    .then(({ stream }) => finished(stream.resume())));
 }
 
 /** Month partitions (toYYYYMM) holding rows this run wrote (ingest_version ≥ its first stamp). */
-async function touchedMonths(client: ClickHouseClient, table: 'carrier_polls' | 'events', timeColumn: string, mappingVersion: string, sinceVersion: number): Promise<number[]> {
+async function touchedMonths(
+  client: ClickHouseClient, table: 'carrier_polls' | 'events', timeColumn: string, mappingVersion: string, sinceVersion: number,
+): Promise<number[]> {
   const rows = await withReadRetry(async () => (await client.query({
     query: `SELECT DISTINCT toYYYYMM(${timeColumn}) AS m FROM ${table}
       WHERE mapping_version = ${sqlString(mappingVersion)} AND ingest_version >= ${sqlInt(sinceVersion)} ORDER BY m`,
@@ -200,8 +205,12 @@ export interface CollapseReport {
 export async function collapseReplaced(client: ClickHouseClient, mappingVersion: string, sinceVersion: number): Promise<CollapseReport> {
   const started = performance.now();
   const statements: string[] = [];
-  for (const m of await touchedMonths(client, 'carrier_polls', 'polled_at', mappingVersion, sinceVersion)) statements.push(`OPTIMIZE TABLE carrier_polls PARTITION ${sqlInt(m)} FINAL`);
-  for (const m of await touchedMonths(client, 'events', 'occurred_at', mappingVersion, sinceVersion)) statements.push(`OPTIMIZE TABLE events PARTITION ${sqlInt(m)} FINAL`);
+  for (const m of await touchedMonths(client, 'carrier_polls', 'polled_at', mappingVersion, sinceVersion)) {
+    statements.push(`OPTIMIZE TABLE carrier_polls PARTITION ${sqlInt(m)} FINAL`);
+  }
+  for (const m of await touchedMonths(client, 'events', 'occurred_at', mappingVersion, sinceVersion)) {
+    statements.push(`OPTIMIZE TABLE events PARTITION ${sqlInt(m)} FINAL`);
+  }
   statements.push('OPTIMIZE TABLE shipments FINAL');
   const policy = retry(handleWhen(() => true), { maxAttempts: 5, backoff: new ExponentialBackoff({ initialDelay: 500, maxDelay: 10_000 }) });
   for (const query of statements) {

@@ -7,7 +7,7 @@ import { parseCarrierTime, scanEventIds, type NormalizeResult, type NormalizedSh
 import { memoizeText } from '../normalize/memo.ts';
 import { DAY_MS } from '../time/index.ts';
 import { redactText as redactUncached } from '../redact/index.ts';
-import type { CarrierPoll, RawScan } from '../schemas/index.ts';
+import { storedAwb, type CarrierPoll, type RawScan } from '../schemas/index.ts';
 import { toClickHouseDateTime, toClickHouseDateTimeOrNull } from './datetime.ts';
 import type { KeyMode } from '../schemas/index.ts';
 
@@ -159,7 +159,9 @@ function polledMsOf(poll: CarrierPoll, times: PollTimes | null): number {
  * `times`: what normalizePollTimed read from this poll (saves parsing its times again); without it
  * they are parsed here, with the same result.
  */
-export function pollRow(poll: CarrierPoll, result: NormalizeResult, mappingVersion: string, mode: KeyMode = 'live', times: PollTimes | null = null): CarrierPollRow {
+export function pollRow(
+  poll: CarrierPoll, result: NormalizeResult, mappingVersion: string, mode: KeyMode = 'live', times: PollTimes | null = null,
+): CarrierPollRow {
   const polledMs = polledMsOf(poll, times);
   const header = poll.shipment;
   const weight = header?.weight_grams ?? null;
@@ -170,7 +172,7 @@ export function pollRow(poll: CarrierPoll, result: NormalizeResult, mappingVersi
   return {
     poll_id: poll.poll_id,
     carrier: poll.carrier,
-    awb: poll.awb.trim().toUpperCase(),
+    awb: storedAwb(poll.awb),
     polled_at: required(polledMs, 'polled_at'),
     polled_at_ms: ((polledMs % 1000) + 1000) % 1000,
     source: poll.source,

@@ -167,7 +167,10 @@ export class ClickHouseWriter {
   }
 
   stats(): WriterStats {
-    return { queued: this.queue.queued, inserted: { ...this.totals.inserted }, duplicates: { ...this.totals.duplicates }, retries: this.totals.retries, failedFlushes: this.totals.failedFlushes };
+    return {
+      queued: this.queue.queued, inserted: { ...this.totals.inserted }, duplicates: { ...this.totals.duplicates }, retries: this.totals.retries,
+      failedFlushes: this.totals.failedFlushes,
+    };
   }
 
   /** Resolves when every row queued before this call is stored; rejects with the insert's error otherwise. */
@@ -235,7 +238,9 @@ export class ClickHouseWriter {
       await Promise.resolve();
       for (;;) {
         const waiting = this.waiters.some((w) => w.seq > this.storedSeq);
-        const reason: FlushReason | null = waiting ? (this.closed ? 'close' : 'manual') : this.backgroundReason ?? (this.queue.reaches(this.maxBatchRows) ? 'size' : null);
+        const reason: FlushReason | null = waiting
+          ? (this.closed ? 'close' : 'manual')
+          : this.backgroundReason ?? (this.queue.reaches(this.maxBatchRows) ? 'size' : null);
         this.backgroundReason = null;
         if (reason === null || this.queue.size === 0) break;
         const { batch, seq } = this.queue.take(this.maxBatchRows);
@@ -301,7 +306,10 @@ export class ClickHouseWriter {
             for (const earlier of WRITER_TABLES.slice(0, index)) unstored[earlier] = [];
             this.queue.requeue(seq, unstored);
             const { code, message } = clickHouseErrorInfo(err);
-            throw new Error(`inserting ${rows.length} rows into ${table} failed: ${message}${code !== null ? ` (ClickHouse code ${code})` : ''}`, { cause: err });
+            throw new Error(
+              `inserting ${rows.length} rows into ${table} failed: ${message}${code !== null ? ` (ClickHouse code ${code})` : ''}`,
+              { cause: err },
+            );
           });
         report.inserted[table] = outcome.inserted;
         report.duplicates[table] = outcome.duplicates;

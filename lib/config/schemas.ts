@@ -2,7 +2,7 @@ import cron from 'node-cron';
 import { z } from 'zod';
 import { fileURLToPath } from 'node:url';
 import { parseRedisUrl } from '../redis/connect.ts';
-import { EVENT_CODES, NDR_REASONS, STATUSES } from '../schemas/index.ts';
+import { CanonicalAwbSchema, EVENT_CODES, NDR_REASONS, STATUSES } from '../schemas/index.ts';
 
 /** The repository's `config/`, wherever the process was started from. */
 export const DEFAULT_CONFIG_DIR = fileURLToPath(new URL('../../config/', import.meta.url));
@@ -37,9 +37,9 @@ export const CarrierSchema = z.object({
   specificity: z.number().int().min(0),
   // Auto-detection (lib/detect). Kept apart from awb_patterns so either can change alone.
   /** A consignment number to show users (GET /v1/carriers); the sandbox answers it. */
-  example_awb: z.string().regex(/^[A-Z0-9-]{4,40}$/).optional(),
+  example_awb: CanonicalAwbSchema.optional(),
   /** Real-shaped numbers of this carrier: the sample detection confidences are shares of. */
-  sample_awbs: z.array(z.string().regex(/^[A-Z0-9-]{4,40}$/)).default([]),
+  sample_awbs: z.array(CanonicalAwbSchema).default([]),
   /** More shapes detection uses beside awb_patterns (seen in real bodies). */
   detect_patterns: z.array(regexString).default([]),
   /** False when awb_patterns accept anything (an aggregator) and so say nothing about a number. */
@@ -122,7 +122,8 @@ export const EnvSchema = z.object({
    * first past a carrier breaker's 10 s rest. Default 5 rounds within 4 minutes.
    */
   ANALYZER_RETRY_SCHEDULE: z.string().regex(/^\s*\d+(\.\d+)?\s*(,\s*\d+(\.\d+)?\s*)*$/, 'comma-separated seconds, e.g. 15,30,60').default('15,30,60,60,60'),
-  WEBHOOK_RETRY_SCHEDULE: z.string().regex(/^\s*\d+(\.\d+)?\s*(,\s*\d+(\.\d+)?\s*)*$/, 'comma-separated seconds, e.g. 5,300,1800').default('5,300,1800,7200,18000,36000,36000'),
+  WEBHOOK_RETRY_SCHEDULE: z.string().regex(/^\s*\d+(\.\d+)?\s*(,\s*\d+(\.\d+)?\s*)*$/, 'comma-separated seconds, e.g. 5,300,1800')
+    .default('5,300,1800,7200,18000,36000,36000'),
   /**
    * Non-public webhook targets the operator opens (comma-separated addresses or CIDR ranges, e.g.
    * `127.0.0.1/32,::1` for a receiver on this machine); default none: public addresses only.
@@ -134,10 +135,13 @@ export const EnvSchema = z.object({
    * The embedded default's first start (empty DATA_DIR) seeds a test-mode history of this many
    * network journeys over SANDBOX_HISTORY_DAYS (default 20,000 over 90 days; 0: none).
    */
-  SANDBOX_HISTORY_SHIPMENTS: unsetWhenEmpty(z.coerce.number().int().min(0, 'a whole number of journeys from 0 to 1000000').max(1_000_000, 'a whole number of journeys from 0 to 1000000').default(20_000)),
-  SANDBOX_HISTORY_DAYS: unsetWhenEmpty(z.coerce.number().int().min(1, 'a whole number of days from 1 to 365').max(365, 'a whole number of days from 1 to 365').default(90)),
+  SANDBOX_HISTORY_SHIPMENTS: unsetWhenEmpty(z.coerce.number().int()
+    .min(0, 'a whole number of journeys from 0 to 1000000').max(1_000_000, 'a whole number of journeys from 0 to 1000000').default(20_000)),
+  SANDBOX_HISTORY_DAYS: unsetWhenEmpty(z.coerce.number().int()
+    .min(1, 'a whole number of days from 1 to 365').max(365, 'a whole number of days from 1 to 365').default(90)),
   /** Days of closed shipments in lane statistics (API and normalizer). */
-  LANE_WINDOW_DAYS: unsetWhenEmpty(z.coerce.number().int().min(1, 'a whole number of days from 1 to 3650').max(3650, 'a whole number of days from 1 to 3650').default(90)),
+  LANE_WINDOW_DAYS: unsetWhenEmpty(z.coerce.number().int()
+    .min(1, 'a whole number of days from 1 to 3650').max(3650, 'a whole number of days from 1 to 3650').default(90)),
   /** Plan notices: the payment page linked from them, their sender, their schedule. */
   PAYMENT_URL: unsetWhenEmpty(z.url({ protocol: /^https?$/ }).optional()),
   MAIL_FROM: unsetWhenEmpty(z.string().trim().min(3).optional()),

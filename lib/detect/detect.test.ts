@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG_DIR, loadProductConfig } from '../config/index.ts';
+import { requireAwb } from '../schemas/index.ts';
 import { CarrierDetector } from './detect.ts';
 import { MAX_PROBES, probeCandidates } from './probe.ts';
 import { shapeOf } from './shape.ts';
@@ -28,18 +29,18 @@ describe('CarrierDetector', () => {
     ['1234567890104', 'delhivery'],
     ['V01197967', 'dtdc'],
   ])('detects %s as %s first', (awb, slug) => {
-    expect(detector.detect(awb).candidates[0]?.slug).toBe(slug);
+    expect(detector.detect(requireAwb(awb)).candidates[0]?.slug).toBe(slug);
   });
 
   it('lists every carrier whose shape fits, the aggregator last', () => {
-    const slugs = detector.detect('1234567890104').candidates.map((d) => d.slug);
+    const slugs = detector.detect(requireAwb('1234567890104')).candidates.map((d) => d.slug);
     expect(slugs).toEqual(expect.arrayContaining(['delhivery', 'xpressbees', 'shreemaruti', 'shiprocket']));
     expect(slugs.at(-1)).toBe('shiprocket');
-    expect(detector.detect('ee123456789in').candidates[0]?.slug).toBe('speedpost');
+    expect(detector.detect(requireAwb('ee123456789in')).candidates[0]?.slug).toBe('speedpost');
   });
 
   it('returns nothing for shapes no carrier uses', () => {
-    expect(detector.detect('ab').candidates).toEqual([]);
+    expect(detector.detect(requireAwb('ab12')).candidates).toEqual([]);
   });
 
   it('fits every sample number and example to its own carrier (the config is consistent)', () => {
@@ -59,14 +60,14 @@ describe('CarrierDetector', () => {
 
   it('measures the share among numbers of the same shape, then of the same runs, then of all fitting ones', () => {
     // Speed Post's EE series against India Post's RK: the same shape, told apart by the letters.
-    const postal = detector.detect('EE987654321IN');
+    const postal = detector.detect(requireAwb('EE987654321IN'));
     expect(postal.basis).toBe('same_series');
     expect(postal.candidates.slice(0, 2)).toMatchObject([{ slug: 'speedpost', confidence: 1 }, { slug: 'indiapost', confidence: 0 }]);
-    expect(detector.detect('RK987654321IN').candidates[0]).toMatchObject({ slug: 'indiapost', confidence: 1 });
-    expect(detector.detect('26805710004126')).toMatchObject({ basis: 'same_shape', sampleSize: 4 });
+    expect(detector.detect(requireAwb('RK987654321IN')).candidates[0]).toMatchObject({ slug: 'indiapost', confidence: 1 });
+    expect(detector.detect(requireAwb('26805710004126'))).toMatchObject({ basis: 'same_shape', sampleSize: 4 });
     // No 10-letter + 1-digit sample: compared with the letter-then-digit numbers.
-    expect(detector.detect('SFABCDEFGH1')).toMatchObject({ basis: 'same_runs' });
-    expect(detector.detect('AB12CD34')).toMatchObject({ basis: 'all_fitting' });
+    expect(detector.detect(requireAwb('SFABCDEFGH1'))).toMatchObject({ basis: 'same_runs' });
+    expect(detector.detect(requireAwb('AB12CD34'))).toMatchObject({ basis: 'all_fitting' });
   });
 
   it('names the right carrier first for most of the sample (top-1 share measured here)', () => {
@@ -78,20 +79,20 @@ describe('CarrierDetector', () => {
 
   it('breaks equal shares by the configured specificity', () => {
     // A postal series the sample does not hold: measured on the shape, 3 numbers each.
-    expect(detector.detect('EM123456789IN').candidates.slice(0, 2)).toEqual([
+    expect(detector.detect(requireAwb('EM123456789IN')).candidates.slice(0, 2)).toEqual([
       { slug: 'speedpost', name: 'Speed Post', confidence: 0.5 },
       { slug: 'indiapost', name: 'India Post', confidence: 0.5 },
     ]);
   });
 
   it('leaves the aggregator out of shapes its catch-all pattern cannot tell apart, and finds nothing for them', () => {
-    expect(detector.detect('ABCD').candidates).toEqual([]);
-    expect(detector.detect('HELLO-WORLD').candidates).toEqual([]);
-    expect(detector.detect('788829354408').candidates[0]).toEqual({ slug: 'shiprocket', name: 'Shiprocket', confidence: 1 });
+    expect(detector.detect(requireAwb('ABCD')).candidates).toEqual([]);
+    expect(detector.detect(requireAwb('HELLO-WORLD')).candidates).toEqual([]);
+    expect(detector.detect(requireAwb('788829354408')).candidates[0]).toEqual({ slug: 'shiprocket', name: 'Shiprocket', confidence: 1 });
   });
 
   it('reads numbers case- and space-insensitively', () => {
-    expect(detector.detect(' ee123456789in ')).toEqual(detector.detect('EE123456789IN'));
+    expect(detector.detect(requireAwb(' ee123456789in '))).toEqual(detector.detect(requireAwb('EE123456789IN')));
   });
 });
 

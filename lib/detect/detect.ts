@@ -1,4 +1,5 @@
 import type { CarrierConfig } from '../config/index.ts';
+import type { Awb } from '../schemas/index.ts';
 import { shapeOf } from './shape.ts';
 
 /** One carrier that may own a number, with how likely (contracts.md: GET /v1/carriers/detect). */
@@ -38,11 +39,6 @@ interface SampleNumber {
   series: string | null;
 }
 
-/** Normal form of a number for detection: trimmed, upper case (decisions.md stores AWBs so). */
-export function detectionForm(awb: string): string {
-  return awb.trim().toUpperCase();
-}
-
 const round2 = (x: number) => Math.round(x * 100) / 100;
 
 /**
@@ -59,21 +55,23 @@ export class CarrierDetector {
       carrier,
       patterns: [...(carrier.detect_by_awb_patterns ? carrier.awb_patterns : []), ...carrier.detect_patterns].map((p) => new RegExp(p)),
     }));
-    this.sample = carriers.flatMap((c) => c.sample_awbs.map((awb) => ({ slug: c.slug, ...shapeOf(detectionForm(awb)) })));
+    this.sample = carriers.flatMap((c) => c.sample_awbs.map((awb) => ({ slug: c.slug, ...shapeOf(awb) })));
   }
 
   /** Every sample number with its carrier (the data the confidences come from). */
-  sampleNumbers(): { slug: string; awb: string }[] {
+  sampleNumbers(): { slug: string; awb: Awb }[] {
     return this.shapes.flatMap(({ carrier }) => carrier.sample_awbs.map((awb) => ({ slug: carrier.slug, awb })));
   }
 
-  /** The carriers whose detection shapes fit `awb` (none: no carrier can be guessed). */
-  detect(awb: string): Detection {
-    const number = detectionForm(awb);
-    const fitting = this.shapes.filter(({ patterns }) => patterns.some((p) => p.test(number)));
+  /**
+   * The carriers whose detection shapes fit `awb` (none: no carrier can be guessed). The shapes are
+   * written for the canonical (upper-case) number, the form an Awb holds.
+   */
+  detect(awb: Awb): Detection {
+    const fitting = this.shapes.filter(({ patterns }) => patterns.some((p) => p.test(awb)));
     if (fitting.length === 0) return { candidates: [], basis: 'none', sampleSize: 0 };
     const slugs = new Set(fitting.map((f) => f.carrier.slug));
-    const { signature, skeleton, series } = shapeOf(number);
+    const { signature, skeleton, series } = shapeOf(awb);
     const pool = this.sample.filter((s) => slugs.has(s.slug));
     const levels: [ConfidenceBasis, SampleNumber[]][] = [
       ['same_series', series === null ? [] : pool.filter((s) => s.series === series)],

@@ -41,7 +41,10 @@ function attentionOf(stuck: boolean, stage: Stage): AttentionReason | null {
  * Insights of a record as of `nowMs`. Pure; recomputed on every answer, cached or not, so
  * "hours since last scan" and the stuck flag are never as old as the cache entry.
  */
-export function computeInsights(record: Pick<BaseRecord, 'estimated_delivery_at' | 'delivered_at'>, facts: ShipmentFacts, nowMs: number, lane: LaneStats | null, prediction: PredictionJson | null = null): Insights {
+export function computeInsights(
+  record: Pick<BaseRecord, 'estimated_delivery_at' | 'delivered_at'>, facts: ShipmentFacts, nowMs: number, lane: LaneStats | null,
+  prediction: PredictionJson | null = null,
+): Insights {
   const { stage } = facts;
   const terminal = TERMINAL.has(stage);
   const hoursSinceLastScan = terminal || facts.last_scan_ms === null

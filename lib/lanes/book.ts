@@ -40,7 +40,9 @@ export function closureOfShipment(shipment: NormalizedShipment, mode: KeyMode, p
     attempts: record.delivery_attempts.count,
     // The same expression as the shipments row's transit_days (lib/clickhouse/rows.ts).
     transitDays: delivered ? (facts.terminal_at_ms! - facts.first_physical_scan_ms!) / DAY_MS : null,
-    events: record.events.map((e) => ({ event_id: e.event_id, occurredMs: Date.parse(e.timestamp), code: e.code, status: e.status, reason_code: e.reason_code })),
+    events: record.events.map((e) => ({
+      event_id: e.event_id, occurredMs: Date.parse(e.timestamp), code: e.code, status: e.status, reason_code: e.reason_code,
+    })),
     version: polledMs,
   });
 }

@@ -68,4 +68,7 @@ export function journeyPoll(spec: JourneySpec): CarrierPoll {
   };
 }
 
-export const NDR_REMARKS = ['Consignee Unavailable', 'ADDRESS NOT FOUND', 'CONSIGNEE REFUSED TO ACCEPT', 'Door Locked', 'Payment not ready with customer', 'Not attempted, vehicle breakdown'];
+export const NDR_REMARKS = [
+  'Consignee Unavailable', 'ADDRESS NOT FOUND', 'CONSIGNEE REFUSED TO ACCEPT', 'Door Locked', 'Payment not ready with customer',
+  'Not attempted, vehicle breakdown',
+];

@@ -16,12 +16,17 @@ export interface NormalizerMetrics {
 
 export function createNormalizerMetrics(registry: Registry): NormalizerMetrics {
   const registers = [registry];
-  const lag = new Gauge({ name: 'normalizer_consumer_lag', help: 'Messages behind the partition end, as of the last batch fetched', labelNames: ['topic', 'partition'], registers });
+  const lag = new Gauge({
+    name: 'normalizer_consumer_lag', help: 'Messages behind the partition end, as of the last batch fetched', labelNames: ['topic', 'partition'], registers,
+  });
   const consumed = new Counter({ name: 'normalizer_polls_consumed_total', help: 'Raw polls handed to the normalizer (re-deliveries count again)', registers });
   const dlq = new Counter({ name: 'normalizer_dlq_messages_total', help: 'Invalid polls sent to the dead-letter topic', registers });
   const batchRetries = new Counter({ name: 'normalizer_batch_retries_total', help: 'Retries of a batch waiting on a failed write or DLQ send', registers });
   const rows = new Counter({ name: 'normalizer_rows_written_total', help: 'Rows inserted into ClickHouse, by table', labelNames: ['table'], registers });
-  const duplicates = new Counter({ name: 'normalizer_duplicates_skipped_total', help: 'Rows not inserted because already stored (re-delivery) or queued twice, by table', labelNames: ['table'], registers });
+  const duplicates = new Counter({
+    name: 'normalizer_duplicates_skipped_total', help: 'Rows not inserted because already stored (re-delivery) or queued twice, by table',
+    labelNames: ['table'], registers,
+  });
   const writeRetries = new Counter({ name: 'normalizer_write_retries_total', help: 'ClickHouse insert retries after transient failures', registers });
   const failedFlushes = new Counter({ name: 'normalizer_failed_flushes_total', help: 'Flushes that failed (their rows stay queued)', registers });
   const flushSeconds = new Histogram({

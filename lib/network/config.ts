@@ -11,7 +11,10 @@ import { isIstDay } from '../time/ist-day.ts';
 const Range = z.tuple([z.number().nonnegative(), z.number().nonnegative()]).refine(([a, b]) => a <= b, 'a [low, high] range with low ≤ high');
 const Share = z.number().min(0).max(1);
 const Hour = z.number().int().min(0).max(23);
-const Day = z.preprocess((value) => (value instanceof Date ? value.toISOString().slice(0, 10) : value), z.string().refine(isIstDay, 'a day written YYYY-MM-DD'));
+const Day = z.preprocess(
+  (value) => (value instanceof Date ? value.toISOString().slice(0, 10) : value),
+  z.string().refine(isIstDay, 'a day written YYYY-MM-DD'),
+);
 const StateCode = z.string().refine((code) => STATE_CODES.includes(code), 'a two-letter state code (e.g. MH, TN)');
 const Reasons = z.partialRecord(z.enum(['customer_unavailable', 'address_issue', 'refused', 'premises_closed', 'cod_not_ready']), z.number().positive());
 
@@ -60,7 +63,9 @@ export const NetworkConfigSchema = z.object({
   }),
 }).superRefine((config, ctx) => {
   for (const [slug, carrier] of Object.entries(config.carriers)) {
-    if (!config.profiles[carrier.profile]) ctx.addIssue({ code: 'custom', path: ['carriers', slug, 'profile'], message: `no profile "${carrier.profile}" under profiles` });
+    if (!config.profiles[carrier.profile]) {
+      ctx.addIssue({ code: 'custom', path: ['carriers', slug, 'profile'], message: `no profile "${carrier.profile}" under profiles` });
+    }
   }
 });
 

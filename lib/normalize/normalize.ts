@@ -1,6 +1,7 @@
 import { redactNullable, redactText } from '../redact/index.ts';
-import type {
-  Attempt, CarrierPoll, EventCode, Location, Milestones, NdrReason, RawScan, Stage, Status, TrackingEvent,
+import {
+  storedAwb,
+  type Attempt, type CarrierPoll, type EventCode, type Location, type Milestones, type NdrReason, type RawScan, type Stage, type Status, type TrackingEvent,
 } from '../schemas/index.ts';
 import { eventId, eventIdFromLegacy, legacyEventId } from './event-id.ts';
 import { laneOf } from './lane.ts';
@@ -288,7 +289,8 @@ export function normalizePollTimed(poll: CarrierPoll, rules: RuleSet): { result:
   if (typeof ordered === 'string') return { result: { kind: 'error', error: ordered }, times: null };
   const scanMs = new Array<number>(ordered.length);
   for (const timed of ordered) scanMs[timed.order] = timed.ms;
-  const awb = poll.awb.trim().toUpperCase();
+  // A poll is read as stored (the replay reads old ones too): its AWB in the canonical form, not re-checked.
+  const awb = storedAwb(poll.awb);
   const { mapped, unmapped } = mapScans(withoutDuplicates(ordered), poll.carrier, rules);
   const header = poll.shipment;
   const origin = redactLocation(header?.origin ?? null);

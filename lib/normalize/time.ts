@@ -37,7 +37,8 @@ function istSecondsMs(iso: string): number | null {
   const hour = digitsAt(iso, 11, 13);
   const minute = digitsAt(iso, 14, 16);
   const second = digitsAt(iso, 17, 19);
-  if (year < 1000 || month < 1 || month > 12 || day < 1 || day > 28 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) return null;
+  if (year < 1000 || month < 1 || month > 12 || day < 1 || day > 28
+    || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) return null;
   return Date.UTC(year, month - 1, day, hour, minute, second) - IST_OFFSET_MS;
 }
 

@@ -24,7 +24,9 @@ export function publicBaseUrlOf(env: Pick<Env, 'PUBLIC_BASE_URL' | 'HOST' | 'POR
   return base.replace(/\/+$/, '');
 }
 
-export function noticeSettingsOf(env: Pick<Env, 'PAYMENT_URL' | 'PUBLIC_BASE_URL' | 'HOST' | 'PORT' | 'MAIL_FROM' | 'NOTICE_CRON'>, listening?: string): NoticeSettings {
+export function noticeSettingsOf(
+  env: Pick<Env, 'PAYMENT_URL' | 'PUBLIC_BASE_URL' | 'HOST' | 'PORT' | 'MAIL_FROM' | 'NOTICE_CRON'>, listening?: string,
+): NoticeSettings {
   return {
     paymentBaseUrl: env.PAYMENT_URL ?? `${publicBaseUrlOf(env, listening)}/billing`,
     from: env.MAIL_FROM ?? DEFAULT_MAIL_FROM,

@@ -1,11 +1,16 @@
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../time/index.ts';
-import type { KeyMode } from '../schemas/index.ts';
-/** A shipment the poller may re-poll. */
+import { parseAwb, type Awb, type KeyMode } from '../schemas/index.ts';
+/** A shipment the poller may re-poll, as a source (stored events, watches) knows it: its number is stored text. */
 export interface RefreshCandidate {
   carrier: string;
   awb: string;
   mode: KeyMode;
   lastPolledMs: number;
+}
+
+/** A candidate whose number was parsed: what a poll is asked for. */
+export interface PollCandidate extends RefreshCandidate {
+  awb: Awb;
 }
 
 export interface RefreshPolicy {
@@ -23,7 +28,7 @@ export const DEFAULT_REFRESH_POLICY: RefreshPolicy = { intervalMs: 2 * HOUR_MS, 
  * The shipments to re-poll on this tick: due ones (oldest first), at most an even share of all
  * active shipments per tick, so the work spreads over the interval instead of arriving in bursts.
  */
-export function shipmentsDue(candidates: readonly RefreshCandidate[], nowMs: number, policy: RefreshPolicy = DEFAULT_REFRESH_POLICY): RefreshCandidate[] {
+export function shipmentsDue<C extends RefreshCandidate>(candidates: readonly C[], nowMs: number, policy: RefreshPolicy = DEFAULT_REFRESH_POLICY): C[] {
   const recent = candidates.filter((c) => nowMs - c.lastPolledMs <= policy.lookbackMs);
   const ticksPerInterval = Math.max(1, Math.floor(policy.intervalMs / policy.tickMs));
   const share = Math.ceil(recent.length / ticksPerInterval);
@@ -48,14 +53,20 @@ export function cronOfTick(tickMs: number): string {
   return `*/${Math.max(1, Math.round(tickMs / 1000))} * * * * *`;
 }
 
-/** Candidates from several sources, once per shipment, with the latest poll time any source knows. */
-export function mergeCandidates(...lists: readonly (readonly RefreshCandidate[])[]): RefreshCandidate[] {
-  const merged = new Map<string, RefreshCandidate>();
+/**
+ * Candidates from several sources, once per shipment, with the latest poll time any source knows.
+ * This is where a poller's poll enters: each stored number is parsed (lib/schemas/awb.ts), and one
+ * the parser refuses is left out, as no carrier could be asked for it.
+ */
+export function mergeCandidates(...lists: readonly (readonly RefreshCandidate[])[]): PollCandidate[] {
+  const merged = new Map<string, PollCandidate>();
   for (const list of lists) {
     for (const c of list) {
-      const id = `${c.mode}:${c.carrier}:${c.awb.toUpperCase()}`;
+      const awb = parseAwb(c.awb);
+      if (awb === null) continue;
+      const id = `${c.mode}:${c.carrier}:${awb}`;
       const known = merged.get(id);
-      if (!known || known.lastPolledMs < c.lastPolledMs) merged.set(id, c);
+      if (!known || known.lastPolledMs < c.lastPolledMs) merged.set(id, { ...c, awb });
     }
   }
   return [...merged.values()];

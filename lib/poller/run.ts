@@ -15,9 +15,9 @@ export interface RefreshTotals {
  * minutes at 4 per carrier, far past a stop's deadline, and the shipments left stay due for the
  * next tick. Polls in flight finish (their results are published).
  */
-export async function refreshShipments(
-  due: readonly RefreshCandidate[],
-  refresh: (c: RefreshCandidate) => Promise<'found' | 'not_found' | 'error'>,
+export async function refreshShipments<C extends RefreshCandidate>(
+  due: readonly C[],
+  refresh: (c: C) => Promise<'found' | 'not_found' | 'error'>,
   perCarrier = 4,
   signal?: AbortSignal,
 ): Promise<RefreshTotals> {

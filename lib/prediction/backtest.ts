@@ -117,7 +117,9 @@ function score(items: readonly Scored[], delivered: ReadonlyMap<string, number>)
 }
 
 /** Runs the backtest over `polls()` (called twice; both reads must yield the same polls). */
-export async function backtest(polls: () => AsyncIterable<CarrierPoll> | Iterable<CarrierPoll>, options: BacktestOptions): Promise<{ summary: BacktestSummary; model: PredictionModel }> {
+export async function backtest(
+  polls: () => AsyncIterable<CarrierPoll> | Iterable<CarrierPoll>, options: BacktestOptions,
+): Promise<{ summary: BacktestSummary; model: PredictionModel }> {
   const { splitMs, rules, places } = options;
   // Learn: the newest poll before the split of each shipment decides what was known of it.
   const known = new Map<string, { polledMs: number; delivered: DeliveredShipment | null }>();

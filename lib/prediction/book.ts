@@ -53,7 +53,9 @@ export class PredictionBook {
     const d = deliveredShipmentOf(shipment.record, shipment.facts, mode, this.options.places);
     if (!d) return;
     const observed = observeShipment(d, this.options.places, this.options.workdays);
-    this.delivered.set(`${mode}:${shipment.record.carrier}:${shipment.record.awb}`, { ...observed, keys: observed.keys.map((k) => (k === null ? null : this.pooled(k))) });
+    this.delivered.set(`${mode}:${shipment.record.carrier}:${shipment.record.awb}`, {
+      ...observed, keys: observed.keys.map((k) => (k === null ? null : this.pooled(k))),
+    });
   }
 
   private pooled(key: string): string {
@@ -69,7 +71,9 @@ export class PredictionBook {
     const oldest = now - this.options.windowDays * DAY_MS;
     for (const [key, d] of this.delivered) if (d.deliveredMs < oldest) this.delivered.delete(key);
     this.keyPool = new Map();
-    this.current = buildFromObserved(this.delivered.values(), { modelAtMs: now, windowDays: this.options.windowDays, places: this.options.places, workdays: this.options.workdays });
+    this.current = buildFromObserved(this.delivered.values(), {
+      modelAtMs: now, windowDays: this.options.windowDays, places: this.options.places, workdays: this.options.workdays,
+    });
     return this.current;
   }
 

@@ -63,12 +63,16 @@ export function shipDateProblem(text: string, nowMs: number): string | null {
   const today = istDayOf(nowMs);
   const offset = daysBetween(today, text);
   if (offset < -MAX_SHIP_DAYS_BEHIND) return `ship_date ${text} is in the past: the earliest accepted is ${addDays(today, -MAX_SHIP_DAYS_BEHIND)} (IST).`;
-  if (offset > MAX_SHIP_DAYS_AHEAD) return `ship_date ${text} is more than ${MAX_SHIP_DAYS_AHEAD} days ahead: the latest accepted is ${addDays(today, MAX_SHIP_DAYS_AHEAD)} (IST).`;
+  if (offset > MAX_SHIP_DAYS_AHEAD) {
+    return `ship_date ${text} is more than ${MAX_SHIP_DAYS_AHEAD} days ahead: the latest accepted is ${addDays(today, MAX_SHIP_DAYS_AHEAD)} (IST).`;
+  }
   return null;
 }
 
 /** When a planned shipment counts as booked, and the instant it is predicted as of (see the file's comment). */
-export function bookingOf(workdays: WorkdayIndex, carrier: string, originState: string | null, shipDate: IstDay, nowMs: number): { enteredMs: number; asOfMs: number } {
+export function bookingOf(
+  workdays: WorkdayIndex, carrier: string, originState: string | null, shipDate: IstDay, nowMs: number,
+): { enteredMs: number; asOfMs: number } {
   const context = workdays.contextOf(carrier, originState);
   let day = dayNumberOfText(shipDate);
   // A year of rest days in a row does not happen; the bound only keeps a broken calendar from looping.
@@ -80,7 +84,9 @@ export function bookingOf(workdays: WorkdayIndex, carrier: string, originState: 
 }
 
 /** The prediction query of a planned shipment: what a booked record of it would be asked. */
-export function estimateQueryOf(workdays: WorkdayIndex, places: PlaceLookup, req: EstimateRequest, carrier: string, serviceType: string | null): PredictionQuery {
+export function estimateQueryOf(
+  workdays: WorkdayIndex, places: PlaceLookup, req: EstimateRequest, carrier: string, serviceType: string | null,
+): PredictionQuery {
   const { enteredMs, asOfMs } = bookingOf(workdays, carrier, places.stateOf(req.originPincode), req.shipDate, req.nowMs);
   return {
     mode: req.mode,

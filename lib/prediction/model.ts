@@ -312,13 +312,17 @@ export class PredictionModel {
       if (!set) sets.set(parts[1]!, (set = new Set()));
       set.add(parts[2]!);
     }
-    found = new Map([...sets].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([carrier, set]) => [carrier, [...set].sort().map((x) => (x === '-' ? null : x))]));
+    found = new Map([...sets].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([carrier, set]) => [carrier, [...set].sort().map((x) => (x === '-' ? null : x))]));
     this.servicesMemo.set(memoKey, found);
     return found;
   }
 
   /** Builds from stored cell counts (the ClickHouse path's tables) and calibrated thresholds. */
-  static fromCounts(rows: Iterable<CellCounts>, thresholds: Thresholds, modelAtMs: number, places: PlaceLookup, workdays: WorkdayIndex, summary: Omit<ModelSummary, 'thresholds' | 'modelAt' | 'cells'>): PredictionModel {
+  static fromCounts(
+    rows: Iterable<CellCounts>, thresholds: Thresholds, modelAtMs: number, places: PlaceLookup, workdays: WorkdayIndex,
+    summary: Omit<ModelSummary, 'thresholds' | 'modelAt' | 'cells'>,
+  ): PredictionModel {
     const cells: CellTable = new Map();
     let count = 0;
     for (const r of rows) {

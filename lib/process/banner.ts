@@ -45,11 +45,16 @@ export function formatBanner(banner: Banner): string {
 }
 
 /** The services lines of the distributed apps, from the environment (unset ones say so). */
-export function serviceLines(env: Pick<Env, 'KAFKA_BROKERS' | 'CLICKHOUSE_URL' | 'CLICKHOUSE_DATABASE' | 'REDIS_URL'>, uses: readonly ('kafka' | 'clickhouse' | 'redis')[]): [string, string][] {
+export function serviceLines(
+  env: Pick<Env, 'KAFKA_BROKERS' | 'CLICKHOUSE_URL' | 'CLICKHOUSE_DATABASE' | 'REDIS_URL'>, uses: readonly ('kafka' | 'clickhouse' | 'redis')[],
+): [string, string][] {
   const lines: [string, string][] = [];
   if (uses.includes('kafka')) lines.push(['Kafka', env.KAFKA_BROKERS ? redactUrl(env.KAFKA_BROKERS) : '(KAFKA_BROKERS not set)']);
   if (uses.includes('clickhouse')) {
-    lines.push(['ClickHouse', env.CLICKHOUSE_URL ? `${redactUrl(env.CLICKHOUSE_URL)}   database ${env.CLICKHOUSE_DATABASE ?? 'tracking'}` : '(CLICKHOUSE_URL not set)']);
+    lines.push([
+      'ClickHouse',
+      env.CLICKHOUSE_URL ? `${redactUrl(env.CLICKHOUSE_URL)}   database ${env.CLICKHOUSE_DATABASE ?? 'tracking'}` : '(CLICKHOUSE_URL not set)',
+    ]);
   }
   if (uses.includes('redis')) lines.push(['Redis', env.REDIS_URL ? redactUrl(env.REDIS_URL) : '(REDIS_URL not set)']);
   return lines;

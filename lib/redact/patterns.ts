@@ -11,8 +11,10 @@ export const REDACTED = '[redacted]';
 export const GPS_LABELLED_SINGLE =
   /\b(lat(?:itude)?|lng|lon(?:g(?:itude)?)?)(\s*[:=-]?\s*)-?\d{1,3}\.\d+(?![\d.])/gi;
 /** "geo_location: 12.9716,77.5946", "loc 28.61, 77.20", "gps: 28.6/77.2" → label kept. */
-export const GPS_LABELLED_PAIR =
-  /\b((?:geo[\s_-]*loc(?:ation)?|geo[\s_-]*coord(?:inate)?s?|geo|gps|loc|location|coords?|coordinates|lat[\s_/-]*l(?:o)?ng|latlng|latlong)\s*[:=-]?\s*)\(?-?\d{1,3}\.\d+\s*[,/ ]\s*-?\d{1,3}\.\d+\)?(?![\d.])/gi;
+export const GPS_LABELLED_PAIR = new RegExp([
+  String.raw`\b((?:geo[\s_-]*loc(?:ation)?|geo[\s_-]*coord(?:inate)?s?|geo|gps|loc|location|coords?|coordinates|lat[\s_/-]*l(?:o)?ng|latlng|`,
+  String.raw`latlong)\s*[:=-]?\s*)\(?-?\d{1,3}\.\d+\s*[,/ ]\s*-?\d{1,3}\.\d+\)?(?![\d.])`,
+].join(''), 'gi');
 /**
  * Bare pair without a label: "28.6139, 77.2090", "28.6139,77.2090", at least 3 decimals each. The
  * caller keeps only pairs inside India's bounding box (lat 6-37, long 68-97), so
@@ -33,14 +35,19 @@ export const PAN = /\b[A-Z]{3}[ABCFGHJLPT][A-Z]\d{4}[A-Z]\b/gi;
  * "Passport No. K1234567". The value must contain a digit (checked in the replacer), so
  * "No Id Proof" / "ID proof collected" are left alone.
  */
-export const ID_LABELLED =
-  /\b((?:id[\s_-]*proof|id[\s_-]*card|identity[\s_-]*(?:proof|card)|photo[\s_-]*id|govt\.?[\s_-]*id|voter[\s_-]*id(?:[\s_-]*card)?|epic|driving[\s_-]*licen[cs]e|dl[\s_-]*no|passport|pan[\s_-]*card|pan[\s_-]*no|ration[\s_-]*card|kyc)(?:\s*(?:no|num|number|#)(?![a-z]))?\.?(?:\s*(?:[:=#-]+|\bis\b))?\s*)([A-Za-z0-9][A-Za-z0-9/-]*(?: \d[A-Za-z0-9/-]*)*)/gi;
+export const ID_LABELLED = new RegExp([
+  String.raw`\b((?:id[\s_-]*proof|id[\s_-]*card|identity[\s_-]*(?:proof|card)|photo[\s_-]*id|govt\.?[\s_-]*id|voter[\s_-]*id(?:[\s_-]*card)?|epic|`,
+  String.raw`driving[\s_-]*licen[cs]e|dl[\s_-]*no|passport|pan[\s_-]*card|pan[\s_-]*no|ration[\s_-]*card|`,
+  String.raw`kyc)(?:\s*(?:no|num|number|#)(?![a-z]))?\.?(?:\s*(?:[:=#-]+|\bis\b))?\s*)([A-Za-z0-9][A-Za-z0-9/-]*(?: \d[A-Za-z0-9/-]*)*)`,
+].join(''), 'gi');
 
 // ---------------------------------------------------------------- OTP / delivery codes
 /** "OTP 482913", "OTP: 4829", "otp is 1234", "OTP-123456", "one time password 5521",
  * "delivery code 4412" → label kept, digits replaced. "OTP code mismatch" has no digits. */
-export const OTP_LABELLED =
-  /\b(otp|one[\s-]*time[\s-]*pass(?:word|code)|delivery[\s-]*(?:code|otp|pin)|verification[\s-]*code|secure[\s-]*code|security[\s-]*code|secret[\s-]*code|happy[\s-]*code)((?:\s*(?:code|no\.?|number|pin)(?![a-z]))?(?:\s*(?:[:=#-]|\(|\bis\b|\bwas\b))*\s*)\d{4,8}(?!\d)/gi;
+export const OTP_LABELLED = new RegExp([
+  String.raw`\b(otp|one[\s-]*time[\s-]*pass(?:word|code)|delivery[\s-]*(?:code|otp|pin)|verification[\s-]*code|secure[\s-]*code|security[\s-]*code|`,
+  String.raw`secret[\s-]*code|happy[\s-]*code)((?:\s*(?:code|no\.?|number|pin)(?![a-z]))?(?:\s*(?:[:=#-]|\(|\bis\b|\bwas\b))*\s*)\d{4,8}(?!\d)`,
+].join(''), 'gi');
 /** "482913 is your OTP" */
 export const OTP_TRAILING =
   /\d(?<![\d.]\d)\d{3,7}(\s+is\s+(?:your|the)\s+(?:otp|one[\s-]*time[\s-]*password|delivery[\s-]*code))/gi;
@@ -51,8 +58,10 @@ export const OTP_TRAILING =
  * "Ph: 011-23456789", "Tel 080 2345 6789", "Mob9876543210", "contact no. +91 98765 43210".
  * The number part is greedy; the replacer keeps only the first 8-13 digits' worth.
  */
-export const PHONE_LABELLED =
-  /\b((?:alt(?:ernate|ernative)?\.?\s*)?(?:phone|ph|tel(?:ephone)?|mob(?:ile)?|cell(?:phone)?|contact|landline|whats\s?app|call(?:\s+(?:on|at))?)(?![a-z])(?:\s*(?:no|nos|num|number)(?![a-z]))?\.?\s*(?:[:#=-]+)?[ \t]*)((?:\+\s*|\(\s*\+?)?\d[\d \t()-]*\d)/gi;
+export const PHONE_LABELLED = new RegExp([
+  String.raw`\b((?:alt(?:ernate|ernative)?\.?\s*)?(?:phone|ph|tel(?:ephone)?|mob(?:ile)?|cell(?:phone)?|contact|landline|whats\s?app|`,
+  String.raw`call(?:\s+(?:on|at))?)(?![a-z])(?:\s*(?:no|nos|num|number)(?![a-z]))?\.?\s*(?:[:#=-]+)?[ \t]*)((?:\+\s*|\(\s*\+?)?\d[\d \t()-]*\d)`,
+].join(''), 'gi');
 /**
  * Indian mobile numbers: 10 digits starting 6-9, optionally prefixed by +91 / (+91) / 0091 / 91 / 0,
  * written contiguous or grouped 5-5, 3-3-4 or 4-3-3 with single spaces or dashes.
@@ -67,8 +76,10 @@ export const MOBILE =
  */
 export const MOBILE_CUT_AT_END = /(?:\(\s*\+\s*91\s*\)|\+\s*91)[ \t-]*\d[\d \t-]*$/;
 /** A consignment/reference label right before a bare digit run: then the digits are not a phone. */
-export const REFERENCE_LABEL_BEFORE =
-  /(?:awb|waybill|way\s*bill|docket|cn|c\/n|cnno|consignment|tracking|track|order|ref|reference|invoice|shipment|lr|manifest|bag|seal|article|trip|runsheet|drs)\s*(?:no|num|number|id|#)?\.?\s*[:#=-]?\s*$/i;
+export const REFERENCE_LABEL_BEFORE = new RegExp([
+  String.raw`(?:awb|waybill|way\s*bill|docket|cn|c\/n|cnno|consignment|tracking|track|order|ref|reference|invoice|shipment|lr|manifest|bag|seal|article|trip|`,
+  String.raw`runsheet|drs)\s*(?:no|num|number|id|#)?\.?\s*[:#=-]?\s*$`,
+].join(''), 'i');
 export const TOLL_FREE = /^(?:1800|1860)/;
 
 // ---------------------------------------------------------------- labelled street address
@@ -78,11 +89,16 @@ export const TOLL_FREE = /^(?:1800|1860)/;
  * sentence/field: '. ' / end, '|', ';' or a line break; "No." / "Opp." / single-letter initials
  * ("M.G. Road") do not end it.
  */
-export const ADDRESS_LABELLED =
-  /\b((?:(?:delivery|consignee|customer|receiver|recipient|shipping|billing|pickup|residential|home|office|full|complete|current|new)[\s_-]+)?(?:address|addr|add)\.?[ \t]*(?::-?|=|-:)[ \t]*)((?:\b(?:[a-z]|no|nr|opp|st|rd|flat|plot|sec|hno|bldg|apt|near|ext)\.[ \t]*|[^.|;\n\r]|\.(?=\S))+)/gi;
+export const ADDRESS_LABELLED = new RegExp([
+  String.raw`\b((?:(?:delivery|consignee|customer|receiver|recipient|shipping|billing|pickup|residential|home|office|full|complete|current|`,
+  String.raw`new)[\s_-]+)?(?:address|addr|add)\.?[ \t]*(?::-?|=|-:)[ \t]*)((?:\b(?:[a-z]|no|nr|opp|st|rd|flat|plot|sec|hno|bldg|apt|near|ext)\.[ \t]*|`,
+  String.raw`[^.|;\n\r]|\.(?=\S))+)`,
+].join(''), 'gi');
 /** Values after an address label that are failure reasons, not addresses. */
-export const ADDRESS_NDR_VALUE =
-  /^(?:not|no|wrong|bad|incorrect|incomplete|improper|insufficient|invalid|in[\s-]?complete|in[\s-]?correct|un[a-z]*|issue|problem|mismatch|change[sd]?|correction|verified|confirmed|n\/?a|nil|none|missing|same|ok|short|partial|given|provided)\b/i;
+export const ADDRESS_NDR_VALUE = new RegExp([
+  String.raw`^(?:not|no|wrong|bad|incorrect|incomplete|improper|insufficient|invalid|in[\s-]?complete|in[\s-]?correct|un[a-z]*|issue|problem|mismatch|`,
+  String.raw`change[sd]?|correction|verified|confirmed|n\/?a|nil|none|missing|same|ok|short|partial|given|provided)\b`,
+].join(''), 'i');
 
 // ---------------------------------------------------------------- names
 /**
@@ -90,8 +106,13 @@ export const ADDRESS_NDR_VALUE =
  * to"). Group 2: labels that need an explicit separator ("Receiver: …", "Relation - …"). Group 3:
  * delivery staff ("Agent Suresh 98…"), redacted only with a separator or a phone after the name.
  */
-export const NAME_TRIGGER =
-  /\b(?:(re(?:ce|ci)ved\s+by|[sdwc]\/o|rec(?:ie|ei)?ved\s+by|rcvd\.?\s+by|recd\.?\s+by|rec'd\s+by|delivered\s+to|dlvd\.?\s+to|handed\s*over\s+to|handover\s+to|hand\s+over\s+to|collected\s+by|picked\s*up\s+by|signed\s+(?:for\s+)?by|(?:rec(?:ei|ie)ver|recipient|consignee|customer|contact\s+person|agent|rider|executive)'?s?\s+name)|(rec(?:ei|ie)ver|recipient|consignee|relation(?:ship)?|name)(?=[ \t]*[:=#-])|((?:delivery|field|last[\s-]*mile)\s+(?:agent|boy|executive|associate|partner|staff|person)|courier\s+boy|agent|rider|fe))\b/gi;
+export const NAME_TRIGGER = new RegExp([
+  String.raw`\b(?:(re(?:ce|ci)ved\s+by|[sdwc]\/o|rec(?:ie|ei)?ved\s+by|rcvd\.?\s+by|recd\.?\s+by|rec'd\s+by|delivered\s+to|dlvd\.?\s+to|handed\s*over\s+to|`,
+  String.raw`handover\s+to|hand\s+over\s+to|collected\s+by|picked\s*up\s+by|signed\s+(?:for\s+)?by|`,
+  String.raw`(?:rec(?:ei|ie)ver|recipient|consignee|customer|contact\s+person|agent|rider|executive)'?s?\s+name)|`,
+  String.raw`(rec(?:ei|ie)ver|recipient|consignee|relation(?:ship)?|name)(?=[ \t]*[:=#-])|`,
+  String.raw`((?:delivery|field|last[\s-]*mile)\s+(?:agent|boy|executive|associate|partner|staff|person)|courier\s+boy|agent|rider|fe))\b`,
+].join(''), 'gi');
 /** What may follow a staff name for it to count as one: a phone (already redacted or not). */
 export const STAFF_FOLLOWED_BY_PHONE =
   /[ \t]*[(:,-]?[ \t]*(?:\[redacted\]|\+?\d|(?:mob|mobile|ph|phone|contact|call|tel|cell)(?![a-z]))/iy;

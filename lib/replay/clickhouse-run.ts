@@ -45,7 +45,9 @@ export interface ClickHouseDiff {
  * (and, in an apply, written): ClickHouse works on the other core meanwhile. Pages are disjoint AWB
  * ranges, so what a page's writes change is never part of the next page's state.
  */
-async function* plannedPages(client: ClickHouseClient, options: ClickHouseRunOptions, after: PageCursor | null): AsyncGenerator<{ page: PollPage; plan: PagePlan; maxIngestVersion: number }> {
+async function* plannedPages(
+  client: ClickHouseClient, options: ClickHouseRunOptions, after: PageCursor | null,
+): AsyncGenerator<{ page: PollPage; plan: PagePlan; maxIngestVersion: number }> {
   const pages = pollPages(client, options.window, { after, pollsPerPage: options.pollsPerPage });
   const fetchNext = async () => {
     const next = await pages.next();
@@ -144,12 +146,16 @@ export async function applyClickHouse(client: ClickHouseClient, options: ApplyOp
       result.polls += plan.polls;
       await writeCheckpoint(client, {
         run_id: runId, mapping_version: mappingVersion, window, state: 'writing', carrier: page.carrier, awb: page.lastAwb,
-        pages: (resumedFrom?.pages ?? 0) + result.pages, polls: (resumedFrom?.polls ?? 0) + result.polls, rows_written: rowsWritten, started_version: startedVersion,
+        pages: (resumedFrom?.pages ?? 0) + result.pages, polls: (resumedFrom?.polls ?? 0) + result.polls, rows_written: rowsWritten,
+        started_version: startedVersion,
       });
       options.onProgress?.(result.polls);
     }
   }
-  const checkpoint = { run_id: runId, mapping_version: mappingVersion, window, carrier: '', awb: '', pages: (resumedFrom?.pages ?? 0) + result.pages, polls: (resumedFrom?.polls ?? 0) + result.polls, rows_written: rowsWritten, started_version: startedVersion };
+  const checkpoint = {
+    run_id: runId, mapping_version: mappingVersion, window, carrier: '', awb: '', pages: (resumedFrom?.pages ?? 0) + result.pages,
+    polls: (resumedFrom?.polls ?? 0) + result.polls, rows_written: rowsWritten, started_version: startedVersion,
+  };
   if (rowsWritten > 0) {
     await writeCheckpoint(client, { ...checkpoint, state: 'collapsing' });
     options.signal?.throwIfAborted();

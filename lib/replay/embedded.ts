@@ -87,7 +87,9 @@ export async function* readEmbeddedLog(
  * The events the embedded default holds for the shipments in `replayed`: every logged poll of
  * them (whatever window was replayed) through `rules`, first producing poll winning per event_id.
  */
-export async function storedEmbeddedEvents(dataDir: string, rules: RuleSet, replayed: EventSet, resolveCarrier: (name: string) => string | null): Promise<EventSet> {
+export async function storedEmbeddedEvents(
+  dataDir: string, rules: RuleSet, replayed: EventSet, resolveCarrier: (name: string) => string | null,
+): Promise<EventSet> {
   const stored = new EventSet();
   for await (const { poll } of readEmbeddedLog(dataDir, resolveCarrier, () => {})) {
     if (!replayed.hasShipment(poll.carrier, poll.awb)) continue;

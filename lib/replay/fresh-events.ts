@@ -1,5 +1,5 @@
 import { normalizePoll, type RuleSet } from '../normalize/index.ts';
-import type { CarrierPoll } from '../schemas/index.ts';
+import { storedAwb, type CarrierPoll } from '../schemas/index.ts';
 import type { MappedEvent } from '../clickhouse/rows.ts';
 
 /** The mapped events one poll gives under `rules` (none for a not-found, failed or unreadable poll). */
@@ -49,5 +49,5 @@ export class EventSet {
 }
 
 export function shipmentKeyOf(e: { carrier: string; awb: string }): string {
-  return `${e.carrier}\u0000${e.awb.trim().toUpperCase()}`;
+  return `${e.carrier}\u0000${storedAwb(e.awb)}`;
 }

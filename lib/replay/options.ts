@@ -141,7 +141,9 @@ export function parseReplayOptions(argv: readonly string[], env: ReplayEnv): Rep
   if (values['from-embedded']) sources.push('embedded');
   if (values['from-kafka']) sources.push('kafka');
   if (values['from-clickhouse']) sources.push('clickhouse');
-  if (sources.length === 0) throw new UsageError('name a source: --input <file|->, --from-embedded, --from-kafka or --from-clickhouse (--help lists every option)');
+  if (sources.length === 0) {
+    throw new UsageError('name a source: --input <file|->, --from-embedded, --from-kafka or --from-clickhouse (--help lists every option)');
+  }
   if (sources.length > 1) throw new UsageError(`use one source, not ${sources.map((s) => (s === 'input' ? '--input' : `--from-${s}`)).join(' and ')}`);
   const source = sources[0]!;
   if (values.input === '') throw new UsageError('--input needs a file name or - for standard input');
@@ -159,11 +161,23 @@ export function parseReplayOptions(argv: readonly string[], env: ReplayEnv): Rep
   const diff = values.diff ?? false;
   const apply = values.apply ?? false;
   if (values.against !== undefined && !diff && !apply) throw new UsageError('--against goes with --diff or --apply');
-  if (source === 'clickhouse' && against === 'embedded') throw new UsageError('--from-clickhouse compares with ClickHouse; use --from-embedded (or --input) for the embedded default');
-  if (source === 'embedded' && against === 'clickhouse') throw new UsageError('--from-embedded compares with the embedded default; to compare its log with ClickHouse use --input <DATA_DIR>/polls.ndjson --against clickhouse');
-  if (values.baseline !== undefined && against !== 'embedded') throw new UsageError('--baseline is for the embedded default (--from-embedded, or --against embedded)');
-  if (apply && source === 'kafka') throw new UsageError('--apply reads ClickHouse\'s carrier_polls (every poll Kafka holds, and older ones): use --from-clickhouse with the same window');
-  if (apply && source === 'input' && against === 'clickhouse') throw new UsageError('--apply to ClickHouse reads carrier_polls: use --from-clickhouse (or --against embedded for the embedded default)');
+  if (source === 'clickhouse' && against === 'embedded') {
+    throw new UsageError('--from-clickhouse compares with ClickHouse; use --from-embedded (or --input) for the embedded default');
+  }
+  if (source === 'embedded' && against === 'clickhouse') {
+    throw new UsageError(
+      '--from-embedded compares with the embedded default; to compare its log with ClickHouse use --input <DATA_DIR>/polls.ndjson --against clickhouse',
+    );
+  }
+  if (values.baseline !== undefined && against !== 'embedded') {
+    throw new UsageError('--baseline is for the embedded default (--from-embedded, or --against embedded)');
+  }
+  if (apply && source === 'kafka') {
+    throw new UsageError('--apply reads ClickHouse\'s carrier_polls (every poll Kafka holds, and older ones): use --from-clickhouse with the same window');
+  }
+  if (apply && source === 'input' && against === 'clickhouse') {
+    throw new UsageError('--apply to ClickHouse reads carrier_polls: use --from-clickhouse (or --against embedded for the embedded default)');
+  }
   if (values.yes && !apply) throw new UsageError('--yes goes with --apply');
 
   return {

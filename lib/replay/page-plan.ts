@@ -56,6 +56,8 @@ export function planPage(polls: readonly StoredPoll[], state: PageState, rules: 
   for (const e of events.values()) if (storedVersion.get(e.event_id) !== version) rows.events.push(e);
   for (const s of latestShipment.values()) if (!state.shipmentRows.has(shipmentRowIdentity(s))) rows.shipments.push(s);
 
-  const fresh: MappedEvent[] = [...events.values()].map((e) => ({ event_id: e.event_id, carrier: e.carrier, awb: e.awb, status: e.status, code: e.code, reason_code: e.reason_code }));
+  const fresh: MappedEvent[] = [...events.values()].map((e) => ({
+    event_id: e.event_id, carrier: e.carrier, awb: e.awb, status: e.status, code: e.code, reason_code: e.reason_code,
+  }));
   return { report: diffEvents(state.events, fresh), rows, polls: polls.length, invalid };
 }

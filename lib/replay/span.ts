@@ -44,6 +44,8 @@ export function emptyWindowMessage(filter: PollFilter, span: PollSpan, where: st
   if (span.count === 0 || span.firstMs === null || span.lastMs === null) {
     return `replay: no polls in the window (${asked})${carriers}: ${where} holds no polls${carriers} at all`;
   }
-  return `replay: no polls in the window (${asked})${carriers}; the ${span.count} stored polls in ${where}${carriers} were polled from ${iso(span.firstMs)} to ${iso(span.lastMs)}: `
+  const first = iso(span.firstMs);
+  const last = iso(span.lastMs);
+  return `replay: no polls in the window (${asked})${carriers}; the ${span.count} stored polls in ${where}${carriers} were polled from ${first} to ${last}: `
     + `choose --since/--until within that span`;
 }

@@ -102,7 +102,12 @@ export function paymentLinkPaidEvent(link: PaidLinkEntity, paymentId: string, no
     contains: ['payment_link', 'order', 'payment'],
     payload: {
       payment_link: { entity: { ...link, entity: 'payment_link', accept_partial: false, amount_paid: link.amount, status: 'paid' } },
-      order: { entity: { id: id('order'), entity: 'order', amount: link.amount, amount_paid: link.amount, amount_due: 0, currency: link.currency, receipt: link.reference_id, status: 'paid', notes: link.notes } },
+      order: {
+        entity: {
+          id: id('order'), entity: 'order', amount: link.amount, amount_paid: link.amount, amount_due: 0, currency: link.currency, receipt: link.reference_id,
+          status: 'paid', notes: link.notes,
+        },
+      },
       payment: {
         entity: {
           id: paymentId, entity: 'payment', amount: link.amount, currency: link.currency, status: 'captured',

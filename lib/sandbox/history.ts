@@ -37,7 +37,9 @@ function locationOf(place: { district: string; state: string; pincode: string },
  * The polls of one journey, oldest first: `min..max` of them between its booking and `endMs`, the
  * last one soon after it closed (a poller's next round) when it closed before `endMs`.
  */
-export function pollsOfJourney(journey: HistoryJourney, vocabulary: CarrierVocabulary, endMs: number, pollsPerJourney: readonly [number, number]): CarrierPoll[] {
+export function pollsOfJourney(
+  journey: HistoryJourney, vocabulary: CarrierVocabulary, endMs: number, pollsPerJourney: readonly [number, number],
+): CarrierPoll[] {
   const { random } = journey;
   if (journey.bookedAt >= endMs) return [];
   const count = pollsPerJourney[0] + Math.floor(random() * (pollsPerJourney[1] - pollsPerJourney[0] + 1));
@@ -96,6 +98,9 @@ export async function* historyPolls(options: HistoryOptions): AsyncGenerator<{ j
   const vocabularies = await loadVocabularies(Object.keys(options.config.carriers));
   const plan = { ...options, sandboxLanes: SANDBOX_LANE_PINCODES, seededRandom };
   for (const journey of planHistory(plan, options.config, options.calendar, options.places)) {
-    yield { journey, polls: pollsOfJourney(journey, vocabularies.get(journey.carrier)!, options.endMs, options.pollsPerJourney ?? options.config.history.polls_per_journey) };
+    yield {
+      journey,
+      polls: pollsOfJourney(journey, vocabularies.get(journey.carrier)!, options.endMs, options.pollsPerJourney ?? options.config.history.polls_per_journey),
+    };
   }
 }

@@ -49,13 +49,22 @@ export const LANES: readonly Lane[] = [
   { origin: NEW_DELHI, destination: BENGALURU, hubs: ['Delhi Bijwasan Hub', 'Nagpur Central Hub', 'Bengaluru Hoskote Hub'] },
   { origin: MUMBAI, destination: KOLKATA, hubs: ['Mumbai Bhiwandi Hub', 'Raipur Urla Hub', 'Kolkata Dankuni Hub'] },
   { origin: CHENNAI, destination: HYDERABAD, hubs: ['Chennai Sriperumbudur Hub', 'Vijayawada Gannavaram Hub', 'Hyderabad Shamshabad Hub'] },
-  { origin: place('Ahmedabad', 'Gujarat', '380001'), destination: place('Pune', 'Maharashtra', '411001'), hubs: ['Ahmedabad Changodar Hub', 'Surat Kadodara Hub', 'Pune Chakan Hub'] },
-  { origin: place('Jaipur', 'Rajasthan', '302001'), destination: place('Lucknow', 'Uttar Pradesh', '226001'), hubs: ['Jaipur Bagru Hub', 'Agra Sikandra Hub', 'Lucknow Chinhat Hub'] },
+  {
+    origin: place('Ahmedabad', 'Gujarat', '380001'), destination: place('Pune', 'Maharashtra', '411001'),
+    hubs: ['Ahmedabad Changodar Hub', 'Surat Kadodara Hub', 'Pune Chakan Hub'],
+  },
+  {
+    origin: place('Jaipur', 'Rajasthan', '302001'), destination: place('Lucknow', 'Uttar Pradesh', '226001'),
+    hubs: ['Jaipur Bagru Hub', 'Agra Sikandra Hub', 'Lucknow Chinhat Hub'],
+  },
   { origin: place('Kochi', 'Kerala', '682001'), destination: NEW_DELHI, hubs: ['Kochi Kalamassery Hub', 'Bhopal Mandideep Hub', 'Delhi Bijwasan Hub'] },
   { origin: BENGALURU, destination: MUMBAI, hubs: ['Bengaluru Hoskote Hub', 'Hubballi Gokul Road Hub', 'Mumbai Bhiwandi Hub'] },
   { origin: KOLKATA, destination: place('Guwahati', 'Assam', '781001'), hubs: ['Kolkata Dankuni Hub', 'Siliguri Fulbari Hub', 'Guwahati Amingaon Hub'] },
   { origin: HYDERABAD, destination: CHENNAI, hubs: ['Hyderabad Shamshabad Hub', 'Nellore Hub', 'Chennai Sriperumbudur Hub'] },
-  { origin: place('Ludhiana', 'Punjab', '141001'), destination: place('Dehradun', 'Uttarakhand', '248001'), hubs: ['Ludhiana Sahnewal Hub', 'Ambala Hub', 'Dehradun Selaqui Hub'] },
+  {
+    origin: place('Ludhiana', 'Punjab', '141001'), destination: place('Dehradun', 'Uttarakhand', '248001'),
+    hubs: ['Ludhiana Sahnewal Hub', 'Ambala Hub', 'Dehradun Selaqui Hub'],
+  },
 ];
 
 /**
@@ -416,7 +425,9 @@ function serviceTypeOf(carrier: string, awb: string): SandboxShipment['serviceTy
 }
 
 /** `story` is the scenario whose story is told: the slow carrier (18) tells the in-transit one. */
-function shipmentOf(carrier: string, awb: string, scenario: number, laneNumber: number, now: number, story = scenario, revealed: readonly number[] | null = null): SandboxShipment {
+function shipmentOf(
+  carrier: string, awb: string, scenario: number, laneNumber: number, now: number, story = scenario, revealed: readonly number[] | null = null,
+): SandboxShipment {
   const lane = LANES[laneNumber % LANES.length]!;
   const plot = plotOf(story, lane, awb, now, revealed);
   return {
@@ -447,7 +458,12 @@ export function answerFor(carrier: string, awb: string, nowMs: number, revealed:
   if (isNetworkNumber(number)) {
     const digits = number.replace(/\D/g, '');
     const lanePincodes = LANES[lane % LANES.length]!;
-    return { kind: 'shipment', shipment: networkShipment(carrier, number, Number(digits.slice(-2)), lane, { origin: lanePincodes.origin.pincode, destination: lanePincodes.destination.pincode }, now) };
+    return {
+      kind: 'shipment',
+      shipment: networkShipment(
+        carrier, number, Number(digits.slice(-2)), lane, { origin: lanePincodes.origin.pincode, destination: lanePincodes.destination.pincode }, now,
+      ),
+    };
   }
   switch (scenario) {
     case 0: return { kind: 'not_found' };

@@ -8,7 +8,7 @@
 import { ADAPTERS } from '../carriers/adapters.ts';
 import { SANDBOX_CREDENTIAL } from '../carriers/endpoints.ts';
 import type { HttpRequest, NativeResponse } from '../carriers/types.ts';
-import type { NdrReason, PollShipment, RawScan } from '../schemas/index.ts';
+import { requireAwb, type NdrReason, type PollShipment, type RawScan } from '../schemas/index.ts';
 import { HOUR_MS, IST_OFFSET } from '../time/index.ts';
 import { istIsoLocal } from './ist.ts';
 import { RENDERERS } from './renderers.ts';
@@ -19,7 +19,9 @@ const PROBE_PLACE = 'Probe Ville';
 const PROBE_MATCH = /probe(.?)ville/i;
 const PROBE_AT = Date.UTC(2026, 0, 14, 6, 30);
 const FAIL_REASONS = ['customer_unavailable', 'address_issue', 'refused', 'premises_closed', 'cod_not_ready'] as const;
-const KINDS: readonly StepKind[] = ['booked', 'picked_up', 'hub_in', 'hub_out', 'out_for_delivery', 'delivered', 'hold', 'rto_initiated', 'rto_in_transit', 'rto_delivered', 'lost'];
+const KINDS: readonly StepKind[] = [
+  'booked', 'picked_up', 'hub_in', 'hub_out', 'out_for_delivery', 'delivered', 'hold', 'rto_initiated', 'rto_in_transit', 'rto_delivered', 'lost',
+];
 
 /** A text with the probe's place in it, ready to take another place in the carrier's spelling. */
 type Template = (location: string) => string;
@@ -65,7 +67,9 @@ function matchRoute(renderer: SandboxRenderer, method: string, path: string) {
     const pattern = route.path.replace(/\/+$/, '').split('/');
     if (pattern.length !== wanted.length) continue;
     const params: Record<string, string> = {};
-    if (pattern.every((segment, i) => (segment.startsWith(':') ? ((params[segment.slice(1)] = decodeURIComponent(wanted[i]!)), true) : segment === wanted[i]))) {
+    if (pattern.every((segment, i) => (segment.startsWith(':')
+      ? ((params[segment.slice(1)] = decodeURIComponent(wanted[i]!)), true)
+      : segment === wanted[i]))) {
       return { route, params };
     }
   }
@@ -92,7 +96,9 @@ function probeShipment(carrier: string, awb: string, step: SandboxStep): Sandbox
   // The lane's own cities are written differently by some carriers (Delhivery adds the state): the
   // probe's scans happen elsewhere, as a hub's do.
   const place = { city: 'Origin Town', state: 'Maharashtra', pincode: '400001' };
-  const steps: SandboxStep[] = step.kind === 'booked' ? [step] : [{ kind: 'booked', at: step.at - 2 * HOUR_MS, location: PROBE_PLACE, remark: null, ndr: null }, step];
+  const steps: SandboxStep[] = step.kind === 'booked'
+    ? [step]
+    : [{ kind: 'booked', at: step.at - 2 * HOUR_MS, location: PROBE_PLACE, remark: null, ndr: null }, step];
   return {
     carrier, awb, scenario: 2, lane: 0, origin: place, destination: { ...place, pincode: '700001', state: 'West Bengal' },
     bookedAt: steps[0]!.at, edd: step.at + 48 * HOUR_MS, weightGrams: 500, serviceType: 'surface', steps, shuffled: false,
@@ -130,14 +136,18 @@ async function probe(carrier: string): Promise<CarrierVocabulary> {
   let header: CarrierVocabulary['header'] | null = null;
   let locationFields: CarrierVocabulary['locationFields'] = { city: false, state: false, pincode: false };
   const cases: { kind: StepKind; ndr: NdrReason | null; remark: string | null }[] = [
-    ...KINDS.map((kind) => ({ kind, ndr: kind === 'hold' ? 'other' as const : null, remark: kind === 'hold' ? HOLD_REMARKS[0]! : kind === 'lost' ? 'Shipment declared lost in transit' : null })),
+    ...KINDS.map((kind) => ({
+      kind,
+      ndr: kind === 'hold' ? 'other' as const : null,
+      remark: kind === 'hold' ? HOLD_REMARKS[0]! : kind === 'lost' ? 'Shipment declared lost in transit' : null,
+    })),
     ...FAIL_REASONS.map((ndr) => ({ kind: 'attempt_failed' as const, ndr, remark: FAILED_ATTEMPT_REMARKS[ndr][0]! })),
   ];
   for (const c of cases) {
     const step: SandboxStep = { kind: c.kind, at: PROBE_AT, location: PROBE_PLACE, remark: c.remark, ndr: c.ndr };
     const shipment = probeShipment(carrier, example, step);
-    const response = await adapter.fetch(example, endpoint, inProcessSend(renderer, shipment));
-    const parsed = adapter.parse(example, response);
+    const response = await adapter.fetch(requireAwb(example), endpoint, inProcessSend(renderer, shipment));
+    const parsed = adapter.parse(requireAwb(example), response);
     if (parsed.outcome !== 'ok') throw new Error(`${carrier}: the probe of "${c.kind}" was not read (${parsed.outcome})`);
     const scan = latestScan(parsed.scans);
     if (!scan) throw new Error(`${carrier}: the probe of "${c.kind}" gave no scan`);

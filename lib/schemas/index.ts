@@ -1,3 +1,4 @@
 export * from './carrier-poll.ts';
 export * from './tracking-record.ts';
 export type { KeyMode } from './key-mode.ts';
+export * from './awb.ts';

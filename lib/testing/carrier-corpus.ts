@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { ADAPTERS } from '../carriers/adapters.ts';
 import { normalizePoll, type RuleSet } from '../normalize/index.ts';
-import type { CarrierPoll } from '../schemas/index.ts';
+import { requireAwb, type CarrierPoll } from '../schemas/index.ts';
 
 export const CARRIERS_DIR = new URL('../carriers/', import.meta.url);
 /** The shared specification's real bodies, beside the repository (absent outside the project's machines). */
@@ -123,7 +123,7 @@ export function mappingShares(rules: RuleSet, corpus: readonly CorpusBody[] = CO
     const share = byCarrier.get(body.carrier) ?? { carrier: body.carrier, bodies: 0, found: 0, events: 0, unknown: [] };
     byCarrier.set(body.carrier, share);
     share.bodies++;
-    const parsed = adapter.parse(body.awb, {
+    const parsed = adapter.parse(requireAwb(body.awb), {
       status: body.status ?? 200,
       headers: { 'content-type': body.contentType ?? 'application/json' },
       body: corpusText(body),

@@ -6,12 +6,12 @@ import { laneKey, type LaneStatsSource } from '../lanes/index.ts';
 import type { Metrics } from '../metrics/index.ts';
 import type { Predictor } from '../prediction/index.ts';
 import { normalizePoll, type BaseRecord, type NormalizedShipment, type RuleSet, type ShipmentFacts } from '../normalize/index.ts';
-import type { CarrierPoll, Insights, PollSource, TrackingRecord } from '../schemas/index.ts';
+import { parseAwb, type Awb, type CarrierPoll, type Insights, type PollSource, type TrackingRecord } from '../schemas/index.ts';
 import type { KeyMode } from '../schemas/index.ts';
 
 /** The one way the service reaches carriers (lib/carriers/poll.ts): never throws for carrier trouble. */
 export interface CarrierPolling {
-  poll(carrier: string, awb: string, opts?: { source?: PollSource; mode?: KeyMode }): Promise<CarrierPoll>;
+  poll(carrier: string, awb: Awb, opts?: { source?: PollSource; mode?: KeyMode }): Promise<CarrierPoll>;
 }
 
 /**
@@ -97,18 +97,24 @@ export class TrackingService {
    * Starts reading a lookup's cache entry, to be passed to `lookup`: a caller that has other I/O to
    * do first (the access step) overlaps the two, which with Redis go out in one socket write.
    */
-  readCache(carrier: string, awb: string, mode: KeyMode): Promise<CachedLookup | null> {
+  readCache(carrier: string, awb: Awb, mode: KeyMode): Promise<CachedLookup | null> {
     return this.deps.cache.get(cacheKey(mode, carrier, awb));
   }
 
-  /** The cached record with insights as of now, or null: no carrier poll, nothing counted (watch calls). */
-  async peek(carrier: string, awb: string, mode: KeyMode): Promise<TrackingRecord | null> {
-    const cached = await this.deps.cache.get(cacheKey(mode, carrier, awb));
+  /**
+   * The cached record with insights as of now, or null: no carrier poll, nothing counted (watch
+   * calls). A watch's stored number may come as text: it is parsed here, and one the parser refuses
+   * has no record.
+   */
+  async peek(carrier: string, awb: Awb | string, mode: KeyMode): Promise<TrackingRecord | null> {
+    const number = parseAwb(awb);
+    if (number === null) return null;
+    const cached = await this.deps.cache.get(cacheKey(mode, carrier, number));
     if (!cached?.shipment) return null;
     return (await this.answer(cached.shipment, mode, { cached: true, stale: !isFresh(cached, this.deps.clock()) })).record;
   }
 
-  async lookup(carrier: string, awb: string, mode: KeyMode, cacheRead?: Promise<CachedLookup | null>): Promise<LookupResult> {
+  async lookup(carrier: string, awb: Awb, mode: KeyMode, cacheRead?: Promise<CachedLookup | null>): Promise<LookupResult> {
     const key = cacheKey(mode, carrier, awb);
     const { cache, metrics, clock } = this.deps;
     const cached = await (cacheRead ?? cache.get(key));
@@ -132,11 +138,11 @@ export class TrackingService {
    * Polls the carrier for the poller (source `poller`) and refreshes the cache, so deliveries are
    * learned without a client asking. Consumes no customer's lookups. Returns the outcome's kind.
    */
-  async refresh(carrier: string, awb: string, mode: KeyMode): Promise<PollResult['kind']> {
+  async refresh(carrier: string, awb: Awb, mode: KeyMode): Promise<PollResult['kind']> {
     return (await this.pollOnce(cacheKey(mode, carrier, awb), carrier, awb, mode, 'poller')).kind;
   }
 
-  private pollOnce(key: string, carrier: string, awb: string, mode: KeyMode, source: PollSource): Promise<PollResult> {
+  private pollOnce(key: string, carrier: string, awb: Awb, mode: KeyMode, source: PollSource): Promise<PollResult> {
     let pending = this.inFlight.get(key);
     if (!pending) {
       pending = this.pollAndStore(key, carrier, awb, mode, source).finally(() => this.inFlight.delete(key));
@@ -145,7 +151,7 @@ export class TrackingService {
     return pending;
   }
 
-  private async pollAndStore(key: string, carrier: string, awb: string, mode: KeyMode, source: PollSource): Promise<PollResult> {
+  private async pollAndStore(key: string, carrier: string, awb: Awb, mode: KeyMode, source: PollSource): Promise<PollResult> {
     const { carriers, bus, rules, cache, metrics } = this.deps;
     const started = process.hrtime.bigint();
     const poll = await carriers.poll(carrier, awb, { source, mode });

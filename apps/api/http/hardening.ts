@@ -7,7 +7,7 @@
 import { METHODS, STATUS_CODES, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyHttpOptions, FastifyRequest } from 'fastify';
-import type { ErrorCode } from '../../../lib/schemas/index.ts';
+import { AWB_RULE, type ErrorCode } from '../../../lib/schemas/index.ts';
 import { ApiError, CODE_TO_STATUS, errorBody, sendError } from './errors.ts';
 
 export interface ServerLimits {
@@ -64,7 +64,7 @@ function badPathError(url: string, what: string): ApiError {
   if (track) {
     const carrierBad = !decodes(track[1]!) || track[1]!.length > 100;
     if (carrierBad) return new ApiError('unsupported_carrier', `The carrier in the path is not a supported carrier (${what}). See /openapi.json for the list of carriers.`);
-    return new ApiError('invalid_awb', `The consignment number must be 4 to 40 letters, digits or dashes (${what}).`);
+    return new ApiError('invalid_awb', `The consignment number must be ${AWB_RULE} (${what}).`);
   }
   return new ApiError('bad_request', `The request path is not valid: ${what}.`);
 }

@@ -1,7 +1,7 @@
 import pLimit, { type LimitFunction } from 'p-limit';
 import { MAX_PROBES, probeCandidates, type DetectCandidate } from '../../../lib/detect/index.ts';
 import { isFresh, type CachedLookup } from '../../../lib/cache/index.ts';
-import type { KeyMode } from '../../../lib/schemas/index.ts';
+import type { Awb, KeyMode } from '../../../lib/schemas/index.ts';
 import type { LookupResult } from '../../../lib/tracking/index.ts';
 import type { ApiDeps } from '../context/deps.ts';
 
@@ -38,7 +38,7 @@ function counted(deps: CarrierLookupDeps, carrier: string, result: LookupResult)
 
 /** One lookup of a named carrier (cache, then the carrier), as `GET /v1/track/{carrier}/{awb}` makes it. */
 export async function namedLookup(
-  deps: CarrierLookupDeps, carrier: string, awb: string, mode: KeyMode, gate: CarrierGate = UNGATED, cacheRead?: Promise<CachedLookup | null>,
+  deps: CarrierLookupDeps, carrier: string, awb: Awb, mode: KeyMode, gate: CarrierGate = UNGATED, cacheRead?: Promise<CachedLookup | null>,
 ): Promise<CarrierAnswer> {
   // The gate bounds carrier polls: a fresh cache entry polls nothing and need not queue for it
   // (queueing cost a cached batch item a third of its time).
@@ -59,7 +59,7 @@ export async function namedLookup(
  * found" answers are cached per carrier too, so asking again costs no carrier poll for a while.
  */
 export async function detectedLookup(
-  deps: CarrierLookupDeps, candidates: readonly DetectCandidate[], awb: string, mode: KeyMode, gate: CarrierGate = UNGATED,
+  deps: CarrierLookupDeps, candidates: readonly DetectCandidate[], awb: Awb, mode: KeyMode, gate: CarrierGate = UNGATED,
 ): Promise<CarrierAnswer> {
   const outcome = await probeCandidates(candidates.slice(0, MAX_PROBES).map((c) => c.slug), async (slug) => {
     const result = await gate(slug, () => deps.tracking.lookup(slug, awb, mode));
@@ -71,8 +71,7 @@ export async function detectedLookup(
 }
 
 /** The 404 / 502 sentence of an answer, naming what was asked. */
-export function answerMessage(answer: Exclude<CarrierAnswer, { kind: 'found' }>, awb: string, detected: boolean): string {
-  const number = awb.toUpperCase();
+export function answerMessage(answer: Exclude<CarrierAnswer, { kind: 'found' }>, number: Awb, detected: boolean): string {
   const carriers = answer.tried.join(', ');
   if (answer.kind === 'not_found') {
     return detected

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { keyMode, type ConsumeTicket, type KeyRecord, type LimitState } from '../../../lib/access/index.ts';
+import type { Awb } from '../../../lib/schemas/index.ts';
 import type { LookupResult } from '../../../lib/tracking/index.ts';
 import { acceptKeyRecord, presentedKey } from '../auth/api-key.ts';
 import { checkAwb } from './awb-input.ts';
@@ -16,7 +17,7 @@ export function limitHeaders(reply: FastifyReply, state: LimitState): void {
   reply.header('X-Lookups-Remaining', state.remaining.period);
 }
 
-/** The canonical carrier slug and the trimmed AWB, or the 400 they deserve. */
+/** The canonical carrier slug and the parsed AWB, or the 400 they deserve (the carrier is checked first). */
 export function checkShipmentInput(deps: Pick<ApiDeps, 'product'>, carrierName: string, rawAwb: string): ShipmentInput | ApiError {
   const carrier = deps.product.registry.resolve(carrierName);
   if (!carrier) return new ApiError('unsupported_carrier', `Carrier ${JSON.stringify(carrierName.slice(0, 60))} is not supported. See GET /v1/carriers for the list.`);
@@ -27,14 +28,14 @@ export function checkShipmentInput(deps: Pick<ApiDeps, 'product'>, carrierName: 
 /** What a lookup asks for, checked. */
 export interface ShipmentInput {
   carrier: string;
-  awb: string;
+  awb: Awb;
 }
 
 /** A lookup that was counted and answered 200 or 404 (the answers that consume one). */
 export interface MeteredLookup {
   key: KeyRecord;
   carrier: string;
-  awb: string;
+  awb: Awb;
   result: Exclude<LookupResult, { kind: 'upstream_error' }>;
   ticket: ConsumeTicket;
   remaining: number;
@@ -94,7 +95,9 @@ export async function meteredLookup(deps: LookupDeps, request: FastifyRequest, r
   const cacheRead = input instanceof ApiError ? undefined : deps.tracking.readCache(input.carrier, input.awb, keyMode(key)!);
   cacheRead?.catch(() => undefined);
   const counted = await countLookup(deps, request, reply, input instanceof ApiError ? input : null);
-  const { carrier, awb } = input as { carrier: string; awb: string };
+  // countLookup has thrown a bad input after the key checks; this says so to the compiler.
+  if (input instanceof ApiError) throw input;
+  const { carrier, awb } = input;
 
   let result: LookupResult;
   try {

@@ -14,7 +14,7 @@ import { SUBSCRIBABLE_EVENT_TYPES, TRACKING_EVENT_TYPES } from '../../../lib/web
 
 const Instant = z.string().describe('UTC ISO 8601 instant');
 
-/** A consignment number as the routes accept it (awb-input.ts). */
+/** A consignment number as the routes accept it (lib/schemas/awb.ts parseAwb, via lookup/awb-input.ts). */
 export const AwbParam = z.string().min(1).describe('Consignment number (alias name: tracking_number): 4 to 40 of [A-Za-z0-9-] once trimmed.');
 
 /** A carrier's slug or alias; the enum lists them for clients. */

@@ -26,8 +26,9 @@ export function registerDetectedTrackRoute(app: FastifyInstance, deps: DetectedT
     const awb = checkAwb(request.params.awb);
     const detection = awb instanceof ApiError ? awb : detectionFor(deps, awb);
     const counted = await countLookup(deps, request, reply, detection instanceof ApiError ? detection : null);
-    const number = awb as string;
-    const candidates = detection instanceof ApiError ? [] : detection.candidates;
+    // countLookup has thrown a bad input after the key checks; this says so to the compiler.
+    if (detection instanceof ApiError) throw detection;
+    const { awb: number, candidates } = detection;
 
     let answer;
     try {

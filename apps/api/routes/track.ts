@@ -12,7 +12,7 @@ export function registerTrackRoutes(app: FastifyInstance, deps: LookupDeps): voi
   const handler = async (request: FastifyRequest<{ Params: { carrier: string; awb: string } }>, reply: FastifyReply) => {
     const { carrier, awb, result } = await meteredLookup(deps, request, reply, checkShipmentInput(deps, request.params.carrier, request.params.awb));
     if (result.kind === 'not_found') {
-      throw new ApiError('shipment_not_found', `No tracking scans exist for ${carrier} consignment ${awb.toUpperCase()}.`);
+      throw new ApiError('shipment_not_found', `No tracking scans exist for ${carrier} consignment ${awb}.`);
     }
     // The record's JSON, its cached part written once per cache entry (lib/insights/json.ts).
     return reply.type('application/json; charset=utf-8').send(result.json());

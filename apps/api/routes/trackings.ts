@@ -90,7 +90,7 @@ export function registerTrackingRoutes(app: FastifyInstance, deps: TrackingDeps,
   }), async (request: FastifyRequest<{ Params: { carrier: string; awb: string } }>, reply) => {
     const { key, carrier, awb } = await one(request, reply);
     const watch = await push.watches.get(key.prefix, carrier, awb, deps.clock());
-    if (!watch) throw new ApiError('not_found', `This key does not watch ${carrier} consignment ${awb.toUpperCase()}.`);
+    if (!watch) throw new ApiError('not_found', `This key does not watch ${carrier} consignment ${awb}.`);
     return { watch };
   });
   app.delete('/v1/trackings/:carrier/:awb', api({
@@ -99,7 +99,9 @@ export function registerTrackingRoutes(app: FastifyInstance, deps: TrackingDeps,
     errors: ['invalid_awb', 'unsupported_carrier', 'not_found'],
   }), async (request: FastifyRequest<{ Params: { carrier: string; awb: string } }>, reply) => {
     const { key, carrier, awb } = await one(request, reply);
-    if (!(await push.watches.remove(key.prefix, key.mode, carrier, awb))) throw new ApiError('not_found', `This key does not watch ${carrier} consignment ${awb.toUpperCase()}.`);
+    if (!(await push.watches.remove(key.prefix, key.mode, carrier, awb))) {
+      throw new ApiError('not_found', `This key does not watch ${carrier} consignment ${awb}.`);
+    }
     return reply.code(204).send();
   });
   methodNotAllowed(app, '/v1/trackings', ['GET', 'POST']);

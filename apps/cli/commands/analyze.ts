@@ -13,7 +13,8 @@ import type { RunCommand } from './command.ts';
 import { alignedTable, formatDays as days, formatPercent as pct } from './format.ts';
 import type { CliIo } from './io.ts';
 
-export const ANALYZE_USAGE = `Usage: npm run cli -- analyze <shipments.csv|shipments.json> [--key trk_…] [--url <base>] [--name <name>] [--out <report.json>] [--json]
+export const ANALYZE_USAGE =
+  `Usage: npm run cli -- analyze <shipments.csv|shipments.json> [--key trk_…] [--url <base>] [--name <name>] [--out <report.json>] [--json]
 
 Analyses your shipments against the network (POST /v1/analyses; growth and business plans; counts
 against the analyzer allowance, consumes no lookups). CSV: a header row naming awb (required),
@@ -29,7 +30,10 @@ carrier, order_id, payment_mode (cod|prepaid), order_value_inr, promised_by. JSO
 const table = (header: string[], rows: string[][]) => alignedTable(header, rows, (column) => column === 0);
 
 const GROUP_HEADER = ['shipments', 'delivered', 'RTO', 'NDR', '1st attempt', 'p50 days', 'on time (EDD)', 'on time (promise)', 'stuck'];
-const groupCells = (g: Group) => [String(g.shipments), pct(g.delivered_rate), pct(g.rto_rate), pct(g.ndr_rate), pct(g.first_attempt_rate), days(g.p50_transit_days), pct(g.on_time_rate_vs_carrier_edd), pct(g.on_time_rate_vs_promise), String(g.stuck)];
+const groupCells = (g: Group) => [
+  String(g.shipments), pct(g.delivered_rate), pct(g.rto_rate), pct(g.ndr_rate), pct(g.first_attempt_rate), days(g.p50_transit_days),
+  pct(g.on_time_rate_vs_carrier_edd), pct(g.on_time_rate_vs_promise), String(g.stuck),
+];
 
 /** The report as text for a person: totals, couriers, payment modes, recommendations, attention. */
 export function formatReport(name: string | null, report: Report): string {
@@ -44,21 +48,43 @@ export function formatReport(name: string | null, report: Report): string {
     '',
   ];
   if (report.recommendations.length) {
-    out.push('Recommendations:', ...report.recommendations.map((r) => `  ${r.lane}: ${r.suggested_carrier} instead of ${r.current_carrier}. ${r.reason}`), '');
+    out.push(
+      'Recommendations:',
+      ...report.recommendations.map((r) => `  ${r.lane}: ${r.suggested_carrier} instead of ${r.current_carrier}. ${r.reason}`),
+      '',
+    );
   } else {
     out.push('Recommendations: none (no lane where another courier is clearly better on 30+ network deliveries).', '');
   }
-  out.push(`Needs attention: ${report.attention.length}${report.attention.length ? ` (${['stuck', 'failed_attempt', 'exception'].map((r) => `${report.attention.filter((a) => a.reason === r).length} ${r.replace('_', ' ')}`).join(', ')})` : ''}`, '');
+  const attentionByReason = report.attention.length
+    ? ` (${['stuck', 'failed_attempt', 'exception'].map((r) => `${report.attention.filter((a) => a.reason === r).length} ${r.replace('_', ' ')}`).join(', ')})`
+    : '';
+  out.push(`Needs attention: ${report.attention.length}${attentionByReason}`, '');
   return out.join('\n');
 }
 
-interface AnalysisView { id: string; name: string | null; status: string; progress: { done: number; total: number }; report: Report | null; rejected_rows: { row: number; awb: string | null; code: string }[] }
+interface AnalysisView {
+  id: string;
+  name: string | null;
+  status: string;
+  progress: { done: number; total: number };
+  report: Report | null;
+  rejected_rows: { row: number; awb: string | null; code: string }[];
+}
 
 /** Runs `analyze …`; returns the exit code (0 ok, 1 the API refused or failed, 2 usage error). */
 export async function runAnalyze(argv: string[], io: CliIo & { pollMs?: number; progressStream?: NodeJS.WriteStream }): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: { key: { type: 'string' }, url: { type: 'string' }, name: { type: 'string' }, out: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args: argv,
+      options: {
+        key: { type: 'string' }, url: { type: 'string' }, name: { type: 'string' }, out: { type: 'string' }, json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (err) {
     io.stderr(`error: ${(err as Error).message}\n\n${ANALYZE_USAGE}`);
     return 2;
@@ -82,7 +108,9 @@ export async function runAnalyze(argv: string[], io: CliIo & { pollMs?: number; 
   const call = async <T>(method: string, path: string, body?: string): Promise<T> => {
     const res = await fetch(new URL(path, base), { method, headers, ...(body === undefined ? {} : { body }) });
     const answer = await res.json().catch(() => null) as (T & { error?: { code: string; message: string } }) | null;
-    if (!res.ok || !answer) throw new Error(`${answer?.error?.message ?? `HTTP ${res.status}`} (${answer?.error?.code ?? 'unreadable answer'}, HTTP ${res.status})`);
+    if (!res.ok || !answer) {
+      throw new Error(`${answer?.error?.message ?? `HTTP ${res.status}`} (${answer?.error?.code ?? 'unreadable answer'}, HTTP ${res.status})`);
+    }
     return answer;
   };
 
@@ -92,10 +120,16 @@ export async function runAnalyze(argv: string[], io: CliIo & { pollMs?: number; 
     if (isJson && parsed.values.name) body = JSON.stringify({ ...(JSON.parse(content.toString('utf8')) as object), name });
     const path = isJson ? '/v1/analyses' : `/v1/analyses?name=${encodeURIComponent(name)}`;
     const created = await call<{ id: string; shipments: number; rejected_rows: AnalysisView['rejected_rows'] }>('POST', path, body);
-    io.stderr(`analysis ${created.id}: ${created.shipments} shipments accepted${created.rejected_rows.length ? `, ${created.rejected_rows.length} rows rejected (first: row ${created.rejected_rows[0]!.row} ${created.rejected_rows[0]!.code})` : ''}\n`);
+    const rejected = created.rejected_rows.length
+      ? `, ${created.rejected_rows.length} rows rejected (first: row ${created.rejected_rows[0]!.row} ${created.rejected_rows[0]!.code})`
+      : '';
+    io.stderr(`analysis ${created.id}: ${created.shipments} shipments accepted${rejected}\n`);
     const stream = io.progressStream ?? process.stderr;
     if (stream.isTTY) {
-      bar = new cliProgress.SingleBar({ format: 'analysing |{bar}| {percentage}% | {value}/{total} shipments | ETA {eta_formatted}', stream, hideCursor: false, fps: 5 }, cliProgress.Presets.shades_classic);
+      bar = new cliProgress.SingleBar(
+        { format: 'analysing |{bar}| {percentage}% | {value}/{total} shipments | ETA {eta_formatted}', stream, hideCursor: false, fps: 5 },
+        cliProgress.Presets.shades_classic,
+      );
       bar.start(created.shipments, 0);
     }
     let view: AnalysisView;

@@ -32,7 +32,9 @@ const clock = (ms: number) => `${new Date(ms).toISOString().slice(11, 19)} UTC`;
 export function freshnessLine(times: LaneFigureTimes | null): string {
   if (!times) return 'Figures computed at this request.';
   const age = Math.max(0, Math.round((times.nowMs - times.readAtMs) / 1000));
-  const next = times.nextReadAtMs <= times.nowMs ? 'at the next request' : `at ${clock(times.nextReadAtMs)} (in ${Math.round((times.nextReadAtMs - times.nowMs) / 1000)} s)`;
+  const next = times.nextReadAtMs <= times.nowMs
+    ? 'at the next request'
+    : `at ${clock(times.nextReadAtMs)} (in ${Math.round((times.nextReadAtMs - times.nowMs) / 1000)} s)`;
   return `Figures as cached by the API at ${clock(times.readAtMs)} (${age} s ago); it reads them again ${next}. `
     + 'The normalizer recomputes them once a minute, so a shipment closed in the last 2 minutes may not count yet.';
 }
@@ -43,7 +45,10 @@ export function formatLaneTable(answer: LaneComparison, times: LaneFigureTimes |
   const rows = answer.carriers.map((c) => {
     const top = c.ndr_reasons ? Object.entries(c.ndr_reasons).sort((a, b) => b[1] - a[1])[0] : undefined;
     const marks = [c.carrier === answer.fastest ? 'fastest' : '', c.carrier === answer.most_reliable ? 'most reliable' : ''].filter(Boolean).join(', ');
-    return [c.carrier + (marks ? ` (${marks})` : ''), String(c.sample_size), days(c.p50_transit_days), days(c.p90_transit_days), pct(c.on_time_rate), pct(c.first_attempt_rate), pct(c.rto_rate), top ? `${top[0]} ${pct(top[1])}` : '—'];
+    return [
+      c.carrier + (marks ? ` (${marks})` : ''), String(c.sample_size), days(c.p50_transit_days), days(c.p90_transit_days), pct(c.on_time_rate),
+      pct(c.first_attempt_rate), pct(c.rto_rate), top ? `${top[0]} ${pct(top[1])}` : '—',
+    ];
   });
   // The carrier and the NDR reason are text; the figures between them right-aligned.
   const [headerLine, rule, ...lines] = alignedTable(header, rows, (column) => column === 0 || column === header.length - 1);
@@ -56,7 +61,12 @@ export function formatLaneTable(answer: LaneComparison, times: LaneFigureTimes |
 export async function runLanes(argv: string[], io: CliIo): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: { key: { type: 'string' }, url: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args: argv,
+      options: { key: { type: 'string' }, url: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (err) {
     io.stderr(`error: ${(err as Error).message}\n\n${LANES_USAGE}`);
     return 2;
@@ -64,7 +74,9 @@ export async function runLanes(argv: string[], io: CliIo): Promise<number> {
   if (parsed.values.help) { io.stdout(LANES_USAGE); return 0; }
   const [origin, destination, ...rest] = parsed.positionals;
   const key = parsed.values.key ?? io.env.TRACKING_API_KEY;
-  const problem = !origin || !destination || rest.length ? 'lanes takes an origin and a destination pincode.' : !key ? 'No API key: pass --key or set TRACKING_API_KEY.' : null;
+  const problem = !origin || !destination || rest.length
+    ? 'lanes takes an origin and a destination pincode.'
+    : !key ? 'No API key: pass --key or set TRACKING_API_KEY.' : null;
   if (problem) { io.stderr(`error: ${problem}\n\n${LANES_USAGE}`); return 2; }
   const base = parsed.values.url ?? `http://127.0.0.1:${io.env.PORT || 3000}`;
   let res: Response;

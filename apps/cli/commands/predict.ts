@@ -43,7 +43,9 @@ const num = (v: number | null) => (v === null ? '—' : String(v));
 
 /** The summary as a table for a person: one row per stage, then overall. */
 export function formatBacktest(s: BacktestSummary): string {
-  const header = ['stage', 'scored', 'p80 cover', 'p90 cover', 'p80 width', 'p90 width', 'exact day', 'MAE days', 'EDD exact', 'EDD MAE', 'lane exact', 'lane MAE'];
+  const header = [
+    'stage', 'scored', 'p80 cover', 'p90 cover', 'p80 width', 'p90 width', 'exact day', 'MAE days', 'EDD exact', 'EDD MAE', 'lane exact', 'lane MAE',
+  ];
   const rows = [...Object.entries(s.by_stage), ['overall', s.overall] as const].map(([stage, x]) => [
     stage, String(x.predictions), pct(x.p80_coverage), pct(x.p90_coverage), num(x.p80_median_width_days), num(x.p90_median_width_days),
     pct(x.exact_day_rate), num(x.mean_absolute_error_days), pct(x.carrier_edd.exact_day_rate), num(x.carrier_edd.mean_absolute_error_days),
@@ -83,7 +85,9 @@ export async function runPredict(argv: string[], io: CliIo): Promise<number> {
     if (sources !== 1) throw new Usage('give exactly one source: --polls <file>, --from-embedded, --from-kafka or --from-clickhouse');
     if (!values.split || Number.isNaN(Date.parse(values.split))) throw new Usage('--split needs an ISO date-time, e.g. 2026-05-15T00:00:00+05:30');
     const splitMs = Date.parse(values.split);
-    for (const name of ['since', 'until'] as const) if (values[name] !== undefined && Number.isNaN(Date.parse(values[name]!))) throw new Usage(`--${name} needs an ISO date-time`);
+    for (const name of ['since', 'until'] as const) {
+      if (values[name] !== undefined && Number.isNaN(Date.parse(values[name]!))) throw new Usage(`--${name} needs an ISO date-time`);
+    }
     return await run(io, { ...values, splitMs } as Values);
   } catch (err) {
     if (err instanceof Usage) { io.stderr(`${err.message}\n\n${PREDICT_USAGE}`); return 2; }

@@ -61,7 +61,10 @@ export async function runSandboxHistory(argv: string[], io: CliIo): Promise<numb
   try {
     const { values } = parseArgs({
       args: argv, strict: true, allowPositionals: false,
-      options: { shipments: { type: 'string' }, days: { type: 'string' }, seed: { type: 'string' }, end: { type: 'string' }, out: { type: 'string' }, 'into-stores': { type: 'boolean' }, topic: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        shipments: { type: 'string' }, days: { type: 'string' }, seed: { type: 'string' }, end: { type: 'string' }, out: { type: 'string' },
+        'into-stores': { type: 'boolean' }, topic: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+      },
     });
     if (values.help) {
       io.stdout(SANDBOX_HISTORY_USAGE);
@@ -90,8 +93,13 @@ export async function runSandboxHistory(argv: string[], io: CliIo): Promise<numb
   let bus: PollBus | null = null;
   let log: PollLog | null = null;
   if (options.intoStores) {
-    if (env.KAFKA_BROKERS) bus = new KafkaBus({ kafka: createKafka({ brokers: env.KAFKA_BROKERS, clientId: 'tracking-cli-history' }), dataDir: env.DATA_DIR ?? './data', topic: options.topic });
-    else log = new PollLog(env.DATA_DIR ?? './data');
+    if (env.KAFKA_BROKERS) {
+      bus = new KafkaBus({
+        kafka: createKafka({ brokers: env.KAFKA_BROKERS, clientId: 'tracking-cli-history' }), dataDir: env.DATA_DIR ?? './data', topic: options.topic,
+      });
+    } else {
+      log = new PollLog(env.DATA_DIR ?? './data');
+    }
   }
   // The CLI tools' one progress report: a bar on a terminal, else a plain line every 10 s.
   const progress = createProgress({ label: 'sandbox history', unit: 'journeys', enabled: true });
@@ -129,7 +137,10 @@ export async function runSandboxHistory(argv: string[], io: CliIo): Promise<numb
     if (file && file !== process.stdout) await new Promise<void>((resolve) => (file as WriteStream).end(resolve));
   }
   summary.seconds = Math.round((performance.now() - started) / 10) / 100;
-  const where = [options.out && `${options.out}`, options.intoStores && (env.KAFKA_BROKERS ? `Kafka (${env.KAFKA_BROKERS}, ${options.topic ?? POLLS_TOPIC})` : `${env.DATA_DIR ?? './data'}/polls.ndjson`)].filter(Boolean).join(' and ');
+  const where = [
+    options.out && `${options.out}`,
+    options.intoStores && (env.KAFKA_BROKERS ? `Kafka (${env.KAFKA_BROKERS}, ${options.topic ?? POLLS_TOPIC})` : `${env.DATA_DIR ?? './data'}/polls.ndjson`),
+  ].filter(Boolean).join(' and ');
   io.stderr(`${summary.journeys} journeys (${summary.delivered} delivered, ${summary.rto} returned, ${summary.lost} lost, ${summary.open} still open at the end), ${summary.polls} polls → ${where} in ${summary.seconds} s (${Math.round(summary.journeys / Math.max(summary.seconds, 0.001))} journeys/s); history ${new Date(options.endMs - options.days * DAY_MS).toISOString()} → ${new Date(options.endMs).toISOString()}\n`);
   return 0;
 }

@@ -69,7 +69,10 @@ export async function runSql(argv: string[], io: CliIo): Promise<number> {
   try {
     parsed = parseArgs({
       args: argv, allowPositionals: true, strict: true,
-      options: { mode: { type: 'string', default: 'live' }, param: { type: 'string', multiple: true, default: [] }, format: { type: 'string', default: 'table' }, list: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        mode: { type: 'string', default: 'live' }, param: { type: 'string', multiple: true, default: [] }, format: { type: 'string', default: 'table' },
+        list: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+      },
     });
   } catch (err) {
     io.stderr(`error: ${(err as Error).message}\n\n${SQL_USAGE}`);
@@ -119,7 +122,8 @@ export async function runSql(argv: string[], io: CliIo): Promise<number> {
     return 0;
   } catch (err) {
     const { code, message } = clickHouseErrorInfo(err);
-    io.stderr(`error: ClickHouse at ${target.url} (database ${target.database}) ${code === null ? 'could not be reached' : `answered error ${code}`}: ${message}\n`);
+    const reply = code === null ? 'could not be reached' : `answered error ${code}`;
+    io.stderr(`error: ClickHouse at ${target.url} (database ${target.database}) ${reply}: ${message}\n`);
     return 1;
   } finally {
     await client.close();

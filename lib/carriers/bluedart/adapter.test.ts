@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { renderer } from '../../sandbox/carriers/bluedart.ts';
 import { istParts, istToMs } from '../../sandbox/ist.ts';
 import type { SandboxShipment, SandboxStep, StepKind } from '../../sandbox/types.ts';
-import { NDR_REASONS, type EventCode, type NdrReason } from '../../schemas/index.ts';
+import { requireAwb, NDR_REASONS, type EventCode, type NdrReason } from '../../schemas/index.ts';
 import { makePoll } from '../../testing/polls.ts';
 import { answer } from '../../testing/product.ts';
 import { fuzzParser } from '../../../test/support/carriers/fuzz.ts';
@@ -13,7 +13,7 @@ import { everyKindStory, HOUR, MUMBAI_TO_KOLKATA, shipmentBuilder, storyStep } f
 import type { NativeResponse } from '../types.ts';
 import { adapter } from './adapter.ts';
 
-const AWB = '12345670104';
+const AWB = requireAwb('12345670104');
 const xml = (body: string, status = 200): NativeResponse => ({ status, headers: { 'content-type': 'text/xml' }, body });
 
 /**
@@ -67,7 +67,7 @@ const REAL_XML = `<?xml version="1.0" encoding="UTF-8"?>
 </ShipmentData>`;
 
 describe('bluedart parser on real-shaped answers', () => {
-  const parsed = expectOk(adapter.parse('50912345671', xml(REAL_XML)));
+  const parsed = expectOk(adapter.parse(requireAwb('50912345671'), xml(REAL_XML)));
 
   it('reads both shipments (forward, then the return waybill) in the carrier order, newest first each', () => {
     expect(parsed.scans.map((s) => s.occurred_at)).toEqual([
@@ -108,7 +108,7 @@ describe('bluedart parser on real-shaped answers', () => {
   it('reads "Incorrect Waybill number or No Information" as not found', () => {
     const body = '<?xml version="1.0"?><ShipmentData><Shipment WaybillNo="12345670100"><StatusType>NF</StatusType>'
       + '<Status>Incorrect Waybill number or No Information</Status></Shipment></ShipmentData>';
-    expect(adapter.parse('12345670100', xml(body))).toEqual({ outcome: 'not_found' });
+    expect(adapter.parse(requireAwb('12345670100'), xml(body))).toEqual({ outcome: 'not_found' });
   });
 });
 

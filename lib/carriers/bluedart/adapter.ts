@@ -24,7 +24,7 @@
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { z } from 'zod';
-import type { PollShipment, RawScan } from '../../schemas/index.ts';
+import { isEchoOf, type Awb, type PollShipment, type RawScan } from '../../schemas/index.ts';
 import { requireCredential } from '../shared/credentials.ts';
 import { credentialsRejected, parseJsonOrUndefined } from '../shared/json-body.ts';
 import { cityPlace, pincodeOf } from '../shared/places.ts';
@@ -182,7 +182,7 @@ function asXmlShaped(shipment: unknown): unknown {
 }
 
 /** A gateway JSON answer: the error object, or `ShipmentData.Shipment` read like the XML. */
-function jsonAnswer(awb: string, body: string): ParsedPoll {
+function jsonAnswer(awb: Awb, body: string): ParsedPoll {
   const json = parseJsonOrUndefined(body) as { ShipmentData?: unknown } | undefined;
   if (json === undefined) return { outcome: 'error', error: 'invalid JSON' };
   const data = json.ShipmentData;
@@ -197,12 +197,11 @@ function jsonAnswer(awb: string, body: string): ParsedPoll {
 }
 
 /** The poll of the answer's shipments: the asked waybill's header, every known waybill's scans. */
-function shipmentsAnswer(awb: string, shipments: BluedartShipment[]): ParsedPoll {
+function shipmentsAnswer(awb: Awb, shipments: BluedartShipment[]): ParsedPoll {
   const known = shipments.filter((s) => !isUnknown(s));
   if (known.length === 0) return shipments.length ? { outcome: 'not_found' } : { outcome: 'error', error: 'no Shipment' };
 
-  const wanted = awb.trim().toUpperCase();
-  const main = known.find((s) => s['@_WaybillNo']?.toUpperCase() === wanted) ?? known[0]!;
+  const main = known.find((s) => isEchoOf(s['@_WaybillNo'], awb)) ?? known[0]!;
   // The forward waybill first, then its return waybill, then anything else the carrier listed.
   const ordered = [main, ...known.filter((s) => s !== main)];
   const scans: RawScan[] = [];
@@ -214,7 +213,7 @@ function shipmentsAnswer(awb: string, shipments: BluedartShipment[]): ParsedPoll
   return { outcome: 'ok', shipment: headerOf(main), scans };
 }
 
-function readBody(awb: string, response: NativeResponse): ParsedPoll {
+function readBody(awb: Awb, response: NativeResponse): ParsedPoll {
   const body = response.body.trim();
   if (response.status === 401 || response.status === 403) return credentialsRejected(response);
   if (body.startsWith('{') && response.status >= 200 && response.status <= 299) return jsonAnswer(awb, body);

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderer } from '../../sandbox/carriers/bluedart.ts';
 import type { SandboxShipment, StepKind } from '../../sandbox/types.ts';
+import { requireAwb } from '../../schemas/index.ts';
 import { answer } from '../../testing/product.ts';
 import { fixtureResponse, fixtureText, pollAnswer } from '../../../test/support/carriers/fixtures.ts';
 import { fuzzParser } from '../../../test/support/carriers/fuzz.ts';
@@ -106,9 +107,9 @@ describe('bluedart in the gateway shape: two attempts, then a return under a new
       return { status: 200, headers: {}, body: url.searchParams.get('numbers')!.includes(',') ? fixtureText('bluedart', RETURN) : forwardOnly };
     };
     const endpoint = { baseUrl: 'https://gateway.example', credentials: { loginid: 'L', lickey: 'K', clientid: 'C', clientsecret: 'S' } };
-    const response = await adapter.fetch('90412345671', endpoint, send);
+    const response = await adapter.fetch(requireAwb('90412345671'), endpoint, send);
     expect(asked).toEqual(['90412345671', '90412345671,90412399901']);
-    expect(adapter.parse('90412345671', response)).toMatchObject({ outcome: 'ok' });
+    expect(adapter.parse(requireAwb('90412345671'), response)).toMatchObject({ outcome: 'ok' });
   });
 });
 
@@ -127,8 +128,8 @@ describe('bluedart API gateway calls', () => {
       ? { status: 200, headers: {}, body: JSON.stringify({ JWTToken: 'eyJhbGciOiJIUzI1NiJ9.eyJleHAiOjQxMDI0NDQ4MDB9.sig' }) }
       : { status: 200, headers: {}, body: '{"ShipmentData":{"Error":"No Information"}}' }));
     const endpoint = { baseUrl: 'https://gw-login.example', credentials: { loginid: 'BOM001', lickey: 'TRACKKEY', clientid: 'CID', clientsecret: 'SECRET' } };
-    await adapter.fetch('44330038841', endpoint, send);
-    await adapter.fetch('44330038842', endpoint, send);
+    await adapter.fetch(requireAwb('44330038841'), endpoint, send);
+    await adapter.fetch(requireAwb('44330038842'), endpoint, send);
     expect(sent.map((r) => new URL(r.url).pathname)).toEqual(['/in/transportation/token/v1/login', '/in/transportation/tracking/v1', '/in/transportation/tracking/v1']);
     expect(sent[0]!.headers).toMatchObject({ ClientID: 'CID', clientSecret: 'SECRET' });
     expect(sent[1]!.headers).toMatchObject({ JWTToken: 'eyJhbGciOiJIUzI1NiJ9.eyJleHAiOjQxMDI0NDQ4MDB9.sig' });
@@ -137,21 +138,22 @@ describe('bluedart API gateway calls', () => {
 
   it('a refused gateway login is an error poll that says credentials', async () => {
     const endpoint = { baseUrl: 'http://sandbox.test/bluedart', credentials: { loginid: 'sandbox', lickey: 'sandbox', clientid: 'unknown-client', clientsecret: 'wrong' } };
-    const response = await adapter.fetch('44330038841', endpoint, sandboxSend(renderer, endpoint.baseUrl, () => ({ kind: 'not_found' })));
-    expect(adapter.parse('44330038841', response)).toEqual({ outcome: 'error', error: 'credentials rejected (HTTP 401: Unauthorized)' });
+    const response = await adapter.fetch(requireAwb('44330038841'), endpoint, sandboxSend(renderer, endpoint.baseUrl, () => ({ kind: 'not_found' })));
+    expect(adapter.parse(requireAwb('44330038841'), response)).toEqual({ outcome: 'error', error: 'credentials rejected (HTTP 401: Unauthorized)' });
   });
 
   it('a wrong tracking licence key is the gateway\'s License Mismatch, a credentials error', async () => {
     const endpoint = { baseUrl: 'http://sandbox.test/bluedart', credentials: { loginid: 'sandbox', lickey: 'shipping-key', clientid: 'sandbox', clientsecret: 'sandbox' } };
-    const response = await adapter.fetch('44330038841', endpoint, sandboxSend(renderer, endpoint.baseUrl, () => ({ kind: 'not_found' })));
+    const response = await adapter.fetch(requireAwb('44330038841'), endpoint, sandboxSend(renderer, endpoint.baseUrl, () => ({ kind: 'not_found' })));
     expect(response.body).toBe(fixtureText('bluedart', 'apigateway-tracking-error-license-mismatch.json').trim());
-    expect(adapter.parse('44330038841', response)).toEqual({ outcome: 'error', error: 'credentials rejected (ShipmentData.Error: License Mismatch)' });
+    expect(adapter.parse(requireAwb('44330038841'), response))
+      .toEqual({ outcome: 'error', error: 'credentials rejected (ShipmentData.Error: License Mismatch)' });
   });
 
   it('an unknown number through the gateway is not_found', async () => {
     const endpoint = { baseUrl: 'http://sandbox.test/bluedart', credentials: { loginid: 'sandbox', lickey: 'sandbox', clientid: 'sandbox', clientsecret: 'sandbox' } };
-    const response = await adapter.fetch('44330038841', endpoint, sandboxSend(renderer, endpoint.baseUrl, () => ({ kind: 'not_found' })));
-    expect(adapter.parse('44330038841', response)).toEqual({ outcome: 'not_found' });
+    const response = await adapter.fetch(requireAwb('44330038841'), endpoint, sandboxSend(renderer, endpoint.baseUrl, () => ({ kind: 'not_found' })));
+    expect(adapter.parse(requireAwb('44330038841'), response)).toEqual({ outcome: 'not_found' });
   });
 });
 

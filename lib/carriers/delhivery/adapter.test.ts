@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderer } from '../../sandbox/carriers/delhivery.ts';
 import type { SandboxShipment, SandboxStep, StepKind } from '../../sandbox/types.ts';
-import { NDR_REASONS, type EventCode, type NdrReason } from '../../schemas/index.ts';
+import { requireAwb, NDR_REASONS, type EventCode, type NdrReason } from '../../schemas/index.ts';
 import { makePoll } from '../../testing/polls.ts';
 import { answer } from '../../testing/product.ts';
 import { fuzzParser } from '../../../test/support/carriers/fuzz.ts';
@@ -12,7 +12,7 @@ import { everyKindStory, HOUR, MUMBAI_TO_KOLKATA, shipmentBuilder, storyStep } f
 import type { NativeResponse } from '../types.ts';
 import { adapter } from './adapter.ts';
 
-const AWB = '1234567890104';
+const AWB = requireAwb('1234567890104');
 const ok = (body: unknown, status = 200): NativeResponse => ({
   status, headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body),
 });
@@ -52,7 +52,7 @@ const REAL_BODY = {
 };
 
 describe('delhivery parser on real-shaped answers', () => {
-  const parsed = expectOk(adapter.parse('26805710004126', ok(REAL_BODY)));
+  const parsed = expectOk(adapter.parse(requireAwb('26805710004126'), ok(REAL_BODY)));
 
   it('keeps IST wall times offset-less with 0-3 fraction digits, in the carrier order', () => {
     expect(parsed.scans.map((s) => s.occurred_at)).toEqual([
@@ -99,7 +99,7 @@ describe('delhivery parser on real-shaped answers', () => {
     const other = structuredClone(REAL_BODY.ShipmentData[0]!);
     other.Shipment.AWB = '99999999999999';
     other.Shipment.Scans = other.Shipment.Scans.slice(0, 1);
-    const result = expectOk(adapter.parse('26805710004126', ok({ ShipmentData: [other, REAL_BODY.ShipmentData[0]] })));
+    const result = expectOk(adapter.parse(requireAwb('26805710004126'), ok({ ShipmentData: [other, REAL_BODY.ShipmentData[0]] })));
     expect(result.scans).toHaveLength(7);
   });
 
@@ -108,7 +108,7 @@ describe('delhivery parser on real-shaped answers', () => {
     const scans = body.ShipmentData[0]!.Shipment.Scans;
     scans[0]!.ScanDetail.ScanDateTime = '2024-09-21 14:31:48';
     scans[1]!.ScanDetail.ScanDateTime = '2024-09-21T18:10:52+0530';
-    const result = expectOk(adapter.parse('26805710004126', ok(body)));
+    const result = expectOk(adapter.parse(requireAwb('26805710004126'), ok(body)));
     expect(result.scans[0]!.occurred_at).toBe('2024-09-21T14:31:48');
     expect(result.scans[1]!.occurred_at).toBe('2024-09-21T18:10:52+05:30');
   });
@@ -252,7 +252,7 @@ describe('delhivery round trip through the sandbox renderer', () => {
 
 describe('delhivery sandbox route', () => {
   const route = renderer.routes[0]!;
-  const request = (headers: Record<string, string>, waybill = AWB) =>
+  const request = (headers: Record<string, string>, waybill: string = AWB) =>
     ({ method: 'GET', path: '/api/v1/packages/json/', query: { waybill }, headers, body: '' });
   const shipment = shipmentOf([step('booked', 0)]);
 

@@ -14,7 +14,7 @@
  * header's status, tell the state (config/mappings/delhivery.yaml). Real bodies: fixtures/SOURCES.md.
  */
 import { z } from 'zod';
-import type { Location, PollShipment, RawScan } from '../../schemas/index.ts';
+import { isEchoOf, type Awb, type Location, type PollShipment, type RawScan } from '../../schemas/index.ts';
 import { requireCredential } from '../shared/credentials.ts';
 import { readJsonAnswer } from '../shared/json-body.ts';
 import { pincodeOf } from '../shared/places.ts';
@@ -122,7 +122,7 @@ function scansOf(s: DelhiveryShipment): RawScan[] | string {
 /** Delhivery's words for a number it does not know. */
 const NO_SUCH_WAYBILL = /no such waybill|waybill not found|no data found/i;
 
-function readBody(awb: string, response: NativeResponse): ParsedPoll {
+function readBody(awb: Awb, response: NativeResponse): ParsedPoll {
   const read = readJsonAnswer(response);
   if (!('json' in read)) return read;
   const parsed = BodySchema.safeParse(read.json);
@@ -133,8 +133,7 @@ function readBody(awb: string, response: NativeResponse): ParsedPoll {
     return { outcome: 'error', error: carrierError ? `carrier error: ${carrierError.slice(0, 100)}` : 'no ShipmentData' };
   }
   if (data.length === 0) return { outcome: 'not_found' };
-  const wanted = awb.trim().toUpperCase();
-  const shipment = (data.find((d) => d.Shipment.AWB?.trim().toUpperCase() === wanted) ?? data[0]!).Shipment;
+  const shipment = (data.find((d) => isEchoOf(d.Shipment.AWB, awb)) ?? data[0]!).Shipment;
   const scans = scansOf(shipment);
   if (typeof scans === 'string') return { outcome: 'error', error: scans };
   return { outcome: 'ok', shipment: headerOf(shipment), scans };

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { renderer } from '../../sandbox/carriers/dtdc.ts';
 import { istParts, istToMs } from '../../sandbox/ist.ts';
 import type { SandboxShipment, SandboxStep, ScenarioAnswer, StepKind } from '../../sandbox/types.ts';
-import { NDR_REASONS, type EventCode, type NdrReason } from '../../schemas/index.ts';
+import { requireAwb, NDR_REASONS, type EventCode, type NdrReason } from '../../schemas/index.ts';
 import { makePoll } from '../../testing/polls.ts';
 import { answer } from '../../testing/product.ts';
 import { fuzzParser } from '../../../test/support/carriers/fuzz.ts';
@@ -13,7 +13,7 @@ import { AGENT_REMARK, everyKindStory, HOUR, MUMBAI_TO_KOLKATA, RECEIVER_REMARK,
 import type { NativeResponse } from '../types.ts';
 import { adapter } from './adapter.ts';
 
-const AWB = 'V01230104';
+const AWB = requireAwb('V01230104');
 const ok = (body: unknown, status = 200): NativeResponse => ({
   status, headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body),
 });
@@ -45,7 +45,7 @@ const REAL_BODY = {
 };
 
 describe('dtdc parser on real-shaped answers', () => {
-  const parsed = expectOk(adapter.parse('B32242001', ok(REAL_BODY)));
+  const parsed = expectOk(adapter.parse(requireAwb('B32242001'), ok(REAL_BODY)));
 
   it('reads DDMMYYYY + HHMM action times as IST wall times, in the carrier order', () => {
     expect(parsed.scans.map((s) => s.occurred_at)).toEqual([
@@ -88,7 +88,7 @@ describe('dtdc parser on real-shaped answers', () => {
     body.trackHeader.strExpectedDeliveryDate = '25062017';
     delete body.trackDetails[7]!.sTrRemarks;
     body.trackDetails[7]!.strRemarks = 'ADDRESS NOT FOUND';
-    const result = expectOk(adapter.parse('B32242001', ok(body)));
+    const result = expectOk(adapter.parse(requireAwb('B32242001'), ok(body)));
     expect(result.shipment?.service_type).toBe('surface');
     expect(result.shipment?.estimated_delivery_at).toBe('2017-06-25T23:59:59');
     expect(result.scans[7]!.remarks).toBe('ADDRESS NOT FOUND');
@@ -100,7 +100,7 @@ describe('dtdc parser on real-shaped answers', () => {
       errorDetails: [{ name: 'strShipmentNo', value: '11111' }, { name: 'strError', value: 'NO DATA FOUND FOR THIS CNNO NUMBER' }],
       trackHeader: null, trackDetails: null,
     };
-    expect(adapter.parse('11111', ok(body))).toEqual({ outcome: 'not_found' });
+    expect(adapter.parse(requireAwb('11111'), ok(body))).toEqual({ outcome: 'not_found' });
   });
 });
 
@@ -147,7 +147,7 @@ describe('dtdc fetch: authenticate, then track with X-Access-Token', () => {
     const { sent, send } = recorder({ auth: [ok('tok-2')], track: [ok(REAL_BODY), ok(REAL_BODY)] });
     const endpoint = { baseUrl: 'https://dtdc.example/reuse', credentials };
     await adapter.fetch(AWB, endpoint, send);
-    await adapter.fetch('V01230105', endpoint, send);
+    await adapter.fetch(requireAwb('V01230105'), endpoint, send);
     expect(sent.map((r) => r.method)).toEqual(['GET', 'POST', 'POST']);
   });
 

@@ -11,8 +11,9 @@ import { expectStepEvents, type StepEvent } from '../../../test/support/carriers
 import { HOUR, MUMBAI_TO_KOLKATA, shipmentBuilder, storyStep } from '../../../test/support/carriers/story.ts';
 import type { NativeResponse } from '../types.ts';
 import { adapter } from './adapter.ts';
+import { requireAwb } from '../../schemas/index.ts';
 
-const AWB = 'FMPC0279658213';
+const AWB = requireAwb('FMPC0279658213');
 const NOW = Date.UTC(2026, 10, 20, 6, 30); // 12:00 IST
 
 function ok(body: string, status = 200): NativeResponse {
@@ -84,7 +85,7 @@ describe('ekart parse', () => {
   it('finds the entry by external_tracking_id and in lower case', () => {
     const body = REAL_BODY.replace(`"${AWB}":`, '"request-1":');
     expect(expectOk(adapter.parse(AWB, ok(body))).scans).toHaveLength(9);
-    expect(expectOk(adapter.parse(AWB.toLowerCase(), ok(REAL_BODY))).scans).toHaveLength(9);
+    expect(expectOk(adapter.parse(requireAwb(AWB.toLowerCase()), ok(REAL_BODY))).scans).toHaveLength(9);
   });
 
   it('maps the hand-written journey through the product rules', () => {
@@ -241,7 +242,7 @@ describe('ekart sandbox failure answers', () => {
     );
     const response = { status: reply.status, headers: {}, body: reply.body };
     expect(expectOk(adapter.parse(AWB, response)).scans).toHaveLength(1);
-    expect(adapter.parse('FMPC0000000000', response)).toEqual({ outcome: 'not_found' });
+    expect(adapter.parse(requireAwb('FMPC0000000000'), response)).toEqual({ outcome: 'not_found' });
   });
 
   it('answers not_found, malformed, down and slow the carrier way', () => {

@@ -19,7 +19,7 @@
  * lanes work). The sandbox answers in this web shape, the real one.
  */
 import { z } from 'zod';
-import { PollShipmentSchema, RawScanSchema, type PollShipment, type RawScan } from '../../schemas/index.ts';
+import { PollShipmentSchema, RawScanSchema, isEchoOf, type Awb, type PollShipment, type RawScan } from '../../schemas/index.ts';
 import { credentialsRejected, readJsonBody } from '../shared/json-body.ts';
 import { isRecord, nonEmpty } from '../shared/json-fields.ts';
 import { PlaceSchema, locationOf } from '../shared/places.ts';
@@ -112,12 +112,11 @@ function isoTime(text: string): string | null {
 }
 
 /** The answer's entry for `awb`: keyed by the id, else the entry whose external_tracking_id is it. */
-function entryFor(awb: string, body: Record<string, unknown>): unknown {
-  const wanted = awb.trim().toUpperCase();
-  for (const [key, value] of Object.entries(body)) if (key.trim().toUpperCase() === wanted) return value;
+function entryFor(awb: Awb, body: Record<string, unknown>): unknown {
+  for (const [key, value] of Object.entries(body)) if (isEchoOf(key, awb)) return value;
   for (const value of Object.values(body)) {
     const id = (value as { external_tracking_id?: unknown } | null)?.external_tracking_id;
-    if (typeof id === 'string' && id.trim().toUpperCase() === wanted) return value;
+    if (typeof id === 'string' && isEchoOf(id, awb)) return value;
   }
   return undefined;
 }
@@ -157,7 +156,7 @@ function parseEntry(entry: z.infer<typeof TrackingEntrySchema>): ParsedPoll {
   return { outcome: 'ok', shipment, scans };
 }
 
-function parseBody(awb: string, response: NativeResponse): ParsedPoll {
+function parseBody(awb: Awb, response: NativeResponse): ParsedPoll {
   const text = response.body.trim();
   if (response.status === 401 || response.status === 403) return credentialsRejected(response);
   if (response.status < 200 || response.status > 299) return { outcome: 'error', error: `HTTP ${response.status}` };
@@ -174,7 +173,7 @@ function parseBody(awb: string, response: NativeResponse): ParsedPoll {
   if (raw === undefined) return { outcome: 'error', error: 'no entry for the tracking id' };
   // An empty entry is the web tracking's `{}` for that id.
   if (isNoDataEntry(raw) || (isRecord(raw) && Object.keys(raw).length === 0)) return { outcome: 'not_found' };
-  const at = (error: z.ZodError) => `unexpected JSON at ${[awb.trim(), ...(error.issues[0]?.path ?? [])].join('.')}`;
+  const at = (error: z.ZodError) => `unexpected JSON at ${[awb, ...(error.issues[0]?.path ?? [])].join('.')}`;
   if (isRecord(raw) && 'shipmentTrackingDetails' in raw) {
     const web = WebEntrySchema.safeParse(raw);
     return web.success ? parseWebEntry(web.data) : { outcome: 'error', error: at(web.error) };
@@ -184,7 +183,7 @@ function parseBody(awb: string, response: NativeResponse): ParsedPoll {
   return parseEntry(entry.data);
 }
 
-async function fetchTracking(awb: string, endpoint: CarrierEndpoint, send: HttpSend): Promise<NativeResponse> {
+async function fetchTracking(awb: Awb, endpoint: CarrierEndpoint, send: HttpSend): Promise<NativeResponse> {
   return send({
     method: 'POST',
     url: `${endpoint.baseUrl}/v2/shipments/track`,

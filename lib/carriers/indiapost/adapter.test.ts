@@ -12,8 +12,9 @@ import { AHMEDABAD_TO_PUNE, FAILED_ATTEMPT_CASES, HOUR, shipmentBuilder, storySt
 import type { NativeResponse } from '../types.ts';
 import { adapter } from './adapter.ts';
 import { createPostalAdapter, splitPostalEvent } from './postal.ts';
+import { requireAwb } from '../../schemas/index.ts';
 
-const AWB = 'RK123450304IN';
+const AWB = requireAwb('RK123450304IN');
 /** 2026-11-16 09:00 IST. */
 const START = Date.UTC(2026, 10, 16, 3, 30);
 const BASE_URL = 'http://127.0.0.1:4010/indiapost';

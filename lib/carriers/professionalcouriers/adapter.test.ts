@@ -11,8 +11,9 @@ import { expectStepEvents, type StepEvent } from '../../../test/support/carriers
 import { HOUR, shipmentBuilder, storyStep } from '../../../test/support/carriers/story.ts';
 import type { NativeResponse } from '../types.ts';
 import { adapter } from './adapter.ts';
+import { requireAwb } from '../../schemas/index.ts';
 
-const AWB = 'ITMI1505876';
+const AWB = requireAwb('ITMI1505876');
 const NOW = Date.UTC(2026, 10, 20, 6, 30); // 12:00 IST
 
 function ok(body: string, status = 200): NativeResponse {

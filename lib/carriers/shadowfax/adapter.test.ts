@@ -12,8 +12,9 @@ import { expectStepEvents, type StepEvent } from '../../../test/support/carriers
 import { HOUR, shipmentBuilder, storyStep } from '../../../test/support/carriers/story.ts';
 import type { NativeResponse } from '../types.ts';
 import { adapter } from './adapter.ts';
+import { requireAwb } from '../../schemas/index.ts';
 
-const AWB = 'SF1234567890X';
+const AWB = requireAwb('SF1234567890X');
 const NOW = Date.UTC(2026, 10, 20, 6, 30); // 12:00 IST
 
 function ok(body: string, status = 200): NativeResponse {

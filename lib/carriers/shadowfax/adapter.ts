@@ -13,7 +13,7 @@
  * `tracking_details` is taken in the carrier's own order. Unknown fields are ignored.
  */
 import { z } from 'zod';
-import { PollShipmentSchema, RawScanSchema, type PollShipment, type RawScan } from '../../schemas/index.ts';
+import { PollShipmentSchema, RawScanSchema, isEchoOf, type Awb, type PollShipment, type RawScan } from '../../schemas/index.ts';
 import { credentialsRejected, readJsonBody } from '../shared/json-body.ts';
 import { isRecord, nonEmpty } from '../shared/json-fields.ts';
 import { PlaceSchema, locationOf } from '../shared/places.ts';
@@ -105,7 +105,7 @@ function parseOk(details: Order, rows: Entry[]): ParsedPoll {
   return { outcome: 'ok', shipment, scans };
 }
 
-function parseBody(awb: string, response: NativeResponse): ParsedPoll {
+function parseBody(awb: Awb, response: NativeResponse): ParsedPoll {
   const text = response.body.trim();
   if (response.status === 401 || response.status === 403) return credentialsRejected(response);
   if (response.status === 404) {
@@ -122,7 +122,7 @@ function parseBody(awb: string, response: NativeResponse): ParsedPoll {
   const data = DataBodySchema.safeParse(read.json);
   if (data.success) {
     if (data.data.data.length === 0) return { outcome: 'not_found' };
-    const order = data.data.data.find((o) => o.awb_number?.toUpperCase() === awb.trim().toUpperCase()) ?? data.data.data[0]!;
+    const order = data.data.data.find((o) => isEchoOf(o.awb_number, awb)) ?? data.data.data[0]!;
     return parseOk(order, order.tracking_details);
   }
   const body = TrackBodySchema.safeParse(read.json);
@@ -132,7 +132,7 @@ function parseBody(awb: string, response: NativeResponse): ParsedPoll {
   return { outcome: 'error', error: `unexpected JSON at ${issue?.path.join('.') ?? '?'}` };
 }
 
-async function fetchTracking(awb: string, endpoint: CarrierEndpoint, send: HttpSend): Promise<NativeResponse> {
+async function fetchTracking(awb: Awb, endpoint: CarrierEndpoint, send: HttpSend): Promise<NativeResponse> {
   return send({
     method: 'GET',
     url: `${endpoint.baseUrl}/api/v4/clients/orders/${encodeURIComponent(awb)}/track/`,

@@ -74,7 +74,7 @@ describe('shadowfax in the real shape', () => {
   });
 
   it('a 401 says credentials; a row without its time is an error naming Shadowfax and the field', async () => {
-    expect((await pollAnswer(adapter, 'SF1', { status: 401, headers: {}, body: '{"detail":"Invalid token."}' })).error)
+    expect((await pollAnswer(adapter, 'SF100000022431JIF', { status: 401, headers: {}, body: '{"detail":"Invalid token."}' })).error)
       .toBe('shadowfax: credentials rejected (HTTP 401: Invalid token.)');
     const body = JSON.parse(fixtureText('shadowfax', DELIVERED)) as { data: { tracking_details: Record<string, unknown>[] }[] };
     delete body.data[0]!.tracking_details[4]!.created;

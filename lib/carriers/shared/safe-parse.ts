@@ -1,8 +1,8 @@
 /** The "parsers never throw" rule of CarrierAdapter, in one place. */
-import type { CarrierAdapter, NativeResponse, ParsedPoll } from '../types.ts';
+import type { CarrierAdapter } from '../types.ts';
 
 /** `read` as a carrier's `parse`: an exception while reading becomes an error outcome naming `what` was unreadable. */
-export function neverThrows(read: (awb: string, response: NativeResponse) => ParsedPoll, what = 'answer'): CarrierAdapter['parse'] {
+export function neverThrows(read: CarrierAdapter['parse'], what = 'answer'): CarrierAdapter['parse'] {
   return (awb, response) => {
     try {
       return read(awb, response);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderer } from '../../sandbox/carriers/shiprocket.ts';
 import type { SandboxShipment, SandboxStep, StepKind } from '../../sandbox/types.ts';
-import { NDR_REASONS, type EventCode, type NdrReason } from '../../schemas/index.ts';
+import { requireAwb, NDR_REASONS, type EventCode, type NdrReason } from '../../schemas/index.ts';
 import { makePoll } from '../../testing/polls.ts';
 import { answer } from '../../testing/product.ts';
 import { fuzzParser } from '../../../test/support/carriers/fuzz.ts';
@@ -12,7 +12,7 @@ import { AGENT_REMARK, everyKindStory, HOUR, MUMBAI_TO_KOLKATA, RECEIVER_REMARK,
 import type { NativeResponse } from '../types.ts';
 import { adapter } from './adapter.ts';
 
-const AWB = '141123221080104';
+const AWB = requireAwb('141123221080104');
 const ok = (body: unknown, status = 200): NativeResponse => ({
   status, headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body),
 });
@@ -43,7 +43,7 @@ const REAL_BODY = {
 };
 
 describe('shiprocket parser on real-shaped answers', () => {
-  const parsed = expectOk(adapter.parse('141123221084922', ok(REAL_BODY)));
+  const parsed = expectOk(adapter.parse(requireAwb('141123221084922'), ok(REAL_BODY)));
 
   it('keeps the newest-first order and the IST wall times', () => {
     expect(parsed.scans.map((s) => s.occurred_at)).toEqual([
@@ -86,7 +86,7 @@ describe('shiprocket parser on real-shaped answers', () => {
   });
 
   it('reads an answer keyed by the AWB', () => {
-    const keyed = expectOk(adapter.parse('141123221084922', ok({ '141123221084922': REAL_BODY })));
+    const keyed = expectOk(adapter.parse(requireAwb('141123221084922'), ok({ '141123221084922': REAL_BODY })));
     expect(keyed.scans).toHaveLength(7);
   });
 

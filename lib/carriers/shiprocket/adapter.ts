@@ -16,7 +16,7 @@
  * carries the agent's name, cut here (shared/agent-detail.ts).
  */
 import { z } from 'zod';
-import type { PollShipment, RawScan } from '../../schemas/index.ts';
+import { isEchoOf, type Awb, type PollShipment, type RawScan } from '../../schemas/index.ts';
 import { requireCredential } from '../shared/credentials.ts';
 import { parseJsonOrUndefined, readJsonAnswer } from '../shared/json-body.ts';
 import { cityPlace, pincodeOf } from '../shared/places.ts';
@@ -116,9 +116,10 @@ function remarksOf(status: string | number | null | undefined, activity: string,
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** True when a `tracking_data` object is about `awb` (its shipment_track names it). */
-function isAbout(awb: string, data: unknown): boolean {
+function isAbout(awb: Awb, data: unknown): boolean {
   const tracks = isObject(data) && Array.isArray(data.shipment_track) ? data.shipment_track : [];
-  return tracks.some((t) => isObject(t) && String(t.awb_code ?? '').trim().toUpperCase() === awb);
+  // awb_code may be a JSON number: its digits are the echo.
+  return tracks.some((t) => isObject(t) && isEchoOf(String(t.awb_code ?? ''), awb));
 }
 
 /**
@@ -126,18 +127,17 @@ function isAbout(awb: string, data: unknown): boolean {
  * shipment id (`{"<key>": {"tracking_data": …}}`), or an array of `{tracking_data}`; among several,
  * the one whose shipment_track names the AWB, else the first.
  */
-function trackingDataOf(awb: string, json: unknown): unknown {
-  const wanted = awb.trim().toUpperCase();
+function trackingDataOf(awb: Awb, json: unknown): unknown {
   if (isObject(json) && 'tracking_data' in json) return json.tracking_data;
   let candidates: unknown[];
   if (Array.isArray(json)) candidates = json.map((item) => (isObject(item) ? item.tracking_data : undefined));
   else if (isObject(json)) {
-    const keyed = Object.entries(json).find(([key]) => key.trim().toUpperCase() === wanted)?.[1];
+    const keyed = Object.entries(json).find(([key]) => isEchoOf(key, awb))?.[1];
     if (isObject(keyed)) return keyed.tracking_data;
     candidates = Object.values(json).map((item) => (isObject(item) ? item.tracking_data : undefined));
   } else return undefined;
   const present = candidates.filter((c) => c !== undefined && c !== null);
-  return present.find((c) => isAbout(wanted, c)) ?? present[0];
+  return present.find((c) => isAbout(awb, c)) ?? present[0];
 }
 
 /** Shiprocket's error answer `{"message": "...", "status_code": 404}`: its outcome, or null when the body is no such answer. */
@@ -152,7 +152,7 @@ function errorAnswer(json: unknown): ParsedPoll | null {
   return null;
 }
 
-function readBody(awb: string, response: NativeResponse): ParsedPoll {
+function readBody(awb: Awb, response: NativeResponse): ParsedPoll {
   const read = readJsonAnswer(response);
   if (!('json' in read)) return read;
   const failure = errorAnswer(read.json);
@@ -177,9 +177,8 @@ function readBody(awb: string, response: NativeResponse): ParsedPoll {
       location: a.location,
     });
   }
-  const wanted = awb.trim().toUpperCase();
   const tracks = data.shipment_track ?? [];
-  const track = tracks.find((t) => t.awb_code?.toUpperCase() === wanted) ?? tracks[0];
+  const track = tracks.find((t) => isEchoOf(t.awb_code, awb)) ?? tracks[0];
   return { outcome: 'ok', shipment: headerOf(track, data), scans };
 }
 

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderer, SANDBOX_ACCESS_TOKEN } from '../../sandbox/carriers/shreemaruti.ts';
 import type { SandboxShipment, SandboxStep, StepKind } from '../../sandbox/types.ts';
-import type { CarrierPoll } from '../../schemas/index.ts';
+import { requireAwb, type CarrierPoll } from '../../schemas/index.ts';
 import { answer } from '../../testing/product.ts';
 import { fixtureResponse, fixtureText, pollAnswer } from '../../../test/support/carriers/fixtures.ts';
 import { fuzzParser } from '../../../test/support/carriers/fuzz.ts';
@@ -132,11 +132,11 @@ describe('shreemaruti calls', () => {
     const inner = sandboxSend(renderer, baseUrl, () => ({ kind: 'not_found' }));
     const send = async (req: HttpRequest) => { sent.push(req); return inner(req); };
     const endpoint = { baseUrl, credentials: { email: 'sandbox', password: 'sandbox' } };
-    expect(adapter.parse('5012345678', await adapter.fetch('5012345678', endpoint, send))).toEqual({ outcome: 'not_found' });
+    expect(adapter.parse(requireAwb('5012345678'), await adapter.fetch(requireAwb('5012345678'), endpoint, send))).toEqual({ outcome: 'not_found' });
     expect(sent.map((r) => [r.method, r.url])).toEqual([['POST', `${baseUrl}/auth/login`], ['GET', `${baseUrl}/tracking/v2/5012345678`]]);
     expect(JSON.parse(sent[0]!.body!)).toEqual({ email: 'sandbox', password: 'sandbox', vendorType: 'SELLER' });
     expect(sent[1]!.headers).toMatchObject({ Authorization: `Bearer ${SANDBOX_ACCESS_TOKEN}` });
-    await adapter.fetch('5012345679', endpoint, send);
+    await adapter.fetch(requireAwb('5012345679'), endpoint, send);
     expect(sent).toHaveLength(3);
     expect(route('/auth/login').method).toBe('POST');
   });
@@ -152,24 +152,25 @@ describe('shreemaruti calls', () => {
       return inner(req);
     };
     const endpoint = { baseUrl, credentials: { email: 'sandbox', password: 'sandbox' } };
-    await adapter.fetch('5012345678', endpoint, send);
+    await adapter.fetch(requireAwb('5012345678'), endpoint, send);
     expired = true;
-    const response = await adapter.fetch('5012345678', endpoint, send);
-    expect(adapter.parse('5012345678', response)).toEqual({ outcome: 'not_found' });
+    const response = await adapter.fetch(requireAwb('5012345678'), endpoint, send);
+    expect(adapter.parse(requireAwb('5012345678'), response)).toEqual({ outcome: 'not_found' });
     expect(sent.slice(2)).toEqual(['GET /shreemaruti-refresh/tracking/v2/5012345678', 'GET /shreemaruti-refresh/auth/refresh-token', 'GET /shreemaruti-refresh/tracking/v2/5012345678']);
   });
 
   it('wrong credentials at login are an error poll that says credentials', async () => {
     const baseUrl = 'http://sandbox.test/shreemaruti-wrong';
     const send = sandboxSend(renderer, baseUrl, () => ({ kind: 'not_found' }));
-    const response = await adapter.fetch('5012345678', { baseUrl, credentials: { email: 'someone@example.com', password: 'nope' } }, send);
-    expect(adapter.parse('5012345678', response)).toEqual({ outcome: 'error', error: 'credentials rejected (HTTP 401: Invalid email or password)' });
+    const response = await adapter.fetch(requireAwb('5012345678'), { baseUrl, credentials: { email: 'someone@example.com', password: 'nope' } }, send);
+    expect(adapter.parse(requireAwb('5012345678'), response))
+      .toEqual({ outcome: 'error', error: 'credentials rejected (HTTP 401: Invalid email or password)' });
   });
 });
 
 // ---------------------------------------------------------------- sandbox round trip
 
-const AWB = '5012340304';
+const AWB = requireAwb('5012340304');
 const START = Date.UTC(2026, 10, 16, 3, 30);
 const endpoint = { baseUrl: 'http://sandbox.test/shreemaruti', credentials: { email: 'sandbox', password: 'sandbox' } };
 const step = (kind: StepKind, hour: number, location: string, extra: Partial<SandboxStep> = {}) => storyStep(kind, START + hour * HOUR, location, extra);

@@ -21,7 +21,7 @@
  * Credentials: `email` and `password`. Unknown fields are ignored everywhere.
  */
 import { z } from 'zod';
-import type { PollShipment, RawScan } from '../../schemas/index.ts';
+import { isEchoOf, type Awb, type PollShipment, type RawScan } from '../../schemas/index.ts';
 import { requireCredential } from '../shared/credentials.ts';
 import { credentialsRejected, readJsonBody } from '../shared/json-body.ts';
 import { isRecord, nonEmpty } from '../shared/json-fields.ts';
@@ -114,7 +114,7 @@ function bodyMessage(json: unknown): string {
   return isRecord(json) && typeof json.message === 'string' ? json.message.trim().slice(0, 100) : '';
 }
 
-function readBody(awb: string, response: NativeResponse): ParsedPoll {
+function readBody(awb: Awb, response: NativeResponse): ParsedPoll {
   if (response.status === 401 || response.status === 403) return credentialsRejected(response);
   const read = readJsonBody(response.body);
   if (response.status === 404) return 'json' in read ? { outcome: 'not_found' } : { outcome: 'error', error: 'HTTP 404' };
@@ -134,7 +134,9 @@ function readBody(awb: string, response: NativeResponse): ParsedPoll {
     return { outcome: 'error', error: `unexpected JSON at ${root === read.json ? '' : 'data.'}${where}` };
   }
   const number = parsed.data.awbNumber === null || parsed.data.awbNumber === undefined ? null : String(parsed.data.awbNumber).trim();
-  if (number !== null && number !== '' && number.toUpperCase() !== awb.trim().toUpperCase()) return { outcome: 'error', error: `answer is for another awbNumber (${number.slice(0, 20)})` };
+  if (number !== null && number !== '' && !isEchoOf(number, awb)) {
+    return { outcome: 'error', error: `answer is for another awbNumber (${number.slice(0, 20)})` };
+  }
   const scans = scansOf(parsed.data);
   if (!Array.isArray(scans)) return scans;
   if (scans.length === 0 && parsed.data.orderStatus === null) return { outcome: 'not_found' };

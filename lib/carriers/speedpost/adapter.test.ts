@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderer } from '../../sandbox/carriers/speedpost.ts';
 import type { SandboxRequest, SandboxShipment, SandboxStep, StepKind } from '../../sandbox/types.ts';
-import type { NdrReason } from '../../schemas/index.ts';
+import { requireAwb, type NdrReason } from '../../schemas/index.ts';
 import { makePoll } from '../../testing/polls.ts';
 import { answer } from '../../testing/product.ts';
 import { createPostalAdapter } from '../indiapost/postal.ts';
@@ -14,7 +14,7 @@ import { HOUR, MUMBAI_TO_KOLKATA, shipmentBuilder, storyStep } from '../../../te
 import type { NativeResponse } from '../types.ts';
 import { adapter } from './adapter.ts';
 
-const AWB = 'EE123451004IN';
+const AWB = requireAwb('EE123451004IN');
 /** 2026-11-16 09:00 IST. */
 const START = Date.UTC(2026, 10, 16, 3, 30);
 const BASE_URL = 'http://127.0.0.1:4010/speedpost';
@@ -151,7 +151,7 @@ describe('speedpost fetch', () => {
     const postal = createPostalAdapter('speedpost');
     const credentials = { username: 'sp-user', password: 'sp-pass' };
     await postal.fetch(AWB, { baseUrl: BASE_URL, credentials }, send);
-    await postal.fetch('EE000000001IN', { baseUrl: BASE_URL, credentials }, send);
+    await postal.fetch(requireAwb('EE000000001IN'), { baseUrl: BASE_URL, credentials }, send);
     expect(sent.map((r) => [r.method, r.url, r.headers?.authorization ?? r.body])).toEqual([
       ['POST', `${BASE_URL}/v1/access/login`, '{"username":"sp-user","password":"sp-pass"}'],
       ['GET', `${BASE_URL}/v1/tracking/${AWB}`, 'Bearer sp-tok'],

@@ -11,8 +11,9 @@ import { eventAt, expectStepEvents, type StepEvent } from '../../../test/support
 import { AHMEDABAD_TO_PUNE, FAILED_ATTEMPT_CASES, HOUR, shipmentBuilder, storyStep } from '../../../test/support/carriers/story.ts';
 import type { HttpRequest, NativeResponse } from '../types.ts';
 import { adapter } from './adapter.ts';
+import { requireAwb } from '../../schemas/index.ts';
 
-const AWB = '141234567030204';
+const AWB = requireAwb('141234567030204');
 /** 2026-11-16 09:00 IST. */
 const START = Date.UTC(2026, 10, 16, 3, 30);
 

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { createInProcessBus } from '../../bus/index.ts';
 import { createMemoryCache, type TrackingCache } from '../../cache/index.ts';
 import { createMetrics } from '../../metrics/index.ts';
-import type { CarrierPoll } from '../../schemas/index.ts';
+import { requireAwb, type CarrierPoll } from '../../schemas/index.ts';
 import { answer, product } from '../../testing/product.ts';
 import { TrackingService } from '../../tracking/index.ts';
 import { fixtureResponse, fixtureText, pollAnswer } from '../../../test/support/carriers/fixtures.ts';
@@ -18,7 +18,7 @@ import { createCarrierPoller } from '../poll.ts';
 import type { NativeResponse } from '../types.ts';
 import { adapter } from './adapter.ts';
 
-const AWB = '141123221085017';
+const AWB = requireAwb('141123221085017');
 const NOW = '2026-11-30T06:30:00.000Z';
 const utc = (wall: string) => new Date(Date.parse(`${wall}:00+05:30`)).toISOString();
 

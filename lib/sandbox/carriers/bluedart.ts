@@ -182,7 +182,10 @@ function legsOf(shipment: SandboxShipment, withReturn: boolean): Leg[] {
   const back = shipment.steps.filter((s) => RETURN_KINDS.has(s.kind));
   const returned = back.length > 0 || forward.some((s) => s.kind === 'rto_initiated');
   const newWaybill = returned ? returnWaybill(shipment.awb) : null;
-  const legs: Leg[] = [{ waybill: shipment.awb, refNo: `SBX${shipment.awb.slice(-6)}`, from: shipment.origin, to: shipment.destination, pickUpAt: shipment.bookedAt, steps: forward, newWaybill }];
+  const legs: Leg[] = [{
+    waybill: shipment.awb, refNo: `SBX${shipment.awb.slice(-6)}`, from: shipment.origin, to: shipment.destination, pickUpAt: shipment.bookedAt,
+    steps: forward, newWaybill,
+  }];
   if (withReturn && newWaybill !== null && back.length > 0) {
     const started = shipment.steps.find((s) => s.kind === 'rto_initiated')?.at ?? Math.min(...back.map((s) => s.at));
     legs.push({ waybill: newWaybill, refNo: shipment.awb, from: shipment.destination, to: shipment.origin, pickUpAt: started, steps: back, newWaybill: null });
@@ -253,7 +256,10 @@ const gatewayLoginRoute: SandboxRoute = {
   path: GATEWAY_LOGIN_PATH,
   handle(req) {
     if (requestHeader(req, 'clientid') !== SANDBOX_CREDENTIAL || requestHeader(req, 'clientsecret') !== SANDBOX_CREDENTIAL) {
-      return jsonReply(401, { 'error-response': [{ IsError: true, Status: [{ StatusCode: 'Unauthorized', StatusInformation: 'Invalid ClientID or clientSecret' }] }], message: 'Unauthorized' });
+      return jsonReply(401, {
+        'error-response': [{ IsError: true, Status: [{ StatusCode: 'Unauthorized', StatusInformation: 'Invalid ClientID or clientSecret' }] }],
+        message: 'Unauthorized',
+      });
     }
     return jsonReply(200, { JWTToken: SANDBOX_JWT });
   },

@@ -193,7 +193,10 @@ const trackRoute: SandboxRoute = {
     const answer = lookup(cn);
     switch (answer.kind) {
       case 'not_found':
-        return json(200, { ...failure(200, 'strShipmentNo', cn), errorDetails: [{ name: 'strShipmentNo', value: cn }, { name: 'strError', value: 'NO DATA FOUND FOR THIS CNNO NUMBER' }] });
+        return json(200, {
+          ...failure(200, 'strShipmentNo', cn),
+          errorDetails: [{ name: 'strShipmentNo', value: cn }, { name: 'strError', value: 'NO DATA FOUND FOR THIS CNNO NUMBER' }],
+        });
       case 'down':
         return unavailableReply('503 Service Unavailable');
       case 'malformed':

@@ -92,7 +92,11 @@ const trackRoute: SandboxRoute = {
       if (a.kind === 'shipment' || a.kind === 'slow') body[id] = entryOf(a.shipment);
       // A single unknown id answers `{}` (real body); among several, its entry is `{}`.
       else if (a.kind === 'not_found') { if (ids.length > 1) body[id] = {}; }
-      else if (a.kind === 'malformed') body[id] = entryOf({ carrier: 'ekart', awb: id, scenario: 19, lane: 0, origin: { city: 'Bangalore', state: 'Karnataka', pincode: '560001' }, destination: { city: 'Pondicherry', state: 'Puducherry', pincode: '605001' }, bookedAt: 0, edd: null, weightGrams: 500, serviceType: 'surface', shuffled: false, steps: [] });
+      else if (a.kind === 'malformed') body[id] = entryOf({
+        carrier: 'ekart', awb: id, scenario: 19, lane: 0, origin: { city: 'Bangalore', state: 'Karnataka', pincode: '560001' },
+        destination: { city: 'Pondicherry', state: 'Puducherry', pincode: '605001' }, bookedAt: 0, edd: null, weightGrams: 500, serviceType: 'surface',
+        shuffled: false, steps: [],
+      });
     }
     const text = JSON.stringify(body);
     // A malformed answer is cut off mid-way, as a dropped connection behind a proxy leaves it.

@@ -1,8 +1,8 @@
 /**
  * Sandbox Shiprocket: `POST /v1/external/auth/login` hands out a token; `GET /v1/external/courier/track/awb/:awb`
- * behind `Authorization: Bearer <token>` (the issued token, or `sandbox` itself) answers `tracking_data` with activities newest first. `sr-status` goes out as a string, a number
- * or "NA" by turns, as Shiprocket's own answers mix them; codes and texts are the ones
- * config/mappings/shiprocket.yaml maps.
+ * behind `Authorization: Bearer <token>` (the issued token, or `sandbox` itself) answers `tracking_data` with
+ * activities newest first. `sr-status` goes out as a string, a number or "NA" by turns, as Shiprocket's own
+ * answers mix them; codes and texts are the ones config/mappings/shiprocket.yaml maps.
  */
 import { LOGIN_PATH, PINCODE_KEYS, TRACK_PATH } from '../../carriers/shiprocket/adapter.ts';
 import type { NdrReason } from '../../schemas/index.ts';
@@ -176,7 +176,10 @@ const trackRoute: SandboxRoute = {
           tracking_data: {
             track_status: 0,
             shipment_status: 0,
-            shipment_track: [{ id: 0, awb_code: '', courier_company_id: 0, shipment_id: 0, order_id: 0, pickup_date: null, delivered_date: null, weight: '', packages: 0, current_status: '', origin: '', destination: '', edd: null }],
+            shipment_track: [{
+              id: 0, awb_code: '', courier_company_id: 0, shipment_id: 0, order_id: 0, pickup_date: null, delivered_date: null, weight: '', packages: 0,
+              current_status: '', origin: '', destination: '', edd: null,
+            }],
             shipment_track_activities: null,
             error: 'Aahh! There is no activities found in our DB. Please have some patience it will be updated soon.',
           },

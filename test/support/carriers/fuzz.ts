@@ -1,6 +1,6 @@
 /** Mutation fuzzing of carrier bodies: every parser must survive any of these without throwing. */
 import { expect } from 'vitest';
-import { CarrierPollSchema } from '../../../lib/schemas/index.ts';
+import { CarrierPollSchema, requireAwb } from '../../../lib/schemas/index.ts';
 import type { CarrierAdapter, NativeResponse } from '../../../lib/carriers/types.ts';
 import { seededRandom } from '../../../lib/random/seeded-random.ts';
 
@@ -52,7 +52,7 @@ export function fuzzParser(adapter: CarrierAdapter, awb: string, good: NativeRes
   for (const body of bodies) {
     let parsed;
     try {
-      parsed = adapter.parse(awb, { ...good, body });
+      parsed = adapter.parse(requireAwb(awb), { ...good, body });
     } catch (err) {
       throw new Error(`${adapter.slug} parser threw on ${JSON.stringify(body.slice(0, 200))}: ${(err as Error).message}`, { cause: err });
     }

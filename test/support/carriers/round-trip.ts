@@ -1,7 +1,7 @@
 /** Sandbox renderer → native answer → adapter → the product's normalization, for the adapter tests. */
 import { expect } from 'vitest';
 import type { SandboxRenderer, SandboxShipment } from '../../../lib/sandbox/types.ts';
-import { PollShipmentSchema, RawScanSchema, type RawScan, type TrackingRecord } from '../../../lib/schemas/index.ts';
+import { PollShipmentSchema, RawScanSchema, requireAwb, type RawScan, type TrackingRecord } from '../../../lib/schemas/index.ts';
 import { makePoll } from '../../../lib/testing/polls.ts';
 import { answer } from '../../../lib/testing/product.ts';
 import type { CarrierAdapter, CarrierEndpoint, NativeResponse, ParsedPoll } from '../../../lib/carriers/types.ts';
@@ -25,7 +25,7 @@ export function expectOk(parsed: ParsedPoll): OkPoll {
 
 /** Parses `response` with the adapter and normalizes it with the product's rules, as polled at `polledAtMs`. */
 export function normalizeAnswer(adapter: CarrierAdapter, awb: string, response: NativeResponse, polledAtMs: number): RoundTrip {
-  const parsed = expectOk(adapter.parse(awb, response));
+  const parsed = expectOk(adapter.parse(requireAwb(awb), response));
   const poll = makePoll({ carrier: adapter.slug, awb, scans: parsed.scans, shipment: parsed.shipment, polled_at: new Date(polledAtMs).toISOString() });
   return { response, parsed, record: answer(poll) };
 }
@@ -35,7 +35,7 @@ export async function fetchAndNormalize(
   adapter: CarrierAdapter, renderer: SandboxRenderer, endpoint: CarrierEndpoint, shipment: SandboxShipment, polledAtMs: number,
 ): Promise<RoundTrip> {
   const send = sandboxSend(renderer, endpoint.baseUrl, () => ({ kind: 'shipment', shipment }));
-  const response = await adapter.fetch(shipment.awb, endpoint, send);
+  const response = await adapter.fetch(requireAwb(shipment.awb), endpoint, send);
   return normalizeAnswer(adapter, shipment.awb, response, polledAtMs);
 }
 

@@ -1,4 +1,5 @@
 import type { DetectCandidate } from '../../../../lib/detect/index.ts';
+import type { Awb } from '../../../../lib/schemas/index.ts';
 import { checkAwb, detectionFor } from '../awb-input.ts';
 import { BatchBodySchema, BatchItemSchema, readBody } from '../../http/bodies.ts';
 import { checkShipmentInput } from '../metered.ts';
@@ -16,8 +17,8 @@ export const MAX_BATCH_ITEMS = 100;
 
 /** One item after its own checks: what to look up, or the 400 it gets (consuming nothing). */
 export type BatchItem =
-  | { index: number; kind: 'named'; carrier: string; awb: string }
-  | { index: number; kind: 'detect'; awb: string; candidates: DetectCandidate[] }
+  | { index: number; kind: 'named'; carrier: string; awb: Awb }
+  | { index: number; kind: 'detect'; awb: Awb; candidates: DetectCandidate[] }
   | { index: number; kind: 'invalid'; error: ApiError };
 
 /**

@@ -33,7 +33,7 @@ const QUOTA_MESSAGES: Record<ConsumeLimited['code'], (limited: ConsumeLimited) =
 
 /** The unit of carrier work: items asking the same thing share it (one poll for identical items). */
 function workKey(item: Exclude<BatchItem, { kind: 'invalid' }>): string {
-  return item.kind === 'named' ? `${item.carrier} ${item.awb.toUpperCase()}` : `? ${item.awb.toUpperCase()}`;
+  return item.kind === 'named' ? `${item.carrier} ${item.awb}` : `? ${item.awb}`;
 }
 
 /**
