@@ -41,9 +41,10 @@ import { normalizePoll } from '../lib/normalize/index.ts';
 import { loadProduct } from '../lib/product/index.ts';
 import type { CarrierPoll, TrackingRecord } from '../lib/schemas/index.ts';
 import { journeyPoll, makePoll, scan } from '../lib/testing/polls.ts';
+import { EmbeddedKv, RedisKv, type Kv } from '../lib/kv/index.ts';
 import {
-  ChangeDetector, Dispatcher, EmbeddedPushKv, EndpointStore, KafkaEventLog, PollChangeConsumer, RedisPushKv, WatchStore, WebhookEventConsumer,
-  eventIdOf, trackingEvent, type PushKv, type WebhookEvent,
+  ChangeDetector, Dispatcher, EndpointStore, KafkaEventLog, PollChangeConsumer, WatchStore, WebhookEventConsumer,
+  eventIdOf, trackingEvent, type WebhookEvent,
 } from '../lib/webhooks/index.ts';
 import { WebhookSender } from '../lib/webhooks/sender.ts';
 import type { BenchResult } from './report.ts';
@@ -201,7 +202,7 @@ interface StoreRun {
 }
 
 /** Phases 1 and 2 on one store. */
-async function deliveryRun(name: string, kv: PushKv, receiver: ReceiverChild, record: TrackingRecord): Promise<StoreRun> {
+async function deliveryRun(name: string, kv: Kv, receiver: ReceiverChild, record: TrackingRecord): Promise<StoreRun> {
   const endpoints = new EndpointStore(kv, Date.now, { allowedTargets: LOOPBACK_TARGETS });
   const secrets: string[] = [];
   for (let i = 0; i < ENDPOINTS; i++) secrets.push((await endpoints.create(keyPrefixOf(i), 'test', { url: receiver.urls[i]! }, Date.now())).secret);
@@ -296,7 +297,7 @@ async function endToEnd(redis: Redis, namespace: string, receiver: ReceiverChild
   const kafka = createKafka({ brokers: BROKERS, clientId: `bench-webhooks-${run}`, log: () => {} });
   await createTopics(kafka, [pollsTopic, eventsTopic]);
   const product = loadProduct();
-  const kv = new RedisPushKv(redis, `${namespace}push:`);
+  const kv = new RedisKv(redis, `${namespace}push:`);
   const endpoints = new EndpointStore(kv, Date.now, { allowedTargets: LOOPBACK_TARGETS });
   const { secret } = await endpoints.create(PREFIX, 'test', { url: receiver.urls[0]! }, Date.now());
   receiver.setSecrets([secret]);
@@ -386,10 +387,10 @@ export async function benchWebhooks(): Promise<BenchResult[]> {
   const namespace = `bench:webhooks:${randomBytes(6).toString('hex')}:`;
   try {
     const skipped: StoreRun = { deliveriesPerSecond: Number.NaN, oneEndpointPerSecond: Number.NaN, p50: Number.NaN, p99: Number.NaN };
-    const embeddedKv = new EmbeddedPushKv(dataDir);
+    const embeddedKv = new EmbeddedKv(dataDir);
     const embedded = PHASES.has('embedded') ? await deliveryRun('embedded', embeddedKv, receiver, record).finally(() => embeddedKv.close()) : skipped;
     // The dispatcher app's connection options (apps/dispatcher/start.ts).
-    const redisKv = new RedisPushKv(redis, `${namespace}push:`);
+    const redisKv = new RedisKv(redis, `${namespace}push:`);
     const onRedis = PHASES.has('redis') ? await deliveryRun('redis', redisKv, receiver, record) : skipped;
     const e2e: EndToEnd = PHASES.has('e2e') ? await endToEnd(redis, `${namespace}e2e:`, receiver) : { p50: Number.NaN, p99: Number.NaN, events: 0, toIntake: [Number.NaN, Number.NaN], fromIntake: [Number.NaN, Number.NaN] };
     const rate = (r: StoreRun) => round(r.deliveriesPerSecond);

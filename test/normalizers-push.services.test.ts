@@ -27,8 +27,9 @@ import { TEST_BROKERS, testKafka } from '../lib/kafka/testing.ts';
 import { pollKey } from '../lib/kafka/topics.ts';
 import { startChildApp, type ChildApp } from '../lib/testing/child-app.ts';
 import { makePoll, scan } from '../lib/testing/polls.ts';
+import { RedisKv } from '../lib/kv/index.ts';
 import {
-  EndpointStore, RedisPushKv, WEBHOOK_EVENTS_TOPIC, WatchStore, ensureWebhookTopic, pushKeys, type WatchDoc, type WebhookEvent,
+  EndpointStore, WEBHOOK_EVENTS_TOPIC, WatchStore, ensureWebhookTopic, pushKeys, type WatchDoc, type WebhookEvent,
 } from '../lib/webhooks/index.ts';
 import { startReceiver, type Receiver } from '../lib/webhooks/testing/receiver.ts';
 import type { CarrierPoll } from '../lib/schemas/index.ts';
@@ -53,7 +54,7 @@ let db: TestDatabase;
 let kafka: Kafka;
 let producer: Producer;
 let redis: Redis;
-let kv: RedisPushKv;
+let kv: RedisKv;
 let receiver: Receiver;
 let dispatcher: DispatcherApp | undefined;
 let eventsConsumer: Consumer | undefined;
@@ -100,7 +101,7 @@ beforeAll(async () => {
   producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
   await producer.connect();
   redis = new Redis(await testRedisUrl());
-  kv = new RedisPushKv(redis, `${namespace}push:`);
+  kv = new RedisKv(redis, `${namespace}push:`);
   prefix = await createTestKeyPrefix(redis, `${namespace}access:`);
 
   // The key's endpoint and watches, as POST /v1/webhooks and POST /v1/trackings leave them (no scans yet).

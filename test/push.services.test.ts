@@ -19,7 +19,8 @@ import { DEFAULT_CONFIG_DIR, loadEnv } from '../lib/config/index.ts';
 import { TEST_BROKERS, testKafka } from '../lib/kafka/testing.ts';
 import { ensureTopics } from '../lib/kafka/topics.ts';
 import { loadProduct } from '../lib/product/index.ts';
-import { ChangeDetector, KafkaEventLog, PollChangeConsumer, RedisPushKv, ensureWebhookTopic, pushKeys, type QueueDoc } from '../lib/webhooks/index.ts';
+import { RedisKv } from '../lib/kv/index.ts';
+import { ChangeDetector, KafkaEventLog, PollChangeConsumer, ensureWebhookTopic, pushKeys, type QueueDoc } from '../lib/webhooks/index.ts';
 import { startReceiver, type Receiver } from '../lib/webhooks/testing/receiver.ts';
 import { Redis } from 'ioredis';
 import { testRedisUrl } from '../lib/access/testing.ts';
@@ -55,7 +56,9 @@ beforeAll(async () => {
   for (let i = 0; i < 2; i++) {
     const redis = new Redis(env.REDIS_URL!);
     const events = new KafkaEventLog(testKafka());
-    const detector = new ChangeDetector({ kv: new RedisPushKv(redis, `${api.namespace}push:`), events, lanes: { get: async () => null }, standing: api.runtime.push.standing, clock: Date.now });
+    const detector = new ChangeDetector({
+      kv: new RedisKv(redis, `${api.namespace}push:`), events, lanes: { get: async () => null }, standing: api.runtime.push.standing, clock: Date.now,
+    });
     const consumer = new PollChangeConsumer({ kafka: testKafka(), detector, rules: product.rules, resolveCarrier: (n) => product.registry.resolve(n), groupId: `push-detector-${RUN}`, fromLatest: true });
     await consumer.start();
     detectors.push({ consumer, async close() { await consumer.stop(); await events.close(); redis.disconnect(); } });
@@ -141,7 +144,7 @@ it('a dispatcher killed with SIGKILL mid-delivery: another one delivers everythi
     // Every event queued before the kill: this is about deliveries in flight and queued in Redis, and the
     // group's offsets may not be committed yet (a second dispatcher would then read the topic from its start).
     const redis = new Redis(await testRedisUrl());
-    const queues = new RedisPushKv(redis, `${api.namespace}push:`);
+    const queues = new RedisKv(redis, `${api.namespace}push:`);
     await waitUntil(async () => {
       const queue = await queues.get<QueueDoc>(pushKeys.queue(prefix, id, 'webhook.test'));
       return ids.every((e) => queue?.pending.some((p) => p.id === e) || kill.accepted().some((d) => d.id === e));

@@ -17,7 +17,8 @@ import { RedisAccessStore, standingFromStore } from '../lib/access/index.ts';
 import { testRedisUrl } from '../lib/access/testing.ts';
 import { loadProduct } from '../lib/product/index.ts';
 import { DEFAULT_CONFIG_DIR } from '../lib/config/index.ts';
-import { Dispatcher, EndpointStore, RedisPushKv, type WebhookEvent } from '../lib/webhooks/index.ts';
+import { RedisKv } from '../lib/kv/index.ts';
+import { Dispatcher, EndpointStore, type WebhookEvent } from '../lib/webhooks/index.ts';
 import { WebhookSender } from '../lib/webhooks/sender.ts';
 import { LOOPBACK_TARGETS, startReceiver, type Receiver } from '../lib/webhooks/testing/receiver.ts';
 
@@ -38,7 +39,7 @@ beforeAll(async () => {
   receiver.respond(() => ({ status: 204, delayMs: 50 }));
   api = await startApiHarness({ store: 'redis' });
   redis = new Redis(await testRedisUrl());
-  const kv = new RedisPushKv(redis, `${api.namespace}push:`);
+  const kv = new RedisKv(redis, `${api.namespace}push:`);
   const access = new RedisAccessStore({ plans: loadProduct(DEFAULT_CONFIG_DIR).config.plans, redis, namespace: `${api.namespace}access:` });
   secondSender = new WebhookSender({ allowedTargets: LOOPBACK_TARGETS });
   second = new Dispatcher({ kv, endpoints: new EndpointStore(kv), sender: secondSender, standing: standingFromStore(access), perEndpoint: PER_ENDPOINT, clock: api.clock.now, idleMs: 20 });

@@ -26,7 +26,8 @@ import { POLLS_TOPIC, pollKey } from '../lib/kafka/topics.ts';
 import { startSandbox, type RunningSandbox } from '../lib/sandbox/server.ts';
 import { startChildApp, type ChildApp } from '../lib/testing/child-app.ts';
 import { journeyPoll } from '../lib/testing/polls.ts';
-import { EndpointStore, KafkaEventLog, RedisPushKv, WatchStore, type WebhookEvent } from '../lib/webhooks/index.ts';
+import { RedisKv } from '../lib/kv/index.ts';
+import { EndpointStore, KafkaEventLog, WatchStore, type WebhookEvent } from '../lib/webhooks/index.ts';
 import { startReceiver } from '../lib/webhooks/testing/receiver.ts';
 import { LOOPBACK_TARGETS } from '../lib/webhooks/testing/receiver.ts';
 
@@ -168,7 +169,7 @@ describe('SIGTERM exits 0', () => {
     const pollerDir = join(dataDir, 'poller');
     const polls = await pollsOnKafkaFrom(ours);
     try {
-      const watches = new WatchStore(new RedisPushKv(redis, `${namespace}push:`));
+      const watches = new WatchStore(new RedisKv(redis, `${namespace}push:`));
       const now = Date.now();
       const keyPrefix = await createTestKeyPrefix(redis, `${namespace}access:`);
       for (const { carrier, awb } of awbs) {
@@ -200,7 +201,7 @@ describe('SIGTERM exits 0', () => {
   it('the dispatcher, with deliveries in flight to a slow receiver: those finish, the rest are delivered after a restart', async () => {
     const namespace = `test:${RUN}:dispatcher:`;
     const redis = new Redis(await testRedisUrl());
-    const kv = new RedisPushKv(redis, `${namespace}push:`);
+    const kv = new RedisKv(redis, `${namespace}push:`);
     // A real key beside the queues: the dispatcher asks its standing before every attempt.
     const prefix = await createTestKeyPrefix(redis, `${namespace}access:`);
     const receiver = await startReceiver();

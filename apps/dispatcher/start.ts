@@ -8,8 +8,9 @@ import { createMailer } from '../../lib/notices/index.ts';
 import { loadProduct } from '../../lib/product/index.ts';
 import { StopSteps } from '../../lib/process/run.ts';
 import { connectRedis } from '../../lib/redis/index.ts';
+import { RedisKv } from '../../lib/kv/index.ts';
 import {
-  DeliveryWriter, Dispatcher, EndpointStore, RedisPushKv, WebhookEventConsumer, endpointDisabledMessage, ensureWebhookTopic, parseAllowedTargets, parseRetrySchedule,
+  DeliveryWriter, Dispatcher, EndpointStore, WebhookEventConsumer, endpointDisabledMessage, ensureWebhookTopic, parseAllowedTargets, parseRetrySchedule,
 } from '../../lib/webhooks/index.ts';
 import { WebhookSender, type WebhookSenderOptions } from '../../lib/webhooks/sender.ts';
 
@@ -45,7 +46,7 @@ export async function startDispatcher(env: Env, options: DispatcherStartOptions 
   const health = Fastify({ logger: { level: env.LOG_LEVEL } });
   const log = (level: 'info' | 'warn' | 'error', message: string) => health.log[level](message);
   const redis = connectRedis(env.REDIS_URL, { maxRetriesPerRequest: 2, enableAutoPipelining: true }, (level, message) => health.log[level](message));
-  const kv = new RedisPushKv(redis, `${options.redisNamespace ?? 'trk:'}push:`);
+  const kv = new RedisKv(redis, `${options.redisNamespace ?? 'trk:'}push:`);
   const access = openAccessStore({ plans: product.config.plans, redisUrl: env.REDIS_URL, redisNamespace: `${options.redisNamespace ?? 'trk:'}access:`, dataDir: env.DATA_DIR });
   const mailer = createMailer(env);
 

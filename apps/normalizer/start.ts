@@ -17,7 +17,8 @@ import { loadProduct } from '../../lib/product/index.ts';
 import { ClickHouseLaneSource } from '../../lib/clickhouse/index.ts';
 import { StopSteps } from '../../lib/process/run.ts';
 import { connectRedis } from '../../lib/redis/index.ts';
-import { ChangeDetector, KafkaEventLog, PollChangeConsumer, RedisPushKv, ensureWebhookTopic } from '../../lib/webhooks/index.ts';
+import { RedisKv } from '../../lib/kv/index.ts';
+import { ChangeDetector, KafkaEventLog, PollChangeConsumer, ensureWebhookTopic } from '../../lib/webhooks/index.ts';
 import { RedisAccessStore, standingFromStore } from '../../lib/access/index.ts';
 
 /**
@@ -115,7 +116,7 @@ export async function startNormalizer(env: Env, options: NormalizerStartOptions 
     });
     predictions.start();
     const detector = new ChangeDetector({
-      kv: new RedisPushKv(redis, `${options.redisNamespace ?? 'trk:'}push:`), events, lanes: new ClickHouseLaneSource(clickhouse),
+      kv: new RedisKv(redis, `${options.redisNamespace ?? 'trk:'}push:`), events, lanes: new ClickHouseLaneSource(clickhouse),
       predictor: predictions.predictor,
       standing: standingFromStore(access), clock: Date.now,
     });

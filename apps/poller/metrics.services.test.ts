@@ -18,7 +18,8 @@ import { DEFAULT_CONFIG_DIR, loadEnv, type Env } from '../../lib/config/index.ts
 import { TEST_BROKERS } from '../../lib/kafka/testing.ts';
 import { metricValue } from '../../lib/metrics/testing.ts';
 import { startSandbox, type RunningSandbox } from '../../lib/sandbox/server.ts';
-import { RedisPushKv, WatchStore } from '../../lib/webhooks/index.ts';
+import { RedisKv } from '../../lib/kv/index.ts';
+import { WatchStore } from '../../lib/webhooks/index.ts';
 import { startPoller, type PollerApp } from './start.ts';
 import { MINUTE_MS as MINUTE } from '../../lib/time/index.ts';
 
@@ -46,7 +47,7 @@ beforeAll(async () => {
   db = await createTestDatabase();
   sandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
   redis = new Redis(await testRedisUrl());
-  const watches = new WatchStore(new RedisPushKv(redis, `${namespace}push:`));
+  const watches = new WatchStore(new RedisKv(redis, `${namespace}push:`));
   const now = Date.now();
   const keyPrefix = await createTestKeyPrefix(redis, `${namespace}access:`);
   for (const w of WATCHED) {

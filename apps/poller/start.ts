@@ -10,7 +10,8 @@ import { KafkaBus } from '../../lib/kafka/kafka-bus.ts';
 import { createMetrics, createPollerMetrics } from '../../lib/metrics/index.ts';
 import { createMailer, noticeSettingsOf, scheduleNotices } from '../../lib/notices/index.ts';
 import { cronOfTick, mergeCandidates, refreshPolicyOf, refreshShipments, shipmentsDue, type RefreshPolicy, type RefreshTotals } from '../../lib/poller/index.ts';
-import { RedisPushKv, WatchStore } from '../../lib/webhooks/index.ts';
+import { RedisKv } from '../../lib/kv/index.ts';
+import { WatchStore } from '../../lib/webhooks/index.ts';
 import { loadProduct } from '../../lib/product/index.ts';
 import { connectRedis } from '../../lib/redis/index.ts';
 import { StopSteps } from '../../lib/process/run.ts';
@@ -60,7 +61,7 @@ export async function startPoller(env: Env, options: PollerStartOptions = {}): P
   const bus = new KafkaBus({ kafka, dataDir: env.DATA_DIR, onError: (err) => log.warn({ err }, 'raw-poll log unavailable; spooling') });
   const carriers = createCarrierPoller({ sandboxUrl: options.sandboxUrl ?? env.SANDBOX_URL ?? null, liveTarget: options.liveTarget ?? 'carriers' });
   // Watched shipments (push) are re-polled like active ones, even before their first scan.
-  const watches = new WatchStore(new RedisPushKv(redis, `${options.redisNamespace ?? 'trk:'}push:`));
+  const watches = new WatchStore(new RedisKv(redis, `${options.redisNamespace ?? 'trk:'}push:`));
   // A watch of a key that is not active (suspended, revoked, past its period) costs no carrier poll.
   const standing = standingFromStore(new RedisAccessStore({ plans: product.config.plans, redis, namespace: `${options.redisNamespace ?? 'trk:'}access:` }));
   // Carrier poll latency and errors (lib/metrics), the poller's polls by outcome and its ticks, and

@@ -37,7 +37,7 @@ type Counter = z.infer<typeof CounterSchema>;
 
 export const SnapshotSchema = z.object({
   version: z.literal(1),
-  /** Which journal file continues this snapshot (see embedded-files.ts). */
+  /** Which journal file continues this snapshot (lib/kv/journal.ts writes it). */
   generation: z.number().int().nonnegative(),
   keys: z.array(KeyRecordSchema),
   trials: z.record(z.string(), z.string()),

@@ -1,11 +1,12 @@
 /** What only the embedded store has: files under DATA_DIR/access that survive crashes. */
 import { execFile } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { appendToFile } from '../kv/index.ts';
 import { EmbeddedAccessStore, embeddedAccessDir } from './embedded-store.ts';
 import { keyPrefix } from './key-format.ts';
 import { plans } from './testing.ts';
@@ -48,7 +49,7 @@ describe('embedded access store files', () => {
   it('drops a line torn by a crash mid-write, keeping everything before it', async () => {
     const key = await crashAfter(3);
     const [journal] = journalFiles();
-    appendFileSync(join(dir, journal!), '{"op":"count","prefix":"trk_l');
+    appendToFile(join(dir, journal!), '{"op":"count","prefix":"trk_l');
     const store = new EmbeddedAccessStore({ plans, dir });
     expect(await store.usage(keyPrefix(key), now)).toEqual({ lookupsUsed: 3, dailyUsed: 3 });
     await store.close();
@@ -58,7 +59,7 @@ describe('embedded access store files', () => {
     await crashAfter(2);
     const [journal] = journalFiles();
     const path = join(dir, journal!);
-    appendFileSync(path, 'not json\n{"op":"count"}\n');
+    appendToFile(path, 'not json\n{"op":"count"}\n');
     expect(() => new EmbeddedAccessStore({ plans, dir })).toThrow(/line \d+ is damaged/);
   });
 

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { dispatchAtEndOfTurn } from '../batch/index.ts';
 import type { PlanName, Plans } from '../config/index.ts';
-import { AccessFiles } from './embedded-files.ts';
+import { Journal } from '../kv/index.ts';
 import { PendingCounts } from './embedded-pending.ts';
-import { AccessState, type JournalEntry } from './embedded-state.ts';
+import { AccessState, JournalEntrySchema, SnapshotSchema, type JournalEntry } from './embedded-state.ts';
 import { AccessError, keyNotFound } from './errors.ts';
 import { generateKey, hashKey, isWellFormedKey, keyPrefix } from './key-format.ts';
 import {
@@ -49,7 +49,8 @@ export function embeddedAccessDir(dataDir: string): string {
  */
 export class EmbeddedAccessStore implements AccessStore {
   private readonly state: AccessState;
-  private readonly files: AccessFiles;
+  /** `snapshot.json` and `journal-<generation>.ndjson` (lib/kv/journal.ts). */
+  private readonly files: Journal<JournalEntry>;
   private readonly plans: Plans;
   private readonly compactEvery: number;
   private readonly bursts = new Map<string, { second: number; count: number }>();
@@ -61,10 +62,10 @@ export class EmbeddedAccessStore implements AccessStore {
   constructor(options: EmbeddedAccessStoreOptions) {
     this.plans = options.plans;
     this.compactEvery = options.compactEvery ?? 50_000;
-    const { files, snapshot, entries } = AccessFiles.open(options.dir);
-    this.state = snapshot ? AccessState.fromSnapshot(snapshot) : new AccessState();
+    const { journal, snapshot, entries } = Journal.open(options.dir, { parse: (value) => JournalEntrySchema.parse(value) });
+    this.state = snapshot ? AccessState.fromSnapshot(SnapshotSchema.parse(snapshot)) : new AccessState();
     for (const entry of entries) this.state.apply(entry);
-    this.files = files;
+    this.files = journal;
     this.files.compact((generation) => this.state.toSnapshot(generation));
   }
 

@@ -7,7 +7,8 @@ import type { KeyRecord } from '../access/index.ts';
 import type { KeyStanding, StandingOf } from '../access/standing.ts';
 import type { PlanName, Plans } from '../config/index.ts';
 import type { TrackingService } from '../tracking/index.ts';
-import type { EventLog, PushKv } from '../webhooks/index.ts';
+import type { Kv } from '../kv/index.ts';
+import type { EventLog } from '../webhooks/index.ts';
 import { analysisCompletedEvent } from './events.ts';
 import { trackingLookup, type AnalyzerLookup } from './lookup.ts';
 import { AnalysisRunner, type NetworkSource, type RunnerOptions } from './runner.ts';
@@ -29,7 +30,7 @@ export interface AnalyzerUsage {
 export type AnalysisRowSink = (doc: AnalysisDoc, shipments: readonly AnalyzedShipment[]) => Promise<void>;
 
 export interface AnalyzerOptions {
-  kv: PushKv;
+  kv: Kv;
   tracking: Pick<TrackingService, 'lookup' | 'readCache'>;
   network: NetworkSource;
   plans: Plans;

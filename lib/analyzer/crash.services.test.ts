@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { deleteUnder, testNamespace, testRedisUrl } from '../access/testing.ts';
-import { RedisPushKv } from '../webhooks/index.ts';
+import { RedisKv } from '../kv/index.ts';
 import { crashSuite } from './crash.suite.ts';
 
 // A namespace of the test Redis per test: the killed process's and the restarted runner's view of it.
@@ -12,7 +12,7 @@ crashSuite({
     const clients: Redis[] = [];
     return {
       child: { kind: 'redis', url, namespace },
-      open: () => { const client = new Redis(url); clients.push(client); return new RedisPushKv(client, namespace); },
+      open: () => { const client = new Redis(url); clients.push(client); return new RedisKv(client, namespace); },
       async cleanup() {
         const admin = new Redis(url);
         await deleteUnder(admin, namespace);

@@ -8,7 +8,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { LaneBook } from '../lanes/index.ts';
 import { startChildApp } from '../testing/child-app.ts';
-import { InProcessEventLog, type PushKv } from '../webhooks/index.ts';
+import type { Kv } from '../kv/index.ts';
+import { InProcessEventLog } from '../webhooks/index.ts';
 import { Analyzer } from './analyzer.ts';
 import { missingShipment } from './shipment.ts';
 import { CRASH_PLANS, crashRecord, type CrashChildOptions } from './testing-crash.ts';
@@ -16,7 +17,7 @@ import { CRASH_PLANS, crashRecord, type CrashChildOptions } from './testing-cras
 export interface CrashStoreFactory {
   name: string;
   /** A store for one test: what the child is told to open, and the restarted runner's handle on it. */
-  create(): Promise<{ child: CrashChildOptions['store']; open(): PushKv; cleanup(): Promise<void> }>;
+  create(): Promise<{ child: CrashChildOptions['store']; open(): Kv; cleanup(): Promise<void> }>;
 }
 
 /** The issue's bound: the analysis completes within 10 s of the restart. */

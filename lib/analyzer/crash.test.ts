@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EmbeddedPushKv } from '../webhooks/index.ts';
+import { EmbeddedKv } from '../kv/index.ts';
 import { crashSuite } from './crash.suite.ts';
 
 // The journal under a DATA_DIR: the killed process's writes are what the restart reads.
@@ -9,6 +9,6 @@ crashSuite({
   name: 'embedded',
   async create() {
     const dir = await mkdtemp(join(tmpdir(), 'analyzer-crash-'));
-    return { child: { kind: 'embedded', dir }, open: () => new EmbeddedPushKv(dir), cleanup: () => rm(dir, { recursive: true, force: true }) };
+    return { child: { kind: 'embedded', dir }, open: () => new EmbeddedKv(dir), cleanup: () => rm(dir, { recursive: true, force: true }) };
   },
 });

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { deleteUnder, testNamespace, testRedisUrl } from '../access/testing.ts';
-import { RedisPushKv } from '../webhooks/index.ts';
+import { RedisKv } from '../kv/index.ts';
 import { runnerSuite } from './runner.suite.ts';
 
 // Two connections on one namespace: two API instances' view of the same Redis.
@@ -11,7 +11,7 @@ runnerSuite({
     const clients = [new Redis(url), new Redis(url)];
     const ns = `${testNamespace()}push:`;
     return {
-      kvs: [new RedisPushKv(clients[0]!, ns), new RedisPushKv(clients[1]!, ns)],
+      kvs: [new RedisKv(clients[0]!, ns), new RedisKv(clients[1]!, ns)],
       async cleanup() { await deleteUnder(clients[0]!, ns); for (const c of clients) c.disconnect(); },
     };
   },

@@ -7,8 +7,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { KeyRecord } from '../access/index.ts';
 import type { KeyStanding } from '../access/standing.ts';
 import { LaneBook } from '../lanes/index.ts';
+import type { Kv } from '../kv/index.ts';
 import { requireAwb } from '../schemas/index.ts';
-import type { PushKv, WebhookEvent } from '../webhooks/index.ts';
+import type { WebhookEvent } from '../webhooks/index.ts';
 import { InProcessEventLog } from '../webhooks/index.ts';
 import { Analyzer, type AnalyzerOptions } from './analyzer.ts';
 import type { AnalyzerLookup } from './lookup.ts';
@@ -19,7 +20,7 @@ import { newAnalysisId, type AnalysisDoc } from './store.ts';
 export interface StoreFactory {
   name: string;
   /** Two handles on one store (two processes' connections where the store allows). */
-  open(): Promise<{ kvs: [PushKv, PushKv]; cleanup(): Promise<void> }>;
+  open(): Promise<{ kvs: [Kv, Kv]; cleanup(): Promise<void> }>;
 }
 
 const PLANS = {

@@ -8,7 +8,7 @@
  * suspended) is the caller's question at every view (lib/access standing.ts).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { PushKv } from '../webhooks/index.ts';
+import type { Kv } from '../kv/index.ts';
 import { DAY_MS } from '../time/index.ts';
 
 export const SHARE_VALIDITY_MS = 30 * DAY_MS;
@@ -42,8 +42,8 @@ export interface SharedAnalysis {
 }
 
 export class ShareLinks {
-  private readonly kv: PushKv;
-  constructor(kv: PushKv) {
+  private readonly kv: Kv;
+  constructor(kv: Kv) {
     this.kv = kv;
   }
 

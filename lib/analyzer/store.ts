@@ -1,6 +1,6 @@
 /**
- * The analyzer's state where the keys live: the push state store (lib/webhooks/kv.ts: Redis, or a
- * journal under DATA_DIR), so every API instance serves an analysis and a restart loses none.
+ * The analyzer's state where the keys live: push's key-value store (lib/kv: Redis, or a journal
+ * under DATA_DIR), so every API instance serves an analysis and a restart loses none.
  * Every document of one API key carries its prefix as a hash tag, so each atomic step touches one
  * Redis slot: the analysis, its input and result chunks, the key's list and its allowance.
  *
@@ -8,7 +8,7 @@
  * written, the list entry added — all of it or nothing (a refusal counts and stores nothing).
  */
 import { randomBytes } from 'node:crypto';
-import type { PushKv } from '../webhooks/index.ts';
+import type { Kv } from '../kv/index.ts';
 import type { KeyMode } from '../schemas/index.ts';
 import { DAY_MS } from '../time/index.ts';
 import type { AnalysisStatus, AnalyzedShipment, RejectedRow, Report, ShipmentInput } from './types.ts';
@@ -102,9 +102,9 @@ function usedIn(doc: UsageDoc | null, periodStart: string): number {
 }
 
 export class AnalysisStore {
-  readonly kv: PushKv;
+  readonly kv: Kv;
   private readonly clock: () => number;
-  constructor(kv: PushKv, clock: () => number = Date.now) {
+  constructor(kv: Kv, clock: () => number = Date.now) {
     this.kv = kv;
     this.clock = clock;
   }

@@ -9,14 +9,15 @@
  */
 import { Redis } from 'ioredis';
 import { LaneBook } from '../lanes/index.ts';
-import { EmbeddedPushKv, InProcessEventLog, RedisPushKv, type PushKv } from '../webhooks/index.ts';
+import { EmbeddedKv, RedisKv, type Kv } from '../kv/index.ts';
+import { InProcessEventLog } from '../webhooks/index.ts';
 import { Analyzer } from './analyzer.ts';
 import { missingShipment } from './shipment.ts';
 import { newAnalysisId } from './store.ts';
 import { CRASH_PLANS, crashRecord, crashShipments, type CrashChildOptions } from './testing-crash.ts';
 
 const options = JSON.parse(process.argv[2] ?? '{}') as CrashChildOptions;
-const kv: PushKv = options.store.kind === 'embedded' ? new EmbeddedPushKv(options.store.dir) : new RedisPushKv(new Redis(options.store.url), options.store.namespace);
+const kv: Kv = options.store.kind === 'embedded' ? new EmbeddedKv(options.store.dir) : new RedisKv(new Redis(options.store.url), options.store.namespace);
 const analyzer = new Analyzer({
   kv, tracking: { lookup: async () => ({ kind: 'not_found' }), readCache: async () => null }, network: new LaneBook(), plans: CRASH_PLANS,
   events: new InProcessEventLog(async () => {}), clock: Date.now, runner: { idleMs: 20 },

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -42,6 +42,25 @@ describe('embedded payment store', () => {
     expect(await again.listByKey('trk_test_Other00')).toEqual([]);
     expect(await again.getAttempt('rn_1')).toEqual(attempt);
     expect(await again.getAttempt('rn_2')).toBeNull();
+    await again.close();
+  });
+
+  it('opens the journal.ndjson of the previous version: every payment and attempt as it was', async () => {
+    const d = dir();
+    const settled: PaymentRecord = { ...pending('pay_1'), state: 'settled', applied: true, lease_until: 0 };
+    const attempt = { reference_id: 'rn_1', link_id: 'plink_1', short_url: 'http://x/pay/plink_1', key_prefix: 'trk_test_Ab3dE9x', plan: 'growth' as const };
+    // As payments-embedded.ts wrote it before lib/kv: one line per change, the last one torn by a crash.
+    const lines = [JSON.stringify({ p: pending('pay_1') }), JSON.stringify({ a: attempt }), JSON.stringify({ p: settled }), '{"p":{"id":"pay_2"'];
+    writeFileSync(join(d, 'journal.ndjson'), lines.join('\n'));
+    const store = new EmbeddedPaymentStore(d);
+    expect(await store.listByKey('trk_test_Ab3dE9x')).toEqual([settled]);
+    expect(await store.claim(pending('pay_1'), NOW)).toEqual({ kind: 'settled', record: settled });
+    expect(await store.getAttempt('rn_1')).toEqual(attempt);
+    await store.close();
+    expect(readdirSync(d).sort()).toEqual(['journal-1.ndjson', 'snapshot.json']);
+    const again = new EmbeddedPaymentStore(d);
+    expect(await again.listByKey('trk_test_Ab3dE9x')).toEqual([settled]);
+    expect(await again.getAttempt('rn_1')).toEqual(attempt);
     await again.close();
   });
 });

@@ -1,35 +1,41 @@
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { Journal } from '../kv/index.ts';
 import { claimOf, newestFirst, type LinkAttempt, type PaymentClaim, type PaymentRecord, type PaymentStore } from './payments.ts';
 
 /** One journal line: a payment record's newest state, or an attempt's link. */
 type Line = { p: PaymentRecord } | { a: LinkAttempt };
+
+/** The whole state, as a compaction writes it. */
+interface Snapshot {
+  payments: PaymentRecord[];
+  attempts: LinkAttempt[];
+}
 
 export function embeddedPaymentsDir(dataDir: string): string {
   return join(dataDir, 'payments');
 }
 
 /**
- * The embedded twin: records in memory, every change appended to `journal.ndjson` with a
- * synchronous write before the caller goes on (a crash loses none), rewritten at start. One process
- * per DATA_DIR, as for the access store: a claim reads and writes in one synchronous step of that
- * process, so no two deliveries interleave inside it.
+ * The embedded twin: records in memory, every change appended to the journal (lib/kv/journal.ts)
+ * with a synchronous write before the caller goes on (a crash of the process loses none; not
+ * fsynced, so a power cut may lose the last moments), compacted at start. One process per DATA_DIR,
+ * as for the access store: a claim reads and writes in one synchronous step of that process, so no
+ * two deliveries interleave inside it.
  */
 export class EmbeddedPaymentStore implements PaymentStore {
   private readonly payments = new Map<string, PaymentRecord>();
   private readonly attempts = new Map<string, LinkAttempt>();
-  private readonly path: string;
-  private fd = -1;
+  private readonly journal: Journal<Line>;
 
   constructor(dir: string) {
-    mkdirSync(dir, { recursive: true });
-    this.path = join(dir, 'journal.ndjson');
-    if (existsSync(this.path)) {
-      const lines = readFileSync(this.path, 'utf8').split('\n');
-      lines.pop(); // empty, or a line torn by a crash
-      for (const text of lines) this.apply(JSON.parse(text) as Line);
-    }
-    this.rewrite();
+    // The previous version's file (journal.ndjson, these same lines, no snapshot) is read as the journal.
+    const { journal, snapshot, entries } = Journal.open<Line>(dir);
+    const saved = snapshot as Snapshot | null;
+    for (const p of saved?.payments ?? []) this.payments.set(p.id, p);
+    for (const a of saved?.attempts ?? []) this.attempts.set(a.reference_id, a);
+    for (const line of entries) this.apply(line);
+    this.journal = journal;
+    this.journal.compact((): Snapshot => ({ payments: [...this.payments.values()], attempts: [...this.attempts.values()] }));
   }
 
   private apply(line: Line): void {
@@ -38,23 +44,8 @@ export class EmbeddedPaymentStore implements PaymentStore {
   }
 
   private write(line: Line): void {
-    writeSync(this.fd, `${JSON.stringify(line)}\n`);
+    this.journal.append([line], false);
     this.apply(line);
-  }
-
-  private rewrite(): void {
-    const temp = `${this.path}.tmp`;
-    const fd = openSync(temp, 'w');
-    try {
-      const lines: Line[] = [...[...this.payments.values()].map((p) => ({ p })), ...[...this.attempts.values()].map((a) => ({ a }))];
-      writeFileSync(fd, lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    if (this.fd >= 0) closeSync(this.fd);
-    renameSync(temp, this.path);
-    this.fd = openSync(this.path, 'a');
   }
 
   async claim(pending: PaymentRecord, nowMs: number): Promise<PaymentClaim> {
@@ -83,8 +74,6 @@ export class EmbeddedPaymentStore implements PaymentStore {
   }
 
   async close(): Promise<void> {
-    if (this.fd < 0) return;
-    closeSync(this.fd);
-    this.fd = -1;
+    this.journal.close();
   }
 }

@@ -9,11 +9,12 @@
  * that runs as it was sent, the caller's file, and for an INSERT the first row of its data. Calls
  * made by test files and test helpers are left out: the catalogue is of what the product sends.
  */
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { ClickHouseClient } from '@clickhouse/client';
+import { appendToFile } from '../kv/files.ts';
 
 export interface RecordedStatement {
   /** Normalized text: the catalogue's key. */
@@ -97,7 +98,7 @@ export function recordingClient(client: ClickHouseClient, file: string): ClickHo
     seen.add(key);
     const line: RecordedStatement = { key, kind: entry.kind, sql, from, ...(entry.settings ? { settings: entry.settings } : {}), ...(entry.row ? { row: entry.row } : {}) };
     // One write of one line: appends from parallel test processes do not interleave.
-    appendFileSync(file, `${JSON.stringify(line)}\n`);
+    appendToFile(file, `${JSON.stringify(line)}\n`);
   };
   const settingsOf = (params: { clickhouse_settings?: Record<string, unknown> }) =>
     params.clickhouse_settings && Object.keys(params.clickhouse_settings).length > 0 ? params.clickhouse_settings : undefined;

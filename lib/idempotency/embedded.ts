@@ -1,12 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { claimOf, CLAIM_LEASE_MS, IDEMPOTENCY_TTL_MS, liveRecord, type Claim, type IdempotencyRecord, type IdempotencyStore, type StoredAnswer } from './store.ts';
+import { Journal } from '../kv/index.ts';
+import {
+  claimOf, CLAIM_LEASE_MS, IDEMPOTENCY_TTL_MS, liveRecord, type Claim, type IdempotencyRecord, type IdempotencyStore, type StoredAnswer,
+} from './store.ts';
 
 /** One journal line: an answered key (pending claims are memory only: they die with the process). */
 interface Line {
   k: string;
   r: IdempotencyRecord | null;
+}
+
+/** The live answers, as a compaction writes them. */
+interface Snapshot {
+  answers: [string, IdempotencyRecord][];
 }
 
 /**
@@ -21,35 +28,28 @@ export function embeddedIdempotencyDir(dataDir: string): string {
 }
 
 /**
- * The embedded twin, as the access store keeps its files: answers in memory, each appended to
- * `journal.ndjson` with a synchronous write before the request is answered (so a crash of the
- * process loses none), the live ones rewritten at start and every COMPACT_AFTER_BYTES (temp file,
- * fsync, rename). Claims are not journaled: after a restart the request that held one is gone and a
- * retry should run. One process per directory.
+ * The embedded twin, kept like the access store's files (lib/kv/journal.ts): answers in memory,
+ * each appended to the journal with a synchronous write before the request is answered (so a crash
+ * of the process loses none; not fsynced), the live ones compacted into the snapshot at start, every
+ * COMPACT_AFTER_BYTES and at close. Claims are not journaled: after a restart the request that held
+ * one is gone and a retry should run. One process per directory.
  */
 export class EmbeddedIdempotencyStore implements IdempotencyStore {
   private readonly records = new Map<string, IdempotencyRecord>();
-  private readonly journalPath: string;
-  private fd: number;
-  private appendedBytes = 0;
+  private readonly journal: Journal<Line>;
+  private closed = false;
 
-  private readonly dir: string;
   private readonly clock: () => number;
   constructor(dir: string, clock: () => number = Date.now) {
-    this.dir = dir;
     this.clock = clock;
-    mkdirSync(dir, { recursive: true });
-    this.journalPath = join(dir, 'journal.ndjson');
-    if (existsSync(this.journalPath)) {
-      const lines = readFileSync(this.journalPath, 'utf8').split('\n');
-      lines.pop(); // empty, or a line torn by a crash
-      for (const line of lines) {
-        const { k, r } = JSON.parse(line) as Line;
-        if (r) this.records.set(k, r);
-        else this.records.delete(k);
-      }
+    // The previous version's file (journal.ndjson, these same lines, no snapshot) is read as the journal.
+    const { journal, snapshot, entries } = Journal.open<Line>(dir);
+    for (const [k, r] of (snapshot as Snapshot | null)?.answers ?? []) this.records.set(k, r);
+    for (const { k, r } of entries) {
+      if (r) this.records.set(k, r);
+      else this.records.delete(k);
     }
-    this.fd = -1;
+    this.journal = journal;
     this.compact();
   }
 
@@ -57,29 +57,11 @@ export class EmbeddedIdempotencyStore implements IdempotencyStore {
     return `${scope}:${key}`;
   }
 
-  private write(line: Line): void {
-    const text = `${JSON.stringify(line)}\n`;
-    writeSync(this.fd, text);
-    this.appendedBytes += Buffer.byteLength(text);
-    if (this.appendedBytes >= COMPACT_AFTER_BYTES) this.compact();
-  }
-
-  /** Rewrites the journal with the live answers only. */
+  /** Rewrites the journal as the live answers only. Claims in flight stay in memory. */
   private compact(): void {
     const now = this.clock();
-    for (const [k, r] of this.records) if (r.state !== 'done' || r.expires_at <= now) this.records.delete(k);
-    const temp = `${this.journalPath}.tmp`;
-    const tempFd = openSync(temp, 'w');
-    try {
-      writeFileSync(tempFd, [...this.records].map(([k, r]) => `${JSON.stringify({ k, r })}\n`).join(''));
-      fsyncSync(tempFd);
-    } finally {
-      closeSync(tempFd);
-    }
-    if (this.fd >= 0) closeSync(this.fd);
-    renameSync(temp, this.journalPath);
-    this.fd = openSync(this.journalPath, 'a');
-    this.appendedBytes = 0;
+    for (const [k, r] of this.records) if (r.expires_at <= now) this.records.delete(k);
+    this.journal.compact((): Snapshot => ({ answers: [...this.records].filter(([, r]) => r.state === 'done') }));
   }
 
   async claim(scope: string, key: string, fingerprint: string, nowMs: number): Promise<Claim> {
@@ -94,8 +76,10 @@ export class EmbeddedIdempotencyStore implements IdempotencyStore {
   async complete(scope: string, key: string, fingerprint: string, answer: StoredAnswer, nowMs: number): Promise<void> {
     const k = this.k(scope, key);
     const record: IdempotencyRecord = { state: 'done', fingerprint, answer, expires_at: nowMs + IDEMPOTENCY_TTL_MS };
-    this.write({ k, r: record });
+    this.journal.append([{ k, r: record }], false);
+    // In memory before a compaction, which writes what memory holds.
     this.records.set(k, record);
+    if (this.journal.appendedBytes >= COMPACT_AFTER_BYTES) this.compact();
   }
 
   async release(scope: string, key: string, token: string): Promise<void> {
@@ -105,9 +89,9 @@ export class EmbeddedIdempotencyStore implements IdempotencyStore {
   }
 
   async close(): Promise<void> {
-    if (this.fd < 0) return;
+    if (this.closed) return;
+    this.closed = true;
     this.compact();
-    closeSync(this.fd);
-    this.fd = -1;
+    this.journal.close();
   }
 }

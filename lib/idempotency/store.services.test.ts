@@ -1,9 +1,10 @@
 /** Both idempotency stores (Redis: the real one) behave the same, and keep answers across a restart. */
-import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deleteUnder, testNamespace, testRedisClusterUrl, testRedisUrl } from '../access/testing.ts';
+import { appendToFile } from '../kv/index.ts';
 import { connectRedis } from '../redis/index.ts';
 import { EmbeddedIdempotencyStore } from './embedded.ts';
 import { RedisIdempotencyStore } from './redis.ts';
@@ -102,11 +103,33 @@ describe('embedded idempotency store files', () => {
       await store.claim('s', 'k', 'fp', T0);
       await store.complete('s', 'k', 'fp', ANSWER, T0);
       // A kill mid-write leaves part of a line after the last newline (close() would compact it away).
-      appendFileSync(join(dir, 'journal.ndjson'), '{"k":"s:other","r":{"state":"do');
+      const [journal] = readdirSync(dir).filter((name) => name.startsWith('journal-'));
+      appendToFile(join(dir, journal!), '{"k":"s:other","r":{"state":"do');
       const reopened = new EmbeddedIdempotencyStore(dir, () => T0);
       expect(await reopened.claim('s', 'k', 'fp', T0)).toMatchObject({ kind: 'done', answer: ANSWER });
       expect((await reopened.claim('s', 'other', 'fp', T0)).kind).toBe('claimed');
       await reopened.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('opens the journal.ndjson of the previous version: every answer kept, a dropped one gone', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'idem-v1-'));
+    try {
+      const done = (fingerprint: string) => ({ state: 'done', fingerprint, answer: ANSWER, expires_at: T0 + IDEMPOTENCY_TTL_MS });
+      // As embedded.ts wrote it before lib/kv: one line per answer (r: null drops one).
+      writeFileSync(join(dir, 'journal.ndjson'), [
+        JSON.stringify({ k: 's:k1', r: done('fp1') }), JSON.stringify({ k: 's:k2', r: done('fp2') }), JSON.stringify({ k: 's:k2', r: null }), '',
+      ].join('\n'));
+      const store = new EmbeddedIdempotencyStore(dir, () => T0);
+      expect(await store.claim('s', 'k1', 'other', T0)).toEqual({ kind: 'done', fingerprint: 'fp1', answer: ANSWER });
+      expect((await store.claim('s', 'k2', 'fp2', T0)).kind).toBe('claimed');
+      await store.close();
+      expect(readdirSync(dir).sort()).toEqual(['journal-2.ndjson', 'snapshot.json']);
+      const again = new EmbeddedIdempotencyStore(dir, () => T0);
+      expect(await again.claim('s', 'k1', 'fp1', T0)).toMatchObject({ kind: 'done', answer: ANSWER });
+      await again.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

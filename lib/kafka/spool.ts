@@ -1,5 +1,6 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { appendToFile } from '../kv/files.ts';
 
 /**
  * A file-backed FIFO of messages that could not be published yet. Appends are synchronous so a
@@ -17,7 +18,7 @@ export class Spool {
   }
 
   append(lines: string[]): void {
-    if (lines.length) appendFileSync(this.path, lines.map((l) => l + '\n').join(''));
+    if (lines.length) appendToFile(this.path, lines.map((l) => l + '\n').join(''));
   }
 
   /** Lines from byte `offset` on, and the offset after them (only whole lines). */

@@ -1,7 +1,7 @@
 import { createReadStream, existsSync, mkdirSync } from 'node:fs';
-import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { appendToFileLater } from '../kv/files.ts';
 import { CarrierPollSchema, type CarrierPoll } from '../schemas/index.ts';
 import type { KeyMode } from '../schemas/index.ts';
 
@@ -37,7 +37,7 @@ export class PollLog {
       this.writing = this.writing.then(() => {
         const batch = this.pending.join('');
         this.pending = [];
-        return appendFile(this.path, batch);
+        return appendToFileLater(this.path, batch);
       });
     }
   }

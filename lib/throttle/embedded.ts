@@ -1,6 +1,7 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { replaceFile } from '../kv/index.ts';
 import { stateOf, type AddressThrottle, type ThrottleRule, type ThrottleState } from './rule.ts';
 
 const FileSchema = z.record(z.string(), z.array(z.number()));
@@ -9,9 +10,10 @@ const KEEP_MS = 24 * 3_600_000;
 
 /**
  * The embedded default's throttle: attempts in memory, the whole map written to
- * `DATA_DIR/throttle/attempts.json` (temp file + rename) after each one. Attempts are rare (a trial
- * key issued, a wrong admin token; a blocked address writes nothing more), so a whole-file write is
- * cheap. One process per DATA_DIR, as for the access store.
+ * `DATA_DIR/throttle/attempts.json` after each one, replaced whole (lib/kv `replaceFile`: temp file
+ * and rename; not fsynced: whole through a crash of the process). Attempts are rare (a trial key
+ * issued, a wrong admin token; a blocked address writes nothing more), so a whole-file write is
+ * cheap, and simpler than a journal. One process per DATA_DIR, as for the access store.
  */
 export class EmbeddedThrottle implements AddressThrottle {
   private readonly file: string;
@@ -48,9 +50,7 @@ export class EmbeddedThrottle implements AddressThrottle {
       if (kept.length === 0) this.attempts.delete(name);
       else this.attempts.set(name, kept);
     }
-    const temp = `${this.file}.tmp`;
-    writeFileSync(temp, JSON.stringify(Object.fromEntries(this.attempts)));
-    renameSync(temp, this.file);
+    replaceFile(this.file, JSON.stringify(Object.fromEntries(this.attempts)), false);
   }
 
   async close(): Promise<void> {}

@@ -10,7 +10,7 @@ import { ChangeDetector } from './detector.ts';
 import type { EventLog } from './event-log.ts';
 import type { WebhookEvent } from './events.ts';
 import { pushKeys } from './keys.ts';
-import { EmbeddedPushKv } from './kv-embedded.ts';
+import { EmbeddedKv } from '../kv/index.ts';
 import { WatchStore, type WatchDoc } from './watches.ts';
 import { EVERY_KEY_ACTIVE } from './testing/receiver.ts';
 
@@ -47,13 +47,13 @@ class CollectingLog implements EventLog {
 
 describe('change detection', () => {
   let dir: string;
-  let kv: EmbeddedPushKv;
+  let kv: EmbeddedKv;
   let log: CollectingLog;
   let detector: ChangeDetector;
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'push-detect-'));
-    kv = new EmbeddedPushKv(dir);
+    kv = new EmbeddedKv(dir);
     log = new CollectingLog();
     detector = new ChangeDetector({ kv, standing: EVERY_KEY_ACTIVE, events: log, lanes: { get: async () => null }, clock: () => T0 });
     const first = pollAt(0, T0 + H);
@@ -121,7 +121,7 @@ describe('change detection', () => {
     expect(log.events).toEqual([]);
     // A restart (new store object on the same files) still has it; the sweep hands it over.
     await kv.close();
-    kv = new EmbeddedPushKv(dir);
+    kv = new EmbeddedKv(dir);
     detector = new ChangeDetector({ kv, standing: EVERY_KEY_ACTIVE, events: log, lanes: { get: async () => null }, clock: () => T0 });
     expect(await detector.sweep()).toBe(1);
     expect(await detector.sweep()).toBe(0);

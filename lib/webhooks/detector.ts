@@ -8,13 +8,13 @@ import type { CarrierPoll, TrackingRecord } from '../schemas/index.ts';
 import { changeOf, etaChangeOf, snapshotOf } from './change.ts';
 import type { EventLog } from './event-log.ts';
 import { trackingEvent, type WebhookEvent } from './events.ts';
-import type { PushKv } from './kv.ts';
+import type { Kv } from '../kv/index.ts';
 import { pushKeys, shipmentIdOf } from './keys.ts';
 import { expiryOf, type ShipmentDoc, type WatchDoc } from './watches.ts';
 import type { KeyMode } from '../schemas/index.ts';
 
 export interface DetectorDeps {
-  kv: PushKv;
+  kv: Kv;
   events: EventLog;
   lanes: LaneStatsSource;
   /**

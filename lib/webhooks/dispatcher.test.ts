@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Dispatcher, type DeliveryRow } from './dispatcher.ts';
 import { EndpointStore, type EndpointDoc } from './endpoints.ts';
 import { testEvent, type WebhookEvent } from './events.ts';
-import { EmbeddedPushKv } from './kv-embedded.ts';
+import { EmbeddedKv } from '../kv/index.ts';
 import type { DeliveryOutcome, DeliveryRequest } from './sender.ts';
 import { WebhookSender } from './sender.ts';
 import { startReceiver, type Receiver, EVERY_KEY_ACTIVE } from './testing/receiver.ts';
@@ -24,7 +24,7 @@ function eventOf(awb: string, sequence: number, createdMs: number): WebhookEvent
 
 describe('dispatcher', () => {
   let dir: string;
-  let kv: EmbeddedPushKv;
+  let kv: EmbeddedKv;
   let now: number;
   let endpoints: EndpointStore;
   const receivers: Receiver[] = [];
@@ -32,7 +32,7 @@ describe('dispatcher', () => {
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'push-dispatch-'));
     now = Date.parse('2026-11-20T06:00:00.000Z');
-    kv = new EmbeddedPushKv(dir, () => now);
+    kv = new EmbeddedKv(dir, () => now);
     endpoints = new EndpointStore(kv, Date.now, { allowedTargets: LOOPBACK_TARGETS });
   });
   afterEach(async () => {

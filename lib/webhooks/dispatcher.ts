@@ -3,7 +3,7 @@ import { withoutRepeats, type LineLog } from '../logging/index.ts';
 import type { EndpointDoc, EndpointStore, DisabledReason } from './endpoints.ts';
 import { healthAfter, signingSecrets, subscribes } from './endpoints.ts';
 import { shipmentKeyOf, type WebhookEvent } from './events.ts';
-import type { PushKv } from './kv.ts';
+import type { Kv } from '../kv/index.ts';
 import { dueMember, parseDueMember, pushKeys } from './keys.ts';
 import { DEFAULT_RETRY_SCHEDULE_SECONDS, retryDelayMs } from './retry.ts';
 import { keyVisibleError, type DeliveryOutcome, type DeliveryRequest } from './sender.ts';
@@ -61,7 +61,7 @@ export interface DeliverySender {
 }
 
 export interface DispatcherOptions {
-  kv: PushKv;
+  kv: Kv;
   endpoints: EndpointStore;
   sender: DeliverySender;
   /**
@@ -121,7 +121,7 @@ const isOk = (status: number | null) => status !== null && status >= 200 && stat
  * itself, restarted) tries the same event again once the lease ends, with the same webhook-id.
  */
 export class Dispatcher {
-  private readonly kv: PushKv;
+  private readonly kv: Kv;
   private readonly clock: () => number;
   private readonly schedule: readonly number[];
   private readonly leaseMs: number;

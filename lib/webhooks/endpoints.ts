@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { SUBSCRIBABLE_EVENT_TYPES, WEBHOOK_EVENT_TYPES, type SubscribableEventType } from './events.ts';
-import type { PushKv } from './kv.ts';
+import type { Kv } from '../kv/index.ts';
 import { pushKeys } from './keys.ts';
 import { generateSecret } from './signing.ts';
 import { NO_PRIVATE_TARGETS, resolveEndpointHost, systemLookup, type AllowedTargets, type Lookup } from './url-policy.ts';
@@ -118,10 +118,10 @@ export interface EndpointTargetRules {
 export class EndpointStore {
   private readonly listed = new Map<string, { docs: EndpointDoc[]; atMs: number }>();
 
-  private readonly kv: PushKv;
+  private readonly kv: Kv;
   private readonly clock: () => number;
   private readonly targets: EndpointTargetRules;
-  constructor(kv: PushKv, clock: () => number = Date.now, targets: EndpointTargetRules = {}) {
+  constructor(kv: Kv, clock: () => number = Date.now, targets: EndpointTargetRules = {}) {
     this.kv = kv;
     this.clock = clock;
     this.targets = targets;

@@ -1,8 +1,5 @@
 export * from './events.ts';
 export * from './change.ts';
-export * from './kv.ts';
-export { RedisPushKv } from './kv-redis.ts';
-export { EmbeddedPushKv } from './kv-embedded.ts';
 export * from './keys.ts';
 export * from './watches.ts';
 export * from './endpoints.ts';

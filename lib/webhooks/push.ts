@@ -6,12 +6,12 @@ import { ChangeDetector } from './detector.ts';
 import { Dispatcher, type DispatcherOptions } from './dispatcher.ts';
 import { EndpointStore, type EndpointTargetRules } from './endpoints.ts';
 import { InProcessEventLog, type EventLog } from './event-log.ts';
-import type { PushKv } from './kv.ts';
+import type { Kv } from '../kv/index.ts';
 import { WatchStore } from './watches.ts';
 
 /** Push's parts over one state store; an app starts what it runs (the dispatcher loop, consumers). */
 export interface Push {
-  kv: PushKv;
+  kv: Kv;
   watches: WatchStore;
   endpoints: EndpointStore;
   /** Queues, attempts, enabling and resending; its loop runs only where deliveries are made. */
@@ -31,7 +31,7 @@ export interface Push {
 export interface PushOptions extends Omit<DispatcherOptions, 'kv' | 'endpoints'> {
   /** lib/access `standingFromStore(access)`: the one rule of whether a key may act now. */
   standing: StandingOf;
-  kv: PushKv;
+  kv: Kv;
   lanes: LaneStatsSource;
   /** The delivery model (insights.prediction, tracking.eta_changed); absent: predictions are null. */
   predictor?: Predictor;

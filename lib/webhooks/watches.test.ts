@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EmbeddedPushKv } from './kv-embedded.ts';
+import { EmbeddedKv } from '../kv/index.ts';
 import { WatchStore } from './watches.ts';
 import { DAY_MS as DAY } from '../time/index.ts';
 import { EVERY_KEY_ACTIVE } from './testing/receiver.ts';
@@ -12,11 +12,11 @@ const NOW = Date.parse('2026-11-20T06:00:00.000Z');
 
 describe('watches', () => {
   let dir: string;
-  let kv: EmbeddedPushKv;
+  let kv: EmbeddedKv;
   let watches: WatchStore;
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'push-watch-'));
-    kv = new EmbeddedPushKv(dir);
+    kv = new EmbeddedKv(dir);
     watches = new WatchStore(kv);
   });
   afterEach(async () => {

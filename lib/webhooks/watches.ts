@@ -2,7 +2,7 @@ import type { StandingOf } from '../access/standing.ts';
 import type { TrackingRecord } from '../schemas/index.ts';
 import { snapshotOf, type ShipmentSnapshot } from './change.ts';
 import type { WebhookEvent } from './events.ts';
-import type { PushKv } from './kv.ts';
+import type { Kv } from '../kv/index.ts';
 import { parseShipmentId, pushKeys, shipmentIdOf } from './keys.ts';
 import { DAY_MS } from '../time/index.ts';
 import type { KeyMode } from '../schemas/index.ts';
@@ -82,8 +82,8 @@ export interface WatchListPage {
 
 /** Watches: create, read, list, end. Change detection (detector.ts) updates their state. */
 export class WatchStore {
-  private readonly kv: PushKv;
-  constructor(kv: PushKv) {
+  private readonly kv: Kv;
+  constructor(kv: Kv) {
     this.kv = kv;
   }
 

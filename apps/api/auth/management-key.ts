@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { KeyRecord } from '../../../lib/access/index.ts';
-import type { PushKv } from '../../../lib/webhooks/index.ts';
+import type { Kv } from '../../../lib/kv/index.ts';
 import { acceptKeyRecord, presentedKey } from './api-key.ts';
 import type { ApiDeps } from '../context/deps.ts';
 import { ApiError } from '../http/errors.ts';
@@ -13,7 +13,7 @@ export type ManagementDeps = Pick<ApiDeps, 'access' | 'clock'>;
  * held to the key's burst limit per second in a window of their own, so they never take a lookup's
  * place (lookups keep their exact metering) and cannot be used to flood the service either.
  */
-export async function managementKey(deps: ManagementDeps, kv: PushKv, request: FastifyRequest, reply: FastifyReply): Promise<KeyRecord> {
+export async function managementKey(deps: ManagementDeps, kv: Kv, request: FastifyRequest, reply: FastifyReply): Promise<KeyRecord> {
   const now = deps.clock();
   const key = presentedKey(request);
   const { record: stored } = await deps.access.authorize(key, new Date(now), false);

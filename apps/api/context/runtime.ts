@@ -1,14 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
-import { RedisAccessStore, openAccessStore, standingFromStore, standingOf } from '../../../lib/access/index.ts';
+import { standingFromStore, standingOf } from '../../../lib/access/index.ts';
 import { Analyzer } from '../../../lib/analyzer/index.ts';
 import { writeAnalysisShipments } from '../../../lib/analyzer/clickhouse-rows.ts';
+import { openBackend } from '../../../lib/backend/index.ts';
 import { createInProcessBus, type PollBus } from '../../../lib/bus/index.ts';
 import { ClickHouseLaneSource, ClickHouseLaneWindowSource, ClickHousePredictionSource, createClickHouseClient, resolveTarget } from '../../../lib/clickhouse/index.ts';
 import { createKafka } from '../../../lib/kafka/client.ts';
 import { KafkaBus } from '../../../lib/kafka/kafka-bus.ts';
-import { EmbeddedIdempotencyStore, RedisIdempotencyStore, embeddedIdempotencyDir, type IdempotencyStore } from '../../../lib/idempotency/index.ts';
-import { createMemoryCache, createRedisCache, embeddedRecordsDir, type TrackingCache } from '../../../lib/cache/index.ts';
 import { createCarrierPoller } from '../../../lib/carriers/poll.ts';
 import type { Env } from '../../../lib/config/index.ts';
 import { LaneBook, type LaneStatsSource, type LaneWindowSource } from '../../../lib/lanes/index.ts';
@@ -18,13 +17,11 @@ import { loadCalendar } from '../../../lib/calendar/index.ts';
 import { loadPlaces } from '../../../lib/places/index.ts';
 import { placeLookupOf, PredictionBook, WorkdayIndex, type Predictor } from '../../../lib/prediction/index.ts';
 import { loadProduct } from '../../../lib/product/index.ts';
-import { connectRedis } from '../../../lib/redis/index.ts';
 import { PollLog } from '../../../lib/store/poll-log.ts';
-import { EmbeddedThrottle, RedisThrottle } from '../../../lib/throttle/index.ts';
 import { TrackingService } from '../../../lib/tracking/index.ts';
 import { createMailer, noticeSettingsOf } from '../../../lib/notices/index.ts';
-import { Billing, ClickHousePaymentReport, EmbeddedPaymentStore, RazorpayGateway, RedisPaymentStore, embeddedPaymentsDir, type PaymentGateway } from '../../../lib/billing/index.ts';
-import { EmbeddedPushKv, KafkaEventLog, RedisPushKv, createPush, endpointDisabledMessage, parseAllowedTargets, parseRetrySchedule, type Push } from '../../../lib/webhooks/index.ts';
+import { Billing, ClickHousePaymentReport, RazorpayGateway, type PaymentGateway } from '../../../lib/billing/index.ts';
+import { KafkaEventLog, createPush, endpointDisabledMessage, parseAllowedTargets, parseRetrySchedule, type Push } from '../../../lib/webhooks/index.ts';
 import { WebhookSender } from '../../../lib/webhooks/sender.ts';
 import type { ApiDeps, ReadinessCheck } from './deps.ts';
 
@@ -90,23 +87,16 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
   const product = loadProduct(resolve(env.CONFIG_DIR));
   const metrics = createMetrics();
   const dataDir = resolve(env.DATA_DIR);
-  // One connection for keys, limits and the cache, auto-pipelined. The access store and the cache
-  // each send the lookups of one event-loop turn as one script call (lib/access/README.md).
-  // One Redis or a Redis Cluster (redis+cluster://): every store keeps each call to one slot.
-  const redis = env.REDIS_URL ? connectRedis(env.REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 2, enableAutoPipelining: true }) : null;
-  const ns = options.redisNamespace ?? 'trk:';
-  const access = redis
-    ? new RedisAccessStore({ plans: product.config.plans, redis, namespace: `${ns}access:` })
-    : openAccessStore({ plans: product.config.plans, dataDir });
-  const throttle = redis ? new RedisThrottle(redis, `${ns}throttle:`) : new EmbeddedThrottle(dataDir);
-  // Embedded: bounded by bytes, delivered records also on disk so evicting one never costs a carrier poll.
-  const cache: TrackingCache = redis
-    ? createRedisCache(redis, `${ns}cache:`)
-    : createMemoryCache({ maxBytes: env.CACHE_MAX_BYTES, dir: embeddedRecordsDir(dataDir), onError: (err) => console.error('a delivered record could not be written under DATA_DIR/records:', (err as Error).message) });
-  // Idempotency-Key answers live beside the keys: the same Redis, or files under DATA_DIR.
-  const idempotency: IdempotencyStore = redis
-    ? new RedisIdempotencyStore(redis, `${ns}idempotency:`)
-    : new EmbeddedIdempotencyStore(embeddedIdempotencyDir(dataDir), clock);
+  // Keys, limits, the cache, Idempotency-Key answers, payments, push's and the analyzer's state: all
+  // in one Redis (or Redis Cluster) when REDIS_URL is set, else under DATA_DIR (lib/backend).
+  const backend = openBackend({ redisUrl: env.REDIS_URL, namespace: options.redisNamespace ?? 'trk:', dataDir, clock });
+  const access = backend.access(product.config.plans);
+  const throttle = backend.throttle();
+  const cache = backend.cache({
+    maxBytes: env.CACHE_MAX_BYTES,
+    onError: (err) => console.error('a delivered record could not be written under DATA_DIR/records:', (err as Error).message),
+  });
+  const idempotency = backend.idempotency();
   const carriers = createCarrierPoller({ sandboxUrl: options.sandboxUrl, liveTarget: options.liveTarget, clock });
 
   const laneWindowDays = env.LANE_WINDOW_DAYS;
@@ -132,7 +122,7 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
   const pushRecords: { tracking: TrackingService | null } = { tracking: null };
   const allowedTargets = parseAllowedTargets(env.WEBHOOK_ALLOWED_TARGETS);
   const push = createPush({
-    kv: redis ? new RedisPushKv(redis, `${ns}push:`) : new EmbeddedPushKv(dataDir, clock),
+    kv: backend.kv('push'),
     standing: standingFromStore(access),
     currentRecord: async (carrier, awb, mode) => pushRecords.tracking?.peek(carrier, awb, mode) ?? null,
     lanes: { get: (lane) => pushLanes.source.get(lane) },
@@ -188,7 +178,7 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
     : null;
   const billing = new Billing({
     access, plans: product.config.plans, mailer, clock,
-    payments: redis ? new RedisPaymentStore(redis, `${ns}payments:`) : new EmbeddedPaymentStore(embeddedPaymentsDir(dataDir)),
+    payments: backend.payments(),
     live: razorpayOf(env) ?? (options.liveTarget === 'sandbox' ? sandboxGateway : null),
     test: sandboxGateway,
     report: clickhouse ? new ClickHousePaymentReport(clickhouse) : null,
@@ -219,8 +209,8 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
   analyzer.start();
   const readiness: ReadinessCheck[] = [
     { name: 'access', check: async () => { await access.getByPrefix('trk_test_0000000'); } },
+    ...backend.readiness,
   ];
-  if (redis) readiness.push({ name: 'redis', check: async () => { await redis.ping(); } });
   if (clickhouse) readiness.push({ name: 'clickhouse', check: async () => { await clickhouse.ping(); } });
   if (options.sandboxUrl) {
     const url = options.sandboxUrl;
@@ -251,7 +241,7 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
       await access.close();
       await idempotency.close();
       await throttle.close();
-      redis?.disconnect();
+      await backend.close();
     },
   };
 }

@@ -1,7 +1,7 @@
 import { isCluster, type RedisClient } from '../redis/index.ts';
-import { MAX_UPDATE_ATTEMPTS, type PushKv, type Transaction } from './kv.ts';
+import { MAX_UPDATE_ATTEMPTS, type Kv, type Transaction } from './kv.ts';
 
-/** Due members, each leased in the same step so two dispatchers never take the same one. */
+/** Due members, each leased in the same step so two workers (dispatchers, runners) never take the same one. */
 const CLAIM_LUA = `
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
 for _, member in ipairs(due) do redis.call('ZADD', KEYS[1], ARGV[2], member) end
@@ -76,53 +76,53 @@ const REMEMBERED = 20_000;
 const REMEMBERED_READ_CHARS = 4_096;
 
 type ScriptedRedis = RedisClient & {
-  pushClaim(key: string, nowMs: number, leaseUntilMs: number, limit: number): Promise<string[]>;
-  pushTransact(numKeys: number, ...args: (string | number)[]): Promise<(number | string)[]>;
-  pushUnscheduleIf(key: string, member: string, atMs: number): Promise<number>;
-  pushIncrement(key: string, ttlMs: number): Promise<number>;
+  kvClaim(key: string, nowMs: number, leaseUntilMs: number, limit: number): Promise<string[]>;
+  kvTransact(numKeys: number, ...args: (string | number)[]): Promise<(number | string)[]>;
+  kvUnscheduleIf(key: string, member: string, atMs: number): Promise<number>;
+  kvIncrement(key: string, ttlMs: number): Promise<number>;
 };
 
 /** Key counts of the cluster's transact commands (a transact touches one API key's documents). */
 const CLUSTER_TRANSACT_SIZES = [1, 2, 4, 8, 16, 32, 64, 128, 256] as const;
 
 /**
- * pushTransact on a cluster. ioredis 6 auto-pipelines a command to the node of its first argument,
+ * kvTransact on a cluster. ioredis 6 auto-pipelines a command to the node of its first argument,
  * which for a script with a variable key count is the count, not a key, and the call fails ("All
  * keys in the pipeline should belong to the same slots allocation group"; lib/redis/script.ts). So
  * the same script is defined with fixed key counts, and a call's keys are padded to the next count
  * by repeating its last key: the script reads only as many keys as its ARGV counts say, and all of
  * a transact's keys share one API key's hash tag, so the padding is in the same slot.
  */
-function transactWithFixedKeyCounts(redis: RedisClient): ScriptedRedis['pushTransact'] {
-  for (const size of CLUSTER_TRANSACT_SIZES) redis.defineCommand(`pushTransactKeys${size}`, { numberOfKeys: size, lua: TRANSACT_LUA });
+function transactWithFixedKeyCounts(redis: RedisClient): ScriptedRedis['kvTransact'] {
+  for (const size of CLUSTER_TRANSACT_SIZES) redis.defineCommand(`kvTransactKeys${size}`, { numberOfKeys: size, lua: TRANSACT_LUA });
   const callable = redis as unknown as Record<string, (...args: (string | number)[]) => Promise<(number | string)[]>>;
   return async (numKeys, ...args) => {
     const keys = args.slice(0, numKeys);
     const argv = args.slice(numKeys);
     const size = CLUSTER_TRANSACT_SIZES.find((n) => n >= keys.length);
-    if (size === undefined) throw new Error(`push state: ${keys.length} keys in one step (at most ${CLUSTER_TRANSACT_SIZES.at(-1)} on a cluster)`);
+    if (size === undefined) throw new Error(`kv: ${keys.length} keys in one step (at most ${CLUSTER_TRANSACT_SIZES.at(-1)} on a cluster)`);
     // Nothing to read or write: what the script answers for an empty step.
     if (keys.length === 0) return [1];
     while (keys.length < size) keys.push(keys[keys.length - 1]!);
-    return callable[`pushTransactKeys${size}`]!(...keys, ...argv);
+    return callable[`kvTransactKeys${size}`]!(...keys, ...argv);
   };
 }
 
 const parse = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
 
-/** PushKv on Redis: every key under `namespace` (tests use their own). */
-export class RedisPushKv implements PushKv {
+/** The key-value store on Redis: every key under `namespace` (`trk:push:` for push; tests use their own). */
+export class RedisKv implements Kv {
   private readonly redis: ScriptedRedis;
 
   private readonly namespace: string;
-  constructor(redis: RedisClient, namespace = 'trk:push:') {
+  constructor(redis: RedisClient, namespace: string) {
     this.namespace = namespace;
-    redis.defineCommand('pushClaim', { numberOfKeys: 1, lua: CLAIM_LUA });
-    redis.defineCommand('pushTransact', { lua: TRANSACT_LUA });
-    redis.defineCommand('pushUnscheduleIf', { numberOfKeys: 1, lua: UNSCHEDULE_IF_LUA });
-    redis.defineCommand('pushIncrement', { numberOfKeys: 1, lua: INCREMENT_LUA });
+    redis.defineCommand('kvClaim', { numberOfKeys: 1, lua: CLAIM_LUA });
+    redis.defineCommand('kvTransact', { lua: TRANSACT_LUA });
+    redis.defineCommand('kvUnscheduleIf', { numberOfKeys: 1, lua: UNSCHEDULE_IF_LUA });
+    redis.defineCommand('kvIncrement', { numberOfKeys: 1, lua: INCREMENT_LUA });
     this.redis = redis as ScriptedRedis;
-    if (isCluster(redis)) this.redis.pushTransact = transactWithFixedKeyCounts(redis);
+    if (isCluster(redis)) this.redis.kvTransact = transactWithFixedKeyCounts(redis);
   }
 
   private k(key: string): string {
@@ -190,7 +190,7 @@ export class RedisPushKv implements PushKv {
       const writes = (step.writes ?? []).map((w) => ({ full: this.k(w.key), text: w.value === null ? '' : JSON.stringify(w.value), ttlMs: w.ttlMs ?? 0 }));
       const sets = step.setAdds ?? [];
       const lists = step.listPushes ?? [];
-      const answer = await this.redis.pushTransact(
+      const answer = await this.redis.kvTransact(
         reads.length + writes.length + sets.length + lists.length,
         ...reads, ...writes.map((w) => w.full), ...sets.map((a) => this.k(a.key)), ...lists.map((p) => this.k(p.key)),
         reads.length, writes.length, sets.length, lists.length,
@@ -208,13 +208,13 @@ export class RedisPushKv implements PushKv {
       verified = true;
       reads.forEach((full, i) => this.rememberIfSmall(full, texts[i]!));
     }
-    throw new Error(`push state ${keys.join(', ')}: too many concurrent updates`);
+    throw new Error(`kv ${keys.join(', ')}: too many concurrent updates`);
   }
 
   async increment(key: string, ttlMs: number): Promise<number> {
     const full = this.k(key);
     this.remembered.delete(full);
-    return Number(await this.redis.pushIncrement(full, ttlMs));
+    return Number(await this.redis.kvIncrement(full, ttlMs));
   }
 
   async set<T>(key: string, value: T, ttlMs?: number): Promise<void> {
@@ -252,11 +252,11 @@ export class RedisPushKv implements PushKv {
   }
 
   async unscheduleIf(key: string, member: string, atMs: number): Promise<boolean> {
-    return (await this.redis.pushUnscheduleIf(this.k(key), member, atMs)) === 1;
+    return (await this.redis.kvUnscheduleIf(this.k(key), member, atMs)) === 1;
   }
 
   async claimDue(key: string, nowMs: number, leaseMs: number, limit: number): Promise<string[]> {
-    return this.redis.pushClaim(this.k(key), nowMs, nowMs + leaseMs, limit);
+    return this.redis.kvClaim(this.k(key), nowMs, nowMs + leaseMs, limit);
   }
 
   async nextDue(key: string): Promise<number | null> {

@@ -1,14 +1,15 @@
 /**
- * The durable state push needs, as a few primitive operations with two implementations: Redis
- * (shared by every API, normalizer and dispatcher process) and embedded (one process, a journal
- * under DATA_DIR). All of push's rules are written once on top of this interface.
+ * The key-value store, as a few primitive operations with two backends: Redis (shared by every API,
+ * normalizer and dispatcher process; redis.ts) and embedded (one process, the state in memory and a
+ * journal in a directory under DATA_DIR; embedded.ts over journal.ts). Push's state and the shipment
+ * analyzer's live in it; their rules are written once on top of this interface.
  *
  * Values are JSON documents. `update` is the one atomic step: read, compute in JS, write only if
  * nothing changed meanwhile (else compute again), so concurrent processes never lose an update.
  * Keys name their owner in braces (`{trk_test_Ab3dE9x}`): with Redis every key of one API key
  * shares a hash slot, and each atomic step touches one key.
  */
-export interface PushKv {
+export interface Kv {
   get<T>(key: string): Promise<T | null>;
   /** Many documents at once, in the order asked (null where absent). */
   getMany<T>(keys: readonly string[]): Promise<(T | null)[]>;

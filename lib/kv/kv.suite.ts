@@ -1,21 +1,26 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { PushKv } from './kv.ts';
+import { startChildApp } from '../testing/child-app.ts';
+import type { Kv } from './kv.ts';
+import type { KvChildStore } from './testing-kv-crash-child.ts';
 
-/** The push state store's contract, run against each store (kv.test.ts: embedded; kv.services.test.ts: Redis). */
+/** The key-value store's contract, run against each backend (kv.test.ts: embedded; kv.services.test.ts: Redis and Redis Cluster). */
 export interface KvHarness {
   name: string;
-  open(clock?: () => number): Promise<{ kv: PushKv; reopen(): Promise<PushKv>; cleanup(): Promise<void> }>;
+  open(clock?: () => number): Promise<{ kv: Kv; reopen(): Promise<Kv>; cleanup(): Promise<void> }>;
+  /** A store for another process to write (testing-kv-crash-child.ts), and this process's handle on it once that one is dead. */
+  forChild(): Promise<{ store: KvChildStore; open(): Kv; cleanup(): Promise<void> }>;
 }
 
-export function pushKvSuite(harness: KvHarness): void {
-  describe(`push state store (${harness.name})`, () => {
+export function kvSuite(harness: KvHarness): void {
+  describe(`key-value store (${harness.name})`, () => {
     let cleanup: () => Promise<void> = async () => {};
     afterEach(async () => { await cleanup(); });
 
     it('update is atomic: 50 concurrent increments count 50', async () => {
       const opened = await harness.open();
       cleanup = opened.cleanup;
-      await Promise.all(Array.from({ length: 50 }, () => opened.kv.update<{ n: number }, void>('{k}counter', (c) => ({ next: { n: (c?.n ?? 0) + 1 }, result: undefined }))));
+      const increment = (c: { n: number } | null) => ({ next: { n: (c?.n ?? 0) + 1 }, result: undefined });
+      await Promise.all(Array.from({ length: 50 }, () => opened.kv.update('{k}counter', increment)));
       expect(await opened.kv.get('{k}counter')).toEqual({ n: 50 });
     });
 
@@ -120,7 +125,9 @@ export function pushKvSuite(harness: KvHarness): void {
       const other = harness.name === 'embedded' ? kv : await opened.reopen();
       await other.update<{ n: number }, void>('{k}a', (a) => ({ next: { n: a!.n + 10 }, result: undefined }));
       await other.set('{k}fresh', { n: 5 });
-      const seen = await kv.transact(['{k}a', '{k}fresh'], ([a, fresh]) => ({ writes: [{ key: '{k}a', value: { n: (a as { n: number }).n + 1 } }], result: [a, fresh] }));
+      const seen = await kv.transact(['{k}a', '{k}fresh'], ([a, fresh]) => ({
+        writes: [{ key: '{k}a', value: { n: (a as { n: number }).n + 1 } }], result: [a, fresh],
+      }));
       expect(seen).toEqual([{ n: 11 }, { n: 5 }]);
       expect(await other.get('{k}a')).toEqual({ n: 12 });
     });
@@ -149,13 +156,35 @@ export function pushKvSuite(harness: KvHarness): void {
       await opened.kv.setAdd('{k}set', 'm');
       await opened.kv.schedule('due', 'x', 10);
       await opened.kv.listPush('{k}list', 'v', 5);
-      await opened.kv.transact([], () => ({ writes: [{ key: '{k}t1', value: 1 }, { key: '{k}t2', value: 2 }], setAdds: [{ key: '{k}set', member: 'n' }], result: undefined }));
+      await opened.kv.transact([], () => ({
+        writes: [{ key: '{k}t1', value: 1 }, { key: '{k}t2', value: 2 }], setAdds: [{ key: '{k}set', member: 'n' }], result: undefined,
+      }));
       const kv = await opened.reopen();
       expect(await kv.getMany(['{k}t1', '{k}t2'])).toEqual([1, 2]);
       expect((await kv.setMembers('{k}set')).sort()).toEqual(['m', 'n']);
       expect(await kv.get('{k}doc')).toEqual({ a: 1 });
       expect(await kv.claimDue('due', 100, 1000, 5)).toEqual(['x']);
       expect(await kv.listRange('{k}list', 5)).toEqual(['v']);
+    });
+
+    it('a process killed with SIGKILL mid-stream keeps every step it was answered, each step whole', { timeout: 60_000 }, async () => {
+      const store = await harness.forChild();
+      cleanup = store.cleanup;
+      const child = await startChildApp('lib/kv/testing-kv-crash-child.ts', store.store, {});
+      child.child.kill('SIGKILL');
+      expect((await child.exited).signal, child.stderr()).toBe('SIGKILL');
+      const kv = store.open();
+      // Each round's increment follows its step: every step counted is there, and the one after
+      // the last count (if the kill came between its step and its increment) whole or not at all.
+      const count = (await kv.get<number>('{c}count'))!;
+      expect(count).toBeGreaterThanOrEqual(Number(child.readyWith));
+      const members = new Set(await kv.setMembers('{c}set'));
+      for (let n = 0; n <= count + 1; n++) {
+        const [a, b] = await kv.getMany([`{c}a${n}`, `{c}b${n}`]);
+        if (n < count) expect([a, b, members.has(String(n))]).toEqual([n, n, true]);
+        else if (n === count) expect([b, members.has(String(n))]).toEqual(a === null ? [null, false] : [n, true]);
+        else expect([a, b, members.has(String(n))]).toEqual([null, null, false]);
+      }
     });
   });
 }

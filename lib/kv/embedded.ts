@@ -1,6 +1,5 @@
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
-import type { PushKv, Transaction } from './kv.ts';
+import { Journal } from './journal.ts';
+import type { Kv, Transaction } from './kv.ts';
 import { ScoredSet } from './scored-set.ts';
 
 /** One change, as a journal line. */
@@ -25,38 +24,30 @@ interface Snapshot {
 const COMPACT_AFTER = 200_000;
 
 /**
- * PushKv for the embedded default: the state in memory, every change appended to
- * `DATA_DIR/push/journal.ndjson` with a synchronous write before the call returns, so a kill -9
- * loses nothing that was acknowledged (the OS keeps written data through a process crash; a power
- * cut may lose the last moments, as with the access store's counts). At start the snapshot and the
- * journal are read back; now and then the state is rewritten as a snapshot (temp file, fsync,
- * rename) and the journal starts again. Schedule leases are not journaled: after a restart
- * everything leased is due at once, which is what a restart should do.
+ * The key-value store of the embedded default, in its own directory (push's: `DATA_DIR/push/`):
+ * the state in memory, every change appended to the journal (journal.ts) with a synchronous write
+ * before the call returns, so a kill -9 loses nothing that was acknowledged. Not fsynced: the OS
+ * keeps written data through a process crash; a power cut may lose the last moments, as with the
+ * access store's counts. The state is compacted into the snapshot at open and every COMPACT_AFTER
+ * changes. Schedule leases are not journaled: after a restart everything leased is due at once,
+ * which is what a restart should do.
  */
-export class EmbeddedPushKv implements PushKv {
+export class EmbeddedKv implements Kv {
   private readonly docs = new Map<string, { v: unknown; x: number | null }>();
   private readonly sets = new Map<string, Set<string>>();
   private readonly zsets = new Map<string, ScoredSet>();
   private readonly lists = new Map<string, unknown[]>();
-  private readonly dir: string;
-  private fd: number;
-  private appended = 0;
+  private readonly journal: Journal<Entry>;
 
   private readonly clock: () => number;
-  constructor(dataDir: string, clock: () => number = Date.now) {
+  constructor(dir: string, clock: () => number = Date.now) {
     this.clock = clock;
-    this.dir = join(dataDir, 'push');
-    mkdirSync(this.dir, { recursive: true });
-    const snapshotPath = join(this.dir, 'snapshot.json');
-    if (existsSync(snapshotPath)) this.load(JSON.parse(readFileSync(snapshotPath, 'utf8')) as Snapshot);
-    const journalPath = join(this.dir, 'journal.ndjson');
-    if (existsSync(journalPath)) {
-      const lines = readFileSync(journalPath, 'utf8').split('\n');
-      lines.pop(); // the piece after the last newline: empty, or a line torn by a crash
-      for (const line of lines) this.apply(JSON.parse(line) as Entry);
-      this.appended = lines.length;
-    }
-    this.fd = openSync(journalPath, 'a');
+    // Snapshots written before the shared journal have the same shape, without a generation.
+    const { journal, snapshot, entries } = Journal.open<Entry>(dir);
+    if (snapshot) this.load(snapshot as unknown as Snapshot);
+    for (const entry of entries) this.apply(entry);
+    this.journal = journal;
+    this.compact();
   }
 
   private load(snapshot: Snapshot): void {
@@ -85,11 +76,11 @@ export class EmbeddedPushKv implements PushKv {
     }
   }
 
-  /** Journal first, then memory: what a caller was told happened is on disk. */
+  /** Journal first, then memory: what a caller was told happened is written. */
   private record(entry: Entry): void {
-    writeSync(this.fd, `${JSON.stringify(entry)}\n`);
+    this.journal.append([entry], false);
     this.apply(entry);
-    if (++this.appended >= COMPACT_AFTER) this.compact();
+    if (this.journal.appended >= COMPACT_AFTER) this.compact();
   }
 
   private setOf(key: string): Set<string> {
@@ -145,7 +136,9 @@ export class EmbeddedPushKv implements PushKv {
     const step = change(keys.map((key) => this.read(key)));
     const now = this.clock();
     const entries: Entry[] = [
-      ...(step.writes ?? []).map((w): Entry => (w.value === null ? { o: 'del', k: w.key } : { o: 'set', k: w.key, v: w.value, ...(w.ttlMs ? { x: now + w.ttlMs } : {}) })),
+      ...(step.writes ?? []).map((w): Entry => (w.value === null
+        ? { o: 'del', k: w.key }
+        : { o: 'set', k: w.key, v: w.value, ...(w.ttlMs ? { x: now + w.ttlMs } : {}) })),
       ...(step.setAdds ?? []).filter((a) => !this.sets.get(a.key)?.has(a.member)).map((a): Entry => ({ o: 'sadd', k: a.key, m: a.member })),
       ...(step.listPushes ?? []).map((p): Entry => ({ o: 'lpush', k: p.key, v: p.value, n: p.keep })),
     ];
@@ -215,28 +208,12 @@ export class EmbeddedPushKv implements PushKv {
   /** Rewrites the state as a snapshot and starts an empty journal (expired documents dropped). */
   compact(): void {
     const now = this.clock();
-    const snapshot: Snapshot = {
+    this.journal.compact((): Snapshot => ({
       docs: [...this.docs].filter(([, d]) => d.x === null || d.x > now).map(([k, d]) => [k, d.v, d.x]),
       sets: [...this.sets].filter(([, s]) => s.size > 0).map(([k, s]) => [k, [...s]]),
       zsets: [...this.zsets].filter(([, z]) => z.size > 0).map(([k, z]) => [k, [...z]]),
       lists: [...this.lists],
-    };
-    const path = join(this.dir, 'snapshot.json');
-    const temp = `${path}.tmp`;
-    const tempFd = openSync(temp, 'w');
-    try {
-      writeFileSync(tempFd, JSON.stringify(snapshot));
-      fsyncSync(tempFd);
-    } finally {
-      closeSync(tempFd);
-    }
-    // The rename is the commit point: before it, the old snapshot and the whole journal still hold.
-    renameSync(temp, path);
-    closeSync(this.fd);
-    const journal = join(this.dir, 'journal.ndjson');
-    rmSync(journal, { force: true });
-    this.fd = openSync(journal, 'a');
-    this.appended = 0;
+    }));
   }
 
   available(): boolean {
@@ -244,6 +221,6 @@ export class EmbeddedPushKv implements PushKv {
   }
 
   async close(): Promise<void> {
-    closeSync(this.fd);
+    this.journal.close();
   }
 }

@@ -1,0 +1,1 @@
+export { openBackend, type Backend, type BackendOptions } from './backend.ts';
