@@ -21,7 +21,10 @@ const IO_MODULES = [
   'ioredis', 'kafkajs', '@clickhouse/client', 'undici', 'nodemailer', 'fastify', 'node-cron', 'pino',
 ].map((name) => ({ name, message: 'pure folders (normalize, insights, redact, lanes, schemas, time, random) do no I/O: take the data as an argument' }));
 /** lib folders that talk to the outside world (or start processes). */
-const IO_FOLDERS = ['access', 'batch', 'bus', 'cache', 'carriers', 'clickhouse', 'config', 'kafka', 'logging', 'metrics', 'notices', 'pipeline', 'poller', 'process', 'product', 'redis', 'replay', 'sandbox', 'store', 'testing', 'tracking', 'webhooks'];
+const IO_FOLDERS = [
+  'access', 'backend', 'batch', 'bus', 'cache', 'carriers', 'clickhouse', 'config', 'kafka', 'kv', 'logging', 'metrics', 'notices', 'pipeline',
+  'poller', 'process', 'product', 'push', 'redis', 'replay', 'sandbox', 'store', 'testing', 'tracking',
+];
 
 /** Written once (lib/time, lib/schemas/key-mode.ts): a second declaration is refused. */
 const ONE_NAME = [

@@ -17,7 +17,7 @@
  *    in this process. Latency from the poll's produce being acknowledged by Kafka to its event's
  *    receipt — the issue's "poll-to-delivery latency once the poll is on Kafka".
  *
- * The receiver is lib/webhooks/testing/receiver.ts (it verifies every request with the
+ * The receiver is lib/push/testing/receiver.ts (it verifies every request with the
  * `standardwebhooks` package) in a child process of its own, as a customer's would be; a delivery
  * it could not verify fails the bench. Sizes: BENCH_WEBHOOK_DELIVERIES (default 10,000 per store),
  * BENCH_WEBHOOK_RATE (default 500 events/s offered for the latencies), BENCH_WEBHOOK_SHIPMENTS
@@ -45,14 +45,15 @@ import { EmbeddedKv, RedisKv, type Kv } from '../lib/kv/index.ts';
 import {
   ChangeDetector, Dispatcher, EndpointStore, KafkaEventLog, PollChangeConsumer, WatchStore, WebhookEventConsumer,
   eventIdOf, trackingEvent, type WebhookEvent,
-} from '../lib/webhooks/index.ts';
-import { WebhookSender } from '../lib/webhooks/sender.ts';
+} from '../lib/push/index.ts';
+import { WebhookSender } from '../lib/push/sender.ts';
 import type { BenchResult } from './report.ts';
 import { progressLog } from './harness.ts';
 import { percentile, round } from './stats.ts';
 import type { ReceiverChildMessage, ReceiverParentMessage } from './servers/webhook-receiver.ts';
-import { LOOPBACK_TARGETS, EVERY_KEY_ACTIVE } from '../lib/webhooks/testing/receiver.ts';
+import { LOOPBACK_TARGETS, EVERY_KEY_ACTIVE } from '../lib/push/testing/receiver.ts';
 import { urlOf } from '../test/services/ports.ts';
+import { requireAwb } from '../lib/schemas/index.ts';
 
 export const TARGET_DELIVERIES_PER_SECOND = 2_000;
 export const TARGET_E2E_P99_MS = 1_000;
@@ -335,7 +336,7 @@ async function endToEnd(redis: Redis, namespace: string, receiver: ReceiverChild
       const found = normalizePoll(stagePoll(awb, 0, createdMs, baseMs), product.rules);
       if (found.kind !== 'found') throw new Error('bench fixture: the booked poll did not normalize');
       const record = toTrackingRecord(found.shipment.record, found.shipment.facts, { nowMs: createdMs, lane: null, cached: false, stale: false });
-      await watches.create({ keyPrefix: PREFIX, mode: 'test', carrier: 'delhivery', awb, record, polledMs: createdMs, terminal: false, nowMs: createdMs });
+      await watches.create({ keyPrefix: PREFIX, mode: 'test', carrier: 'delhivery', awb: requireAwb(awb), record, polledMs: createdMs, terminal: false, nowMs: createdMs });
     }
 
     // Stage by stage over all shipments, at E2E_POLL_RATE polls per second (10 ms ticks).

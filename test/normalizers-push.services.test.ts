@@ -3,7 +3,7 @@
  * a consumer group of its own), against the real Kafka, ClickHouse and Redis: a poll topic,
  * consumer groups, a database and a Redis namespace of this file's own. One API key (its push
  * state written straight into the namespace) watches shipments and has one endpoint, a verifying
- * receiver (lib/webhooks/testing/receiver.ts) served by a dispatcher of this file's own.
+ * receiver (lib/push/testing/receiver.ts) served by a dispatcher of this file's own.
  *
  * Every poll of a watched shipment adds one scan, so every poll is one change. Polls arrive in
  * rounds while a second normalizer joins (the partitions rebalance) and the first is SIGKILLed
@@ -30,11 +30,12 @@ import { makePoll, scan } from '../lib/testing/polls.ts';
 import { RedisKv } from '../lib/kv/index.ts';
 import {
   EndpointStore, WEBHOOK_EVENTS_TOPIC, WatchStore, ensureWebhookTopic, pushKeys, type WatchDoc, type WebhookEvent,
-} from '../lib/webhooks/index.ts';
-import { startReceiver, type Receiver } from '../lib/webhooks/testing/receiver.ts';
+} from '../lib/push/index.ts';
+import { startReceiver, type Receiver } from '../lib/push/testing/receiver.ts';
 import type { CarrierPoll } from '../lib/schemas/index.ts';
 import { HOUR_MS as HOUR } from '../lib/time/index.ts';
-import { LOOPBACK_TARGETS } from '../lib/webhooks/testing/receiver.ts';
+import { LOOPBACK_TARGETS } from '../lib/push/testing/receiver.ts';
+import { requireAwb } from '../lib/schemas/index.ts';
 
 const RUN = randomUUID().slice(0, 8);
 const topic = `test-polls-${RUN}`;
@@ -111,7 +112,7 @@ beforeAll(async () => {
   receiver.setSecrets([secret]);
   const watches = new WatchStore(kv);
   for (const awb of awbs) {
-    await watches.create({ keyPrefix: prefix, mode: 'test', carrier: 'delhivery', awb, record: null, polledMs: BASE_MS - HOUR, terminal: false, nowMs: now });
+    await watches.create({ keyPrefix: prefix, mode: 'test', carrier: 'delhivery', awb: requireAwb(awb), record: null, polledMs: BASE_MS - HOUR, terminal: false, nowMs: now });
   }
 
   // Every event of this key on the shared events topic, read from the topic's end as it is now.

@@ -18,9 +18,9 @@ import { testRedisUrl } from '../lib/access/testing.ts';
 import { loadProduct } from '../lib/product/index.ts';
 import { DEFAULT_CONFIG_DIR } from '../lib/config/index.ts';
 import { RedisKv } from '../lib/kv/index.ts';
-import { Dispatcher, EndpointStore, type WebhookEvent } from '../lib/webhooks/index.ts';
-import { WebhookSender } from '../lib/webhooks/sender.ts';
-import { LOOPBACK_TARGETS, startReceiver, type Receiver } from '../lib/webhooks/testing/receiver.ts';
+import { Dispatcher, EndpointStore, type WebhookEvent } from '../lib/push/index.ts';
+import { WebhookSender } from '../lib/push/sender.ts';
+import { LOOPBACK_TARGETS, startReceiver, type Receiver } from '../lib/push/testing/receiver.ts';
 
 const PER_ENDPOINT = 4;
 /** The Dispatcher's default, which the API's own dispatcher uses. */

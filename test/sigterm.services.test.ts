@@ -27,9 +27,10 @@ import { startSandbox, type RunningSandbox } from '../lib/sandbox/server.ts';
 import { startChildApp, type ChildApp } from '../lib/testing/child-app.ts';
 import { journeyPoll } from '../lib/testing/polls.ts';
 import { RedisKv } from '../lib/kv/index.ts';
-import { EndpointStore, KafkaEventLog, WatchStore, type WebhookEvent } from '../lib/webhooks/index.ts';
-import { startReceiver } from '../lib/webhooks/testing/receiver.ts';
-import { LOOPBACK_TARGETS } from '../lib/webhooks/testing/receiver.ts';
+import { EndpointStore, KafkaEventLog, WatchStore, type WebhookEvent } from '../lib/push/index.ts';
+import { startReceiver } from '../lib/push/testing/receiver.ts';
+import { LOOPBACK_TARGETS } from '../lib/push/testing/receiver.ts';
+import { requireAwb } from '../lib/schemas/index.ts';
 
 const RUN = randomUUID().slice(0, 8);
 const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
@@ -173,7 +174,7 @@ describe('SIGTERM exits 0', () => {
       const now = Date.now();
       const keyPrefix = await createTestKeyPrefix(redis, `${namespace}access:`);
       for (const { carrier, awb } of awbs) {
-        await watches.create({ keyPrefix, mode: 'test', carrier, awb, record: null, polledMs: now - 600_000, terminal: false, nowMs: now });
+        await watches.create({ keyPrefix, mode: 'test', carrier, awb: requireAwb(awb), record: null, polledMs: now - 600_000, terminal: false, nowMs: now });
       }
       // A tick every second takes every due shipment: 400 at 4 in flight per carrier, 300 ms each,
       // is ~15 s of work, longer than the 10 s deadline: the stop must not wait for the whole tick.

@@ -11,8 +11,8 @@ import { connectRedis } from '../../lib/redis/index.ts';
 import { RedisKv } from '../../lib/kv/index.ts';
 import {
   DeliveryWriter, Dispatcher, EndpointStore, WebhookEventConsumer, endpointDisabledMessage, ensureWebhookTopic, parseAllowedTargets, parseRetrySchedule,
-} from '../../lib/webhooks/index.ts';
-import { WebhookSender, type WebhookSenderOptions } from '../../lib/webhooks/sender.ts';
+} from '../../lib/push/index.ts';
+import { WebhookSender, type WebhookSenderOptions } from '../../lib/push/sender.ts';
 
 export interface DispatcherApp {
   dispatcher: Dispatcher;

@@ -18,7 +18,7 @@ import { ClickHouseLaneSource } from '../../lib/clickhouse/index.ts';
 import { StopSteps } from '../../lib/process/run.ts';
 import { connectRedis } from '../../lib/redis/index.ts';
 import { RedisKv } from '../../lib/kv/index.ts';
-import { ChangeDetector, KafkaEventLog, PollChangeConsumer, ensureWebhookTopic } from '../../lib/webhooks/index.ts';
+import { ChangeDetector, KafkaEventLog, PollChangeConsumer, ensureWebhookTopic } from '../../lib/push/index.ts';
 import { RedisAccessStore, standingFromStore } from '../../lib/access/index.ts';
 
 /**

@@ -19,9 +19,10 @@ import { TEST_BROKERS } from '../../lib/kafka/testing.ts';
 import { metricValue } from '../../lib/metrics/testing.ts';
 import { startSandbox, type RunningSandbox } from '../../lib/sandbox/server.ts';
 import { RedisKv } from '../../lib/kv/index.ts';
-import { WatchStore } from '../../lib/webhooks/index.ts';
+import { WatchStore } from '../../lib/push/index.ts';
 import { startPoller, type PollerApp } from './start.ts';
 import { MINUTE_MS as MINUTE } from '../../lib/time/index.ts';
+import { requireAwb } from '../../lib/schemas/index.ts';
 
 const RUN = randomUUID().slice(0, 8);
 const namespace = `test:${RUN}:`;
@@ -51,7 +52,7 @@ beforeAll(async () => {
   const now = Date.now();
   const keyPrefix = await createTestKeyPrefix(redis, `${namespace}access:`);
   for (const w of WATCHED) {
-    await watches.create({ keyPrefix, mode: 'test', carrier: w.carrier, awb: w.awb, record: null, polledMs: now - w.polledAgoMs, terminal: w.terminal, nowMs: now });
+    await watches.create({ keyPrefix, mode: 'test', carrier: w.carrier, awb: requireAwb(w.awb), record: null, polledMs: now - w.polledAgoMs, terminal: w.terminal, nowMs: now });
   }
   env = loadEnv({ REDIS_URL: await testRedisUrl(), KAFKA_BROKERS: TEST_BROKERS, CLICKHOUSE_URL: TEST_CLICKHOUSE_URL, CONFIG_DIR: DEFAULT_CONFIG_DIR, DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
 }, 120_000);

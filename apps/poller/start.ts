@@ -11,7 +11,7 @@ import { createMetrics, createPollerMetrics } from '../../lib/metrics/index.ts';
 import { createMailer, noticeSettingsOf, scheduleNotices } from '../../lib/notices/index.ts';
 import { cronOfTick, mergeCandidates, refreshPolicyOf, refreshShipments, shipmentsDue, type RefreshPolicy, type RefreshTotals } from '../../lib/poller/index.ts';
 import { RedisKv } from '../../lib/kv/index.ts';
-import { WatchStore } from '../../lib/webhooks/index.ts';
+import { WatchStore } from '../../lib/push/index.ts';
 import { loadProduct } from '../../lib/product/index.ts';
 import { connectRedis } from '../../lib/redis/index.ts';
 import { StopSteps } from '../../lib/process/run.ts';

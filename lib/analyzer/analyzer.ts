@@ -8,7 +8,7 @@ import type { KeyStanding, StandingOf } from '../access/standing.ts';
 import type { PlanName, Plans } from '../config/index.ts';
 import type { TrackingService } from '../tracking/index.ts';
 import type { Kv } from '../kv/index.ts';
-import type { EventLog } from '../webhooks/index.ts';
+import type { EventLog } from '../push/index.ts';
 import { analysisCompletedEvent } from './events.ts';
 import { trackingLookup, type AnalyzerLookup } from './lookup.ts';
 import { AnalysisRunner, type NetworkSource, type RunnerOptions } from './runner.ts';

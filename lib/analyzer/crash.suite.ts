@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { LaneBook } from '../lanes/index.ts';
 import { startChildApp } from '../testing/child-app.ts';
 import type { Kv } from '../kv/index.ts';
-import { InProcessEventLog } from '../webhooks/index.ts';
+import { InProcessEventLog } from '../push/index.ts';
 import { Analyzer } from './analyzer.ts';
 import { missingShipment } from './shipment.ts';
 import { CRASH_PLANS, crashRecord, type CrashChildOptions } from './testing-crash.ts';

@@ -1,6 +1,6 @@
 /** The `analysis.completed` webhook event (contracts.md): sent through push's event path. Pure. */
 import { createHash } from 'node:crypto';
-import type { WebhookEvent } from '../webhooks/index.ts';
+import type { WebhookEvent } from '../push/index.ts';
 import type { AnalysisDoc } from './store.ts';
 
 /** Stable per analysis: an event derived again after a crash is the same event. */

@@ -10,7 +10,7 @@
 import { Redis } from 'ioredis';
 import { LaneBook } from '../lanes/index.ts';
 import { EmbeddedKv, RedisKv, type Kv } from '../kv/index.ts';
-import { InProcessEventLog } from '../webhooks/index.ts';
+import { InProcessEventLog } from '../push/index.ts';
 import { Analyzer } from './analyzer.ts';
 import { missingShipment } from './shipment.ts';
 import { newAnalysisId } from './store.ts';

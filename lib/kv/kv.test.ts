@@ -56,7 +56,7 @@ describe('embedded key-value store', () => {
 
   it('opens the files of the previous version (DATA_DIR/push: snapshot.json without a generation and journal.ndjson)', async () => {
     const dir = newDir();
-    // As lib/webhooks/kv-embedded.ts wrote them: a compaction's snapshot, then changes, the last torn.
+    // As lib/push/kv-embedded.ts wrote them: a compaction's snapshot, then changes, the last torn.
     writeFileSync(join(dir, 'snapshot.json'), JSON.stringify({
       docs: [['{k}doc', { a: 1 }, null], ['{k}old', 1, 500]], sets: [['{k}set', ['m']]], zsets: [['due', [['q', 10]]]], lists: [['{k}list', ['v']]],
     }));

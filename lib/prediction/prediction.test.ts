@@ -5,7 +5,7 @@ import { seededRandom } from '../random/seeded-random.ts';
 import { product } from '../testing/product.ts';
 import { DAY_MS, HOUR_MS } from '../time/index.ts';
 import { addDays, istDayOf, istDayStartMs } from '../time/ist-day.ts';
-import { etaChangeOf, ETA_CHANGE_MIN_INTERVAL_MS } from '../webhooks/change.ts';
+import { etaChangeOf, ETA_CHANGE_MIN_INTERVAL_MS } from '../push/change.ts';
 import { backtest } from './backtest.ts';
 import { buildModel, type DeliveredShipment } from './model.ts';
 import { queryOf } from './records.ts';

@@ -11,7 +11,7 @@ import type { Product } from '../../../lib/product/index.ts';
 import type { TrackingService } from '../../../lib/tracking/index.ts';
 import type { ServerLimits } from '../http/hardening.ts';
 import type { AddressThrottle } from '../../../lib/throttle/index.ts';
-import type { Push } from '../../../lib/webhooks/index.ts';
+import type { Push } from '../../../lib/push/index.ts';
 
 /** A dependency the readiness probe checks. */
 export interface ReadinessCheck {

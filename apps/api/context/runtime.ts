@@ -21,8 +21,8 @@ import { PollLog } from '../../../lib/store/poll-log.ts';
 import { TrackingService } from '../../../lib/tracking/index.ts';
 import { createMailer, noticeSettingsOf } from '../../../lib/notices/index.ts';
 import { Billing, ClickHousePaymentReport, RazorpayGateway, type PaymentGateway } from '../../../lib/billing/index.ts';
-import { KafkaEventLog, createPush, endpointDisabledMessage, parseAllowedTargets, parseRetrySchedule, type Push } from '../../../lib/webhooks/index.ts';
-import { WebhookSender } from '../../../lib/webhooks/sender.ts';
+import { KafkaEventLog, createPush, endpointDisabledMessage, parseAllowedTargets, parseRetrySchedule, type Push } from '../../../lib/push/index.ts';
+import { WebhookSender } from '../../../lib/push/sender.ts';
 import type { ApiDeps, ReadinessCheck } from './deps.ts';
 
 /** TRUST_PROXY: "true" or a comma-separated list of proxy addresses/ranges; unset trusts none. */

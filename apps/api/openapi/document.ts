@@ -9,7 +9,7 @@ import { ErrorBodySchema, TrackingRecordSchema, UsageRecordSchema, type ErrorCod
 import { errorCodesOf, type DescribedRoute, type HeaderName, type RouteSpec } from './spec.ts';
 import { CODE_TO_STATUS } from '../http/errors.ts';
 import { EtaChangedEventBodySchema, SCHEMA_NAMES, TestEventBodySchema, TrackingEventBodySchema } from './schemas.ts';
-import { TRACKING_EVENT_TYPES } from '../../../lib/webhooks/index.ts';
+import { TRACKING_EVENT_TYPES } from '../../../lib/push/index.ts';
 
 type Json = Record<string, unknown>;
 

@@ -1,6 +1,6 @@
 /**
  * Zod schemas of the API's answers and inputs that have no home of their own in lib/, as the
- * routes describe them (openapi/spec.ts). The shapes follow the views the routes build (lib/webhooks,
+ * routes describe them (openapi/spec.ts). The shapes follow the views the routes build (lib/push,
  * lib/lanes, lib/detect, lib/access).
  */
 import { z } from 'zod';
@@ -10,7 +10,7 @@ import {
   AnalysisAcceptedSchema, AnalysisListSchema, AnalysisRequestSchema, AnalysisSchema, ReportSchema, ShareLinkSchema,
 } from '../../../lib/analyzer/index.ts';
 import type { Product } from '../../../lib/product/index.ts';
-import { SUBSCRIBABLE_EVENT_TYPES, TRACKING_EVENT_TYPES } from '../../../lib/webhooks/index.ts';
+import { SUBSCRIBABLE_EVENT_TYPES, TRACKING_EVENT_TYPES } from '../../../lib/push/index.ts';
 
 const Instant = z.string().describe('UTC ISO 8601 instant');
 
@@ -159,7 +159,7 @@ export const ReadinessSchema = z.object({
 });
 
 /**
- * What a webhook delivery's body is (contracts.md "Push", "Delivery prediction"; lib/webhooks/events.ts
+ * What a webhook delivery's body is (contracts.md "Push", "Delivery prediction"; lib/push/events.ts
  * makes them): the documents' `webhooks`, so a generated client types the events it receives.
  */
 const trackingEventData = {

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { keyMode } from '../../../lib/access/index.ts';
-import type { Push } from '../../../lib/webhooks/index.ts';
+import type { Push } from '../../../lib/push/index.ts';
 import type { ApiDeps } from '../context/deps.ts';
 import { ApiError, methodNotAllowed } from '../http/errors.ts';
 import { WatchBodySchema, readBody } from '../http/bodies.ts';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { EndpointError, endpointView, ROTATION_OVERLAP_MS, testEvent, type Push } from '../../../lib/webhooks/index.ts';
+import { EndpointError, endpointView, ROTATION_OVERLAP_MS, testEvent, type Push } from '../../../lib/push/index.ts';
 import { WebhookBodySchema, readBody } from '../http/bodies.ts';
 import type { ApiDeps } from '../context/deps.ts';
 import { ApiError, methodNotAllowed } from '../http/errors.ts';
@@ -11,7 +11,7 @@ import {
   RotatedSecretSchema, SentEventSchema,
 } from '../openapi/schemas.ts';
 import { z } from 'zod';
-import { SUBSCRIBABLE_EVENT_TYPES } from '../../../lib/webhooks/index.ts';
+import { SUBSCRIBABLE_EVENT_TYPES } from '../../../lib/push/index.ts';
 
 /** What these routes use of the API's dependencies. */
 type WebhookDeps = Pick<ApiDeps, 'access' | 'clock'>;

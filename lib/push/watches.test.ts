@@ -6,6 +6,7 @@ import { EmbeddedKv } from '../kv/index.ts';
 import { WatchStore } from './watches.ts';
 import { DAY_MS as DAY } from '../time/index.ts';
 import { EVERY_KEY_ACTIVE } from './testing/receiver.ts';
+import { requireAwb } from '../schemas/index.ts';
 
 const PREFIX = 'trk_test_Ab3dE9x';
 const NOW = Date.parse('2026-11-20T06:00:00.000Z');
@@ -25,7 +26,7 @@ describe('watches', () => {
   });
 
   const watch = (awb: string, nowMs = NOW, terminal = false) =>
-    watches.create({ keyPrefix: PREFIX, mode: 'test', carrier: 'dtdc', awb, record: null, polledMs: nowMs, terminal, nowMs });
+    watches.create({ keyPrefix: PREFIX, mode: 'test', carrier: 'dtdc', awb: requireAwb(awb), record: null, polledMs: nowMs, terminal, nowMs });
 
   it('pages through a key\'s watches with a cursor, in order, each once', async () => {
     for (let i = 0; i < 7; i++) await watch(`V0119000${i}02`);
@@ -44,7 +45,7 @@ describe('watches', () => {
     const first = await watch('V011900002');
     expect(first).toMatchObject({ created: true, watch: { status: 'active', expires_at: new Date(NOW + 60 * DAY).toISOString() } });
     expect((await watch('V011900002', NOW + DAY)).created).toBe(false);
-    expect((await watches.get(PREFIX, 'dtdc', 'V011900002', NOW + 60 * DAY))?.status).toBe('ended');
+    expect((await watches.get(PREFIX, 'dtdc', requireAwb('V011900002'), NOW + 60 * DAY))?.status).toBe('ended');
     expect((await watch('V011900002', NOW + 61 * DAY)).created).toBe(true);
     const done = await watch('V011900004', NOW, true);
     expect(done.watch.expires_at).toBe(new Date(NOW + 3 * DAY).toISOString());
@@ -54,8 +55,8 @@ describe('watches', () => {
 
   it('DELETE ends a watch; a second DELETE finds none', async () => {
     await watch('V011900002');
-    expect(await watches.remove(PREFIX, 'test', 'dtdc', 'v011900002')).toBe(true);
-    expect(await watches.remove(PREFIX, 'test', 'dtdc', 'V011900002')).toBe(false);
+    expect(await watches.remove(PREFIX, 'test', 'dtdc', requireAwb('v011900002'))).toBe(true);
+    expect(await watches.remove(PREFIX, 'test', 'dtdc', requireAwb('V011900002'))).toBe(false);
     expect((await watches.list(PREFIX, NOW, { limit: 10 })).items).toEqual([]);
     expect(await watches.pollable(NOW, EVERY_KEY_ACTIVE)).toEqual([]);
   });

@@ -1,4 +1,4 @@
-import type { KeyMode } from '../schemas/index.ts';
+import { storedAwb, type KeyMode } from '../schemas/index.ts';
 /**
  * Names of push's documents in the state store. Every document of one API key carries the key
  * prefix as a hash tag (`{trk_test_Ab3dE9x}`), so with Redis each atomic step touches one slot.
@@ -25,7 +25,7 @@ export const pushKeys = {
   due: () => 'due',
 } as const;
 
-export const shipmentIdOf = (mode: string, carrier: string, awb: string) => `${mode}:${carrier}:${awb.toUpperCase()}`;
+export const shipmentIdOf = (mode: string, carrier: string, awb: string) => `${mode}:${carrier}:${storedAwb(awb)}`;
 
 export function parseShipmentId(id: string): { mode: KeyMode; carrier: string; awb: string } | null {
   const [mode, carrier, awb] = id.split(':');

@@ -13,6 +13,7 @@ import { pushKeys } from './keys.ts';
 import { EmbeddedKv } from '../kv/index.ts';
 import { WatchStore, type WatchDoc } from './watches.ts';
 import { EVERY_KEY_ACTIVE } from './testing/receiver.ts';
+import { requireAwb } from '../schemas/index.ts';
 
 const PREFIX = 'trk_test_Ab3dE9x';
 const AWB = '1234567890102';
@@ -61,7 +62,7 @@ describe('change detection', () => {
     if (found.kind !== 'found') throw new Error('fixture');
     const { toTrackingRecord } = await import('../insights/index.ts');
     await new WatchStore(kv).create({
-      keyPrefix: PREFIX, mode: 'test', carrier: 'delhivery', awb: AWB,
+      keyPrefix: PREFIX, mode: 'test', carrier: 'delhivery', awb: requireAwb(AWB),
       record: toTrackingRecord(found.shipment.record, found.shipment.facts, { nowMs: T0 + H, lane: null, cached: false, stale: false }),
       polledMs: T0 + H, terminal: false, nowMs: T0 + H,
     });
@@ -132,7 +133,7 @@ describe('change detection', () => {
   it('delivered ends the watch 3 days later; later polls make no events', async () => {
     expect(await handle(pollAt(4, T0 + 50 * H))).toBe(1);
     expect(log.events[0]!.type).toBe('tracking.delivered');
-    const watch = await new WatchStore(kv).get(PREFIX, 'delhivery', AWB, T0 + 50 * H);
+    const watch = await new WatchStore(kv).get(PREFIX, 'delhivery', requireAwb(AWB), T0 + 50 * H);
     expect(watch?.expires_at).toBe(new Date(T0 + 50 * H + 72 * H).toISOString());
     expect(await new WatchStore(kv).pollable(T0 + 51 * H, EVERY_KEY_ACTIVE)).toEqual([]);
   });

@@ -1,5 +1,5 @@
 import type { StandingOf } from '../access/standing.ts';
-import type { TrackingRecord } from '../schemas/index.ts';
+import { parseAwb, type Awb, type TrackingRecord } from '../schemas/index.ts';
 import { snapshotOf, type ShipmentSnapshot } from './change.ts';
 import type { WebhookEvent } from './events.ts';
 import type { Kv } from '../kv/index.ts';
@@ -67,7 +67,7 @@ export interface NewWatch {
   keyPrefix: string;
   mode: KeyMode;
   carrier: string;
-  awb: string;
+  awb: Awb;
   /** The record the watch call answered with (null: no scans yet), and the time of its poll. */
   record: TrackingRecord | null;
   polledMs: number;
@@ -93,7 +93,7 @@ export class WatchStore {
    * skipped by readers, while a watch no index names would never be found.
    */
   async create(input: NewWatch): Promise<{ created: boolean; watch: WatchView }> {
-    const awb = input.awb.toUpperCase();
+    const awb = input.awb;
     const shipmentId = shipmentIdOf(input.mode, input.carrier, awb);
     const docKey = pushKeys.watch(input.keyPrefix, input.carrier, awb);
     const existing = await this.kv.get<WatchDoc>(docKey);
@@ -128,8 +128,8 @@ export class WatchStore {
     });
   }
 
-  async get(prefix: string, carrier: string, awb: string, nowMs: number): Promise<WatchView | null> {
-    const doc = await this.kv.get<WatchDoc>(pushKeys.watch(prefix, carrier, awb.toUpperCase()));
+  async get(prefix: string, carrier: string, awb: Awb, nowMs: number): Promise<WatchView | null> {
+    const doc = await this.kv.get<WatchDoc>(pushKeys.watch(prefix, carrier, awb));
     return doc ? watchView(doc, nowMs) : null;
   }
 
@@ -153,8 +153,8 @@ export class WatchStore {
   }
 
   /** Ends a watch now (DELETE). False when the key did not watch the shipment. */
-  async remove(prefix: string, mode: KeyMode, carrier: string, awb: string): Promise<boolean> {
-    const upper = awb.toUpperCase();
+  async remove(prefix: string, mode: KeyMode, carrier: string, awb: Awb): Promise<boolean> {
+    const upper = awb;
     const existed = await this.kv.update<WatchDoc, boolean>(pushKeys.watch(prefix, carrier, upper), (doc) => ({ next: doc ? null : undefined, result: doc !== null }));
     await this.kv.setRemove(pushKeys.watchIndex(prefix), `${carrier}:${upper}`);
     await this.kv.update<ShipmentDoc, void>(pushKeys.shipment(shipmentIdOf(mode, carrier, upper)), (doc) => {
@@ -201,7 +201,9 @@ export class WatchStore {
     const names = await this.kv.setMembers(pushKeys.watchIndex(prefix));
     for (const name of names) {
       const split = name.indexOf(':');
-      await this.remove(prefix, mode, name.slice(0, split), name.slice(split + 1));
+      // The index holds what add() wrote: a parsed Awb, so the parse always succeeds.
+      const awb = parseAwb(name.slice(split + 1));
+      if (awb) await this.remove(prefix, mode, name.slice(0, split), awb);
     }
     return names.length;
   }
