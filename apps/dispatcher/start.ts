@@ -47,7 +47,9 @@ export async function startDispatcher(env: Env, options: DispatcherStartOptions 
   const log = (level: 'info' | 'warn' | 'error', message: string) => health.log[level](message);
   const redis = connectRedis(env.REDIS_URL, { maxRetriesPerRequest: 2, enableAutoPipelining: true }, (level, message) => health.log[level](message));
   const kv = new RedisKv(redis, `${options.redisNamespace ?? 'trk:'}push:`);
-  const access = openAccessStore({ plans: product.config.plans, redisUrl: env.REDIS_URL, redisNamespace: `${options.redisNamespace ?? 'trk:'}access:`, dataDir: env.DATA_DIR });
+  const access = openAccessStore({
+    plans: product.config.plans, redisUrl: env.REDIS_URL, redisNamespace: `${options.redisNamespace ?? 'trk:'}access:`, dataDir: env.DATA_DIR,
+  });
   const mailer = createMailer(env);
 
   let clickhouse: ClickHouseClient | null = null;
@@ -61,14 +63,17 @@ export async function startDispatcher(env: Env, options: DispatcherStartOptions 
 
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const attempts = new Counter({ name: 'webhook_delivery_attempts_total', help: 'Delivery attempts by outcome', labelNames: ['outcome'], registers: [registry] });
+  const attempts = new Counter({
+    name: 'webhook_delivery_attempts_total', help: 'Delivery attempts by outcome', labelNames: ['outcome'], registers: [registry],
+  });
   const sender = new WebhookSender({ allowedTargets: parseAllowedTargets(env.WEBHOOK_ALLOWED_TARGETS), ...options.sender });
   const dispatcher = new Dispatcher({
     kv, endpoints: new EndpointStore(kv), sender, leaseMs: options.leaseMs, standing: standingFromStore(access),
     retrySchedule: parseRetrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
     log,
     onAttempt: (row) => {
-      attempts.inc({ outcome: row.status_code === null ? 'no_answer' : row.status_code < 300 && row.status_code >= 200 ? 'success' : `http_${Math.floor(row.status_code / 100)}xx` });
+      const code = row.status_code;
+      attempts.inc({ outcome: code === null ? 'no_answer' : code < 300 && code >= 200 ? 'success' : `http_${Math.floor(code / 100)}xx` });
       writer?.write(row);
     },
     onDisabled: async (endpoint, reason) => {
@@ -98,7 +103,9 @@ export async function startDispatcher(env: Env, options: DispatcherStartOptions 
       await steps.step('the health server', () => health.close());
       await steps.step('the event intake (Kafka consumer)', () => intake.stop());
       await steps.step('the deliveries in flight', () => dispatcher.stop());
-      await steps.step('the webhook_deliveries writer', () => writer?.close().catch((err: unknown) => log('warn', `webhook_deliveries rows not written at stop: ${(err as Error).message}`)));
+      await steps.step('the webhook_deliveries writer', () => writer?.close().catch((err: unknown) => {
+        log('warn', `webhook_deliveries rows not written at stop: ${(err as Error).message}`);
+      }));
       await steps.step('the ClickHouse client', () => clickhouse?.close());
       await steps.step('the webhook sender', () => sender.close());
       mailer.close();

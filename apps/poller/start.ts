@@ -9,7 +9,9 @@ import { createKafka } from '../../lib/kafka/client.ts';
 import { KafkaBus } from '../../lib/kafka/kafka-bus.ts';
 import { createMetrics, createPollerMetrics } from '../../lib/metrics/index.ts';
 import { createMailer, noticeSettingsOf, scheduleNotices } from '../../lib/notices/index.ts';
-import { cronOfTick, mergeCandidates, refreshPolicyOf, refreshShipments, shipmentsDue, type RefreshPolicy, type RefreshTotals } from '../../lib/poller/index.ts';
+import {
+  cronOfTick, mergeCandidates, refreshPolicyOf, refreshShipments, shipmentsDue, type RefreshPolicy, type RefreshTotals,
+} from '../../lib/poller/index.ts';
 import { RedisKv } from '../../lib/kv/index.ts';
 import { WatchStore } from '../../lib/push/index.ts';
 import { loadProduct } from '../../lib/product/index.ts';
@@ -98,7 +100,9 @@ export async function startPoller(env: Env, options: PollerStartOptions = {}): P
   const tickCron = options.tickCron === undefined ? cronOfTick(policy.tickMs) : options.tickCron;
   const task = tickCron === null ? null : cron.schedule(tickCron, () => { tick().catch((err: unknown) => log.error({ err }, 'poller tick failed')); });
 
-  const access = openAccessStore({ plans: product.config.plans, redisUrl: env.REDIS_URL, redisNamespace: `${options.redisNamespace ?? 'trk:'}access:`, dataDir: env.DATA_DIR });
+  const access = openAccessStore({
+    plans: product.config.plans, redisUrl: env.REDIS_URL, redisNamespace: `${options.redisNamespace ?? 'trk:'}access:`, dataDir: env.DATA_DIR,
+  });
   let stopNotices = async () => {};
   let closeMailer = () => {};
   if (options.notices !== false) {
