@@ -43,7 +43,10 @@ export const CreateKeyInputSchema = z.object({
   mode: z.enum(KEY_MODES),
   // zod's email rule: local@domain.tld with a top-level domain of two letters or more (no real TLD
   // has one letter, so `a@b.c` is refused); the message says so instead of zod's bare "Invalid".
-  email: z.string().trim().max(254).pipe(z.email({ error: (issue) => `${JSON.stringify(issue.input)} is not an e-mail address (name@domain.tld, the last part two letters or more, e.g. ops@example.com)` })),
+  email: z.string().trim().max(254).pipe(z.email({
+    error: (issue) => `${JSON.stringify(issue.input)} is not an e-mail address ` +
+      `(name@domain.tld, the last part two letters or more, e.g. ops@example.com)`,
+  })),
   period_start: Instant.optional(),
   period_end: Instant.optional(),
   lookups_limit: positiveInt.optional(),

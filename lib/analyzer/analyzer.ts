@@ -94,7 +94,9 @@ export class Analyzer {
    * schedule before it is stored, so a crash between storing and scheduling cannot leave it queued
    * for good (runner.ts reserve).
    */
-  async accept(record: KeyRecord, name: string | null, shipments: readonly ShipmentInput[], rejected: RejectedRow[], rejectedCount: number): Promise<AcceptResult> {
+  async accept(
+    record: KeyRecord, name: string | null, shipments: readonly ShipmentInput[], rejected: RejectedRow[], rejectedCount: number,
+  ): Promise<AcceptResult> {
     const id = newAnalysisId();
     await this.runner.reserve(record.prefix, id);
     const result = await this.store.accept({

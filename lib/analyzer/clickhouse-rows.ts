@@ -15,7 +15,9 @@ const PAGE = 5_000;
 
 const bit = (value: boolean | null) => (value === null ? null : value ? 1 : 0);
 
-export function analysisShipmentRow(doc: Pick<AnalysisDoc, 'id' | 'key_prefix' | 'mode' | 'completed_ms' | 'created_ms'>, s: AnalyzedShipment): Record<string, unknown> {
+export function analysisShipmentRow(
+  doc: Pick<AnalysisDoc, 'id' | 'key_prefix' | 'mode' | 'completed_ms' | 'created_ms'>, s: AnalyzedShipment,
+): Record<string, unknown> {
   const found = s.result === 'found';
   const delivered = found && s.stage === 'delivered';
   return {

@@ -62,7 +62,8 @@ function drained(parser: NodeJS.ReadWriteStream & { destroyed: boolean }): Promi
   });
 }
 
-const tooLong = () => new CsvInputError(`A line of the CSV is longer than ${MAX_CSV_LINE_BYTES / 1024} KiB; an analysis's rows are a few hundred bytes. Check the file's line endings and delimiter.`);
+const tooLong = () => new CsvInputError(`A line of the CSV is longer than ${MAX_CSV_LINE_BYTES / 1024} KiB; an analysis's rows are a few hundred bytes. ` +
+  `Check the file's line endings and delimiter.`);
 
 function delimiterOf(line: string): ',' | ';' {
   let commas = 0, semicolons = 0, quoted = false;
@@ -106,13 +107,15 @@ export async function readCsv(source: AsyncIterable<Buffer | string>, handlers: 
   const first = Buffer.concat(head);
   const headerBytes = headerEnd === -1 ? first.length : headerEnd;
   if (headerBytes > MAX_CSV_LINE_BYTES) {
-    throw new CsvInputError(`The CSV's header row is longer than ${MAX_CSV_LINE_BYTES / 1024} KiB; it should name the columns (awb, carrier, order_id, ...) on one short line.`);
+    throw new CsvInputError(`The CSV's header row is longer than ${MAX_CSV_LINE_BYTES / 1024} KiB; ` +
+      `it should name the columns (awb, carrier, order_id, ...) on one short line.`);
   }
   const headerLine = first.subarray(0, headerBytes).toString('utf8').replace(/^\uFEFF/, '');
   const delimiter = delimiterOf(headerLine);
   const columns = columnCount(headerLine, delimiter);
   if (columns > MAX_CSV_COLUMNS) {
-    throw new CsvInputError(`The CSV's header row names ${columns} columns; at most ${MAX_CSV_COLUMNS} are read (awb, carrier, order_id, payment_mode, order_value_inr, promised_by and any others).`);
+    throw new CsvInputError(`The CSV's header row names ${columns} columns; at most ${MAX_CSV_COLUMNS} are read ` +
+      `(awb, carrier, order_id, payment_mode, order_value_inr, promised_by and any others).`);
   }
   const lines = new LineGuard();
   let headerSeen = false;

@@ -83,7 +83,9 @@ export function checkRow(raw: Record<string, unknown>, row: number, ctx: InputCo
   }
   let value: number | null = null;
   if (present(raw.order_value_inr)) {
-    value = typeof raw.order_value_inr === 'number' ? raw.order_value_inr : typeof raw.order_value_inr === 'string' ? Number(raw.order_value_inr.trim()) : Number.NaN;
+    value = typeof raw.order_value_inr === 'number'
+      ? raw.order_value_inr
+      : typeof raw.order_value_inr === 'string' ? Number(raw.order_value_inr.trim()) : Number.NaN;
     if (!Number.isFinite(value) || value < 0) return reject('invalid_field');
   }
   const promised = promisedByMs(raw.promised_by);

@@ -28,7 +28,9 @@ const RESTING = /carrier unavailable \((circuit_open|overloaded)\)/;
 
 export type AnalyzerLookup = (input: ShipmentInput, mode: KeyMode) => Promise<AnalyzedShipment>;
 
-export function trackingLookup(tracking: Pick<TrackingService, 'lookup' | 'readCache'>, clock: () => number, perCarrier = ANALYZER_PER_CARRIER): AnalyzerLookup {
+export function trackingLookup(
+  tracking: Pick<TrackingService, 'lookup' | 'readCache'>, clock: () => number, perCarrier = ANALYZER_PER_CARRIER,
+): AnalyzerLookup {
   const limits = new Map<string, LimitFunction>();
   const gate = (carrier: string, run: () => Promise<LookupResult>) => {
     let limit = limits.get(carrier);

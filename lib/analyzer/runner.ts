@@ -218,7 +218,10 @@ export class AnalysisRunner {
       await store.fail(prefix, id, `Stopped: the API key ${prefix} was ${answer === 'revoked' ? 'revoked' : 'deleted'}.`, now);
       return 'done';
     }
-    await store.patchRunning(prefix, id, { held: `Paused: the API key ${prefix} is ${answer === 'not_started' ? 'not started yet' : answer}; the analysis goes on when the key is active again (resumed or renewed).` });
+    await store.patchRunning(prefix, id, {
+      held: `Paused: the API key ${prefix} is ${answer === 'not_started' ? 'not started yet' : answer}; ` +
+        `the analysis goes on when the key is active again (resumed or renewed).`,
+    });
     return { atMs: now + this.holdRecheckMs };
   }
 

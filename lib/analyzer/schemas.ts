@@ -51,7 +51,9 @@ export const LaneNetworkSchema = z.object({
   sample_size: z.number().int().min(30), p50_transit_days: z.number().nullable(), on_time_rate: rate, rto_rate: rate, first_attempt_rate: rate,
 });
 
-const RecommendationFiguresSchema = z.object({ carrier: z.string(), sample_size: z.number().int().min(30), p50_transit_days: z.number(), rto_rate: z.number() });
+const RecommendationFiguresSchema = z.object({
+  carrier: z.string(), sample_size: z.number().int().min(30), p50_transit_days: z.number(), rto_rate: z.number(),
+});
 
 export const ReportSchema = z.object({
   as_of: UtcMillis,
@@ -79,7 +81,8 @@ export const AnalysisSchema = z.object({
   id: z.string(),
   name: z.string().nullable(),
   status: z.enum(ANALYSIS_STATUSES),
-  status_reason: z.string().nullable().describe('Why a failed analysis stopped (e.g. its key was revoked), or why a running one waits (its key is suspended or expired: it goes on when the key is active again); else null'),
+  status_reason: z.string().nullable().describe('Why a failed analysis stopped (e.g. its key was revoked), or why a running one waits ' +
+    '(its key is suspended or expired: it goes on when the key is active again); else null'),
   progress: z.object({ done: z.number().int(), total: z.number().int() }),
   created_at: UtcMillis,
   completed_at: UtcMillis.nullable(),

@@ -251,7 +251,9 @@ export class AnalysisStore {
       const giveBack = report.totals.errors;
       const usage = usageValue as UsageDoc | null;
       const sequence = ((eventsValue as { seq: number } | null)?.seq ?? 0) + 1;
-      const next: AnalysisDoc = { ...doc, status: 'completed', held: null, done: doc.total, completed_ms: nowMs, report, given_back: giveBack, event_sequence: sequence };
+      const next: AnalysisDoc = {
+        ...doc, status: 'completed', held: null, done: doc.total, completed_ms: nowMs, report, given_back: giveBack, event_sequence: sequence,
+      };
       const writes: { key: string; value: unknown; ttlMs?: number }[] = [
         { key: keys[0]!, value: next, ttlMs: this.ttlLeft(doc) },
         { key: keys[2]!, value: { seq: sequence } },

@@ -29,10 +29,12 @@ export function composeReceipt(payment: PaymentRecord, key: KeyRecord): NoticeMe
   const lines = payment.applied
     ? [
       `We received ${amount} (payment ${payment.id}) for the tracking API key ${key.prefix}.`,
-      `The key is on the ${title(payment.plan)} plan from now until ${formatPeriodEnd(key.period_end)}, with ${key.lookups_limit.toLocaleString('en-IN')} lookups; its counters start at zero.`,
+      `The key is on the ${title(payment.plan)} plan from now until ${formatPeriodEnd(key.period_end)}, ` +
+        `with ${key.lookups_limit.toLocaleString('en-IN')} lookups; its counters start at zero.`,
     ]
     : [
-      `We received ${amount} (payment ${payment.id}) for the tracking API key ${key.prefix}, but did not renew the key: ${REASONS[payment.reason ?? ''] ?? 'it could not be applied'}.`,
+      `We received ${amount} (payment ${payment.id}) for the tracking API key ${key.prefix}, ` +
+        `but did not renew the key: ${REASONS[payment.reason ?? ''] ?? 'it could not be applied'}.`,
       'Reply to this e-mail quoting the payment id; support will apply or refund it.',
     ];
   const footer = 'The key itself is never sent by e-mail.';
@@ -40,7 +42,10 @@ export function composeReceipt(payment: PaymentRecord, key: KeyRecord): NoticeMe
     to: key.email,
     subject,
     text: [...lines, '', footer, ''].join('\n'),
-    html: ['<!doctype html>', '<html><body style="font-family: sans-serif; line-height: 1.5">', ...lines.map((l) => `<p>${escapeHtml(l)}</p>`), `<p style="color: #666">${footer}</p>`, '</body></html>', ''].join('\n'),
+    html: [
+      '<!doctype html>', '<html><body style="font-family: sans-serif; line-height: 1.5">', ...lines.map((l) => `<p>${escapeHtml(l)}</p>`),
+      `<p style="color: #666">${footer}</p>`, '</body></html>', '',
+    ].join('\n'),
     headers: { 'X-Key-Prefix': key.prefix, 'X-Payment-Id': payment.id },
   };
 }

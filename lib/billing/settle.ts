@@ -89,13 +89,21 @@ export async function settlePaidLink(paid: PaidLink, gateway: string, deps: Sett
   }
   const record: PaymentRecord = { ...pending, applied: reason === null, reason, state: 'settled', lease_until: 0 };
   await deps.payments.settle(record);
-  deps.log(reason === null ? 'info' : 'warn', `billing: payment ${record.id} for ${record.key_prefix ?? '(no key)'} ${reason === null ? `renewed the key on ${record.plan}` : `recorded, not applied (${reason})`}`);
+  deps.log(
+    reason === null ? 'info' : 'warn',
+    `billing: payment ${record.id} for ${record.key_prefix ?? '(no key)'} ` +
+      `${reason === null ? `renewed the key on ${record.plan}` : `recorded, not applied (${reason})`}`,
+  );
 
   if (deps.report) {
-    await deps.report.write(record).catch((err: unknown) => deps.log('error', `billing: payment ${record.id} not written to the payments table: ${(err as Error).message}`));
+    await deps.report.write(record).catch((err: unknown) => deps.log(
+      'error', `billing: payment ${record.id} not written to the payments table: ${(err as Error).message}`,
+    ));
   }
   if (key && deps.mailer) {
-    await deps.mailer.send(composeReceipt(record, key)).catch((err: unknown) => deps.log('error', `billing: receipt of payment ${record.id} for ${key.prefix} not sent: ${(err as Error).message}`));
+    await deps.mailer.send(composeReceipt(record, key)).catch((err: unknown) => deps.log(
+      'error', `billing: receipt of payment ${record.id} for ${key.prefix} not sent: ${(err as Error).message}`,
+    ));
   }
   return record.applied ? { kind: 'applied', record, key: key! } : { kind: 'not_applied', record };
 }

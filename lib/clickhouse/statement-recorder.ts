@@ -96,7 +96,9 @@ export function recordingClient(client: ClickHouseClient, file: string): ClickHo
     const key = normalizeStatement(sql);
     if (seen.has(key)) return;
     seen.add(key);
-    const line: RecordedStatement = { key, kind: entry.kind, sql, from, ...(entry.settings ? { settings: entry.settings } : {}), ...(entry.row ? { row: entry.row } : {}) };
+    const line: RecordedStatement = {
+      key, kind: entry.kind, sql, from, ...(entry.settings ? { settings: entry.settings } : {}), ...(entry.row ? { row: entry.row } : {}),
+    };
     // One write of one line: appends from parallel test processes do not interleave.
     appendToFile(file, `${JSON.stringify(line)}\n`);
   };
@@ -117,7 +119,10 @@ export function recordingClient(client: ClickHouseClient, file: string): ClickHo
         return (params: { table: string; values: unknown; columns?: unknown; clickhouse_settings?: Record<string, unknown> }) => {
           const first = Array.isArray(params.values) ? (params.values[0] as unknown) : undefined;
           record(
-            { kind: 'insert', sql: `INSERT INTO ${params.table} FORMAT JSONEachRow`, settings: settingsOf(params), row: first === undefined ? undefined : JSON.stringify(first) },
+            {
+              kind: 'insert', sql: `INSERT INTO ${params.table} FORMAT JSONEachRow`, settings: settingsOf(params),
+              row: first === undefined ? undefined : JSON.stringify(first),
+            },
             callerFile(),
           );
           return (value as (p: unknown) => unknown).call(target, params);

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { RedisClient } from '../redis/index.ts';
-import { claimOf, CLAIM_LEASE_MS, IDEMPOTENCY_TTL_MS, liveRecord, type Claim, type IdempotencyRecord, type IdempotencyStore, type StoredAnswer } from './store.ts';
+import {
+  claimOf, CLAIM_LEASE_MS, IDEMPOTENCY_TTL_MS, liveRecord, type Claim, type IdempotencyRecord, type IdempotencyStore, type StoredAnswer,
+} from './store.ts';
 
 /**
  * Claims a key: writes the pending record unless a live one exists, which is returned instead.

@@ -29,7 +29,8 @@ const BOUNDED_RETRIES = 'Limiting retries for the idempotent producer may invali
 
 export function expectedStartState(entry: { message: string; error?: unknown }): string | null {
   if (entry.message === BOUNDED_RETRIES) {
-    return 'idempotent producer with bounded retries (this project\'s setting: a send that still fails after them fails to its caller, e.g. the poll bus spools it to disk)';
+    return 'idempotent producer with bounded retries (this project\'s setting: a send that still fails after them fails to its caller, ' +
+      'e.g. the poll bus spools it to disk)';
   }
   const match = COORDINATOR_REQUEST.exec(entry.message);
   if (!match || typeof entry.error !== 'string' || !NOT_YET.test(entry.error)) return null;

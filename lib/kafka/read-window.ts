@@ -14,7 +14,9 @@ export interface KafkaWindow {
  * `sinceMs` up to the end offsets seen at start (so a live topic does not keep the read open).
  * `onMessage` is awaited per message: a slow consumer slows the read instead of buffering.
  */
-export async function readPollWindow(kafka: Kafka, window: KafkaWindow, onMessage: (value: string) => Promise<void> | void, topic = POLLS_TOPIC): Promise<number> {
+export async function readPollWindow(
+  kafka: Kafka, window: KafkaWindow, onMessage: (value: string) => Promise<void> | void, topic = POLLS_TOPIC,
+): Promise<number> {
   const admin = kafka.admin();
   await admin.connect();
   const ends = await admin.fetchTopicOffsets(topic);

@@ -48,7 +48,9 @@ const EXCEPTION_CODES: ReadonlySet<string> = new Set(['delivery_attempted', 'exc
  * `legacyIdOf` gives an event's id from before location was part of it: a snapshot taken before
  * that change holds those, and its events are not new.
  */
-export function changeOf(before: ShipmentSnapshot, record: TrackingRecord, legacyIdOf: (eventId: string) => string | undefined = () => undefined): Change | null {
+export function changeOf(
+  before: ShipmentSnapshot, record: TrackingRecord, legacyIdOf: (eventId: string) => string | undefined = () => undefined,
+): Change | null {
   const after = snapshotOf(record, before.polled_ms);
   const known = new Set(before.event_ids);
   const isKnown = (id: string) => {

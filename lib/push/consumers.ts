@@ -90,9 +90,13 @@ class HandledConsumer {
  * normalizer processes share it; a re-delivered poll makes no second event (detector.ts).
  */
 export class PollChangeConsumer extends HandledConsumer {
-  constructor(options: { kafka: Kafka; detector: ChangeDetector; rules: RuleSet; resolveCarrier: (name: string) => string | null; groupId?: string; topic?: string; fromLatest?: boolean; log?: Log }) {
+  constructor(options: {
+    kafka: Kafka; detector: ChangeDetector; rules: RuleSet; resolveCarrier: (name: string) => string | null;
+    groupId?: string; topic?: string; fromLatest?: boolean; log?: Log;
+  }) {
     super({
-      kafka: options.kafka, groupId: options.groupId ?? 'tracking-push-detector', topic: options.topic ?? POLLS_TOPIC, fromLatest: options.fromLatest, log: options.log,
+      kafka: options.kafka, groupId: options.groupId ?? 'tracking-push-detector', topic: options.topic ?? POLLS_TOPIC,
+      fromLatest: options.fromLatest, log: options.log,
       async handle(value, headers) {
         const poll = parsePollLine(value, options.resolveCarrier);
         // Invalid polls are the normalizer's to report (its DLQ); they cannot be a change.
@@ -107,7 +111,8 @@ export class PollChangeConsumer extends HandledConsumer {
 export class WebhookEventConsumer extends HandledConsumer {
   constructor(options: { kafka: Kafka; dispatcher: Dispatcher; groupId?: string; topic?: string; fromLatest?: boolean; log?: Log }) {
     super({
-      kafka: options.kafka, groupId: options.groupId ?? 'tracking-dispatcher', topic: options.topic ?? WEBHOOK_EVENTS_TOPIC, fromLatest: options.fromLatest, log: options.log,
+      kafka: options.kafka, groupId: options.groupId ?? 'tracking-dispatcher', topic: options.topic ?? WEBHOOK_EVENTS_TOPIC,
+      fromLatest: options.fromLatest, log: options.log,
       async handle(value) {
         let event: WebhookEvent;
         try {

@@ -128,7 +128,10 @@ export class ChangeDetector {
    * One watch's step for a record polled at `polledMs`: its state moves on and, when something
    * changed since what the key was last told, the event goes into its outbox in the same step.
    */
-  private async stepWatch(prefix: string, mode: KeyMode, carrier: string, record: TrackingRecord, polledMs: number, terminal: boolean, legacyIdOf: (id: string) => string | undefined): Promise<number> {
+  private async stepWatch(
+    prefix: string, mode: KeyMode, carrier: string, record: TrackingRecord, polledMs: number, terminal: boolean,
+    legacyIdOf: (id: string) => string | undefined,
+  ): Promise<number> {
     const { kv } = this.deps;
     const watchKey = pushKeys.watch(prefix, carrier, record.awb);
     await this.tidying.get(watchKey);
@@ -146,12 +149,17 @@ export class ChangeDetector {
       let sequence = doc.sequence;
       if (change) {
         sequence++;
-        made.push(trackingEvent({ keyPrefix: prefix, mode, type: change.type, sequence, previous: change.previous, newEvents: change.newEvents, tracking: record, atMs: polledMs }));
+        made.push(trackingEvent({
+          keyPrefix: prefix, mode, type: change.type, sequence, previous: change.previous, newEvents: change.newEvents, tracking: record, atMs: polledMs,
+        }));
       }
       if (eta.changed) {
         sequence++;
         const previous = { status: doc.snapshot.status ?? record.status, current_stage: doc.snapshot.stage ?? record.insights.current_stage };
-        made.push(trackingEvent({ keyPrefix: prefix, mode, type: 'tracking.eta_changed', sequence, previous, newEvents: [], tracking: record, previousDeliveryDate: eta.changed.previous, atMs: polledMs }));
+        made.push(trackingEvent({
+          keyPrefix: prefix, mode, type: 'tracking.eta_changed', sequence, previous, newEvents: [], tracking: record,
+          previousDeliveryDate: eta.changed.previous, atMs: polledMs,
+        }));
       }
       const next = { ...stepped, sequence, outbox: [...doc.outbox, ...made] };
       return { next, result: next.outbox };
@@ -168,7 +176,8 @@ export class ChangeDetector {
     const { kv } = this.deps;
     await kv.setAdd(pushKeys.outboxPending(), watchKey);
     await this.deps.events.publish(outbox);
-    const tidy = this.takeOut(watchKey, outbox).catch((err: unknown) => this.deps.log?.('push outbox: emptying after hand-over failed (the sweep retries)', err));
+    const tidy = this.takeOut(watchKey, outbox)
+      .catch((err: unknown) => this.deps.log?.('push outbox: emptying after hand-over failed (the sweep retries)', err));
     if (wait) await tidy;
     else {
       const tracked = tidy.finally(() => { if (this.tidying.get(watchKey) === tracked) this.tidying.delete(watchKey); });

@@ -482,7 +482,9 @@ export class Dispatcher {
     const startedMs = this.clock();
     // The signature's timestamp is the wall clock whatever clock drives the rules: receivers
     // compare it with their own to refuse replays (Standard Webhooks allows 5 minutes).
-    const headers = signatureHeaders({ id: event.id, timestampSeconds: Math.floor(Date.now() / 1000), body: event.body, secrets: signingSecrets(endpoint, startedMs) });
+    const headers = signatureHeaders({
+      id: event.id, timestampSeconds: Math.floor(Date.now() / 1000), body: event.body, secrets: signingSecrets(endpoint, startedMs),
+    });
     const outcome = await this.options.sender.send({ endpointId, url: endpoint.url, mode: endpoint.mode, headers, body: event.body });
     const now = this.clock();
     const attempt = queue.attempt + 1;

@@ -87,7 +87,9 @@ export const ENDPOINT_LIST_CACHE_MS = 1_000;
  * after `failingLimitMs` of nothing but failures (or at a 410), disables the endpoint. `next` is
  * the document to write (undefined: unchanged); `disabled` says whether this outcome disabled it.
  */
-export function healthAfter(doc: EndpointDoc, outcome: { ok: boolean; gone: boolean }, nowMs: number, failingLimitMs: number): { next?: EndpointDoc; disabled: DisabledReason | null } {
+export function healthAfter(
+  doc: EndpointDoc, outcome: { ok: boolean; gone: boolean }, nowMs: number, failingLimitMs: number,
+): { next?: EndpointDoc; disabled: DisabledReason | null } {
   if (outcome.ok) return doc.failing_since_ms === null ? { disabled: null } : { next: { ...doc, failing_since_ms: null }, disabled: null };
   const since = doc.failing_since_ms ?? nowMs;
   const reason: DisabledReason | null = outcome.gone ? 'gone' : nowMs - since >= failingLimitMs ? 'failing' : null;
@@ -187,7 +189,9 @@ export class EndpointStore {
   async remove(prefix: string, id: string): Promise<boolean> {
     const existed = (await this.get(prefix, id)) !== null;
     await this.kv.delete(pushKeys.endpoint(prefix, id));
-    await this.kv.update<string[], void>(pushKeys.endpointIndex(prefix), (ids) => ({ next: ids?.includes(id) ? ids.filter((x) => x !== id) : undefined, result: undefined }));
+    await this.kv.update<string[], void>(pushKeys.endpointIndex(prefix), (ids) => ({
+      next: ids?.includes(id) ? ids.filter((x) => x !== id) : undefined, result: undefined,
+    }));
     this.changed(prefix);
     return existed;
   }
@@ -220,7 +224,9 @@ export class EndpointStore {
    * failure starts one or, after `failingLimitMs` of nothing but failures (or at a 410), disables
    * the endpoint. Answers whether this call disabled it (so the owner is told once).
    */
-  async recordOutcome(prefix: string, id: string, outcome: { ok: boolean; gone: boolean }, nowMs: number, failingLimitMs: number): Promise<DisabledReason | null> {
+  async recordOutcome(
+    prefix: string, id: string, outcome: { ok: boolean; gone: boolean }, nowMs: number, failingLimitMs: number,
+  ): Promise<DisabledReason | null> {
     const disabled = await this.kv.update<EndpointDoc, DisabledReason | null>(pushKeys.endpoint(prefix, id), (doc) => {
       if (!doc) return { result: null };
       const health = healthAfter(doc, outcome, nowMs, failingLimitMs);

@@ -50,7 +50,9 @@ export class KafkaEventLog implements EventLog {
   private readonly topic: string;
   constructor(kafka: Kafka, topic: string = WEBHOOK_EVENTS_TOPIC) {
     this.topic = topic;
-    this.producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner });
+    this.producer = kafka.producer({
+      idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner,
+    });
   }
 
   async publish(events: readonly WebhookEvent[]): Promise<void> {
@@ -70,7 +72,9 @@ export class KafkaEventLog implements EventLog {
       while (this.waiting.length > 0) {
         let count = 0;
         let take = 0;
-        while (take < this.waiting.length && (take === 0 || count + this.waiting[take]!.events.length <= MAX_BATCH_MESSAGES)) count += this.waiting[take++]!.events.length;
+        while (take < this.waiting.length && (take === 0 || count + this.waiting[take]!.events.length <= MAX_BATCH_MESSAGES)) {
+          count += this.waiting[take++]!.events.length;
+        }
         const batch = this.waiting.splice(0, take);
         try {
           await this.producer.send({

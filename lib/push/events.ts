@@ -76,7 +76,10 @@ export function trackingEvent(input: TrackingEventInput): WebhookEvent {
     type: input.type,
     timestamp,
     data: input.type === 'tracking.eta_changed'
-      ? { carrier, awb, sequence: input.sequence, previous: input.previous, new_events: input.newEvents, tracking: input.tracking, previous_delivery_date: input.previousDeliveryDate ?? null }
+      ? {
+        carrier, awb, sequence: input.sequence, previous: input.previous, new_events: input.newEvents, tracking: input.tracking,
+        previous_delivery_date: input.previousDeliveryDate ?? null,
+      }
       : { carrier, awb, sequence: input.sequence, previous: input.previous, new_events: input.newEvents, tracking: input.tracking },
   });
   return {
@@ -90,7 +93,9 @@ export function trackingEvent(input: TrackingEventInput): WebhookEvent {
 /** `POST /v1/webhooks/{id}/test`: a `webhook.test` event for that endpoint only. */
 export function testEvent(keyPrefix: string, mode: KeyMode, endpointId: string, id: string, nowMs: number): WebhookEvent {
   const timestamp = new Date(nowMs).toISOString();
-  const body = JSON.stringify({ type: 'webhook.test', timestamp, data: { endpoint_id: endpointId, message: 'A test event: your endpoint receives and verifies our webhooks.' } });
+  const body = JSON.stringify({
+    type: 'webhook.test', timestamp, data: { endpoint_id: endpointId, message: 'A test event: your endpoint receives and verifies our webhooks.' },
+  });
   return {
     schema: 'webhook_event.v1', id, key_prefix: keyPrefix, mode, type: 'webhook.test', carrier: null, awb: null,
     sequence: 0, created_at: timestamp, body, target_endpoint: endpointId, forced: true,

@@ -22,7 +22,9 @@ export function parseRetrySchedule(text: string, name = 'WEBHOOK_RETRY_SCHEDULE'
  * ladder is used up (the event is then marked failed). `retryAfterSeconds` from the receiver
  * replaces the scheduled wait (no jitter: the receiver asked for that moment).
  */
-export function retryDelayMs(failedAttempts: number, schedule: readonly number[], retryAfterSeconds: number | null = null, random: () => number = Math.random): number | null {
+export function retryDelayMs(
+  failedAttempts: number, schedule: readonly number[], retryAfterSeconds: number | null = null, random: () => number = Math.random,
+): number | null {
   const step = schedule[failedAttempts - 1];
   if (step === undefined) return null;
   if (retryAfterSeconds !== null && retryAfterSeconds >= 0) return Math.min(retryAfterSeconds, MAX_RETRY_AFTER_SECONDS) * 1000;

@@ -149,7 +149,9 @@ const LOCALHOST_ADDRESSES = ['127.0.0.1', '::1'];
  * The URL's syntax, scheme and, for IP literals and localhost names, the address rule. The
  * normalized URL (`URL.href`) comes back to be stored; the reasons are meant for a 400 message.
  */
-export function checkEndpointUrl(raw: string, mode: KeyMode, allowed: AllowedTargets = NO_PRIVATE_TARGETS): { ok: true; url: string } | { ok: false; reason: string } {
+export function checkEndpointUrl(
+  raw: string, mode: KeyMode, allowed: AllowedTargets = NO_PRIVATE_TARGETS,
+): { ok: true; url: string } | { ok: false; reason: string } {
   if (typeof raw !== 'string' || raw.trim() === '') return { ok: false, reason: 'url is empty' };
   if (raw.length > MAX_URL_LENGTH) return { ok: false, reason: `url is longer than ${MAX_URL_LENGTH} characters` };
   let url: URL;

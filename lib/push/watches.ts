@@ -155,7 +155,9 @@ export class WatchStore {
   /** Ends a watch now (DELETE). False when the key did not watch the shipment. */
   async remove(prefix: string, mode: KeyMode, carrier: string, awb: Awb): Promise<boolean> {
     const upper = awb;
-    const existed = await this.kv.update<WatchDoc, boolean>(pushKeys.watch(prefix, carrier, upper), (doc) => ({ next: doc ? null : undefined, result: doc !== null }));
+    const existed = await this.kv.update<WatchDoc, boolean>(pushKeys.watch(prefix, carrier, upper), (doc) => ({
+      next: doc ? null : undefined, result: doc !== null,
+    }));
     await this.kv.setRemove(pushKeys.watchIndex(prefix), `${carrier}:${upper}`);
     await this.kv.update<ShipmentDoc, void>(pushKeys.shipment(shipmentIdOf(mode, carrier, upper)), (doc) => {
       if (!doc || !(prefix in doc.watchers)) return { result: undefined };

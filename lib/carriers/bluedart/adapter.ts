@@ -163,7 +163,9 @@ function scansOf(s: BluedartShipment, offset: number): RawScan[] | string {
  */
 function errorOutcome(error: string): ParsedPoll {
   const words = error.trim().slice(0, 100);
-  if (/licen[cs]e|login|unauthori[sz]ed|token|credential/i.test(words)) return { outcome: 'error', error: `credentials rejected (ShipmentData.Error: ${words})` };
+  if (/licen[cs]e|login|unauthori[sz]ed|token|credential/i.test(words)) {
+    return { outcome: 'error', error: `credentials rejected (ShipmentData.Error: ${words})` };
+  }
   if (/no information|incorrect waybill/i.test(words)) return { outcome: 'not_found' };
   return { outcome: 'error', error: `carrier error: ${words}` };
 }
@@ -273,7 +275,9 @@ async function gatewayLogin(endpoint: CarrierEndpoint, send: HttpSend): Promise<
   });
   if (response.status < 200 || response.status > 299) return { failed: response };
   const token = (parseJsonOrUndefined(response.body.trim()) as { JWTToken?: unknown } | undefined)?.JWTToken;
-  if (typeof token !== 'string' || token.trim() === '') return { failed: { status: 502, headers: response.headers, body: 'Blue Dart login returned no JWTToken' } };
+  if (typeof token !== 'string' || token.trim() === '') {
+    return { failed: { status: 502, headers: response.headers, body: 'Blue Dart login returned no JWTToken' } };
+  }
   const expiresAtMs = jwtExpiry(token.trim());
   return expiresAtMs === undefined ? { token: token.trim() } : { token: token.trim(), expiresAtMs };
 }
@@ -297,7 +301,9 @@ export const adapter: CarrierAdapter = {
     const gateway = usesGateway(endpoint);
     const ask = (numbers: string): Promise<NativeResponse> => {
       if (!gateway) {
-        return send({ method: 'GET', url: `${endpoint.baseUrl}${SERVLET_PATH}?${trackQuery(endpoint, numbers, false)}`, headers: { Accept: 'application/xml' } });
+        return send({
+          method: 'GET', url: `${endpoint.baseUrl}${SERVLET_PATH}?${trackQuery(endpoint, numbers, false)}`, headers: { Accept: 'application/xml' },
+        });
       }
       const track = (token: string) => send({
         method: 'GET',

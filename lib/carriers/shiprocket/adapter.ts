@@ -202,7 +202,9 @@ async function login(endpoint: CarrierEndpoint, send: HttpSend): Promise<LoginRe
   });
   if (response.status < 200 || response.status > 299) return { failed: response };
   const token = (parseJsonOrUndefined(response.body) as { token?: unknown } | null | undefined)?.token;
-  if (typeof token !== 'string' || token.trim() === '') return { failed: { status: 502, headers: response.headers, body: 'Shiprocket login returned no token' } };
+  if (typeof token !== 'string' || token.trim() === '') {
+    return { failed: { status: 502, headers: response.headers, body: 'Shiprocket login returned no token' } };
+  }
   return { token: token.trim() };
 }
 

@@ -177,7 +177,9 @@ async function login(endpoint: CarrierEndpoint, send: HttpSend): Promise<Tokens 
   if (response.status === 401 || response.status === 403 || bodyStatus(readJsonAnswerOrNull(response)) === 401) {
     return { status: 401, headers: response.headers, body: response.body };
   }
-  return response.status >= 200 && response.status <= 299 ? { status: 502, headers: response.headers, body: 'Shree Maruti login returned no accessToken' } : response;
+  return response.status >= 200 && response.status <= 299
+    ? { status: 502, headers: response.headers, body: 'Shree Maruti login returned no accessToken' }
+    : response;
 }
 
 function readJsonAnswerOrNull(response: NativeResponse): unknown {
@@ -186,7 +188,9 @@ function readJsonAnswerOrNull(response: NativeResponse): unknown {
 }
 
 async function refresh(endpoint: CarrierEndpoint, send: HttpSend, refreshToken: string): Promise<Tokens | null> {
-  const response = await send({ method: 'GET', url: `${endpoint.baseUrl}${REFRESH_PATH}`, headers: { Authorization: `Bearer ${refreshToken}`, Accept: 'application/json' } });
+  const response = await send({
+    method: 'GET', url: `${endpoint.baseUrl}${REFRESH_PATH}`, headers: { Authorization: `Bearer ${refreshToken}`, Accept: 'application/json' },
+  });
   const tokens = tokensOf(response);
   return tokens === null ? null : { access: tokens.access, refresh: tokens.refresh ?? refreshToken };
 }
