@@ -5,10 +5,10 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeClickHouseConfig, type ClickHouseLayout } from './clickhouse-config.ts';
-import { ensureInstalled } from './install.ts';
 import { pickPorts, urlOf } from './ports.ts';
 import { alive, logSize, readPid, runDaemonizing, startFailure, stopPid, waitUntil } from './process.ts';
 import { STATE_DIR, processExists, withLock } from './state.ts';
+import { startOnce } from './lifecycle.ts';
 
 const DIR = join(STATE_DIR, 'clickhouse');
 const LAYOUT: ClickHouseLayout = { dir: DIR, config: join(DIR, 'config.xml'), logDir: join(DIR, 'logs') };
@@ -47,12 +47,7 @@ async function version(): Promise<string> {
 
 /** Starts our ClickHouse unless it runs; true when this call started it. */
 export function start(log: (line: string) => void = console.log): Promise<boolean> {
-  return withLock(async () => {
-    if (running()) {
-      log(`clickhouse: already running at ${url()} (pid ${readPid(PIDFILE)})`);
-      return false;
-    }
-    await ensureInstalled(['clickhouse'], log);
+  return startOnce('clickhouse', { running, url, pids }, log, async () => {
     const [httpPort, tcpPort] = pickPorts('clickhouse', log) as [number, number];
     writeClickHouseConfig(LAYOUT, httpPort, tcpPort);
     rmSync(PIDFILE, { force: true });
@@ -69,7 +64,6 @@ export function start(log: (line: string) => void = console.log): Promise<boolea
       throw startFailure(`clickhouse: ${why}`, logs);
     }
     log(`clickhouse: ready at ${url()} (native tcp 127.0.0.1:${tcpPort}, version ${await version()}, pid ${readPid(PIDFILE)})`);
-    return true;
   });
 }
 

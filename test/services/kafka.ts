@@ -9,11 +9,11 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Kafka, logLevel } from 'kafkajs';
 import { dropKafkajsNegativeTimeoutWarning } from '../../lib/kafka/client.ts';
-import { ensureInstalled } from './install.ts';
 import { kafkaJavaOptions, writeKafkaConfig, type KafkaLayout } from './kafka-config.ts';
 import { pickPorts, urlOf } from './ports.ts';
 import { alive, logSince, logSize, readPid, spawnDetached, startFailure, stopPid, waitUntil } from './process.ts';
 import { STATE_DIR, processExists, withLock } from './state.ts';
+import { startOnce } from './lifecycle.ts';
 
 const DIR = join(STATE_DIR, 'kafka');
 const LAYOUT: KafkaLayout = { dir: DIR, config: join(DIR, 'server.properties'), dataDir: join(DIR, 'data'), logDir: join(DIR, 'logs') };
@@ -87,12 +87,7 @@ async function metadataOk(): Promise<boolean> {
 
 /** Starts our broker unless it runs; true when this call started it. */
 export function start(log: (line: string) => void = console.log): Promise<boolean> {
-  return withLock(async () => {
-    if (running()) {
-      log(`kafka: already running at ${url()} (pid ${readPid(PIDFILE)})`);
-      return false;
-    }
-    await ensureInstalled(['kafka'], log);
+  return startOnce('kafka', { running, url, pids }, log, async () => {
     const [port, controllerPort] = pickPorts('kafka', log) as [number, number];
     writeKafkaConfig(LAYOUT, port, controllerPort);
     await formatStorage(log);
@@ -120,7 +115,6 @@ export function start(log: (line: string) => void = console.log): Promise<boolea
       throw startFailure(`kafka: ${why}${lastProblem ? `; last readiness probe: ${lastProblem}` : ''}`, [[JVM_OUT, 0], [SERVER_LOG, serverLogFrom]]);
     }
     log(`kafka: ready at ${url()} (KRaft, controller 127.0.0.1:${controllerPort}, pid ${pid})`);
-    return true;
   });
 }
 

@@ -5,11 +5,11 @@
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureInstalled } from './install.ts';
 import { pickPorts, portsOf, urlOf } from './ports.ts';
 import { alive, readPid, runDaemonizing, startFailure, stopPid, waitUntil } from './process.ts';
 import { redisCommand, redisServerArgs } from './redis.ts';
 import { STATE_DIR, withLock } from './state.ts';
+import { startOnce } from './lifecycle.ts';
 
 const DIR = join(STATE_DIR, 'redis-cluster');
 const START_TIMEOUT_MS = 20_000;
@@ -59,12 +59,7 @@ async function clusterOk(ports: number[]): Promise<boolean> {
 
 /** Starts and forms the cluster unless it runs; true when this call started it. */
 export function start(log: (line: string) => void = console.log): Promise<boolean> {
-  return withLock(async () => {
-    if (running()) {
-      log(`redis-cluster: already running at ${url()} (pids ${pids().join(' ')})`);
-      return false;
-    }
-    await ensureInstalled(['redis-cluster'], log);
+  return startOnce('redis-cluster', { running, url, pids }, log, async () => {
     // Some node may still run from a half-failed start: stop them all, so the cluster is formed afresh.
     await stopNodes(portsOf('redis-cluster'), () => undefined);
     const ports = pickPorts('redis-cluster', log);
@@ -87,7 +82,6 @@ export function start(log: (line: string) => void = console.log): Promise<boolea
       throw startFailure(`redis-cluster: cluster_state not ok within ${START_TIMEOUT_MS / 1000} s`, logs);
     }
     log(`redis-cluster: ready at ${url()} (${ports.length} masters, pids ${pids().join(' ')})`);
-    return true;
   });
 }
 

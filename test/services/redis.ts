@@ -2,10 +2,10 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { ensureInstalled } from './install.ts';
 import { pickPorts, urlOf } from './ports.ts';
 import { alive, logSize, readPid, runDaemonizing, startFailure, stopPid, waitUntil } from './process.ts';
 import { STATE_DIR, withLock } from './state.ts';
+import { startOnce } from './lifecycle.ts';
 
 const DIR = join(STATE_DIR, 'redis');
 const PIDFILE = join(DIR, 'redis.pid');
@@ -50,12 +50,7 @@ export function pids(): number[] {
 
 /** Starts our Redis unless it runs; true when this call started it. */
 export function start(log: (line: string) => void = console.log): Promise<boolean> {
-  return withLock(async () => {
-    if (running()) {
-      log(`redis: already running at ${url()} (pid ${readPid(PIDFILE)})`);
-      return false;
-    }
-    await ensureInstalled(['redis'], log);
+  return startOnce('redis', { running, url, pids }, log, async () => {
     const [port] = pickPorts('redis', log) as [number];
     mkdirSync(DIR, { recursive: true });
     rmSync(PIDFILE, { force: true });
@@ -68,7 +63,6 @@ export function start(log: (line: string) => void = console.log): Promise<boolea
       throw startFailure(`redis: no PONG on 127.0.0.1:${port} within ${START_TIMEOUT_MS / 1000} s`, [[LOG, from]]);
     }
     log(`redis: ready at ${url()} (pid ${readPid(PIDFILE)})`);
-    return true;
   });
 }
 
