@@ -88,7 +88,10 @@ export async function buildApp(deps: ApiDeps, options: AppOptions = {}): Promise
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', async () => app.swagger());
   let adminDocument: Record<string, unknown> | null = null;
-  app.decorate('apiDocuments', () => ({ public: app.swagger() as unknown as Record<string, unknown>, admin: adminDocument ??= buildDocument(described.filter((r) => r.url.startsWith('/admin/')), ADMIN_INFO) }));
+  app.decorate('apiDocuments', () => ({
+    public: app.swagger() as unknown as Record<string, unknown>,
+    admin: adminDocument ??= buildDocument(described.filter((r) => r.url.startsWith('/admin/')), ADMIN_INFO),
+  }));
   app.register(async (admin) => {
     admin.addHook('onRequest', async (request, reply) => {
       await requireAdmin(request, deps.adminToken, deps.throttle, deps.clock());

@@ -7,7 +7,9 @@ export function presentedKey(request: FastifyRequest): string {
   const header = request.headers['x-api-key'];
   const key = Array.isArray(header) ? header[0] : header;
   if (key === undefined || key === '') throw new ApiError('missing_api_key', 'Send your API key in the X-API-Key header.');
-  if (!isWellFormedKey(key)) throw new ApiError('invalid_api_key', 'The API key is malformed: expected trk_live_ or trk_test_ followed by 32 letters and digits.');
+  if (!isWellFormedKey(key)) {
+    throw new ApiError('invalid_api_key', 'The API key is malformed: expected trk_live_ or trk_test_ followed by 32 letters and digits.');
+  }
   return key;
 }
 
@@ -25,7 +27,9 @@ export function acceptKeyRecord(request: FastifyRequest, record: KeyRecord | nul
   if (standing === 'revoked') throw new ApiError('invalid_api_key', 'The API key has been revoked.');
   if (!options.pastPeriodAllowed) {
     if (standing === 'expired') throw new ApiError('payment_required', `The plan period ended at ${record.period_end}. Renew to restore access at once.`);
-    if (standing === 'not_started') throw new ApiError('payment_required', `The plan period starts at ${record.period_start}; lookups are possible from then on.`);
+    if (standing === 'not_started') {
+      throw new ApiError('payment_required', `The plan period starts at ${record.period_start}; lookups are possible from then on.`);
+    }
   }
   request.keyPrefix = record.prefix;
   // Every later log line of this request names the key, by its prefix only. The request's logger is

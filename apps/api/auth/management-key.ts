@@ -25,7 +25,11 @@ export async function managementKey(deps: ManagementDeps, kv: Kv, request: Fasti
   reply.header('RateLimit-Remaining', Math.max(0, record.burst_per_second - used));
   reply.header('RateLimit-Reset', 1);
   if (used > record.burst_per_second) {
-    throw new ApiError('rate_limit_exceeded', `More than ${record.burst_per_second} requests in one second. Back off with a small random delay.`, { 'Retry-After': 1 });
+    throw new ApiError(
+      'rate_limit_exceeded',
+      `More than ${record.burst_per_second} requests in one second. Back off with a small random delay.`,
+      { 'Retry-After': 1 },
+    );
   }
   return record;
 }

@@ -5,7 +5,9 @@ import { Analyzer } from '../../../lib/analyzer/index.ts';
 import { writeAnalysisShipments } from '../../../lib/analyzer/clickhouse-rows.ts';
 import { openBackend } from '../../../lib/backend/index.ts';
 import { createInProcessBus, type PollBus } from '../../../lib/bus/index.ts';
-import { ClickHouseLaneSource, ClickHouseLaneWindowSource, ClickHousePredictionSource, createClickHouseClient, resolveTarget } from '../../../lib/clickhouse/index.ts';
+import {
+  ClickHouseLaneSource, ClickHouseLaneWindowSource, ClickHousePredictionSource, createClickHouseClient, resolveTarget,
+} from '../../../lib/clickhouse/index.ts';
 import { createKafka } from '../../../lib/kafka/client.ts';
 import { KafkaBus } from '../../../lib/kafka/kafka-bus.ts';
 import { createCarrierPoller } from '../../../lib/carriers/poll.ts';
@@ -59,7 +61,9 @@ export interface RuntimeOptions {
 /** Razorpay when its three variables are set, else null. */
 function razorpayOf(env: Env): PaymentGateway | null {
   if (!env.RAZORPAY_KEY_ID || !env.RAZORPAY_KEY_SECRET || !env.RAZORPAY_WEBHOOK_SECRET) return null;
-  return new RazorpayGateway({ apiUrl: env.RAZORPAY_API_URL, keyId: env.RAZORPAY_KEY_ID, keySecret: env.RAZORPAY_KEY_SECRET, webhookSecret: env.RAZORPAY_WEBHOOK_SECRET });
+  return new RazorpayGateway({
+    apiUrl: env.RAZORPAY_API_URL, keyId: env.RAZORPAY_KEY_ID, keySecret: env.RAZORPAY_KEY_SECRET, webhookSecret: env.RAZORPAY_WEBHOOK_SECRET,
+  });
 }
 
 /** The API's dependencies plus what owns them: the pieces an app starts, and closes in order. */
@@ -111,7 +115,11 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
   // Distributed: the normalizer rebuilds the model in ClickHouse; this process holds its newest
   // version in memory. Without ClickHouse there is no model there (predictions are null).
   const clickhousePredictions = env.KAFKA_BROKERS && clickhouse
-    ? new ClickHousePredictionSource(clickhouse, { places: predictionPlaces, workdays: predictionWorkdays, log: (message, err, level) => (level === 'info' ? console.log(message) : console.error(message, (err as Error).message)) })
+    ? new ClickHousePredictionSource(clickhouse, {
+      places: predictionPlaces,
+      workdays: predictionWorkdays,
+      log: (message, err, level) => (level === 'info' ? console.log(message) : console.error(message, (err as Error).message)),
+    })
     : null;
   const predictor: Predictor = clickhousePredictions?.predictor ?? predictions.predictor;
   // Push state: Redis when set, else a journal under DATA_DIR. Events go to Kafka when it is set
@@ -169,12 +177,19 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
     ? new ClickHouseLaneSource(clickhouse, { ttlMs: env.LANE_CACHE_TTL_MS })
     : embeddedLanes;
   const laneWindows: LaneWindowSource = clickhouse
-    ? new ClickHouseLaneWindowSource(clickhouse, { carriers: product.registry.list().map((c) => c.slug), windowDays: laneWindowDays, ttlMs: env.LANE_CACHE_TTL_MS })
+    ? new ClickHouseLaneWindowSource(clickhouse, {
+      carriers: product.registry.list().map((c) => c.slug), windowDays: laneWindowDays, ttlMs: env.LANE_CACHE_TTL_MS,
+    })
     : embeddedLanes;
 
   // Payments beside the keys; settled ones also in ClickHouse's payments table when it is set.
   const sandboxGateway = options.paymentSandbox
-    ? new RazorpayGateway({ apiUrl: options.paymentSandbox.url, keyId: options.paymentSandbox.keyId, keySecret: options.paymentSandbox.keySecret, webhookSecret: options.paymentSandbox.webhookSecret }, 'sandbox', [new URL(options.paymentSandbox.url).origin])
+    ? new RazorpayGateway({
+      apiUrl: options.paymentSandbox.url,
+      keyId: options.paymentSandbox.keyId,
+      keySecret: options.paymentSandbox.keySecret,
+      webhookSecret: options.paymentSandbox.webhookSecret,
+    }, 'sandbox', [new URL(options.paymentSandbox.url).origin])
     : null;
   const billing = new Billing({
     access, plans: product.config.plans, mailer, clock,
@@ -214,12 +229,22 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
   if (clickhouse) readiness.push({ name: 'clickhouse', check: async () => { await clickhouse.ping(); } });
   if (options.sandboxUrl) {
     const url = options.sandboxUrl;
-    readiness.push({ name: 'carrier-sandbox', check: async () => { const res = await fetch(`${url}/healthz`); if (!res.ok) throw new Error(`HTTP ${res.status}`); } });
+    readiness.push({
+      name: 'carrier-sandbox',
+      check: async () => {
+        const res = await fetch(`${url}/healthz`);
+        if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      },
+    });
   }
 
   const adminToken = env.ADMIN_TOKEN ?? randomBytes(24).toString('base64url');
   return {
-    deps: { product, access, billing, idempotency, tracking, push, analyzer, throttle, mailer, lanes: laneWindows, estimator: clickhousePredictions?.estimator ?? predictions.estimator, metrics, adminToken, clock, readiness, logLevel: env.LOG_LEVEL, trustProxy: trustProxyOf(env.TRUST_PROXY), publicBaseUrl: env.PUBLIC_BASE_URL },
+    deps: {
+      product, access, billing, idempotency, tracking, push, analyzer, throttle, mailer,
+      lanes: laneWindows, estimator: clickhousePredictions?.estimator ?? predictions.estimator, metrics, adminToken, clock, readiness,
+      logLevel: env.LOG_LEVEL, trustProxy: trustProxyOf(env.TRUST_PROXY), publicBaseUrl: env.PUBLIC_BASE_URL,
+    },
     shipments,
     bus,
     push,

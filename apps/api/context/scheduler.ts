@@ -1,5 +1,7 @@
 import cron from 'node-cron';
-import { DEFAULT_REFRESH_POLICY, cronOfTick, mergeCandidates, refreshShipments, shipmentsDue, type RefreshCandidate, type RefreshPolicy } from '../../../lib/poller/index.ts';
+import {
+  DEFAULT_REFRESH_POLICY, cronOfTick, mergeCandidates, refreshShipments, shipmentsDue, type RefreshCandidate, type RefreshPolicy,
+} from '../../../lib/poller/index.ts';
 import type { ShipmentIndex } from '../../../lib/pipeline/shipment-index.ts';
 import type { TrackingService } from '../../../lib/tracking/index.ts';
 

@@ -74,7 +74,9 @@ function fromFastifyError(error: FastifyError): ApiError {
   if (status === 405) return new ApiError('method_not_allowed', 'Method not allowed on this resource.');
   if (status === 401) return new ApiError('unauthorized', error.message);
   if (status === 413) return new ApiError('payload_too_large', 'The request body is larger than this service accepts (64 KiB).');
-  if (status === 415) return new ApiError('unsupported_media_type', `Unsupported Content-Type: ${error.message.replace(/^Unsupported Media Type:?\s*/i, '') || 'none'}.`);
+  if (status === 415) {
+    return new ApiError('unsupported_media_type', `Unsupported Content-Type: ${error.message.replace(/^Unsupported Media Type:?\s*/i, '') || 'none'}.`);
+  }
   if (status >= 400 && status < 500) return new ApiError('bad_request', `Bad request: ${error.message}`);
   return new ApiError('internal_error', 'An unexpected error occurred. Quote the request id to support.');
 }

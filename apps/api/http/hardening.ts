@@ -63,7 +63,9 @@ function badPathError(url: string, what: string): ApiError {
   const track = /^\/v1\/track\/([^/]*)\/([^/]*)$/.exec(path ?? '');
   if (track) {
     const carrierBad = !decodes(track[1]!) || track[1]!.length > 100;
-    if (carrierBad) return new ApiError('unsupported_carrier', `The carrier in the path is not a supported carrier (${what}). See /openapi.json for the list of carriers.`);
+    if (carrierBad) {
+      return new ApiError('unsupported_carrier', `The carrier in the path is not a supported carrier (${what}). See /openapi.json for the list of carriers.`);
+    }
     return new ApiError('invalid_awb', `The consignment number must be ${AWB_RULE} (${what}).`);
   }
   return new ApiError('bad_request', `The request path is not valid: ${what}.`);
@@ -93,7 +95,9 @@ function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: Fa
 
 /** Node parser errors and timeouts: the status and code of the answer. */
 function clientErrorOf(code: string | undefined, limits: ServerLimits): { code: ErrorCode; message: string } {
-  if (code === 'HPE_HEADER_OVERFLOW') return { code: 'header_fields_too_large', message: `The request line and headers exceed ${limits.maxHeaderSize / 1024} KiB.` };
+  if (code === 'HPE_HEADER_OVERFLOW') {
+    return { code: 'header_fields_too_large', message: `The request line and headers exceed ${limits.maxHeaderSize / 1024} KiB.` };
+  }
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return { code: 'request_timeout', message: 'The request did not arrive in time.' };
   return { code: 'bad_request', message: `Malformed HTTP request (${code ?? 'parse error'}).` };
 }

@@ -20,7 +20,9 @@ export function limitHeaders(reply: FastifyReply, state: LimitState): void {
 /** The canonical carrier slug and the parsed AWB, or the 400 they deserve (the carrier is checked first). */
 export function checkShipmentInput(deps: Pick<ApiDeps, 'product'>, carrierName: string, rawAwb: string): ShipmentInput | ApiError {
   const carrier = deps.product.registry.resolve(carrierName);
-  if (!carrier) return new ApiError('unsupported_carrier', `Carrier ${JSON.stringify(carrierName.slice(0, 60))} is not supported. See GET /v1/carriers for the list.`);
+  if (!carrier) {
+    return new ApiError('unsupported_carrier', `Carrier ${JSON.stringify(carrierName.slice(0, 60))} is not supported. See GET /v1/carriers for the list.`);
+  }
   const awb = checkAwb(rawAwb);
   return awb instanceof ApiError ? awb : { carrier, awb };
 }

@@ -20,7 +20,9 @@ const HEADERS: Record<HeaderName | 'X-Request-Id', { description: string; schema
   'RateLimit-Reset': { description: 'Seconds until the burst window resets.', schema: { type: 'integer', minimum: 0 } },
   'X-Lookups-Remaining': { description: 'Lookups left in the plan period.', schema: { type: 'integer', minimum: 0 } },
   'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'integer', minimum: 0 } },
-  'Idempotent-Replayed': { description: '`true` when the answer is the first answer to this Idempotency-Key, replayed.', schema: { type: 'string', enum: ['true'] } },
+  'Idempotent-Replayed': {
+    description: '`true` when the answer is the first answer to this Idempotency-Key, replayed.', schema: { type: 'string', enum: ['true'] },
+  },
   Allow: { description: 'The methods this resource accepts.', schema: { type: 'string' } },
   'Cache-Control': { description: 'Never stored: the answer may name a key or an e-mail address.', schema: { type: 'string' } },
   Location: { description: 'Where the created resource is.', schema: { type: 'string' } },
@@ -93,7 +95,9 @@ function parameters(spec: RouteSpec): Json[] {
   const out: Json[] = [];
   const add = (where: 'path' | 'query' | 'header', object: z.ZodObject | undefined) => {
     if (!object) return;
-    const json = z.toJSONSchema(object, { target: 'draft-2020-12', unrepresentable: 'any', io: 'input' }) as { properties?: Record<string, Json>; required?: string[] };
+    const json = z.toJSONSchema(object, { target: 'draft-2020-12', unrepresentable: 'any', io: 'input' }) as {
+      properties?: Record<string, Json>; required?: string[];
+    };
     for (const [name, schema] of Object.entries(json.properties ?? {})) {
       const { description, ...rest } = schema;
       out.push({
@@ -118,9 +122,17 @@ function operation(spec: RouteSpec, schemas: SchemaSet): Json {
   for (const [status, response] of Object.entries(spec.responses)) {
     responses[status] = {
       description: response.description,
-      headers: headerObjects([...(response.limits ? limitHeadersOf({ ...spec, limits: response.limits }) : limits), ...(response.headers ?? [])], response.optionalHeaders ?? []),
+      headers: headerObjects(
+        [...(response.limits ? limitHeadersOf({ ...spec, limits: response.limits }) : limits), ...(response.headers ?? [])],
+        response.optionalHeaders ?? [],
+      ),
       ...(response.schema ? {
-        content: { 'application/json': { schema: schemas.ref(response.schema, `${pascal(spec.operationId)}${status === '200' ? '' : status}Answer`), ...(response.example ? { example: response.example } : {}) } },
+        content: {
+          'application/json': {
+            schema: schemas.ref(response.schema, `${pascal(spec.operationId)}${status === '200' ? '' : status}Answer`),
+            ...(response.example ? { example: response.example } : {}),
+          },
+        },
       } : {}),
       ...(response.text ? { content: { [response.text]: { schema: { type: 'string' } } } } : {}),
     };
@@ -163,11 +175,16 @@ function operation(spec: RouteSpec, schemas: SchemaSet): Json {
         required: true,
         content: {
           'application/json': {
-            schema: SCHEMA_NAMES.has(spec.body) ? schemas.ref(spec.body, SCHEMA_NAMES.get(spec.body)!) : z.toJSONSchema(spec.body, { target: 'draft-2020-12', unrepresentable: 'any', io: 'input' }) as Json,
+            schema: SCHEMA_NAMES.has(spec.body)
+              ? schemas.ref(spec.body, SCHEMA_NAMES.get(spec.body)!)
+              : z.toJSONSchema(spec.body, { target: 'draft-2020-12', unrepresentable: 'any', io: 'input' }) as Json,
             ...(spec.bodyExample ? { example: spec.bodyExample } : {}),
           },
           ...(spec.textBody ? {
-            [spec.textBody.contentType]: { schema: { type: 'string', description: spec.textBody.description }, ...(spec.textBody.example ? { example: spec.textBody.example } : {}) },
+            [spec.textBody.contentType]: {
+              schema: { type: 'string', description: spec.textBody.description },
+              ...(spec.textBody.example ? { example: spec.textBody.example } : {}),
+            },
           } : {}),
         },
       },
@@ -197,9 +214,17 @@ export interface DocumentInfo {
 
 /** Standard Webhooks v1 headers every delivery carries (contracts.md "Push"). */
 const WEBHOOK_HEADERS: Json[] = [
-  { name: 'webhook-id', in: 'header', required: true, description: 'The event id: the same for every attempt and resend of one event (drop one you have had).', schema: { type: 'string' } },
+  {
+    name: 'webhook-id', in: 'header', required: true,
+    description: 'The event id: the same for every attempt and resend of one event (drop one you have had).',
+    schema: { type: 'string' },
+  },
   { name: 'webhook-timestamp', in: 'header', required: true, description: 'Unix seconds of this attempt.', schema: { type: 'string' } },
-  { name: 'webhook-signature', in: 'header', required: true, description: 'v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>"> with the endpoint\'s secret; two, space-separated, during a rotation.', schema: { type: 'string' } },
+  {
+    name: 'webhook-signature', in: 'header', required: true,
+    description: 'v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>"> with the endpoint\'s secret; two, space-separated, during a rotation.',
+    schema: { type: 'string' },
+  },
 ];
 
 function webhookItem(name: string, spec: WebhookSpec, schemas: SchemaSet): Json {
@@ -210,7 +235,10 @@ function webhookItem(name: string, spec: WebhookSpec, schemas: SchemaSet): Json 
       description: spec.description,
       security: [],
       parameters: WEBHOOK_HEADERS,
-      requestBody: { required: true, content: { 'application/json': { schema: schemas.ref(spec.schema, `${pascal(name.replace(/[^A-Za-z0-9]+/g, ''))}Body`) } } },
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: schemas.ref(spec.schema, `${pascal(name.replace(/[^A-Za-z0-9]+/g, ''))}Body`) } },
+      },
       responses: { '2XX': { description: 'Received: any 2xx within 15 s. 410 disables the endpoint; anything else is retried.' } },
     },
   };
@@ -263,18 +291,21 @@ function reachable(paths: unknown, components: Record<string, Json>): Record<str
 
 export const PUBLIC_INFO: DocumentInfo = {
   title: 'Shipment tracking API for Indian couriers',
-  description: 'One GET tracks a consignment of any supported carrier and answers one uniform JSON document. Every /v1/track call that is answered 200 or 404 consumes one lookup. '
+  description: 'One GET tracks a consignment of any supported carrier and answers one uniform JSON document. '
+    + 'Every /v1/track call that is answered 200 or 404 consumes one lookup. '
     + 'A typed TypeScript client is in packages/client.',
   securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'trk_live_… or trk_test_… (sandbox carriers) key.' } },
   webhooks: {
     tracking: {
       summary: 'A watched shipment changed',
-      description: `One of ${TRACKING_EVENT_TYPES.filter((t) => t !== 'tracking.eta_changed').join(', ')} (the most specific that applies): a new event, status, stage, attempt count, or is_stuck turning true.`,
+      description: `One of ${TRACKING_EVENT_TYPES.filter((t) => t !== 'tracking.eta_changed').join(', ')} (the most specific that applies): `
+        + 'a new event, status, stage, attempt count, or is_stuck turning true.',
       schema: TrackingEventBodySchema,
     },
     'tracking.eta_changed': {
       summary: 'A watched shipment\'s predicted delivery day moved',
-      description: 'insights.prediction.delivery_date moved by one day or more since the day last told (or shown by the watch call); at most one per shipment per 6 hours (a move within them is told at the next poll after, if it still holds). '
+      description: 'insights.prediction.delivery_date moved by one day or more since the day last told (or shown by the watch call); '
+        + 'at most one per shipment per 6 hours (a move within them is told at the next poll after, if it still holds). '
         + 'data.tracking is the record; data.previous_delivery_date the day told before.',
       schema: EtaChangedEventBodySchema,
     },
@@ -288,6 +319,7 @@ export const PUBLIC_INFO: DocumentInfo = {
 
 export const ADMIN_INFO: DocumentInfo = {
   title: 'Shipment tracking API: operators\' admin API',
-  description: 'Keys (create, read, suspend, resume, revoke, renew) and payments. Every call needs Authorization: Bearer <ADMIN_TOKEN>; after 10 wrong tokens in 15 minutes an address is refused (429 too_many_attempts).',
+  description: 'Keys (create, read, suspend, resume, revoke, renew) and payments. '
+    + 'Every call needs Authorization: Bearer <ADMIN_TOKEN>; after 10 wrong tokens in 15 minutes an address is refused (429 too_many_attempts).',
   securitySchemes: { AdminToken: { type: 'http', scheme: 'bearer', description: 'The ADMIN_TOKEN of the deployment.' } },
 };

@@ -22,7 +22,8 @@ export function carrierParam(product: Product): z.ZodType {
   const carriers = product.registry.list();
   const names = carriers.flatMap((c) => [c.slug, ...c.aliases]);
   return z.enum(names as [string, ...string[]])
-    .describe(`Canonical slug or alias: ${carriers.map((c) => [c.slug, ...c.aliases].join(' | ')).join('; ')}. Anything else is refused (400 unsupported_carrier).`);
+    .describe(`Canonical slug or alias: ${carriers.map((c) => [c.slug, ...c.aliases].join(' | ')).join('; ')}. `
+      + 'Anything else is refused (400 unsupported_carrier).');
 }
 
 export const PincodeParam = z.string().describe('6-digit Indian pincode');
@@ -103,7 +104,8 @@ export const EstimateAnswerSchema = z.object({
     service_type: z.string().nullable().describe('As learned, lower case; null for carriers whose scans show none'),
     delivery_date: PredictionSchema.shape.delivery_date.describe('The most likely delivery day (IST)'),
     window: PredictionSchema.shape.window.describe('[first, last] IST days holding about 80 % and 90 % of deliveries, both included'),
-    basis: PredictionSchema.shape.basis.describe('The level answered from, its delivered shipments for the stage, the stage (awaiting_pickup) and when the model was built'),
+    basis: PredictionSchema.shape.basis
+      .describe('The level answered from, its delivered shipments for the stage, the stage (awaiting_pickup) and when the model was built'),
   })),
   fastest: z.string().nullable().describe('The carrier with the earliest delivery_date (then the earliest p80 end, p90 end, slug); null without estimates'),
 });
@@ -119,7 +121,9 @@ export const BatchResultSchema = z.union([
     index: z.int().min(0),
     status: z.union([z.literal(400), z.literal(404), z.literal(429), z.literal(502)]),
     error: z.object({
-      code: z.enum(['invalid_awb', 'unsupported_carrier', 'carrier_not_detected', 'shipment_not_found', 'daily_quota_exceeded', 'plan_quota_exceeded', 'upstream_error']),
+      code: z.enum([
+        'invalid_awb', 'unsupported_carrier', 'carrier_not_detected', 'shipment_not_found', 'daily_quota_exceeded', 'plan_quota_exceeded', 'upstream_error',
+      ]),
       message: z.string(),
     }),
   }),
@@ -133,7 +137,8 @@ export const BatchRequestSchema = z.object({
 });
 export const IdempotencyHeaders = z.object({
   'Idempotency-Key': z.string().min(1).max(255).optional()
-    .describe('The same key and body within 24 h returns the first answer (header Idempotent-Replayed: true) and consumes nothing; another body → 422 idempotency_key_reused. Scoped to the API key.'),
+    .describe('The same key and body within 24 h returns the first answer (header Idempotent-Replayed: true) and consumes nothing; '
+      + 'another body → 422 idempotency_key_reused. Scoped to the API key.'),
 });
 
 export const CarrierListSchema = z.object({
@@ -182,7 +187,8 @@ export const EtaChangedEventBodySchema = z.object({
   timestamp: Instant.describe('When the move was learned (the poll\'s time)'),
   data: z.object({
     ...trackingEventData,
-    previous_delivery_date: PredictionSchema.shape.delivery_date.describe('The delivery day told before (IST); tracking.insights.prediction.delivery_date is the new one'),
+    previous_delivery_date: PredictionSchema.shape.delivery_date
+      .describe('The delivery day told before (IST); tracking.insights.prediction.delivery_date is the new one'),
   }),
 });
 export const TestEventBodySchema = z.object({
@@ -211,7 +217,8 @@ export const SCHEMA_NAMES = new Map<z.ZodType, string>([
   [EndpointSchema, 'Endpoint'], [EndpointWithSecretSchema, 'EndpointWithSecret'], [EndpointListSchema, 'EndpointList'],
   [RotatedSecretSchema, 'RotatedSecret'], [SentEventSchema, 'SentEvent'], [DeliveriesSchema, 'Deliveries'],
   [LaneComparisonSchema, 'LaneComparison'], [EstimateAnswerSchema, 'EstimateAnswer'],
-  [TrackingEventBodySchema, 'TrackingEventBody'], [EtaChangedEventBodySchema, 'EtaChangedEventBody'], [TestEventBodySchema, 'TestEventBody'], [BatchResultSchema, 'BatchResult'], [BatchAnswerSchema, 'BatchResponse'],
+  [TrackingEventBodySchema, 'TrackingEventBody'], [EtaChangedEventBodySchema, 'EtaChangedEventBody'], [TestEventBodySchema, 'TestEventBody'],
+  [BatchResultSchema, 'BatchResult'], [BatchAnswerSchema, 'BatchResponse'],
   [BatchRequestSchema, 'BatchRequest'], [CarrierListSchema, 'CarrierList'], [DetectAnswerSchema, 'DetectResponse'],
   [AnalysisRequestSchema, 'AnalysisRequest'], [AnalysisAcceptedSchema, 'AnalysisAccepted'], [AnalysisSchema, 'Analysis'],
   [AnalysisListSchema, 'AnalysisList'], [ReportSchema, 'AnalysisReport'], [ShareLinkSchema, 'ShareLink'],

@@ -126,5 +126,7 @@ export function errorCodesOf(spec: RouteSpec): ErrorCode[] {
 /** An operators' call: the admin token, never cached, in the admin document. */
 export const adminCall = (spec: Omit<RouteSpec, 'caller' | 'tags'>) => api({
   ...spec, caller: 'admin', tags: ['Admin'],
-  responses: Object.fromEntries(Object.entries(spec.responses).map(([status, r]) => [status, { ...r, headers: ['Cache-Control' as const, ...(r.headers ?? [])] }])),
+  responses: Object.fromEntries(Object.entries(spec.responses).map(([status, r]) => [
+    status, { ...r, headers: ['Cache-Control' as const, ...(r.headers ?? [])] },
+  ])),
 });

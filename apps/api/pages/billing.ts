@@ -12,7 +12,8 @@ const title = (plan: string) => plan.charAt(0).toUpperCase() + plan.slice(1);
 
 function planLine(name: PlanName, plans: Plans): string {
   const p = plans[name];
-  return `${title(name)}: ${formatInr(p.price_inr)} for ${p.validity_days} days, ${p.lookups.toLocaleString('en-IN')} lookups (up to ${p.daily_quota.toLocaleString('en-IN')} a day)`;
+  return `${title(name)}: ${formatInr(p.price_inr)} for ${p.validity_days} days, `
+    + `${p.lookups.toLocaleString('en-IN')} lookups (up to ${p.daily_quota.toLocaleString('en-IN')} a day)`;
 }
 
 export interface RenewPageInput {
@@ -53,8 +54,11 @@ ${problem ? `<p class="error" role="alert">${escapeHtml(problem)}</p>` : ''}
 
 /** The one answer for unknown, revoked and suspended prefixes: no form, no link, no reason. */
 export function noRenewalPage(prefix: string): string {
-  return page('No renewal is possible for this key', `<p role="alert">No renewal is possible for the API key <code>${escapeHtml(prefix)}</code>… on this page.</p>
-<p>Check the link in your e-mail, or contact support quoting the key prefix.</p>`);
+  return page(
+    'No renewal is possible for this key',
+    `<p role="alert">No renewal is possible for the API key <code>${escapeHtml(prefix)}</code>… on this page.</p>
+<p>Check the link in your e-mail, or contact support quoting the key prefix.</p>`,
+  );
 }
 
 /** Online payment is not set up for the key's mode: no form, no link. */
@@ -70,8 +74,10 @@ export function donePage(key: KeyRecord, paymentId: string, state: 'renewed' | '
   const paid = `Payment <code>${escapeHtml(paymentId)}</code> received.`;
   const prefix = `<code id="key-prefix">${escapeHtml(key.prefix)}</code>…`;
   if (state === 'renewed') {
+    const plan = escapeHtml(title(key.plan));
+    const until = escapeHtml(formatPeriodEnd(key.period_end));
     return page('Thank you: your key is renewed', `<p>${paid} API key ${prefix} is on the
-<strong id="plan">${escapeHtml(title(key.plan))}</strong> plan until ${escapeHtml(formatPeriodEnd(key.period_end))}, with ${key.lookups_limit.toLocaleString('en-IN')} lookups; its counters start at zero.</p>
+<strong id="plan">${plan}</strong> plan until ${until}, with ${key.lookups_limit.toLocaleString('en-IN')} lookups; its counters start at zero.</p>
 <p>A receipt was sent to the key's e-mail address.</p>`);
   }
   if (state === 'not_applied') {

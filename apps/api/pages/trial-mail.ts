@@ -13,7 +13,11 @@ function message(to: string, subject: string, lines: string[], headers: Record<s
     to,
     subject,
     text: [...lines, ''].join('\n'),
-    html: ['<!doctype html>', '<html><body style="font-family: sans-serif; line-height: 1.5">', ...lines.map((l) => `<p>${escapeHtml(l)}</p>`), '</body></html>', ''].join('\n'),
+    html: [
+      '<!doctype html>', '<html><body style="font-family: sans-serif; line-height: 1.5">',
+      ...lines.map((l) => `<p>${escapeHtml(l)}</p>`),
+      '</body></html>', '',
+    ].join('\n'),
     headers,
   };
 }

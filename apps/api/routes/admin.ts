@@ -75,7 +75,10 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
 
     admin.post('/admin/keys', adminCall({
       operationId: 'createKey', summary: 'Create an API key (the full key is shown only here)',
-      body: CreateKeyInputSchema.extend({ analyzer_shipments_limit: z.int().positive().optional().describe('The analyzer\'s allowance per period for this key (growth and business)') }), bodyExample: { plan: 'starter', mode: 'live', email: 'ops@example.com' },
+      body: CreateKeyInputSchema.extend({
+        analyzer_shipments_limit: z.int().positive().optional().describe('The analyzer\'s allowance per period for this key (growth and business)'),
+      }),
+      bodyExample: { plan: 'starter', mode: 'live', email: 'ops@example.com' },
       responses: { 201: { description: 'The key, shown once', schema: CreatedKeySchema } },
       errors: ['conflict'],
     }), async (request, reply) => {
@@ -126,7 +129,10 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
       errors: ['not_found', 'conflict'],
     }), async (request) => {
       const body = RenewBodySchema.safeParse(request.body ?? {});
-      if (!body.success) throw new ApiError('bad_request', `Invalid renew body: ${body.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ')}`);
+      if (!body.success) {
+        const issues = body.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ');
+        throw new ApiError('bad_request', `Invalid renew body: ${issues}`);
+      }
       try {
         const record = await access.renew(prefixParam(request), body.data.plan, now());
         // A plan given switches to that plan's numbers: the analyzer's too (as for lookups_limit).

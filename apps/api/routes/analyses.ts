@@ -40,7 +40,8 @@ async function analyzerKey(deps: AnalysisDeps, analyzer: Analyzer, request: Fast
   // managementKey refuses a key that may not act now (auth.ts acceptKeyRecord: 401, 402).
   const record = await managementKey(deps, analyzer.store.kv, request, reply);
   if (!analyzer.includes(record)) {
-    throw new ApiError('plan_feature_unavailable', `The shipment analyzer is part of the ${ANALYZER_PLANS.join(' and ')} plans; this key is on the ${record.plan} plan. Renew with one of them to use it.`);
+    throw new ApiError('plan_feature_unavailable', `The shipment analyzer is part of the ${ANALYZER_PLANS.join(' and ')} plans; `
+      + `this key is on the ${record.plan} plan. Renew with one of them to use it.`);
   }
   return record;
 }
@@ -49,15 +50,25 @@ function problems(rejected: readonly RejectedRow[]): string {
   return rejected.slice(0, 5).map((r) => `row ${r.row}${r.awb ? ` (${r.awb})` : ''}: ${r.code}`).join('; ');
 }
 
-const tooMany = () => new ApiError('payload_too_large', `An analysis holds at most ${MAX_ANALYSIS_ROWS.toLocaleString('en-US')} shipments; split the file and send it as several analyses.`);
+const tooMany = () => new ApiError(
+  'payload_too_large',
+  `An analysis holds at most ${MAX_ANALYSIS_ROWS.toLocaleString('en-US')} shipments; split the file and send it as several analyses.`,
+);
 
 function collectJson(collector: InputCollector, body: unknown): { name: string | null } {
   if (body === NOT_JSON || body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw new ApiError('invalid_analysis', 'The body must be JSON {"name"?: "...", "shipments": [{"awb": "...", "carrier"?: "...", ...}]} or a CSV with Content-Type: text/csv.');
+    throw new ApiError(
+      'invalid_analysis',
+      'The body must be JSON {"name"?: "...", "shipments": [{"awb": "...", "carrier"?: "...", ...}]} or a CSV with Content-Type: text/csv.',
+    );
   }
   const { name, shipments } = body as { name?: unknown; shipments?: unknown };
-  if (name !== undefined && name !== null && (typeof name !== 'string' || name.length > 200)) throw new ApiError('invalid_analysis', '"name" must be a string of at most 200 characters.');
-  if (!Array.isArray(shipments) || shipments.length === 0) throw new ApiError('invalid_analysis', '"shipments" must be a list of 1 to 20,000 shipments {"awb": "...", ...}.');
+  if (name !== undefined && name !== null && (typeof name !== 'string' || name.length > 200)) {
+    throw new ApiError('invalid_analysis', '"name" must be a string of at most 200 characters.');
+  }
+  if (!Array.isArray(shipments) || shipments.length === 0) {
+    throw new ApiError('invalid_analysis', '"shipments" must be a list of 1 to 20,000 shipments {"awb": "...", ...}.');
+  }
   if (shipments.length > MAX_ANALYSIS_ROWS) throw tooMany();
   for (const item of shipments) {
     collector.add(item !== null && typeof item === 'object' && !Array.isArray(item) ? item as Record<string, unknown> : { awb: undefined, order_id: {} });
@@ -75,7 +86,9 @@ async function collectCsv(collector: InputCollector, body: Readable): Promise<vo
   try {
     const outcome = await readCsv(body, {
       header: (columns) => {
-        if (!columns.includes('awb')) throw new CsvInputError(`The CSV has no awb column (its header row names: ${columns.slice(0, 10).join(', ') || 'nothing'}).`);
+        if (!columns.includes('awb')) {
+          throw new CsvInputError(`The CSV has no awb column (its header row names: ${columns.slice(0, 10).join(', ') || 'nothing'}).`);
+        }
       },
       row: (record) => collector.add(record),
     }, ANALYSIS_BODY_LIMIT);
@@ -107,7 +120,8 @@ export function registerAnalysisRoutes(app: FastifyInstance, deps: AnalysisDeps,
     }
     const accepted = await analyzer.accept(record, name, collector.shipments, collector.rejected, collector.rejectedCount);
     if (!accepted.ok) {
-      throw new ApiError('analyzer_quota_exceeded', `This analysis needs ${accepted.needed} shipments of the analyzer allowance and ${accepted.remaining} of ${accepted.limit} remain in this period. Send fewer shipments, or renew to start a new period.`);
+      throw new ApiError('analyzer_quota_exceeded', `This analysis needs ${accepted.needed} shipments of the analyzer allowance and `
+        + `${accepted.remaining} of ${accepted.limit} remain in this period. Send fewer shipments, or renew to start a new period.`);
     }
     const doc = accepted.doc;
     return reply.code(202).header('Location', `/v1/analyses/${doc.id}`).send({
@@ -132,7 +146,11 @@ export function registerAnalysisRoutes(app: FastifyInstance, deps: AnalysisDeps,
       bodyLimit: ANALYSIS_BODY_LIMIT,
       ...analyzerCall({
         operationId: 'createAnalysis', summary: 'Analyse your shipments (growth and business plans)',
-        description: 'JSON, or `Content-Type: text/csv` with a header row naming the same columns (awb required; any order; UTF-8 with or without BOM; comma or semicolon; quoted fields; `?name=` names it). 1 to 20,000 rows. Each distinct carrier + AWB counts once against the analyzer allowance of the period (growth 4,000, business 12,000), atomically when accepted; carrier errors are given back when it completes. No lookup is consumed and the daily quota does not apply. Bad rows are listed in `rejected_rows` and count nothing.',
+        description: 'JSON, or `Content-Type: text/csv` with a header row naming the same columns (awb required; any order; '
+          + 'UTF-8 with or without BOM; comma or semicolon; quoted fields; `?name=` names it). 1 to 20,000 rows. '
+          + 'Each distinct carrier + AWB counts once against the analyzer allowance of the period (growth 4,000, business 12,000), '
+          + 'atomically when accepted; carrier errors are given back when it completes. '
+          + 'No lookup is consumed and the daily quota does not apply. Bad rows are listed in `rejected_rows` and count nothing.',
         query: z.object({ name: z.string().max(200).optional().describe('Name of a CSV analysis') }),
         body: AnalysisRequestSchema,
         bodyExample: { name: 'November', shipments: [{ awb: '1234567890104', carrier: 'delhivery', payment_mode: 'cod', promised_by: '2026-11-28' }] },
@@ -164,11 +182,18 @@ export function registerAnalysisRoutes(app: FastifyInstance, deps: AnalysisDeps,
 
   app.get<{ Params: { id: string } }>('/v1/analyses/:id/shipments', analyzerCall({
     operationId: 'getAnalysisShipments', summary: 'One CSV row per shipment of a completed analysis', params: IdParams,
-    responses: { 200: { description: `text/csv with the columns ${SHIPMENT_CSV_COLUMNS.join(', ')} (ndr_reasons ;-separated)`, text: 'text/csv', headers: ['Content-Disposition'] } },
+    responses: {
+      200: {
+        description: `text/csv with the columns ${SHIPMENT_CSV_COLUMNS.join(', ')} (ndr_reasons ;-separated)`,
+        text: 'text/csv', headers: ['Content-Disposition'],
+      },
+    },
     errors: ['analysis_not_found', 'conflict'],
   }), async (request, reply) => {
     const doc = await own(request, reply);
-    if (doc.status !== 'completed') throw new ApiError('conflict', `Analysis ${doc.id} is ${doc.status} (${doc.done} of ${doc.total}); its shipments are listed once it completes.`);
+    if (doc.status !== 'completed') {
+      throw new ApiError('conflict', `Analysis ${doc.id} is ${doc.status} (${doc.done} of ${doc.total}); its shipments are listed once it completes.`);
+    }
     const store = analyzer.store;
     async function* lines() {
       yield SHIPMENT_CSV_HEADER;
@@ -186,7 +211,9 @@ export function registerAnalysisRoutes(app: FastifyInstance, deps: AnalysisDeps,
 
   app.post<{ Params: { id: string } }>('/v1/analyses/:id/share', analyzerCall({
     operationId: 'shareAnalysis', summary: 'A link (30 days) to an HTML report with charts, for colleagues without API access', params: IdParams,
-    description: 'The link carries an opaque token: it names neither the key nor the analysis. It stops working when it expires, when the analysis\'s links are revoked (`DELETE` on this path), and while the key is suspended or once it is revoked. Its address starts with the service\'s `PUBLIC_BASE_URL`.',
+    description: 'The link carries an opaque token: it names neither the key nor the analysis. '
+      + 'It stops working when it expires, when the analysis\'s links are revoked (`DELETE` on this path), '
+      + 'and while the key is suspended or once it is revoked. Its address starts with the service\'s `PUBLIC_BASE_URL`.',
     responses: { 200: { description: 'The link', schema: ShareLinkSchema } },
     errors: ['analysis_not_found'],
   }), async (request, reply) => {
@@ -197,7 +224,8 @@ export function registerAnalysisRoutes(app: FastifyInstance, deps: AnalysisDeps,
 
   app.delete<{ Params: { id: string } }>('/v1/analyses/:id/share', analyzerCall({
     operationId: 'revokeAnalysisShares', summary: 'Revoke every share link made so far to the analysis', params: IdParams,
-    description: 'Every link made before this call stops working at once, on every instance; a link made afterwards works. Answered 204 also when there were none.',
+    description: 'Every link made before this call stops working at once, on every instance; '
+      + 'a link made afterwards works. Answered 204 also when there were none.',
     responses: { 204: { description: 'Revoked' } },
     errors: ['analysis_not_found'],
   }), async (request, reply) => {
@@ -210,7 +238,9 @@ export function registerAnalysisRoutes(app: FastifyInstance, deps: AnalysisDeps,
   app.get<{ Params: { token: string } }>('/shared/analyses/:token', api({
     operationId: 'sharedAnalysisPage', summary: 'The shared report page (no API key: the link\'s token is the permission)', caller: 'none', tags,
     params: z.object({ token: z.string() }),
-    responses: { 200: { description: 'HTML with server-rendered SVG charts; nothing loaded from another host', text: 'text/html', headers: ['Cache-Control'] } },
+    responses: {
+      200: { description: 'HTML with server-rendered SVG charts; nothing loaded from another host', text: 'text/html', headers: ['Cache-Control'] },
+    },
     errors: ['analysis_not_found'],
   }), async (request, reply) => {
     const now = deps.clock();

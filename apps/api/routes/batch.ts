@@ -49,7 +49,11 @@ async function countBatch(deps: BatchDeps, request: FastifyRequest, reply: Fasti
         : new ApiError('invalid_api_key', 'The API key is not valid.');
     }
     limitHeaders(reply, consumed);
-    throw new ApiError('rate_limit_exceeded', `More than ${consumed.limits.burst} requests in one second (a batch is one request). Back off with a small random delay.`, { 'Retry-After': consumed.retryAfterSeconds ?? 1 });
+    throw new ApiError(
+      'rate_limit_exceeded',
+      `More than ${consumed.limits.burst} requests in one second (a batch is one request). Back off with a small random delay.`,
+      { 'Retry-After': consumed.retryAfterSeconds ?? 1 },
+    );
   }
   limitHeaders(reply, consumed);
   return consumed;
@@ -105,7 +109,8 @@ export function registerBatchRoute(app: FastifyInstance, deps: BatchDeps): void 
     deferJsonErrors(scope);
     scope.post('/v1/track/batch', api({
       operationId: 'trackBatch', summary: 'Track 1 to 100 shipments in one request', caller: 'key', limits: 'metered',
-      description: 'One result per item, in input order, each with its index. Each item is metered as a single lookup would be (200 and 404 consume; 400, 429 and 502 do not); '
+      description: 'One result per item, in input order, each with its index. '
+        + 'Each item is metered as a single lookup would be (200 and 404 consume; 400, 429 and 502 do not); '
         + 'items past the daily or period quota get that quota\'s 429 code while the ones before it are served. The batch is one request for the burst limit. '
         + 'Items without a carrier are detected as GET /v1/track/{awb} does. Identical items share one carrier poll.',
       headers: IdempotencyHeaders,

@@ -41,7 +41,10 @@ export const PaymentsAnswerSchema = z.object({ key_prefix: z.string(), payments:
 
 function parsed<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
   const result = schema.safeParse(value ?? {});
-  if (!result.success) throw new ApiError('bad_request', `Invalid ${what}: ${result.error.issues.map((i) => `${i.path.join('.') || what}: ${i.message}`).join('; ')}`);
+  if (!result.success) {
+    const issues = result.error.issues.map((i) => `${i.path.join('.') || what}: ${i.message}`).join('; ');
+    throw new ApiError('bad_request', `Invalid ${what}: ${issues}`);
+  }
   return result.data;
 }
 
@@ -61,7 +64,8 @@ export function registerBillingRoutes(app: FastifyInstance, deps: BillingDeps): 
   const { access, billing } = deps;
   const plans = deps.product.config.plans;
   const buyable = purchasablePlans(plans);
-  const html = (reply: FastifyReply, status: number, body: string) => reply.code(status).type('text/html; charset=utf-8').header('Cache-Control', 'no-store').send(body);
+  const html = (reply: FastifyReply, status: number, body: string) =>
+    reply.code(status).type('text/html; charset=utf-8').header('Cache-Control', 'no-store').send(body);
 
   /**
    * The key behind a renewal request, or the one page every key that cannot pay gets: unknown,
@@ -79,7 +83,10 @@ export function registerBillingRoutes(app: FastifyInstance, deps: BillingDeps): 
     if (!gateway || plansOnOffer(key, plans, new Date(deps.clock())).length === 0) {
       // Depends on the mode only, which the prefix itself shows (trk_live_ / trk_test_), or on a
       // plans file with no plan for sale.
-      html(reply, 503, noPaymentPage('Online payment is not available', `Online payment is not set up for ${key.mode} keys on this service. Contact support to renew ${prefix}.`));
+      html(reply, 503, noPaymentPage(
+        'Online payment is not available',
+        `Online payment is not set up for ${key.mode} keys on this service. Contact support to renew ${prefix}.`,
+      ));
       return null;
     }
     return { key, gateway };
@@ -121,7 +128,8 @@ export function registerBillingRoutes(app: FastifyInstance, deps: BillingDeps): 
         // A lower plan while the period runs (renewal.ts): the form again, with what can be bought.
         return html(reply, 409, renewPage({
           prefix: key.prefix, plans, offer, selected: offer[0]!, attempt: form.attempt,
-          problem: `The ${form.plan} plan cannot be bought for this key while its period runs: a payment renews the key on its plan or upgrades it, and a lower plan can be chosen once the period has ended.`,
+          problem: `The ${form.plan} plan cannot be bought for this key while its period runs: `
+            + 'a payment renews the key on its plan or upgrades it, and a lower plan can be chosen once the period has ended.',
         }));
       }
 
@@ -129,7 +137,9 @@ export function registerBillingRoutes(app: FastifyInstance, deps: BillingDeps): 
       // to the link already made for it, never to a second one.
       const kept = await billing.payments.getAttempt(form.attempt);
       if (kept) {
-        if (kept.key_prefix !== key.prefix || kept.plan !== form.plan) throw new ApiError('conflict', 'This renewal form was already used for another plan; open the renewal link again.');
+        if (kept.key_prefix !== key.prefix || kept.plan !== form.plan) {
+          throw new ApiError('conflict', 'This renewal form was already used for another plan; open the renewal link again.');
+        }
         return reply.header('Cache-Control', 'no-store').redirect(kept.short_url, 303);
       }
       const base = publicBaseOf(deps, request.server);
@@ -142,14 +152,19 @@ export function registerBillingRoutes(app: FastifyInstance, deps: BillingDeps): 
           callback_url: `${base}/billing/renew/done`,
           customer_email: key.email,
         });
-        const saved = await billing.payments.saveAttempt({ reference_id: form.attempt, link_id: link.id, short_url: link.short_url, key_prefix: key.prefix, plan: form.plan });
+        const saved = await billing.payments.saveAttempt({
+          reference_id: form.attempt, link_id: link.id, short_url: link.short_url, key_prefix: key.prefix, plan: form.plan,
+        });
         return reply.header('Cache-Control', 'no-store').redirect(saved.short_url, 303);
       } catch (err) {
         request.log.warn({ err: { message: (err as Error).message } }, 'billing: payment link not created');
         const problem = err instanceof GatewayUnavailable
-          ? 'The payment service could not be reached, so nothing was charged. Try again in a few minutes: this button reuses the same payment attempt, so you cannot be charged twice.'
+          ? 'The payment service could not be reached, so nothing was charged. '
+            + 'Try again in a few minutes: this button reuses the same payment attempt, so you cannot be charged twice.'
           : 'The payment service refused to start this payment; nothing was charged. Please contact support.';
-        return html(reply, err instanceof GatewayUnavailable ? 503 : 502, renewPage({ prefix: key.prefix, plans, offer, selected: form.plan, attempt: form.attempt, problem }));
+        return html(reply, err instanceof GatewayUnavailable ? 503 : 502, renewPage({
+          prefix: key.prefix, plans, offer, selected: form.plan, attempt: form.attempt, problem,
+        }));
       }
     });
 
@@ -195,7 +210,9 @@ export function registerBillingRoutes(app: FastifyInstance, deps: BillingDeps): 
       const event = parsed(PaymentLinkPaidEventSchema, json, 'payment_link.paid event');
       const outcome = await billing.settle(paidLinkOf(event), gateway);
       // Another instance holds this payment right now: a non-2xx makes the gateway deliver it again later.
-      if (outcome.kind === 'in_progress') throw new ApiError('payment_in_progress', 'This payment is being applied by another request; deliver it again later.');
+      if (outcome.kind === 'in_progress') {
+        throw new ApiError('payment_in_progress', 'This payment is being applied by another request; deliver it again later.');
+      }
       return reply.code(200).send({ received: true, outcome: outcome.kind });
     });
 

@@ -30,10 +30,15 @@ function single(value: unknown): string | undefined | null {
 }
 
 /** The request's input checked, or the 400 it deserves (pincodes first, then the date, the carrier, the service type). */
-function checkInput(deps: EstimateDeps, request: FastifyRequest<{ Params: { origin_pincode: string; destination_pincode: string } }>): EstimateInput | ApiError {
+function checkInput(
+  deps: EstimateDeps,
+  request: FastifyRequest<{ Params: { origin_pincode: string; destination_pincode: string } }>,
+): EstimateInput | ApiError {
   const origin = request.params.origin_pincode.trim();
   const destination = request.params.destination_pincode.trim();
-  if (!isPincode(origin) || !isPincode(destination)) return new ApiError('invalid_pincode', 'Origin and destination must be Indian pincodes of exactly 6 digits.');
+  if (!isPincode(origin) || !isPincode(destination)) {
+    return new ApiError('invalid_pincode', 'Origin and destination must be Indian pincodes of exactly 6 digits.');
+  }
   const query = (request.query ?? {}) as Record<string, unknown>;
   const nowMs = deps.clock();
   const date = single(query.ship_date);
@@ -46,9 +51,13 @@ function checkInput(deps: EstimateDeps, request: FastifyRequest<{ Params: { orig
   if (carrierName === null) return new ApiError('unsupported_carrier', 'Give carrier once: one slug or alias (GET /v1/carriers lists them).');
   // Absent or empty: every carrier.
   const carrier = carrierName ? deps.product.registry.resolve(carrierName) : null;
-  if (carrierName && !carrier) return new ApiError('unsupported_carrier', `Carrier ${JSON.stringify(carrierName.slice(0, 60))} is not supported. See GET /v1/carriers for the list.`);
+  if (carrierName && !carrier) {
+    return new ApiError('unsupported_carrier', `Carrier ${JSON.stringify(carrierName.slice(0, 60))} is not supported. See GET /v1/carriers for the list.`);
+  }
   const service = single(query.service_type);
-  if (service === null || (service !== undefined && service.length > MAX_SERVICE_TYPE)) return new ApiError('bad_request', `service_type must be given once, at most ${MAX_SERVICE_TYPE} characters.`);
+  if (service === null || (service !== undefined && service.length > MAX_SERVICE_TYPE)) {
+    return new ApiError('bad_request', `service_type must be given once, at most ${MAX_SERVICE_TYPE} characters.`);
+  }
   return { origin, destination, shipDate, carrier, serviceType: service || null };
 }
 
@@ -79,10 +88,13 @@ export function registerEstimateRoutes(app: FastifyInstance, deps: EstimateDeps)
   // No HEAD: it would be metered like a GET and show nothing for it (as for a track call).
   app.get('/v1/estimate/:origin_pincode/:destination_pincode', { exposeHeadRoute: false, ...api({
     operationId: 'estimate', summary: 'Delivery by: estimate a planned shipment per carrier', caller: 'key', limits: 'metered',
-    description: 'The delivery day and its p80 / p90 windows (IST days, both ends included) of a shipment booked on ship_date and not yet picked up, per carrier and service type, '
-      + 'from the same model as a tracking record\'s insights.prediction in its awaiting_pickup stage. Pickups count only on the carrier\'s working days at the origin (the first one on or after ship_date; '
-      + 'today: from now, a later day: from its start), deliveries only on working days at the destination. Carriers without a basis (under 30 delivered shipments for the stage at every level) are left out. '
-      + 'trk_test_ keys read the model learned from the sandbox network, live keys the one learned from real carriers. One lookup, like a track call answered 200.',
+    description: 'The delivery day and its p80 / p90 windows (IST days, both ends included) of a shipment booked on ship_date and not yet picked up, '
+      + 'per carrier and service type, from the same model as a tracking record\'s insights.prediction in its awaiting_pickup stage. '
+      + 'Pickups count only on the carrier\'s working days at the origin (the first one on or after ship_date; '
+      + 'today: from now, a later day: from its start), deliveries only on working days at the destination. '
+      + 'Carriers without a basis (under 30 delivered shipments for the stage at every level) are left out. '
+      + 'trk_test_ keys read the model learned from the sandbox network, live keys the one learned from real carriers. '
+      + 'One lookup, like a track call answered 200.',
     params: z.object({ origin_pincode: PincodeParam, destination_pincode: PincodeParam }),
     query: EstimateQuerySchema,
     responses: { 200: { description: 'The estimates', schema: EstimateAnswerSchema } },

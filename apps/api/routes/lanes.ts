@@ -22,7 +22,10 @@ export function registerLaneRoutes(app: FastifyInstance, deps: LaneDeps): void {
     const origin = request.params.origin_pincode.trim();
     const destination = request.params.destination_pincode.trim();
     const valid = isPincode(origin) && isPincode(destination);
-    const { key: record, ticket } = await countLookup(deps, request, reply, valid ? null : new ApiError('invalid_pincode', 'Origin and destination must be Indian pincodes of exactly 6 digits.'));
+    const { key: record, ticket } = await countLookup(
+      deps, request, reply,
+      valid ? null : new ApiError('invalid_pincode', 'Origin and destination must be Indian pincodes of exactly 6 digits.'),
+    );
     const originPrefix = origin.slice(0, 3);
     const destinationPrefix = destination.slice(0, 3);
     try {
@@ -45,7 +48,8 @@ export function registerLaneRoutes(app: FastifyInstance, deps: LaneDeps): void {
     operationId: 'lanes', summary: 'Compare carriers on a lane', caller: 'key', limits: 'metered',
     description: 'Every carrier\'s figures on the lane of the two pincodes\' first three digits, over shipments closed in the last window_days (default 90). '
       + 'Figures are null for a carrier with fewer than 30 delivered shipments in the window; rates are null when nothing could be counted. '
-      + 'p50 is the median (mean of the middle two), p90 interpolates at rank 0.9·(n−1). trk_test_ keys see the sandbox\'s lanes. One lookup, like a track call answered 200.',
+      + 'p50 is the median (mean of the middle two), p90 interpolates at rank 0.9·(n−1). trk_test_ keys see the sandbox\'s lanes. '
+      + 'One lookup, like a track call answered 200.',
     params: z.object({ origin_pincode: PincodeParam, destination_pincode: PincodeParam }),
     responses: { 200: { description: 'The lane comparison', schema: LaneComparisonSchema } },
     errors: ['invalid_pincode', 'daily_quota_exceeded', 'plan_quota_exceeded'],

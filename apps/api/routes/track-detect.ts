@@ -51,7 +51,8 @@ export function registerDetectedTrackRoute(app: FastifyInstance, deps: DetectedT
 
   app.get('/v1/track/:awb', api({
     operationId: 'trackDetected', summary: 'Track a shipment without naming the carrier', caller: 'key', limits: 'metered',
-    description: 'The carriers whose number shapes fit are asked in turn, most likely first, at most 3 carrier polls, until one knows the number; one lookup is consumed whatever the number of polls. '
+    description: 'The carriers whose number shapes fit are asked in turn, most likely first, at most 3 carrier polls, until one knows the number; '
+      + 'one lookup is consumed whatever the number of polls. '
       + 'The record\'s carrier says which; it is cached under that carrier.',
     params: z.object({ awb: AwbParam }),
     responses: { 200: { description: 'The tracking record', schema: TrackingRecordSchema } },

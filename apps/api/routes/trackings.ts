@@ -27,12 +27,15 @@ export function registerTrackingRoutes(app: FastifyInstance, deps: TrackingDeps,
   const shipmentParams = z.object({ carrier: carrierParam(deps.product), awb: AwbParam });
   app.post('/v1/trackings', api({
     tags, operationId: 'watch', summary: 'Watch a shipment (consumes one lookup; watching again is free)', caller: 'key', limits: 'metered',
-    description: 'Starts pushing every change of the shipment to the key\'s webhook endpoints. Consumes one lookup exactly as a track call answered 200 or 404 would. A watch ends 3 days after a terminal state or 60 days after it began.',
+    description: 'Starts pushing every change of the shipment to the key\'s webhook endpoints. '
+      + 'Consumes one lookup exactly as a track call answered 200 or 404 would. A watch ends 3 days after a terminal state or 60 days after it began.',
     body: WatchBodySchema, bodyExample: { carrier: 'delhivery', awb: '1234567890102' },
     responses: {
       201: { description: 'Watch started (tracking null while the carrier has no scans)', schema: WatchAnswerSchema },
       // Answered as a management call (auth/management-key.ts): the burst limit's headers, nothing metered.
-      200: { description: 'Already watched by this key: nothing consumed', schema: WatchAnswerSchema, limits: 'burst', optionalHeaders: ['X-Lookups-Remaining'] },
+      200: {
+        description: 'Already watched by this key: nothing consumed', schema: WatchAnswerSchema, limits: 'burst', optionalHeaders: ['X-Lookups-Remaining'],
+      },
     },
     errors: ['invalid_awb', 'unsupported_carrier', 'daily_quota_exceeded', 'plan_quota_exceeded', 'upstream_error'],
   }), async (request: FastifyRequest, reply: FastifyReply) => {

@@ -56,7 +56,8 @@ export function registerTrialRoutes(app: FastifyInstance, deps: TrialDeps): void
       for (const [rule, who] of [[perClient, request.ip], [perMailbox, mailboxId(email)]] as const) {
         const throttled = await deps.throttle.check(rule, who, now);
         if (throttled.blocked) {
-          return reply.code(429).header('Retry-After', throttled.retryAfterSeconds).send(trialForm('Too many trial keys were requested from your network or for this address. Try again later.'));
+          return reply.code(429).header('Retry-After', throttled.retryAfterSeconds)
+            .send(trialForm('Too many trial keys were requested from your network or for this address. Try again later.'));
         }
       }
       // Counted whatever follows: an address that had its trial costs a prober what a new one does.

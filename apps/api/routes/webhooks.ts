@@ -38,7 +38,9 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: WebhookDeps, p
 
   app.post('/v1/webhooks', pushCall({
     operationId: 'createWebhook', summary: 'Create a webhook endpoint (the secret is shown only here)',
-    description: `Deliveries are signed with Standard Webhooks v1 (webhook-id, webhook-timestamp, webhook-signature). Live keys need https and a host with public addresses only; test keys may use http and loopback. At most 10 endpoints per key. Event types: ${SUBSCRIBABLE_EVENT_TYPES.join(', ')}.`,
+    description: `Deliveries are signed with Standard Webhooks v1 (webhook-id, webhook-timestamp, webhook-signature). `
+      + `Live keys need https and a host with public addresses only; test keys may use http and loopback. `
+      + `At most 10 endpoints per key. Event types: ${SUBSCRIBABLE_EVENT_TYPES.join(', ')}.`,
     body: WebhookBodySchema, bodyExample: { url: 'https://example.com/hooks/tracking', events: ['tracking.delivered', 'tracking.exception'] },
     responses: { 201: { description: 'The endpoint with its secret (whsec_…)', schema: EndpointWithSecretSchema } },
     errors: ['invalid_url', 'too_many_endpoints'],

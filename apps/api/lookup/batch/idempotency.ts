@@ -45,7 +45,10 @@ export async function guardBatch(
       };
     }
     if (claim.fingerprint !== fingerprint) {
-      throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with another request body in the last 24 hours. Use a new key for a new batch.');
+      throw new ApiError(
+        'idempotency_key_reused',
+        'This Idempotency-Key was used with another request body in the last 24 hours. Use a new key for a new batch.',
+      );
     }
     if (claim.kind === 'done') return { kind: 'replay', answer: claim.answer };
     if (Date.now() >= waitUntil) throw new ApiError('conflict', 'A request with this Idempotency-Key is still being answered. Retry in a moment.');
