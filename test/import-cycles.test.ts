@@ -10,24 +10,8 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
-
-function productionFiles(dir: string): string[] {
-  if (!existsSync(join(ROOT, dir))) return [];
-  const found: string[] = [];
-  for (const entry of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) {
-      if (!['testing', 'testutil', 'fixtures', 'node_modules'].includes(entry.name)) found.push(...productionFiles(path));
-    } else if (entry.name.endsWith('.ts') && !/\.test\.ts$|\.suite\.ts$|^testing/.test(entry.name)) {
-      found.push(path);
-    }
-  }
-  return found;
-}
+import { ROOT, productionFiles } from './support/production-files.ts';
 
 /** packages/<name>/src of every package there is. */
 const packageSources = () => (existsSync(join(ROOT, 'packages')) ? readdirSync(join(ROOT, 'packages')).map((name) => `packages/${name}/src`) : []);

@@ -17,6 +17,13 @@ export function limitHeaders(reply: FastifyReply, state: LimitState): void {
   reply.header('X-Lookups-Remaining', state.remaining.period);
 }
 
+/** The answer when the store refused the key itself at the count (it changed since the record was read). */
+export function keyRefusedAtCount(code: 'payment_required' | 'invalid_api_key'): ApiError {
+  return code === 'payment_required'
+    ? new ApiError('payment_required', 'The plan period has ended. Renew to restore access at once.')
+    : new ApiError('invalid_api_key', 'The API key is not valid.');
+}
+
 /** The canonical carrier slug and the parsed AWB, or the 400 they deserve (the carrier is checked first). */
 export function checkShipmentInput(deps: Pick<ApiDeps, 'product'>, carrierName: string, rawAwb: string): ShipmentInput | ApiError {
   const carrier = deps.product.registry.resolve(carrierName);
@@ -65,11 +72,7 @@ export async function countLookup(deps: LookupDeps, request: FastifyRequest, rep
   if (!consumed) throw new Error('the access store counted nothing for a valid lookup of an existing key');
   if (!consumed.ok) {
     // The store refused the key itself: it changed between the record read and the count.
-    if (!('limits' in consumed)) {
-      throw consumed.code === 'payment_required'
-        ? new ApiError('payment_required', 'The plan period has ended. Renew to restore access at once.')
-        : new ApiError('invalid_api_key', 'The API key is not valid.');
-    }
+    if (!('limits' in consumed)) throw keyRefusedAtCount(consumed.code);
     limitHeaders(reply, consumed);
     const retryAfter: Record<string, number> = consumed.retryAfterSeconds === undefined ? {} : { 'Retry-After': consumed.retryAfterSeconds };
     const messages = {

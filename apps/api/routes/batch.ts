@@ -7,7 +7,7 @@ import { batchBody, runBatch } from '../lookup/batch/run.ts';
 import type { ApiDeps } from '../context/deps.ts';
 import { ApiError, methodNotAllowed } from '../http/errors.ts';
 import { NOT_JSON, deferJsonErrors } from '../http/bodies.ts';
-import { limitHeaders } from '../lookup/metered.ts';
+import { keyRefusedAtCount, limitHeaders } from '../lookup/metered.ts';
 import { api } from '../openapi/spec.ts';
 import { BatchAnswerSchema, BatchRequestSchema, IdempotencyHeaders } from '../openapi/schemas.ts';
 
@@ -42,12 +42,8 @@ async function countBatch(deps: BatchDeps, request: FastifyRequest, reply: Fasti
   acceptKeyRecord(request, record, now);
   if (!consumed) throw new Error('the access store counted nothing for a batch of an existing key');
   if (!consumed.ok) {
-    if (!('limits' in consumed)) {
-      // The store refused the key itself: it changed between the record read and the count.
-      throw consumed.code === 'payment_required'
-        ? new ApiError('payment_required', 'The plan period has ended. Renew to restore access at once.')
-        : new ApiError('invalid_api_key', 'The API key is not valid.');
-    }
+    // The store refused the key itself: it changed between the record read and the count.
+    if (!('limits' in consumed)) throw keyRefusedAtCount(consumed.code);
     limitHeaders(reply, consumed);
     throw new ApiError(
       'rate_limit_exceeded',
