@@ -52,9 +52,10 @@ function startEmbeddedJobs(env: Env, runtime: ApiRuntime, log: (m: string) => vo
 }
 
 /** The distributed apps in this process: normalizer (and push detection), poller (and notices), dispatcher. */
-async function startDistributedApps(env: Env, sandboxUrl: string): Promise<Stop> {
+async function startDistributedApps(env: Env, sandboxUrl: string, runtime: ApiRuntime): Promise<Stop> {
   const normalizer = await startNormalizer(env, { healthPort: null });
-  const poller = await startPoller(env, { healthPort: null, sandboxUrl, liveTarget: 'sandbox' });
+  // The API's raw-poll bus: one producer and one spool for the whole process.
+  const poller = await startPoller(env, { healthPort: null, sandboxUrl, liveTarget: 'sandbox', bus: runtime.bus });
   const dispatcher = await startDispatcher(env, { healthPort: null });
   return async () => {
     await poller.stop();
@@ -84,7 +85,7 @@ async function start() {
   const base = await app.listen({ port: env.PORT, host: env.HOST });
   // As Razorpay's dashboard would: the sandbox gateway's paid links are reported to this API.
   gateway.setWebhookUrl(`${base}/billing/razorpay/webhook`);
-  const stopJobs = mode.distributed ? await startDistributedApps(env, sandbox.url) : startEmbeddedJobs(env, runtime, log, base);
+  const stopJobs = mode.distributed ? await startDistributedApps(env, sandbox.url, runtime) : startEmbeddedJobs(env, runtime, log, base);
 
   const { key } = await runtime.deps.access.createKey({ plan: 'trial', mode: 'test', email: 'quickstart@example.com' }, new Date());
   const lines = [

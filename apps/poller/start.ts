@@ -7,6 +7,7 @@ import { ClickHouseLaneSource, activeShipments, createClickHouseClient, pingClic
 import type { Env } from '../../lib/config/index.ts';
 import { createKafka } from '../../lib/kafka/client.ts';
 import { KafkaBus } from '../../lib/kafka/kafka-bus.ts';
+import type { PollBus } from '../../lib/bus/index.ts';
 import { createMetrics, createPollerMetrics } from '../../lib/metrics/index.ts';
 import { createMailer, noticeSettingsOf, scheduleNotices } from '../../lib/notices/index.ts';
 import {
@@ -43,6 +44,8 @@ export interface PollerStartOptions {
   liveTarget?: 'carriers' | 'sandbox';
   /** Cron of the ticks (default from the policy's tick); null: no schedule, ticks only through tick() (tests). */
   tickCron?: string | null;
+  /** The process's raw-poll bus when another app of it already has one (npm start); default: its own. */
+  bus?: PollBus;
 }
 
 /**
@@ -59,8 +62,15 @@ export async function startPoller(env: Env, options: PollerStartOptions = {}): P
   const log = health.log;
   const clickhouse = createClickHouseClient(resolveTarget(env.CLICKHOUSE_URL, options.database));
   const redis = connectRedis(env.REDIS_URL, { maxRetriesPerRequest: 2 }, (level, message) => log[level](message));
-  const kafka = createKafka({ brokers: env.KAFKA_BROKERS, clientId: 'tracking-poller', log: (level, message) => log[level](message) });
-  const bus = new KafkaBus({ kafka, dataDir: env.DATA_DIR, onError: (err) => log.warn({ err }, 'raw-poll log unavailable; spooling') });
+  // One raw-poll producer per process: the one-process start hands its API's bus in (two buses
+  // would be two spools and two producers for one process's polls).
+  const bus = options.bus ?? await KafkaBus.open({
+    kafka: createKafka({ brokers: env.KAFKA_BROKERS, clientId: 'tracking-poller', log: (level, message) => log[level](message) }),
+    dataDir: env.DATA_DIR,
+    onError: (err) => log.warn({ err }, 'raw-poll log unavailable; spooling'),
+    onRecovered: (ms) => log.info(`raw-poll log back after ${Math.round(ms / 1000)} s: sending the spool`),
+  });
+  const ownsBus = options.bus === undefined;
   const carriers = createCarrierPoller({ sandboxUrl: options.sandboxUrl ?? env.SANDBOX_URL ?? null, liveTarget: options.liveTarget ?? 'carriers' });
   // Watched shipments (push) are re-polled like active ones, even before their first scan.
   const watches = new WatchStore(new RedisKv(redis, `${options.redisNamespace ?? 'trk:'}push:`));
@@ -140,7 +150,7 @@ export async function startPoller(env: Env, options: PollerStartOptions = {}): P
       await steps.step('the polls in flight of the tick under way', () => running?.catch(() => undefined));
       await steps.step('the plan notices', () => stopNotices());
       closeMailer();
-      await steps.step('the raw-poll producer (Kafka or spool)', () => bus.close());
+      if (ownsBus) await steps.step('the raw-poll producer (Kafka or spool)', () => bus.close());
       await steps.step('the carrier clients', () => carriers.close());
       await steps.step('the access store', () => access.close());
       redis.disconnect();

@@ -30,5 +30,8 @@ export function createInProcessBus(onError: (err: unknown) => void = () => {}): 
     async close() {
       await chain;
     },
+    health() {
+      return { target: 'in-process', ok: true, error: null, spool_bytes: 0, oldest_unsent_age_s: 0 };
+    },
   };
 }

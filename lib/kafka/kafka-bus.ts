@@ -1,24 +1,23 @@
+import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { CompressionTypes, Partitioners, type Kafka, type Producer } from 'kafkajs';
-import type { PollBus } from '../bus/index.ts';
-import type { CarrierPoll } from '../schemas/index.ts';
+import type { Kafka } from 'kafkajs';
+import type { BusHealth, PollBus } from '../bus/index.ts';
+import type { CarrierPoll, KeyMode } from '../schemas/index.ts';
+import { SECOND_MS } from '../time/index.ts';
+import { SpoolDrainer, type SpooledPoll } from './spool-drainer.ts';
+import { claimFreeSlot, claimSlot, slotNumbers } from './spool-slot.ts';
 import { Spool } from './spool.ts';
-import { POLLS_TOPIC, ensureTopics, pollKey } from './topics.ts';
-import type { KeyMode } from '../schemas/index.ts';
-
-/** One message as queued and spooled: the poll's key, its JSON and the key mode it was made for. */
-interface QueuedMessage {
-  key: string;
-  value: string;
-  mode: KeyMode;
-}
+import { pollKey } from './topics.ts';
 
 export interface KafkaBusOptions {
   kafka: Kafka;
-  /** DATA_DIR: polls that cannot be published yet are spooled under `<dataDir>/spool/`. */
+  /** DATA_DIR: the spool is `<dataDir>/spool/carrier-polls/<slot>/`. */
   dataDir: string;
+  /** Kafka stopped taking polls (said once per outage; they wait in the spool meanwhile). */
   onError?: (err: unknown) => void;
-  /** Messages per send (default 500). */
+  /** Kafka takes polls again after an outage of `downForMs`. */
+  onRecovered?: (downForMs: number) => void;
+  /** Messages per transaction (default 500). */
   batchSize?: number;
   /** Wait between attempts while the broker is away (default 1 s). */
   retryDelayMs?: number;
@@ -26,152 +25,102 @@ export interface KafkaBusOptions {
   topic?: string;
 }
 
-const SEND_TIMEOUT_MS = 5_000;
+/** How long close() waits for the spool to reach Kafka while Kafka is up; the rest goes at the next start. */
+const CLOSE_FLUSH_MS = 5 * SECOND_MS;
 
 /**
- * The raw-poll log on Kafka. `publish` never blocks a lookup: messages are queued and sent in
- * order by one pump with an idempotent producer. While Kafka is unreachable they are spooled to
- * disk (in order) and published from there first once it is back, so no poll is lost.
+ * The raw-poll log on Kafka, exactly once. `publish` appends the poll to this process's spool slot
+ * (on disk before it returns; never blocks on Kafka) and one drainer sends the slot to Kafka in
+ * transactions that also commit its position (lib/kafka/spool-drainer.ts). One bus per process and
+ * one owner per slot: processes sharing DATA_DIR get slots of their own, and a slot whose owner
+ * died is drained by the next bus that starts there.
  */
 export class KafkaBus implements PollBus {
-  private readonly producer: Producer;
   private readonly spool: Spool;
-  private queue: QueuedMessage[] = [];
-  private spooling: boolean;
-  private pumping: Promise<void> | null = null;
-  private connected = false;
+  private readonly main: SpoolDrainer;
+  /** Slots of processes that died, drained then removed. */
+  private readonly adopted: SpoolDrainer[];
   private closed = false;
-  private retryTimer: NodeJS.Timeout | null = null;
-  /** Set by a failed pump: wait this long, then pump again (scheduled once the pump has ended). */
-  private retryAfterMs: number | null = null;
-  /** Bytes at the start of the spool file already on Kafka: a retried drain does not send them twice. */
-  private spoolSent = 0;
 
-  private readonly options: KafkaBusOptions;
-  constructor(options: KafkaBusOptions) {
-    this.options = options;
-    this.producer = options.kafka.producer({
-      idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner,
-    });
-    this.spool = new Spool(join(options.dataDir, 'spool', 'carrier-polls.ndjson'));
-    this.spooling = this.spool.pending; // polls left from a previous run go first
-    if (this.spooling) this.schedule(0);
+  private constructor(spool: Spool, main: SpoolDrainer, adopted: SpoolDrainer[]) {
+    this.spool = spool;
+    this.main = main;
+    this.adopted = adopted;
+  }
+
+  static async open(options: KafkaBusOptions): Promise<KafkaBus> {
+    const base = join(options.dataDir, 'spool', 'carrier-polls');
+    const slot = await claimFreeSlot(base);
+    const spool = new Spool(slot.dir);
+    importLegacySpool(options.dataDir, spool);
+    const adopted: SpoolDrainer[] = [];
+    for (const n of slotNumbers(base)) {
+      const other = join(base, String(n));
+      if (other === slot.dir) continue;
+      const orphan = await claimSlot(other);
+      if (orphan) adopted.push(new SpoolDrainer({ ...options, slot: orphan, spool: new Spool(orphan.dir), adopted: true }));
+    }
+    return new KafkaBus(spool, new SpoolDrainer({ ...options, slot, spool }), adopted);
   }
 
   publish(poll: CarrierPoll, mode: KeyMode): void {
-    const message = { key: pollKey(poll.carrier, poll.awb), value: JSON.stringify(poll), mode };
-    if (this.spooling) {
-      this.spool.append([JSON.stringify(message)]);
-      return;
-    }
-    this.queue.push(message);
-    this.schedule(0);
+    if (this.closed) throw new Error('the raw-poll bus is closed');
+    const line: SpooledPoll = { t: Date.now(), key: pollKey(poll.carrier, poll.awb), value: JSON.stringify(poll), mode };
+    this.spool.append(JSON.stringify(line));
+    this.main.wake();
   }
 
-  /** Resolves when every poll published so far is on Kafka (not merely spooled). */
+  /** Resolves when every poll published so far is on Kafka (and the slots adopted at start are drained). */
   async flush(): Promise<void> {
-    while (!this.closed && (this.queue.length || this.spooling || this.pumping)) {
-      if (this.pumping) await this.pumping;
-      else await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await Promise.all([this.main.until(this.spool.end()), ...this.adopted.map((d) => d.until({ segment: Number.MAX_SAFE_INTEGER, byte: 0 }))]);
   }
 
+  /** True while Kafka is away and polls wait in the spool. */
   get spooled(): boolean {
-    return this.spooling;
+    return this.main.failingSince !== null && this.main.pendingBytes() > 0;
   }
 
+  health(): BusHealth {
+    const drainers = [this.main, ...this.adopted.filter((d) => !d.finished)];
+    const failing = drainers.map((d) => d.failingSince).filter((t): t is number => t !== null);
+    const pendingSince = drainers.map((d) => d.pendingSince).filter((t): t is number => t !== null);
+    return {
+      target: 'kafka',
+      ok: failing.length === 0,
+      error: failing.length ? `Kafka unreachable since ${new Date(Math.min(...failing)).toISOString()}: ${this.main.lastError ?? 'see log'}` : null,
+      spool_bytes: drainers.reduce((n, d) => n + d.pendingBytes(), 0),
+      oldest_unsent_age_s: pendingSince.length ? Math.max(0, (Date.now() - Math.min(...pendingSince)) / 1000) : 0,
+    };
+  }
+
+  /** Sends what it can for a few seconds while Kafka is up; what is left stays spooled for the next start. */
   async close(): Promise<void> {
-    // Whatever is still in memory goes to the spool so the next start publishes it.
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    await this.pumping;
-    // The pump that just ended may have scheduled a retry.
-    if (this.retryTimer) clearTimeout(this.retryTimer);
+    if (this.closed) return;
     this.closed = true;
-    this.spool.append(this.queue.map((m) => JSON.stringify(m)));
-    this.queue = [];
-    if (this.connected) await this.producer.disconnect().catch(() => {});
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.closed || this.pumping || this.retryTimer) return;
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = null;
-      this.pumping = this.pump().finally(() => {
-        this.pumping = null;
-        // The retry is scheduled here, not in pump's catch: schedule() does nothing while a pump
-        // runs, so a retry asked for from inside the pump was dropped and the bus stayed spooling
-        // for good once the broker had been away.
-        const retryAfterMs = this.retryAfterMs;
-        this.retryAfterMs = null;
-        if (retryAfterMs !== null) this.schedule(retryAfterMs);
-        else if (this.queue.length) this.schedule(0);
-      });
-    }, delayMs);
-  }
-
-  private async send(messages: QueuedMessage[]): Promise<void> {
-    if (!this.connected) {
-      await this.producer.connect();
-      const admin = this.options.kafka.admin();
-      await admin.connect();
-      try {
-        await ensureTopics(admin);
-      } finally {
-        await admin.disconnect().catch(() => {});
-      }
-      this.connected = true;
-    }
-    const sending = this.producer.send({
-      topic: this.options.topic ?? POLLS_TOPIC,
-      compression: CompressionTypes.None,
-      messages: messages.map((m) => ({ key: m.key, value: m.value, headers: { mode: m.mode } })),
-    });
-    // kafkajs can wait a long time for a dead broker; a bounded wait keeps the spool responsive.
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error('Kafka send timed out')), SEND_TIMEOUT_MS); });
-    try {
-      await Promise.race([sending, timeout]);
-    } finally {
+    if (this.main.failingSince === null) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([this.flush(), new Promise((resolve) => { timer = setTimeout(resolve, CLOSE_FLUSH_MS); })]);
       clearTimeout(timer);
     }
+    await Promise.all([this.main.close(), ...this.adopted.map((d) => d.close())]);
+    this.spool.close();
   }
+}
 
-  private async pump(): Promise<void> {
-    const batchSize = this.options.batchSize ?? 500;
-    try {
-      if (this.spooling) await this.drainSpool(batchSize);
-      while (this.queue.length) {
-        const batch = this.queue.slice(0, batchSize);
-        await this.send(batch);
-        this.queue.splice(0, batch.length);
-      }
-    } catch (err) {
-      this.options.onError?.(err);
-      this.connected = false;
-      await this.producer.disconnect().catch(() => {});
-      // Keep order: everything not yet sent moves to the spool, and new polls follow it there.
-      this.spool.append(this.queue.map((m) => JSON.stringify(m)));
-      this.queue = [];
-      this.spooling = true;
-      this.retryAfterMs = this.options.retryDelayMs ?? 1_000;
-    }
+/**
+ * Before 2026-11-28 the spool was one file, `<dataDir>/spool/carrier-polls.ndjson`, in the same line
+ * format: its polls are appended to the slot once. The rename first makes the file this process's
+ * alone, so two processes starting together never both import it.
+ */
+function importLegacySpool(dataDir: string, spool: Spool): void {
+  const legacy = join(dataDir, 'spool', 'carrier-polls.ndjson');
+  if (!existsSync(legacy)) return;
+  const mine = `${legacy}.importing-${process.pid}`;
+  try {
+    renameSync(legacy, mine);
+  } catch {
+    return; // another process took it
   }
-
-  private async drainSpool(batchSize: number): Promise<void> {
-    for (;;) {
-      const { lines } = this.spool.readFrom(this.spoolSent);
-      for (let i = 0; i < lines.length; i += batchSize) {
-        const batch = lines.slice(i, i + batchSize);
-        await this.send(batch.map((l) => JSON.parse(l) as QueuedMessage));
-        // Lines are whole, newline-terminated; advance past exactly what was sent.
-        this.spoolSent += batch.reduce((n, l) => n + Buffer.byteLength(l) + 1, 0);
-      }
-      // Synchronous check-and-remove: no publish can slip in between (single thread).
-      if (lines.length === 0 && this.spool.removeIfDrained(this.spoolSent)) {
-        this.spoolSent = 0;
-        this.spooling = false;
-        return;
-      }
-    }
-  }
+  for (const line of readFileSync(mine, 'utf8').split('\n')) if (line.trim()) spool.append(line);
+  rmSync(mine);
 }

@@ -49,13 +49,26 @@ export async function readPollWindow(
   consumer.on(consumer.events.GROUP_JOIN, () => {
     for (const [partition, offset] of nextOf) if (pending.has(partition)) consumer.seek({ topic, partition, offset });
   });
+  // The end is judged per batch, on its last offset, which counts the transactions' commit markers
+  // (control records, never handed over as messages) too: the raw-poll log is written in
+  // transactions, so a partition usually ends in a marker, and a batch of nothing but a marker
+  // reaches no message handler — but its END_BATCH_PROCESS event, like every batch's.
+  consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
+    const { partition } = payload;
+    if (payload.topic !== topic || !pending.has(partition)) return;
+    const last = BigInt(payload.lastOffset);
+    nextOf.set(partition, (last + 1n).toString());
+    if (last + 1n >= (endOf.get(partition) ?? 0n)) {
+      pending.delete(partition);
+      if (pending.size === 0) finish();
+    }
+  });
   await consumer.connect();
   await consumer.subscribe({ topic, fromBeginning: true });
   await consumer.run({
     autoCommit: false,
     eachMessage: async ({ partition, message }) => {
       if (!pending.has(partition)) return;
-      const offset = BigInt(message.offset);
       const timestamp = Number(message.timestamp);
       const inWindow = timestamp >= window.sinceMs && (window.untilMs === undefined || timestamp < window.untilMs);
       if (inWindow && message.value) {
@@ -67,11 +80,7 @@ export async function readPollWindow(
           return;
         }
       }
-      nextOf.set(partition, (offset + 1n).toString());
-      if (offset + 1n >= (endOf.get(partition) ?? 0n)) {
-        pending.delete(partition);
-        if (pending.size === 0) finish();
-      }
+      nextOf.set(partition, (BigInt(message.offset) + 1n).toString());
     },
   });
   try {

@@ -13,11 +13,8 @@ import type { ServerLimits } from '../http/hardening.ts';
 import type { AddressThrottle } from '../../../lib/throttle/index.ts';
 import type { Push } from '../../../lib/push/index.ts';
 
-/** A dependency the readiness probe checks. */
-export interface ReadinessCheck {
-  name: string;
-  check(): Promise<void>;
-}
+import type { ReadinessCheck } from '../../../lib/readiness/index.ts';
+export type { ReadinessCheck };
 
 /** Everything the API needs, created once at start and passed in (no module-level singletons). */
 export interface ApiDeps {

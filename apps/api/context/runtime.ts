@@ -6,7 +6,7 @@ import { writeAnalysisShipments } from '../../../lib/analyzer/clickhouse-rows.ts
 import { openBackend } from '../../../lib/backend/index.ts';
 import { createInProcessBus, type PollBus } from '../../../lib/bus/index.ts';
 import {
-  ClickHouseLaneSource, ClickHouseLaneWindowSource, ClickHousePredictionSource, createClickHouseClient, resolveTarget,
+  ClickHouseLaneSource, ClickHouseLaneWindowSource, ClickHousePredictionSource, createClickHouseClient, pingClickHouse, resolveTarget,
 } from '../../../lib/clickhouse/index.ts';
 import { createKafka } from '../../../lib/kafka/client.ts';
 import { KafkaBus } from '../../../lib/kafka/kafka-bus.ts';
@@ -14,6 +14,7 @@ import { createCarrierPoller } from '../../../lib/carriers/poll.ts';
 import type { Env } from '../../../lib/config/index.ts';
 import { LaneBook, type LaneStatsSource, type LaneWindowSource } from '../../../lib/lanes/index.ts';
 import { createMetrics } from '../../../lib/metrics/index.ts';
+import { kafkaCheck, registerReadinessMetrics } from '../../../lib/readiness/index.ts';
 import { ShipmentIndex } from '../../../lib/pipeline/shipment-index.ts';
 import { loadCalendar } from '../../../lib/calendar/index.ts';
 import { loadPlaces } from '../../../lib/places/index.ts';
@@ -155,7 +156,11 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
   let log: PollLog | null = null;
   if (env.KAFKA_BROKERS) {
     const kafka = createKafka({ brokers: env.KAFKA_BROKERS, clientId: 'tracking-api' });
-    bus = new KafkaBus({ kafka, dataDir, onError: (err) => console.error(`raw-poll log unavailable, spooling to ${dataDir}/spool:`, (err as Error).message) });
+    bus = await KafkaBus.open({
+      kafka, dataDir,
+      onError: (err) => console.error(`raw-poll log unavailable, spooling to ${dataDir}/spool:`, (err as Error).message),
+      onRecovered: (ms) => console.log(`raw-poll log back after ${Math.round(ms / 1000)} s: sending the spool`),
+    });
   } else {
     const inProcess = createInProcessBus((err) => console.error('normalizer failed on a poll:', err));
     const index = new ShipmentIndex(product.rules, embeddedLanes, predictions);
@@ -226,7 +231,15 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
     { name: 'access', check: async () => { await access.getByPrefix('trk_test_0000000'); } },
     ...backend.readiness,
   ];
-  if (clickhouse) readiness.push({ name: 'clickhouse', check: async () => { await clickhouse.ping(); } });
+  if (env.KAFKA_BROKERS) readiness.push(kafkaCheck(bus, env.KAFKA_BROKERS));
+  if (clickhouse) {
+    readiness.push({
+      name: 'clickhouse',
+      degrades: true,
+      // ping() answers { success: false } rather than throwing when ClickHouse is away.
+      check: async () => { if (!(await pingClickHouse(clickhouse))) throw new Error('ClickHouse does not answer'); },
+    });
+  }
   if (options.sandboxUrl) {
     const url = options.sandboxUrl;
     readiness.push({
@@ -238,6 +251,7 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
     });
   }
 
+  registerReadinessMetrics(metrics.registry, readiness, bus);
   const adminToken = env.ADMIN_TOKEN ?? randomBytes(24).toString('base64url');
   return {
     deps: {

@@ -159,7 +159,7 @@ export const DetectAnswerSchema = z.object({
 
 export const HealthSchema = z.object({ status: z.literal('ok') });
 export const ReadinessSchema = z.object({
-  status: z.enum(['ready', 'not_ready']),
+  status: z.enum(['ready', 'degraded', 'not_ready']),
   checks: z.array(z.object({ name: z.string(), ok: z.boolean(), error: z.string().optional() })),
 });
 

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ApiDeps } from '../context/deps.ts';
+import { readinessOf } from '../../../lib/readiness/index.ts';
 import { api } from '../openapi/spec.ts';
 import { HealthSchema, ReadinessSchema } from '../openapi/schemas.ts';
 
@@ -15,22 +16,16 @@ export function registerOpsRoutes(app: FastifyInstance, deps: OpsDeps): void {
 
   app.get('/readyz', api({
     operationId: 'readiness', summary: 'Readiness: every dependency answers', caller: 'none', tags: ['Operations'],
+    description: 'Ready: every dependency answers. Degraded (still 200): Kafka or ClickHouse is away and the service answers without it '
+      + '(polls wait in the spool, lane figures may be older): keep routing, alert. Not ready (503): the key store or the carriers are unreachable.',
     responses: {
-      200: { description: 'Ready', schema: ReadinessSchema },
-      503: { description: 'A dependency does not answer', schema: ReadinessSchema },
+      200: { description: 'Ready, or degraded but answering', schema: ReadinessSchema },
+      503: { description: 'A dependency it cannot answer without does not answer', schema: ReadinessSchema },
     },
     errors: [],
   }), async (_request, reply) => {
-    const results = await Promise.all(deps.readiness.map(async ({ name, check }) => {
-      try {
-        await check();
-        return { name, ok: true };
-      } catch (err) {
-        return { name, ok: false, error: (err as Error).message };
-      }
-    }));
-    const ready = results.every((r) => r.ok);
-    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', checks: results });
+    const readiness = await readinessOf(deps.readiness);
+    return reply.code(readiness.status === 'not_ready' ? 503 : 200).send(readiness);
   });
 
   app.get('/metrics', async (_request, reply) => {

@@ -94,7 +94,7 @@ export async function runSandboxHistory(argv: string[], io: CliIo): Promise<numb
   let log: PollLog | null = null;
   if (options.intoStores) {
     if (env.KAFKA_BROKERS) {
-      bus = new KafkaBus({
+      bus = await KafkaBus.open({
         kafka: createKafka({ brokers: env.KAFKA_BROKERS, clientId: 'tracking-cli-history' }), dataDir: env.DATA_DIR ?? './data', topic: options.topic,
       });
     } else {
