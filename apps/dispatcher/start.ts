@@ -10,7 +10,7 @@ import { StopSteps } from '../../lib/process/run.ts';
 import { connectRedis } from '../../lib/redis/index.ts';
 import { RedisKv } from '../../lib/kv/index.ts';
 import {
-  DeliveryWriter, Dispatcher, EndpointStore, WebhookEventConsumer, endpointDisabledMessage, ensureWebhookTopic, parseAllowedTargets, parseRetrySchedule,
+  AttemptRowOutbox, DeliveryWriter, Dispatcher, EndpointStore, WebhookEventConsumer, endpointDisabledMessage, ensureWebhookTopic, parseAllowedTargets, parseRetrySchedule,
 } from '../../lib/push/index.ts';
 import { WebhookSender, type WebhookSenderOptions } from '../../lib/push/sender.ts';
 
@@ -60,6 +60,16 @@ export async function startDispatcher(env: Env, options: DispatcherStartOptions 
     clickhouse = createClickHouseClient(target);
     writer = new DeliveryWriter(clickhouse, { log });
   }
+  // With ClickHouse: every attempt's row is kept in Redis from before the send until written, and
+  // rows a killed dispatcher left behind are written by the reconciler (at start, then every 30 s).
+  const outbox = writer ? new AttemptRowOutbox(kv) : null;
+  const reconcile = async () => {
+    if (!outbox || !writer) return;
+    for (const { member, row } of await outbox.orphans()) writer.write(row, () => { void outbox.written(member).catch(() => {}); });
+  };
+  const reconciling = setInterval(() => { reconcile().catch((err: unknown) => log('warn', `attempt rows: ${(err as Error).message}`)); }, 30_000);
+  reconciling.unref();
+  await reconcile().catch((err: unknown) => log('warn', `attempt rows: ${(err as Error).message}`));
 
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
@@ -71,10 +81,11 @@ export async function startDispatcher(env: Env, options: DispatcherStartOptions 
     kv, endpoints: new EndpointStore(kv), sender, leaseMs: options.leaseMs, standing: standingFromStore(access),
     retrySchedule: parseRetrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
     log,
-    onAttempt: (row) => {
+    rows: outbox ?? undefined,
+    onAttempt: (row, rowMember) => {
       const code = row.status_code;
       attempts.inc({ outcome: code === null ? 'no_answer' : code < 300 && code >= 200 ? 'success' : `http_${Math.floor(code / 100)}xx` });
-      writer?.write(row);
+      writer?.write(row, rowMember && outbox ? () => { void outbox.written(rowMember).catch(() => {}); } : undefined);
     },
     onDisabled: async (endpoint, reason) => {
       const key = await access.getByPrefix(endpoint.key_prefix);
@@ -102,6 +113,7 @@ export async function startDispatcher(env: Env, options: DispatcherStartOptions 
     async stop() {
       await steps.step('the health server', () => health.close());
       await steps.step('the event intake (Kafka consumer)', () => intake.stop());
+      clearInterval(reconciling);
       await steps.step('the deliveries in flight', () => dispatcher.stop());
       await steps.step('the webhook_deliveries writer', () => writer?.close().catch((err: unknown) => {
         log('warn', `webhook_deliveries rows not written at stop: ${(err as Error).message}`);

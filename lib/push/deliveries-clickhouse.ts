@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { toClickHouseDateTime } from '../clickhouse/datetime.ts';
-import type { DeliveryRow } from './dispatcher.ts';
+import type { DeliveryRow } from './attempt-rows.ts';
 
 export interface DeliveryWriterOptions {
   /** Rows per insert at most; a full batch is written at once (default 2,000). */
@@ -14,12 +14,13 @@ export interface DeliveryWriterOptions {
 
 /**
  * Every delivery attempt as a row of ClickHouse `webhook_deliveries`, inserted in batches (tiny
- * inserts make too many parts). The attempt's outcome is already in the state store, so a row is
- * analytics: while ClickHouse is away rows wait in memory (bounded) and are retried; they never
- * hold up a delivery.
+ * inserts make too many parts). While ClickHouse is away rows wait in memory (bounded) and are
+ * retried; they never hold up a delivery. Each row is also kept in the push state until written
+ * (attempt-rows.ts), so a row this process loses (killed, or dropped past the bound) is written
+ * by the next dispatcher's reconciler.
  */
 export class DeliveryWriter {
-  private queue: Record<string, unknown>[] = [];
+  private queue: { row: Record<string, unknown>; written?: () => void }[] = [];
   private writing: Promise<void> | null = null;
   private readonly timer: NodeJS.Timeout;
   private readonly maxBatchRows: number;
@@ -38,8 +39,9 @@ export class DeliveryWriter {
     this.timer.unref();
   }
 
-  write(row: DeliveryRow): void {
-    this.queue.push({ ...row, attempted_at: toClickHouseDateTime(Date.parse(row.attempted_at)) });
+  /** Queues a row; `written` is called once ClickHouse has it (the outbox then lets it go). */
+  write(row: DeliveryRow, written?: () => void): void {
+    this.queue.push({ row: { ...row, attempted_at: toClickHouseDateTime(Date.parse(row.attempted_at)) }, written });
     if (this.queue.length > this.maxQueuedRows) {
       this.dropped += this.queue.length - this.maxQueuedRows;
       this.queue.splice(0, this.queue.length - this.maxQueuedRows);
@@ -52,8 +54,11 @@ export class DeliveryWriter {
     while (this.writing) await this.writing;
     if (this.queue.length === 0) return;
     const batch = this.queue.splice(0, this.maxBatchRows);
-    this.writing = this.client.insert({ table: 'webhook_deliveries', values: batch, format: 'JSONEachRow' })
-      .then(() => { this.written += batch.length; })
+    this.writing = this.client.insert({ table: 'webhook_deliveries', values: batch.map((q) => q.row), format: 'JSONEachRow' })
+      .then(() => {
+        this.written += batch.length;
+        for (const q of batch) q.written?.();
+      })
       .catch((err: unknown) => {
         this.queue.unshift(...batch);
         this.options.log?.('warn', `webhook_deliveries insert failed (${batch.length} rows kept for the next try): ${(err as Error).message}`);

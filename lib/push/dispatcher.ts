@@ -4,11 +4,14 @@ import type { EndpointDoc, EndpointStore, DisabledReason } from './endpoints.ts'
 import { healthAfter, signingSecrets, subscribes } from './endpoints.ts';
 import { shipmentKeyOf, type WebhookEvent } from './events.ts';
 import type { Kv } from '../kv/index.ts';
+import type { AttemptRowOutbox, DeliveryRow } from './attempt-rows.ts';
 import { dueMember, parseDueMember, pushKeys } from './keys.ts';
 import { DEFAULT_RETRY_SCHEDULE_SECONDS, retryDelayMs } from './retry.ts';
 import { keyVisibleError, type DeliveryOutcome, type DeliveryRequest } from './sender.ts';
 import { signatureHeaders } from './signing.ts';
 import { DAY_MS } from '../time/index.ts';
+
+export type { DeliveryRow };
 
 /** Events are kept this long for re-sends and for endpoints that are disabled (contracts.md: 7 days). */
 export const EVENT_RETENTION_MS = 8 * DAY_MS;
@@ -32,6 +35,9 @@ export interface QueueDoc {
 export interface AttemptView {
   event_id: string;
   type: string;
+  /** The shipment the event was about (null for `webhook.test` and key-level events). */
+  carrier: string | null;
+  awb: string | null;
   attempt: number;
   status_code: number | null;
   latency_ms: number;
@@ -41,20 +47,6 @@ export interface AttemptView {
   next_attempt_at: string | null;
 }
 
-/** A row of ClickHouse `webhook_deliveries` (contracts.md). */
-export interface DeliveryRow {
-  event_id: string;
-  endpoint_id: string;
-  key_prefix: string;
-  type: string;
-  carrier: string;
-  awb: string;
-  attempt: number;
-  status_code: number | null;
-  latency_ms: number;
-  error: string | null;
-  attempted_at: string;
-}
 
 export interface DeliverySender {
   send(request: DeliveryRequest): Promise<DeliveryOutcome>;
@@ -72,8 +64,13 @@ export interface DispatcherOptions {
   clock?: () => number;
   /** Seconds after each failed attempt (WEBHOOK_RETRY_SCHEDULE). */
   retrySchedule?: readonly number[];
-  /** Every attempt (ClickHouse webhook_deliveries in distributed mode). */
-  onAttempt?: (row: DeliveryRow) => void;
+  /**
+   * Every attempt (ClickHouse webhook_deliveries in distributed mode), with its member in `rows`
+   * when rows are kept durably until written.
+   */
+  onAttempt?: (row: DeliveryRow, rowMember: string | null) => void;
+  /** Keeps every attempt's row in the store from before the send until it is written (attempt-rows.ts). */
+  rows?: AttemptRowOutbox;
   /** An endpoint was disabled (410 or 3 days of failures): tell the key's owner. */
   onDisabled?: (endpoint: EndpointDoc, reason: DisabledReason) => Promise<void>;
   log?: (level: 'info' | 'warn' | 'error', message: string) => void;
@@ -267,7 +264,9 @@ export class Dispatcher {
   }
 
   async attemptsOf(prefix: string, endpointId: string, count = ATTEMPTS_KEPT): Promise<AttemptView[]> {
-    return this.kv.listRange<AttemptView>(pushKeys.attempts(prefix, endpointId), count);
+    const attempts = await this.kv.listRange<AttemptView>(pushKeys.attempts(prefix, endpointId), count);
+    // Attempts recorded before they named their shipment (2026-11-28) answer null there.
+    return attempts.map((a) => ({ ...a, carrier: a.carrier ?? null, awb: a.awb ?? null }));
   }
 
   start(): void {
@@ -485,9 +484,15 @@ export class Dispatcher {
     const headers = signatureHeaders({
       id: event.id, timestampSeconds: Math.floor(Date.now() / 1000), body: event.body, secrets: signingSecrets(endpoint, startedMs),
     });
+    const attempt = queue.attempt + 1;
+    const rowOf = (result: Pick<DeliveryRow, 'status_code' | 'latency_ms' | 'error'>): DeliveryRow => ({
+      event_id: event.id, endpoint_id: endpointId, key_prefix: prefix, type: event.type, carrier: event.carrier ?? '', awb: event.awb ?? '',
+      attempt, attempted_at: new Date(startedMs).toISOString(), ...result,
+    });
+    const rowMember = this.options.rows ? await this.options.rows.begin(rowOf({ status_code: null, latency_ms: 0, error: null })) : null;
     const outcome = await this.options.sender.send({ endpointId, url: endpoint.url, mode: endpoint.mode, headers, body: event.body });
     const now = this.clock();
-    const attempt = queue.attempt + 1;
+    const row = rowOf({ status_code: outcome.statusCode, latency_ms: Math.round(outcome.latencyMs), error: outcome.error });
     const ok = isOk(outcome.statusCode);
     const gone = outcome.statusCode === 410;
     // Computed once: `transact` may run its step again, and the jitter must not change under it.
@@ -497,26 +502,24 @@ export class Dispatcher {
 
     // The queue's step, the endpoint's health and the attempt log: one atomic step of this key's documents.
     const attemptsKey = pushKeys.attempts(prefix, endpointId);
-    const { queueAfter, disabled, view, endpointAfter } = await kv.transact([queueKey, endpointKey], ([currentQueue, currentEndpoint]) => {
+    const { queueAfter, disabled, endpointAfter } = await kv.transact([queueKey, endpointKey], ([currentQueue, currentEndpoint]) => {
       const step = this.headStep(currentQueue as QueueDoc | null, head, headAction, now);
       const health = currentEndpoint ? healthAfter(currentEndpoint as EndpointDoc, { ok, gone }, now, FAILING_LIMIT_MS) : { disabled: null };
       const attemptView: AttemptView = {
-        event_id: event.id, type: event.type, attempt, status_code: outcome.statusCode, latency_ms: Math.round(outcome.latencyMs),
-        error: keyVisibleError(outcome), attempted_at: new Date(startedMs).toISOString(),
+        event_id: event.id, type: event.type, carrier: event.carrier ?? null, awb: event.awb ?? null, attempt, status_code: outcome.statusCode,
+        latency_ms: row.latency_ms, error: keyVisibleError(outcome), attempted_at: row.attempted_at,
         next_attempt_at: nextAttemptMs !== null && !health.disabled ? new Date(nextAttemptMs).toISOString() : null,
       };
       const writes: { key: string; value: unknown }[] = [];
       if (step.write) writes.push({ key: queueKey, value: step.queue });
       if (health.next) writes.push({ key: endpointKey, value: health.next });
+      if (this.options.rows) writes.push(this.options.rows.outcome(row));
       return {
         writes, listPushes: [{ key: attemptsKey, value: attemptView, keep: ATTEMPTS_KEPT }],
-        result: { queueAfter: step.queue, disabled: health.disabled, view: attemptView, endpointAfter: (health.next ?? currentEndpoint) as EndpointDoc | null },
+        result: { queueAfter: step.queue, disabled: health.disabled, endpointAfter: (health.next ?? currentEndpoint) as EndpointDoc | null },
       };
     });
-    this.options.onAttempt?.({
-      event_id: event.id, endpoint_id: endpointId, key_prefix: prefix, type: event.type, carrier: event.carrier ?? '', awb: event.awb ?? '',
-      attempt, status_code: outcome.statusCode, latency_ms: view.latency_ms, error: outcome.error, attempted_at: view.attempted_at,
-    });
+    this.options.onAttempt?.(row, rowMember);
     if (disabled) {
       this.options.endpoints.changed(prefix);
       this.options.log?.('warn', `webhook endpoint ${endpointId} of ${prefix} disabled (${disabled})`);

@@ -9,6 +9,7 @@ export * from './event-log.ts';
 export * from './retry.ts';
 export * from './push.ts';
 export { DeliveryWriter } from './deliveries-clickhouse.ts';
+export { AttemptRowOutbox, INTERRUPTED, ORPHAN_AFTER_MS } from './attempt-rows.ts';
 export { endpointDisabledMessage } from './notify.ts';
 export { PollChangeConsumer, WebhookEventConsumer } from './consumers.ts';
 export { NO_PRIVATE_TARGETS, parseAllowedTargets, type AllowedTargets } from './url-policy.ts';

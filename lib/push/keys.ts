@@ -23,6 +23,10 @@ export const pushKeys = {
   attempts: (prefix: string, endpointId: string) => `attempts:{${prefix}}:${endpointId}`,
   /** The global schedule of queues with a delivery due: members `prefix|endpoint|shipment`. */
   due: () => 'due',
+  /** An attempt's webhook_deliveries row, from before the send until ClickHouse has it. */
+  attemptRow: (prefix: string, rowId: string) => `attempt-row:{${prefix}}:${rowId}`,
+  /** Rows not yet confirmed in ClickHouse, due for the reconciler: members `prefix|rowId`. */
+  attemptRowsDue: () => 'attempt-rows-due',
 } as const;
 
 export const shipmentIdOf = (mode: string, carrier: string, awb: string) => `${mode}:${carrier}:${storedAwb(awb)}`;

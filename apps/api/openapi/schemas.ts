@@ -65,6 +65,8 @@ export const DeliveriesSchema = z.object({
   deliveries: z.array(z.object({
     event_id: z.string(),
     type: z.string(),
+    carrier: z.string().nullable().describe('The shipment the event was about; null for webhook.test (and attempts recorded before 2026-11-28)'),
+    awb: z.string().nullable(),
     attempt: z.int().min(1),
     status_code: z.int().nullable(),
     latency_ms: z.number().min(0),
