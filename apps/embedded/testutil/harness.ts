@@ -24,7 +24,7 @@ interface Running {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-interface Started extends Running {
+export interface Started extends Running {
   /** The curl line of the banner, as printed (without its indentation). */
   curlLine: string;
   trialKey: string;
