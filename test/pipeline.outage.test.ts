@@ -83,6 +83,13 @@ async function eventually<T>(probe: () => Promise<T>, done: (value: T) => boolea
 
 const list = sqlStringList;
 
+/** The API's /readyz: its HTTP status, overall status and the checks that fail. */
+async function readiness(): Promise<{ code: number; status: string; failing: string[] }> {
+  const res = await api.app.inject({ method: 'GET', url: '/readyz' });
+  const body = res.json() as { status: string; checks: { name: string; ok: boolean }[] };
+  return { code: res.statusCode, status: body.status, failing: body.checks.filter((c) => !c.ok).map((c) => c.name) };
+}
+
 /** Per table, plain count() and distinct keys over this file's shipments. */
 async function storedCounts(awbs: readonly string[]) {
   const rows = await rowsOf<{ t: string; c: string; u: string }>(db.client, `
@@ -192,6 +199,8 @@ describe('pipeline outages (real services stopped for 30 s)', () => {
     try {
       await services('stop', 'clickhouse');
       expect(await pingClickHouse(db.client)).toBe(false);
+      // Readiness tells the truth: degraded (still 200, it answers), naming ClickHouse.
+      expect(await readiness()).toEqual({ code: 200, status: 'degraded', failing: ['clickhouse'] });
       // Lookups keep being answered (a lane benchmark is an enrichment), polls keep flowing to Kafka;
       // the normalizer's writes fail, its rows wait in the writer's memory and nothing is committed.
       during = await lookupsFor(OUTAGE_MS / 2);
@@ -206,6 +215,7 @@ describe('pipeline outages (real services stopped for 30 s)', () => {
       await services('start', 'clickhouse');
     }
     expect(published).toHaveLength(early.length + during);
+    expect(await eventually(readiness, (r) => r.status === 'ready')).toEqual({ code: 200, status: 'ready', failing: [] });
     // A new normalizer of the same group takes over from the last committed offsets.
     normalizer = await startPipelineNormalizer();
 
@@ -232,8 +242,9 @@ describe('pipeline outages (real services stopped for 30 s)', () => {
       expect(await kafkaAnswers()).toBe(false);
       during = await lookupsFor(OUTAGE_MS);
       expect(await kafkaAnswers()).toBe(false);
-      // The polls wait in the bus's disk spool (under DATA_DIR) meanwhile.
+      // The polls wait in the bus's disk spool (under DATA_DIR) meanwhile, and readiness says so.
       expect((api.runtime.bus as KafkaBus).spooled).toBe(true);
+      expect(await readiness()).toEqual({ code: 200, status: 'degraded', failing: ['kafka'] });
     } finally {
       await services('start', 'kafka');
     }
@@ -247,16 +258,18 @@ describe('pipeline outages (real services stopped for 30 s)', () => {
     ]);
     expect(flushed).toBe(true);
 
+    expect(await eventually(readiness, (r) => r.status === 'ready')).toEqual({ code: 200, status: 'ready', failing: [] });
+
     const mine = published.slice(before);
     const wanted = new Set(mine.map((p) => p.poll_id));
-    // On the topic: every poll (the bus delivers at least once: a send that timed out may have
-    // landed; ClickHouse below holds each exactly once).
+    // On the topic: every poll, exactly once (transactions with the spool's position, read committed).
     const seen: string[] = [];
     await readPollWindow(testKafka(), { sinceMs: outageStartedMs - 60_000 }, (value) => {
       const id = (JSON.parse(value) as { poll_id?: string }).poll_id;
       if (id && wanted.has(id)) seen.push(id);
     });
     expect([...wanted].filter((id) => !seen.includes(id))).toEqual([]);
+    expect(seen).toHaveLength(wanted.size);
 
     // In ClickHouse: the normalizer reconnected and stored every poll of the file, once.
     const all = published.map((p) => p.poll_id);
