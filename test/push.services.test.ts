@@ -133,7 +133,7 @@ it('a dispatcher killed with SIGKILL mid-delivery: another one delivers everythi
     // The first attempt of every event hangs long enough for the kill to land in the middle of it.
     kill.respond(({ attemptOfThisId }) => ({ status: 204, delayMs: attemptOfThisId === 1 ? 5_000 : 0 }));
     const env = { REDIS_URL: await testRedisUrl(), KAFKA_BROKERS: TEST_BROKERS, CLICKHOUSE_URL: TEST_CLICKHOUSE_URL, DATA_DIR: api.dataDir, CONFIG_DIR: DEFAULT_CONFIG_DIR };
-    const options = { database: db.target.database, redisNamespace: api.namespace, groupId: `dispatcher-kill-${RUN}`, leaseMs: 3_000 };
+    const options = { database: db.target.database, redisNamespace: api.namespace, groupId: `dispatcher-kill-${RUN}`, leaseMs: 3_000, attemptRows: ROWS_SOON };
     const first = await dispatcherChild(env, { ...options, fromLatest: true });
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
@@ -154,6 +154,9 @@ it('a dispatcher killed with SIGKILL mid-delivery: another one delivers everythi
     const second = await dispatcherChild(env, options);
     try {
       await kill.waitFor((r) => new Set(r.accepted().map((d) => d.id)).size >= 5, 60_000);
+      // Every attempt that reached the receiver is a row of webhook_deliveries, the one the kill cut
+      // short too (written by the second dispatcher's reconciler, as interrupted).
+      await expectEveryAttemptARow(ids, kill);
     } finally {
       second.kill('SIGTERM');
       await new Promise((resolve) => second.once('exit', resolve));
@@ -169,6 +172,67 @@ it('a dispatcher killed with SIGKILL mid-delivery: another one delivers everythi
     await kill.close();
   }
 }, 120_000);
+
+it('a dispatcher killed with SIGKILL right after an attempt: the attempt is still a row of webhook_deliveries', async () => {
+  const { key } = await api.createKey({ plan: 'starter', mode: 'test', burst_per_second: 1000 });
+  const quick = await startReceiver();
+  try {
+    const created = await api.app.inject({ method: 'POST', url: '/v1/webhooks', headers: { 'x-api-key': key }, payload: { url: quick.url } });
+    const { id, secret } = created.json() as { id: string; secret: string };
+    quick.setSecrets([secret]);
+    quick.respond(() => ({ status: 204, delayMs: 0 }));
+    const env = { REDIS_URL: await testRedisUrl(), KAFKA_BROKERS: TEST_BROKERS, CLICKHOUSE_URL: TEST_CLICKHOUSE_URL, DATA_DIR: api.dataDir, CONFIG_DIR: DEFAULT_CONFIG_DIR };
+    const options = { database: db.target.database, redisNamespace: api.namespace, groupId: `dispatcher-rows-${RUN}`, leaseMs: 3_000, attemptRows: ROWS_SOON };
+    const first = await dispatcherChild(env, { ...options, fromLatest: true });
+    const res = await api.app.inject({ method: 'POST', url: `/v1/webhooks/${id}/test`, headers: { 'x-api-key': key } });
+    const eventId = (res.json() as { event_id: string }).event_id;
+    // Killed the moment the receiver has answered: the row cannot have reached ClickHouse through
+    // the writer (it batches for a second), only through what the attempt left in Redis.
+    await quick.waitFor((r) => r.accepted().length >= 1, 30_000);
+    first.kill('SIGKILL');
+    await new Promise((resolve) => first.once('exit', resolve));
+    const second = await dispatcherChild(env, options);
+    try {
+      await expectEveryAttemptARow([eventId], quick);
+    } finally {
+      second.kill('SIGTERM');
+      await new Promise((resolve) => second.once('exit', resolve));
+    }
+  } finally {
+    await quick.close();
+  }
+}, 120_000);
+
+/**
+ * The reconciler takes rows a dead dispatcher left after 8 s (the default is 2 minutes), looking
+ * every second: still longer than an attempt here (the receiver holds first attempts 5 s), as the
+ * default is longer than the 15 s attempt timeout.
+ */
+const ROWS_SOON = { orphanAfterMs: 8_000, everyMs: 1_000 };
+
+/** Waits until each event has at least as many webhook_deliveries rows as the receiver saw attempts of it. */
+async function expectEveryAttemptARow(eventIds: string[], seenBy: Receiver): Promise<void> {
+  const wanted = new Map(eventIds.map((e) => [e, seenBy.deliveries.filter((d) => d.id === e).length]));
+  expect([...wanted.values()].every((n) => n >= 1)).toBe(true);
+  const rowsOf = async () => {
+    const rows = await countRows(eventIds);
+    return [...wanted].every(([e, n]) => (rows.get(e) ?? 0) >= n);
+  };
+  await waitUntil(rowsOf, 60_000).catch(async (err: unknown) => {
+    const rows = await db.client.query({ query: `SELECT * FROM webhook_deliveries WHERE event_id IN (${eventIds.map((e) => `'${e}'`).join(',')})`, format: 'JSONEachRow' });
+    throw new Error(`${(err as Error).message}: attempts seen ${JSON.stringify([...wanted])}, rows ${JSON.stringify(await rows.json())}`);
+  });
+}
+
+async function countRows(eventIds: string[]): Promise<Map<string, number>> {
+  const list = eventIds.map((e) => `'${e}'`).join(',');
+  const result = await db.client.query({
+    query: `SELECT event_id, count() AS c FROM (SELECT DISTINCT * FROM webhook_deliveries WHERE event_id IN (${list})) GROUP BY event_id`,
+    format: 'JSONEachRow',
+  });
+  const rows = await result.json<{ event_id: string; c: string }>();
+  return new Map(rows.map((r) => [r.event_id, Number(r.c)]));
+}
 
 it('a dispatcher app that disables an endpoint (410) e-mails the owner of the key, found under its own Redis namespace', async () => {
   const { key, email } = await api.createKey({ plan: 'starter', mode: 'test', burst_per_second: 1000 });

@@ -33,6 +33,8 @@ export interface DispatcherStartOptions {
   sender?: WebhookSenderOptions;
   /** How long a claimed queue stays this instance's (default 30 s, past the 15 s attempt timeout). */
   leaseMs?: number;
+  /** Attempt rows left by a dead dispatcher: when one counts as left (default 2 min) and how often to look (default 30 s). */
+  attemptRows?: { orphanAfterMs?: number; everyMs?: number };
 }
 
 /**
@@ -62,12 +64,14 @@ export async function startDispatcher(env: Env, options: DispatcherStartOptions 
   }
   // With ClickHouse: every attempt's row is kept in Redis from before the send until written, and
   // rows a killed dispatcher left behind are written by the reconciler (at start, then every 30 s).
-  const outbox = writer ? new AttemptRowOutbox(kv) : null;
+  const outbox = writer ? new AttemptRowOutbox(kv, { orphanAfterMs: options.attemptRows?.orphanAfterMs }) : null;
   const reconcile = async () => {
     if (!outbox || !writer) return;
     for (const { member, row } of await outbox.orphans()) writer.write(row, () => { void outbox.written(member).catch(() => {}); });
   };
-  const reconciling = setInterval(() => { reconcile().catch((err: unknown) => log('warn', `attempt rows: ${(err as Error).message}`)); }, 30_000);
+  const reconciling = setInterval(() => {
+    reconcile().catch((err: unknown) => log('warn', `attempt rows: ${(err as Error).message}`));
+  }, options.attemptRows?.everyMs ?? 30_000);
   reconciling.unref();
   await reconcile().catch((err: unknown) => log('warn', `attempt rows: ${(err as Error).message}`));
 

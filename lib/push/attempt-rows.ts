@@ -1,5 +1,5 @@
 import type { Kv } from '../kv/index.ts';
-import { MINUTE_MS } from '../time/index.ts';
+import { DAY_MS, MINUTE_MS } from '../time/index.ts';
 import { pushKeys } from './keys.ts';
 
 /** A row of ClickHouse `webhook_deliveries` (contracts.md). */
@@ -22,6 +22,8 @@ export interface DeliveryRow {
  * reconciler's: longer than an attempt (15 s timeout) plus the writer's batching and retries.
  */
 export const ORPHAN_AFTER_MS = 2 * MINUTE_MS;
+/** A row no one could write in a week (ClickHouse away that long) is given up, as its event is. */
+const ROW_KEPT_MS = 8 * DAY_MS;
 /** What an attempt's row says when its process stopped before the outcome was known. */
 export const INTERRUPTED = 'interrupted: the dispatcher stopped during the attempt; the endpoint may have received it';
 
@@ -36,24 +38,33 @@ export const INTERRUPTED = 'interrupted: the dispatcher stopped during the attem
 export class AttemptRowOutbox {
   private readonly kv: Kv;
   private readonly clock: () => number;
+  private readonly orphanAfterMs: number;
 
-  constructor(kv: Kv, clock: () => number = Date.now) {
+  constructor(kv: Kv, options: { clock?: () => number; orphanAfterMs?: number } = {}) {
     this.kv = kv;
-    this.clock = clock;
+    this.clock = options.clock ?? Date.now;
+    this.orphanAfterMs = options.orphanAfterMs ?? ORPHAN_AFTER_MS;
   }
 
-  /** Before the send: the row as "interrupted", and its reconciliation scheduled. Answers its member. */
-  async begin(row: DeliveryRow): Promise<string> {
-    const rowId = `${row.event_id}:${row.endpoint_id}:${row.attempt}`;
-    await this.kv.set(pushKeys.attemptRow(row.key_prefix, rowId), { ...row, status_code: null, latency_ms: 0, error: INTERRUPTED });
-    const member = `${row.key_prefix}|${rowId}`;
-    await this.kv.schedule(pushKeys.attemptRowsDue(), member, this.clock() + ORPHAN_AFTER_MS);
-    return member;
+  /**
+   * The row as "interrupted", to be written in the step that begins the attempt (before the send),
+   * and its member; `watch` then schedules its reconciliation.
+   */
+  prepare(row: DeliveryRow): { member: string; write: { key: string; value: DeliveryRow; ttlMs: number } } {
+    // The start time too: rows of one attempt number never share a key.
+    const rowId = `${row.event_id}:${row.endpoint_id}:${row.attempt}:${Date.parse(row.attempted_at)}`;
+    const interrupted = { ...row, status_code: null, latency_ms: 0, error: INTERRUPTED };
+    return { member: `${row.key_prefix}|${rowId}`, write: { key: pushKeys.attemptRow(row.key_prefix, rowId), value: interrupted, ttlMs: ROW_KEPT_MS } };
+  }
+
+  /** Schedules the row's reconciliation, in case its writer never confirms it. */
+  async watch(member: string): Promise<void> {
+    await this.kv.schedule(pushKeys.attemptRowsDue(), member, this.clock() + this.orphanAfterMs);
   }
 
   /** The write that replaces the row with the attempt's outcome (inside the attempt's own step). */
-  outcome(row: DeliveryRow): { key: string; value: DeliveryRow } {
-    return { key: pushKeys.attemptRow(row.key_prefix, `${row.event_id}:${row.endpoint_id}:${row.attempt}`), value: row };
+  outcome(member: string, row: DeliveryRow): { key: string; value: DeliveryRow; ttlMs: number } {
+    return { key: pushKeys.attemptRow(...splitMember(member)), value: row, ttlMs: ROW_KEPT_MS };
   }
 
   /** ClickHouse has the row: it leaves the store. */
@@ -65,7 +76,7 @@ export class AttemptRowOutbox {
 
   /** Rows whose writer never confirmed them (its process died), claimed for a while by this caller. */
   async orphans(limit = 500): Promise<{ member: string; row: DeliveryRow }[]> {
-    const members = await this.kv.claimDue(pushKeys.attemptRowsDue(), this.clock(), ORPHAN_AFTER_MS, limit);
+    const members = await this.kv.claimDue(pushKeys.attemptRowsDue(), this.clock(), this.orphanAfterMs, limit);
     const rows = await this.kv.getMany<DeliveryRow>(members.map((m) => pushKeys.attemptRow(...splitMember(m))));
     const found: { member: string; row: DeliveryRow }[] = [];
     for (const [i, member] of members.entries()) {

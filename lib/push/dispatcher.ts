@@ -27,6 +27,8 @@ export interface QueueDoc {
   last_done_seq: number;
   /** Failed attempts of the head so far. */
   attempt: number;
+  /** Attempts of the head begun so far, where attempt rows are kept durably (one cut short by a kill counts). */
+  begun?: number;
   /** When the head may be tried. */
   next_ms: number;
 }
@@ -484,21 +486,24 @@ export class Dispatcher {
     const headers = signatureHeaders({
       id: event.id, timestampSeconds: Math.floor(Date.now() / 1000), body: event.body, secrets: signingSecrets(endpoint, startedMs),
     });
-    const attempt = queue.attempt + 1;
-    const rowOf = (result: Pick<DeliveryRow, 'status_code' | 'latency_ms' | 'error'>): DeliveryRow => ({
+    // Retry delays count the head's failed attempts; an attempt's number counts those begun (below).
+    const failures = queue.attempt + 1;
+    const rowOf = (attempt: number, result: Pick<DeliveryRow, 'status_code' | 'latency_ms' | 'error'>): DeliveryRow => ({
       event_id: event.id, endpoint_id: endpointId, key_prefix: prefix, type: event.type, carrier: event.carrier ?? '', awb: event.awb ?? '',
       attempt, attempted_at: new Date(startedMs).toISOString(), ...result,
     });
-    const rowMember = this.options.rows ? await this.options.rows.begin(rowOf({ status_code: null, latency_ms: 0, error: null })) : null;
+    const { attempt, rowMember } = this.options.rows
+      ? await this.beginAttempt(this.options.rows, queueKey, head.id, (n) => rowOf(n, { status_code: null, latency_ms: 0, error: null }))
+      : { attempt: failures, rowMember: null };
     const outcome = await this.options.sender.send({ endpointId, url: endpoint.url, mode: endpoint.mode, headers, body: event.body });
     const now = this.clock();
-    const row = rowOf({ status_code: outcome.statusCode, latency_ms: Math.round(outcome.latencyMs), error: outcome.error });
+    const row = rowOf(attempt, { status_code: outcome.statusCode, latency_ms: Math.round(outcome.latencyMs), error: outcome.error });
     const ok = isOk(outcome.statusCode);
     const gone = outcome.statusCode === 410;
     // Computed once: `transact` may run its step again, and the jitter must not change under it.
-    const delay = ok || gone ? null : retryDelayMs(attempt, this.schedule, outcome.retryAfterSeconds);
+    const delay = ok || gone ? null : retryDelayMs(failures, this.schedule, outcome.retryAfterSeconds);
     const nextAttemptMs = delay === null ? null : now + delay;
-    const headAction: HeadAction = ok || (!gone && nextAttemptMs === null) ? 'done' : { attempt, nextMs: gone ? now : nextAttemptMs! };
+    const headAction: HeadAction = ok || (!gone && nextAttemptMs === null) ? 'done' : { attempt: failures, nextMs: gone ? now : nextAttemptMs! };
 
     // The queue's step, the endpoint's health and the attempt log: one atomic step of this key's documents.
     const attemptsKey = pushKeys.attempts(prefix, endpointId);
@@ -513,7 +518,7 @@ export class Dispatcher {
       const writes: { key: string; value: unknown }[] = [];
       if (step.write) writes.push({ key: queueKey, value: step.queue });
       if (health.next) writes.push({ key: endpointKey, value: health.next });
-      if (this.options.rows) writes.push(this.options.rows.outcome(row));
+      if (this.options.rows && rowMember) writes.push(this.options.rows.outcome(rowMember, row));
       return {
         writes, listPushes: [{ key: attemptsKey, value: attemptView, keep: ATTEMPTS_KEPT }],
         result: { queueAfter: step.queue, disabled: health.disabled, endpointAfter: (health.next ?? currentEndpoint) as EndpointDoc | null },
@@ -528,6 +533,26 @@ export class Dispatcher {
       });
     }
     await this.scheduleNext(member, leaseUntil, queueAfter, endpointAfter?.status === 'enabled');
+  }
+
+  /**
+   * Before the send, with durable attempt rows: the head's attempt number (one past those begun,
+   * so an attempt a kill cut short keeps its own number and row) and its row as "interrupted", in
+   * one step, then the row's reconciliation scheduled.
+   */
+  private async beginAttempt(
+    rows: AttemptRowOutbox, queueKey: string, headId: string, draft: (attempt: number) => DeliveryRow,
+  ): Promise<{ attempt: number; rowMember: string }> {
+    const begun = await this.kv.transact([queueKey], ([current]) => {
+      const queue = current as QueueDoc | null;
+      const attempt = Math.max(queue?.begun ?? 0, queue?.attempt ?? 0) + 1;
+      const row = rows.prepare(draft(attempt));
+      const writes: { key: string; value: unknown; ttlMs?: number }[] = [row.write];
+      if (queue && queue.pending[0]?.id === headId) writes.push({ key: queueKey, value: { ...queue, begun: attempt } });
+      return { writes, result: { attempt, rowMember: row.member } };
+    });
+    await rows.watch(begun.rowMember);
+    return begun;
   }
 
   /**
