@@ -107,7 +107,8 @@ export const EstimateAnswerSchema = z.object({
     basis: PredictionSchema.shape.basis
       .describe('The level answered from, its delivered shipments for the stage, the stage (awaiting_pickup) and when the model was built'),
   })),
-  fastest: z.string().nullable().describe('The carrier with the earliest delivery_date (then the earliest p80 end, p90 end, slug); null without estimates'),
+  fastest: z.string().nullable().describe('The carrier with the earliest delivery_date (then the earliest p80 end, p90 end, slug) among estimates '
+    + 'whose basis.level is lane or state_pair; null when none is'),
 });
 export const EstimateQuerySchema = z.object({
   ship_date: z.string().optional().describe('YYYY-MM-DD (IST): from yesterday to 90 days after today; default today (IST). Anything else is 400 invalid_date.'),
