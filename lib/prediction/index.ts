@@ -8,3 +8,4 @@ export * from './places.ts';
 export * from './book.ts';
 export * from './estimate.ts';
 export * from './served.ts';
+export * from './promise.ts';

@@ -12,3 +12,4 @@ export { DeliveryWriter } from './deliveries-clickhouse.ts';
 export { endpointDisabledMessage } from './notify.ts';
 export { PollChangeConsumer, WebhookEventConsumer } from './consumers.ts';
 export { NO_PRIVATE_TARGETS, parseAllowedTargets, type AllowedTargets } from './url-policy.ts';
+export * from './running-late.ts';
