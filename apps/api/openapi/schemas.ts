@@ -202,7 +202,8 @@ export const RunningLateEventBodySchema = z.object({
   data: z.object({
     ...trackingEventData,
     promised_by: z.string().nullable().describe('The watch\'s promised day (IST, YYYY-MM-DD); null: the probability is the carrier EDD\'s'),
-    on_time_probability: z.number().min(0).max(1).describe('P(delivered by the end of promised_by, else of the carrier EDD\'s day): below the watch\'s running_late_below'),
+    on_time_probability: z.number().min(0).max(1)
+      .describe('P(delivered by the end of promised_by, else of the carrier EDD\'s day): below the watch\'s running_late_below'),
     delivery_date: PredictionSchema.shape.delivery_date.describe('The predicted delivery day (IST), as in tracking.insights.prediction'),
   }),
 });
