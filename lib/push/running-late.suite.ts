@@ -11,7 +11,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadCalendar } from '../calendar/index.ts';
 import type { Kv } from '../kv/index.ts';
 import { normalizePoll } from '../normalize/index.ts';
-import { buildModel, predictorOf, WorkdayIndex, type DeliveredShipment, type PlaceLookup } from '../prediction/index.ts';
+import {
+  buildModel, predictorOf, promiseProbabilityOf, queryFactsOf, WorkdayIndex, type DeliveredShipment, type PlaceLookup,
+} from '../prediction/index.ts';
 import { requireAwb, type CarrierPoll, type TrackingRecord } from '../schemas/index.ts';
 import { makePoll, scan } from '../testing/polls.ts';
 import { product } from '../testing/product.ts';
@@ -154,6 +156,32 @@ export function runningLateSuite(name: string, open: () => Promise<{ kv: Kv; cle
       expect(promises[0]).toEqual({ promised_by: PROMISE, on_time_probability: 1 });
       expect(promises.at(-1)).toEqual({ promised_by: PROMISE, on_time_probability: 0 });
       for (const b of bodiesOf(A)) expect(b.data.tracking.insights.prediction?.promise).toBeUndefined();
+    });
+
+    it('a key paused meanwhile is told at its catch-up: the record with its promise, and running_late if it fell', async () => {
+      const paused = new Set([B]);
+      detector = new ChangeDetector({
+        kv, events: log, lanes: { get: async () => null }, clock: () => T0, predictor,
+        standing: async (prefix) => (paused.has(prefix) ? 'suspended' : 'active'),
+      });
+      // Nine days on, B's promise has passed while B was paused: B hears nothing, A what changed.
+      const poll = pollAt(T0 + 9 * DAY_MS, addDays(TODAY, 20));
+      await handle(poll);
+      expect(bodiesOf(B)).toEqual([]);
+      expect(bodiesOf(A).length).toBeGreaterThan(0);
+      // Resumed: the catch-up reads the shipment's current record (as the cache answers it) and its promise.
+      paused.delete(B);
+      const found = normalizePoll(poll, product.rules);
+      if (found.kind !== 'found') throw new Error('fixture');
+      const nowMs = Date.parse(poll.polled_at);
+      const prediction = predictor.predictRecord(found.shipment.record, found.shipment.facts, 'test', nowMs);
+      const record = toTrackingRecord(found.shipment.record, found.shipment.facts, { nowMs, lane: null, cached: true, stale: false, prediction });
+      const query = queryFactsOf(found.shipment.record, found.shipment.facts);
+      expect(await detector.catchUp(B, async () => ({
+        record, promiseProbability: (day) => promiseProbabilityOf(predictor, query, found.shipment.facts, 'test', nowMs, day),
+      }))).toBe(2);
+      expect(bodiesOf(B).map((b) => b.type)).toEqual(['tracking.updated', 'tracking.running_late']);
+      for (const b of bodiesOf(B)) expect(b.data.tracking.insights.prediction!.promise).toEqual({ promised_by: PROMISE, on_time_probability: 0 });
     });
 
     it('a changed promise is a new question: told again when the new day is also at risk; unchanged settings keep the state', async () => {
