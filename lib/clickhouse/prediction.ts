@@ -22,6 +22,8 @@ import {
 import { predictorOf, type Predictor } from '../prediction/records.ts';
 import { fnv1a32 } from '../random/fnv1a.ts';
 import type { Estimator } from '../prediction/book.ts';
+import { ServedStates } from '../prediction/served.ts';
+import { readServedStates } from './served-states.ts';
 import { estimateOf } from '../prediction/estimate.ts';
 import { MIN_DELIVERIES, type PlaceLookup } from '../prediction/types.ts';
 import type { WorkdayIndex } from '../prediction/workdays.ts';
@@ -381,6 +383,7 @@ export interface ClickHousePredictionSourceOptions {
  */
 export class ClickHousePredictionSource {
   private current: PredictionModel | null = null;
+  private served = ServedStates.NONE;
   private version: number | null = null;
   private timer: NodeJS.Timeout | null = null;
   private reading: Promise<void> | null = null;
@@ -395,7 +398,7 @@ export class ClickHousePredictionSource {
     this.options = options;
     this.predictor = predictorOf(() => this.current, options.places);
     const empty = emptyModel(options.places, options.workdays);
-    this.estimator = { estimate: (req) => estimateOf(this.current ?? empty, options.places, options.workdays, req) };
+    this.estimator = { estimate: (req) => estimateOf(this.current ?? empty, options.places, options.workdays, req, this.served) };
   }
 
   model(): PredictionModel | null {
@@ -412,7 +415,12 @@ export class ClickHousePredictionSource {
     const signal = AbortSignal.timeout(this.options.timeoutMs ?? 30_000);
     const newest = await newestPredictionVersion(this.client, signal);
     if (newest === null || newest === this.version) return;
-    this.current = await readPredictionModel(this.client, newest, this.options.places, this.options.workdays, signal);
+    const [model, served] = await Promise.all([
+      readPredictionModel(this.client, newest, this.options.places, this.options.workdays, signal),
+      readServedStates(this.client, newest, signal),
+    ]);
+    this.current = model;
+    this.served = served;
     this.version = newest;
   }
 

@@ -9,6 +9,7 @@ import { DAY_MS } from '../time/index.ts';
 import { buildFromObserved, emptyModel, observeShipment, type ObservedShipment, type PredictionModel } from './model.ts';
 import { estimateOf, type EstimateAnswer, type EstimateRequest } from './estimate.ts';
 import { deliveredShipmentOf, predictorOf, type Predictor } from './records.ts';
+import { ServedStates } from './served.ts';
 import type { PlaceLookup } from './types.ts';
 import type { WorkdayIndex } from './workdays.ts';
 
@@ -24,6 +25,11 @@ export interface Estimator {
   estimate(req: EstimateRequest): EstimateAnswer;
 }
 
+/** Each shipment's state-pair level key (model.ts levelKeys: the second). */
+function* stateKeysOf(shipments: Iterable<ObservedShipment>): Generator<string | null | undefined> {
+  for (const s of shipments) yield s.keys[1];
+}
+
 export class PredictionBook {
   /** Each delivered shipment's observations, computed once when it is added. */
   private readonly delivered = new Map<string, ObservedShipment>();
@@ -34,6 +40,8 @@ export class PredictionBook {
    */
   private keyPool = new Map<string, string>();
   private current: PredictionModel;
+  /** Destination states each carrier delivered into in the window, as of the last rebuild (served.ts). */
+  private served = ServedStates.NONE;
   private timer: NodeJS.Timeout | null = null;
   private readonly clock: () => number;
   readonly predictor: Predictor;
@@ -45,7 +53,7 @@ export class PredictionBook {
     this.clock = options.clock ?? Date.now;
     this.current = emptyModel(options.places, options.workdays);
     this.predictor = predictorOf(() => this.current, options.places);
-    this.estimator = { estimate: (req) => estimateOf(this.current, options.places, options.workdays, req) };
+    this.estimator = { estimate: (req) => estimateOf(this.current, options.places, options.workdays, req, this.served) };
   }
 
   /** A normalized shipment of a poll: kept when delivered (a delivery is final, so re-polls change nothing). */
@@ -71,6 +79,8 @@ export class PredictionBook {
     const oldest = now - this.options.windowDays * DAY_MS;
     for (const [key, d] of this.delivered) if (d.deliveredMs < oldest) this.delivered.delete(key);
     this.keyPool = new Map();
+    // keys[1] is the state-pair level's key (model.ts levelKeys).
+    this.served = ServedStates.fromStateKeys(stateKeysOf(this.delivered.values()));
     this.current = buildFromObserved(this.delivered.values(), {
       modelAtMs: now, windowDays: this.options.windowDays, places: this.options.places, workdays: this.options.workdays,
     });

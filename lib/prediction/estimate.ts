@@ -15,7 +15,8 @@
 import type { KeyMode, Stage } from '../schemas/index.ts';
 import { addDays, daysBetween, istDayOf, istDayStartMs, isIstDay, type IstDay } from '../time/ist-day.ts';
 import type { PredictionModel } from './model.ts';
-import type { PlaceLookup, Prediction, PredictionQuery } from './types.ts';
+import type { ServedStates } from './served.ts';
+import type { PlaceLookup, Prediction, PredictionLevel, PredictionQuery } from './types.ts';
 import { dayNumberOfText, dayText, type WorkdayIndex } from './workdays.ts';
 
 /** The stage an estimate is made in: booked, not yet picked up. */
@@ -102,6 +103,12 @@ export function estimateQueryOf(
   };
 }
 
+/**
+ * The levels whose figures may name `fastest`: learned on the route itself or between the two
+ * states. A zone or carrier-level figure is the carrier's elsewhere, not a claim about this route.
+ */
+export const FASTEST_LEVELS: ReadonlySet<PredictionLevel> = new Set(['lane', 'state_pair']);
+
 /** Earliest delivery day, then the earliest p80 end, then the earliest p90 end, then the slug. */
 function faster(a: Estimate, b: Estimate): number {
   if (a.delivery_date !== b.delivery_date) return a.delivery_date < b.delivery_date ? -1 : 1;
@@ -113,12 +120,18 @@ function faster(a: Estimate, b: Estimate): number {
 /**
  * The estimates of a planned shipment from `model`: per carrier (the one asked, or every carrier the
  * model knows in the mode) and service type (each one learned for the carrier, or only the one
- * asked), those with a basis, by carrier then service type. `fastest` is the carrier of the first by
- * `faster`, null when there is none.
+ * asked), those with a basis, by carrier then service type. With `served` (served.ts) and a
+ * destination whose state is known, a carrier that delivered nothing into that state in the window
+ * is left out. `fastest` is the carrier of the first by `faster` among the estimates whose basis is
+ * the lane or the state pair, null when there is none.
  */
-export function estimateOf(model: PredictionModel, places: PlaceLookup, workdays: WorkdayIndex, req: EstimateRequest): EstimateAnswer {
+export function estimateOf(
+  model: PredictionModel, places: PlaceLookup, workdays: WorkdayIndex, req: EstimateRequest, served: ServedStates | null = null,
+): EstimateAnswer {
   const learned = model.learnedServices(req.mode, ESTIMATE_STAGE);
-  const carriers = req.carrier === null ? [...learned.keys()] : [req.carrier];
+  const destinationState = places.stateOf(req.destinationPincode);
+  const carriers = (req.carrier === null ? [...learned.keys()] : [req.carrier])
+    .filter((carrier) => served === null || destinationState === null || served.serves(req.mode, carrier, destinationState));
   const estimates: Estimate[] = [];
   const wanted = req.serviceType?.trim().toLowerCase() || null;
   for (const carrier of carriers) {
@@ -131,7 +144,8 @@ export function estimateOf(model: PredictionModel, places: PlaceLookup, workdays
       estimates.push({ carrier, service_type: serviceType, delivery_date: p.delivery_date, window: p.window, basis: p.basis });
     }
   }
-  const best = estimates.length === 0 ? null : estimates.reduce((a, b) => (faster(b, a) < 0 ? b : a));
+  const candidates = estimates.filter((e) => FASTEST_LEVELS.has(e.basis.level));
+  const best = candidates.length === 0 ? null : candidates.reduce((a, b) => (faster(b, a) < 0 ? b : a));
   return {
     origin_pincode: req.originPincode,
     destination_pincode: req.destinationPincode,

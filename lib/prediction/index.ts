@@ -7,3 +7,5 @@ export * from './backtest.ts';
 export * from './places.ts';
 export * from './book.ts';
 export * from './estimate.ts';
+export * from './served.ts';
+export * from './promise.ts';

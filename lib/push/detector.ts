@@ -3,15 +3,26 @@ import { isTerminal, isTerminalStage } from '../cache/index.ts';
 import { toTrackingRecord } from '../insights/index.ts';
 import { laneKey, type LaneStatsSource } from '../lanes/index.ts';
 import { scanEventIds, type NormalizeResult } from '../normalize/index.ts';
-import type { Predictor } from '../prediction/index.ts';
+import { promiseProbabilityOf, queryFactsOf, withPromise, type Predictor } from '../prediction/index.ts';
 import type { CarrierPoll, TrackingRecord } from '../schemas/index.ts';
 import { changeOf, etaChangeOf, snapshotOf } from './change.ts';
 import type { EventLog } from './event-log.ts';
 import { trackingEvent, type WebhookEvent } from './events.ts';
 import type { Kv } from '../kv/index.ts';
 import { pushKeys, shipmentIdOf } from './keys.ts';
-import { expiryOf, type ShipmentDoc, type WatchDoc } from './watches.ts';
+import { runningLateOf } from './running-late.ts';
+import { expiryOf, promiseOfWatch, type ShipmentDoc, type WatchDoc } from './watches.ts';
 import type { KeyMode } from '../schemas/index.ts';
+
+/** A shipment's current record for a catch-up, with its promise's probability as of the record's insights. */
+export interface CurrentShipment {
+  record: TrackingRecord;
+  /** P(delivered by the end of IST day `promisedBy`), null without a prediction (lib/prediction promise.ts). */
+  promiseProbability(promisedBy: string): number | null;
+}
+
+/** P(delivered by the end of a promised IST day) of the record being stepped; null: not known. */
+type PromiseProbability = (promisedBy: string) => number | null;
 
 export interface DetectorDeps {
   kv: Kv;
@@ -95,12 +106,15 @@ export class ChangeDetector {
     const record = toTrackingRecord(found.record, found.facts, { nowMs: polledMs, lane, prediction, cached: false, stale: false });
     const terminal = isTerminal(found);
     const legacyIds = legacyEventIds(poll, record.awb);
+    const predictor = this.deps.predictor;
+    const query = queryFactsOf(found.record, found.facts);
+    const promiseOf: PromiseProbability = (day) => promiseProbabilityOf(predictor, query, found.facts, mode, polledMs, day);
     let published = 0;
     const now = this.deps.clock();
     for (const [prefix, until] of Object.entries(shipment.watchers)) {
       if (until <= polledMs) continue;
       if ((await this.deps.standing(prefix, now)) !== 'active') continue;
-      published += await this.stepWatch(prefix, mode, poll.carrier, record, polledMs, terminal, legacyIds.get.bind(legacyIds));
+      published += await this.stepWatch(prefix, mode, poll.carrier, record, promiseOf, polledMs, terminal, legacyIds.get.bind(legacyIds));
     }
     return published;
   }
@@ -110,16 +124,18 @@ export class ChangeDetector {
    * one event now, from the shipment's current record (`current`), so a shipment that reached a
    * terminal state meanwhile (and is polled no more) is not left untold.
    */
-  async catchUp(prefix: string, current: (carrier: string, awb: string, mode: KeyMode) => Promise<TrackingRecord | null>): Promise<number> {
+  async catchUp(prefix: string, current: (carrier: string, awb: string, mode: KeyMode) => Promise<CurrentShipment | null>): Promise<number> {
     const { kv } = this.deps;
     let published = 0;
     for (const name of await kv.setMembers(pushKeys.watchIndex(prefix))) {
       const doc = await kv.get<WatchDoc>(pushKeys.watchOf(prefix, name));
       if (!doc) continue;
-      const record = await current(doc.carrier, doc.awb, doc.mode);
-      if (!record) continue;
+      const shipment = await current(doc.carrier, doc.awb, doc.mode);
+      if (!shipment) continue;
+      const { record } = shipment;
       const polledMs = Date.parse(record.last_polled_at);
-      published += await this.stepWatch(prefix, doc.mode, doc.carrier, record, polledMs, isTerminalStage(record.insights.current_stage), () => undefined);
+      const terminal = isTerminalStage(record.insights.current_stage);
+      published += await this.stepWatch(prefix, doc.mode, doc.carrier, record, (day) => shipment.promiseProbability(day), polledMs, terminal, () => undefined);
     }
     return published;
   }
@@ -129,22 +145,28 @@ export class ChangeDetector {
    * changed since what the key was last told, the event goes into its outbox in the same step.
    */
   private async stepWatch(
-    prefix: string, mode: KeyMode, carrier: string, record: TrackingRecord, polledMs: number, terminal: boolean,
+    prefix: string, mode: KeyMode, carrier: string, shipmentRecord: TrackingRecord, promiseOf: PromiseProbability, polledMs: number, terminal: boolean,
     legacyIdOf: (id: string) => string | undefined,
   ): Promise<number> {
     const { kv } = this.deps;
-    const watchKey = pushKeys.watch(prefix, carrier, record.awb);
+    const watchKey = pushKeys.watch(prefix, carrier, shipmentRecord.awb);
     await this.tidying.get(watchKey);
     const outbox = await kv.update<WatchDoc, WebhookEvent[]>(watchKey, (doc) => {
       if (!doc) return { result: [] };
       if (polledMs <= doc.snapshot.polled_ms || polledMs >= doc.expires_ms) return { result: doc.outbox };
+      // This watch's record: the shipment's, with the shop's promise when the watch has one.
+      const { promised_by: promisedBy, running_late_below: threshold } = promiseOfWatch(doc);
+      const probability = promisedBy === null || shipmentRecord.insights.prediction === null ? null : promiseOf(promisedBy);
+      const record = withPromise(shipmentRecord, probability === null ? null : { promised_by: promisedBy!, on_time_probability: probability });
       const terminalMs = doc.terminal_ms ?? (terminal ? polledMs : null);
       const base = { ...doc, snapshot: snapshotOf(record, polledMs), terminal_ms: terminalMs, expires_ms: expiryOf(doc.watched_since_ms, terminalMs) };
       const change = changeOf(doc.snapshot, record, legacyIdOf);
-      // A moved delivery day is an event of its own (subscribable apart), after the change's if both.
+      // A moved delivery day and a fall below the on-time threshold are events of their own
+      // (subscribable apart), after the change's if several.
       const eta = etaChangeOf(doc, record, polledMs);
-      const stepped = { ...base, ...eta.next };
-      if (!change && !eta.changed) return { next: stepped, result: doc.outbox };
+      const late = runningLateOf(doc, record, promisedBy, threshold);
+      const stepped = { ...base, ...eta.next, ...late.next };
+      if (!change && !eta.changed && !late.late) return { next: stepped, result: doc.outbox };
       const made: WebhookEvent[] = [];
       let sequence = doc.sequence;
       if (change) {
@@ -159,6 +181,13 @@ export class ChangeDetector {
         made.push(trackingEvent({
           keyPrefix: prefix, mode, type: 'tracking.eta_changed', sequence, previous, newEvents: [], tracking: record,
           previousDeliveryDate: eta.changed.previous, atMs: polledMs,
+        }));
+      }
+      if (late.late) {
+        sequence++;
+        const previous = { status: doc.snapshot.status ?? record.status, current_stage: doc.snapshot.stage ?? record.insights.current_stage };
+        made.push(trackingEvent({
+          keyPrefix: prefix, mode, type: 'tracking.running_late', sequence, previous, newEvents: [], tracking: record, late: late.late, atMs: polledMs,
         }));
       }
       const next = { ...stepped, sequence, outbox: [...doc.outbox, ...made] };

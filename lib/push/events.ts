@@ -4,13 +4,15 @@
  */
 import { createHash } from 'node:crypto';
 import type { TrackingRecord } from '../schemas/index.ts';
+import type { RunningLate } from './running-late.ts';
 import type { KeyMode } from '../schemas/index.ts';
 
 /** Most specific first (contracts.md "Push"); `webhook.test` only ever goes to the endpoint tested. */
 export const TRACKING_EVENT_TYPES = [
   'tracking.delivered', 'tracking.rto', 'tracking.exception', 'tracking.out_for_delivery', 'tracking.stuck', 'tracking.updated',
-  // Not a change type of changeOf: its own event beside them when insights.prediction's day moves.
-  'tracking.eta_changed',
+  // Not change types of changeOf: events of their own beside them, when insights.prediction's day
+  // moves and when the on-time probability falls below the watch's threshold (running-late.ts).
+  'tracking.eta_changed', 'tracking.running_late',
 ] as const;
 /** Events of the shipment analyzer (contracts.md "Shipment analyzer"). */
 export const ANALYSIS_EVENT_TYPES = ['analysis.completed'] as const;
@@ -65,6 +67,8 @@ export interface TrackingEventInput {
   tracking: TrackingRecord;
   /** tracking.eta_changed: the delivery day told before (contracts.md "Delivery prediction"). */
   previousDeliveryDate?: string | null;
+  /** tracking.running_late: the promise (or null: the EDD), the probability and the predicted day. */
+  late?: RunningLate;
   /** When the change was learned: the poll's time, so a re-derived event is byte-identical. */
   atMs: number;
 }
@@ -72,15 +76,14 @@ export interface TrackingEventInput {
 export function trackingEvent(input: TrackingEventInput): WebhookEvent {
   const { carrier, awb } = input.tracking;
   const timestamp = new Date(input.atMs).toISOString();
+  const data = { carrier, awb, sequence: input.sequence, previous: input.previous, new_events: input.newEvents, tracking: input.tracking };
   const body = JSON.stringify({
     type: input.type,
     timestamp,
-    data: input.type === 'tracking.eta_changed'
-      ? {
-        carrier, awb, sequence: input.sequence, previous: input.previous, new_events: input.newEvents, tracking: input.tracking,
-        previous_delivery_date: input.previousDeliveryDate ?? null,
-      }
-      : { carrier, awb, sequence: input.sequence, previous: input.previous, new_events: input.newEvents, tracking: input.tracking },
+    data: input.type === 'tracking.eta_changed' ? { ...data, previous_delivery_date: input.previousDeliveryDate ?? null }
+      : input.type === 'tracking.running_late' && input.late
+        ? { ...data, promised_by: input.late.promised_by, on_time_probability: input.late.on_time_probability, delivery_date: input.late.delivery_date }
+        : data,
   });
   return {
     schema: 'webhook_event.v1',

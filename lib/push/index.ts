@@ -13,3 +13,4 @@ export { AttemptRowOutbox, INTERRUPTED, ORPHAN_AFTER_MS } from './attempt-rows.t
 export { endpointDisabledMessage } from './notify.ts';
 export { PollChangeConsumer, WebhookEventConsumer } from './consumers.ts';
 export { NO_PRIVATE_TARGETS, parseAllowedTargets, type AllowedTargets } from './url-policy.ts';
+export * from './running-late.ts';

@@ -1,8 +1,8 @@
 import type { KeyStanding, StandingOf } from '../access/standing.ts';
 import type { LaneStatsSource } from '../lanes/index.ts';
 import type { Predictor } from '../prediction/index.ts';
-import type { KeyMode, TrackingRecord } from '../schemas/index.ts';
-import { ChangeDetector } from './detector.ts';
+import type { KeyMode } from '../schemas/index.ts';
+import { ChangeDetector, type CurrentShipment } from './detector.ts';
 import { Dispatcher, type DispatcherOptions } from './dispatcher.ts';
 import { EndpointStore, type EndpointTargetRules } from './endpoints.ts';
 import { InProcessEventLog, type EventLog } from './event-log.ts';
@@ -38,7 +38,7 @@ export interface PushOptions extends Omit<DispatcherOptions, 'kv' | 'endpoints'>
   /** The distributed event log (Kafka); without it events go straight to this process's dispatcher. */
   events?: EventLog;
   /** A shipment's current record (the cache's), for the catch-up of a key that is active again. */
-  currentRecord?: (carrier: string, awb: string, mode: KeyMode) => Promise<TrackingRecord | null>;
+  currentRecord?: (carrier: string, awb: string, mode: KeyMode) => Promise<CurrentShipment | null>;
   /** Where endpoints may point (WEBHOOK_ALLOWED_TARGETS), checked when one is created. */
   targets?: EndpointTargetRules;
 }

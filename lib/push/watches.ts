@@ -6,6 +6,7 @@ import type { Kv } from '../kv/index.ts';
 import { parseShipmentId, pushKeys, shipmentIdOf } from './keys.ts';
 import { DAY_MS } from '../time/index.ts';
 import type { KeyMode } from '../schemas/index.ts';
+import { DEFAULT_RUNNING_LATE_BELOW } from './running-late.ts';
 
 /** A watch ends 60 days after it began, or 3 days after the shipment reached a terminal state. */
 export const WATCH_MAX_MS = 60 * DAY_MS;
@@ -28,6 +29,12 @@ export interface WatchDoc {
   /** The predicted delivery day last told (or first seen) and when it was told: tracking.eta_changed. */
   eta_date?: string | null;
   eta_sent_ms?: number | null;
+  /** The day the shop promised its customer (IST, YYYY-MM-DD), null: none (contracts.md "A shop's promise"). */
+  promised_by?: string | null;
+  /** tracking.running_late when the on-time probability falls below this; absent: the default 0.5. */
+  running_late_below?: number;
+  /** running_late was told and the probability has not come back to the threshold since. */
+  late_told?: boolean;
 }
 
 /** Per watched shipment: its watchers (key prefix → end of watch) and what the poller needs. */
@@ -46,6 +53,8 @@ export interface WatchView {
   status: 'active' | 'ended';
   watched_since: string;
   expires_at: string;
+  promised_by: string | null;
+  running_late_below: number;
 }
 
 export function watchView(doc: WatchDoc, nowMs: number): WatchView {
@@ -55,7 +64,19 @@ export function watchView(doc: WatchDoc, nowMs: number): WatchView {
     status: nowMs < doc.expires_ms ? 'active' : 'ended',
     watched_since: new Date(doc.watched_since_ms).toISOString(),
     expires_at: new Date(doc.expires_ms).toISOString(),
+    ...promiseOfWatch(doc),
   };
+}
+
+/** A watch's promise settings, defaults filled in (watches made before them have neither). */
+export function promiseOfWatch(doc: Pick<WatchDoc, 'promised_by' | 'running_late_below'>): WatchPromise {
+  return { promised_by: doc.promised_by ?? null, running_late_below: doc.running_late_below ?? DEFAULT_RUNNING_LATE_BELOW };
+}
+
+/** What a watch call may set: the shop's promise and the threshold of tracking.running_late. */
+export interface WatchPromise {
+  promised_by: string | null;
+  running_late_below: number;
 }
 
 export function expiryOf(watchedSinceMs: number, terminalMs: number | null): number {
@@ -73,6 +94,8 @@ export interface NewWatch {
   polledMs: number;
   terminal: boolean;
   nowMs: number;
+  /** The promise settings given (absent: none, the default threshold). */
+  promise?: Partial<WatchPromise>;
 }
 
 export interface WatchListPage {
@@ -123,8 +146,28 @@ export class WatchStore {
         // The day the watch's answer showed is the first one told: a move before the first poll is news.
         eta_date: input.record?.insights.prediction?.delivery_date ?? null,
         eta_sent_ms: null,
+        ...promiseOfWatch(input.promise ?? {}),
+        late_told: false,
       };
       return { next: doc, result: { created: true, watch: watchView(doc, input.nowMs) } };
+    });
+  }
+
+  /**
+   * Changes an active watch's promise settings (a watch call again naming them); the fields not
+   * given stay. A changed promise or threshold is a new question: running_late may be told again.
+   * Null when the key has no active watch of the shipment.
+   */
+  async setPromise(prefix: string, carrier: string, awb: Awb, change: Partial<WatchPromise>, nowMs: number): Promise<WatchView | null> {
+    return this.kv.update<WatchDoc, WatchView | null>(pushKeys.watch(prefix, carrier, awb), (doc) => {
+      if (!doc || doc.expires_ms <= nowMs) return { result: null };
+      const before = promiseOfWatch(doc);
+      const after = { ...before, ...change };
+      if (after.promised_by === before.promised_by && after.running_late_below === before.running_late_below) {
+        return { result: watchView(doc, nowMs) };
+      }
+      const next: WatchDoc = { ...doc, ...after, late_told: false };
+      return { next, result: watchView(next, nowMs) };
     });
   }
 

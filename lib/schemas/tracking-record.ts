@@ -81,6 +81,11 @@ export const PredictionSchema = z.object({
     stage: z.enum(STAGES),
     model_at: UtcMillis,
   }),
+  // Only on the records of a watch with promised_by (contracts.md "A shop's promise").
+  promise: z.object({
+    promised_by: IstDaySchema,
+    on_time_probability: z.number().min(0).max(1),
+  }).optional().describe('Only on the records of a watch with promised_by: P(delivered by the end of that IST day); 0 once it has passed'),
 });
 export type PredictionJson = z.infer<typeof PredictionSchema>;
 

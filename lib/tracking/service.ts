@@ -4,7 +4,7 @@ import { answerJson, compactShipment, type CachedShipment } from '../cache/entry
 import { computeInsights } from '../insights/index.ts';
 import { laneKey, type LaneStatsSource } from '../lanes/index.ts';
 import type { Metrics } from '../metrics/index.ts';
-import type { Predictor } from '../prediction/index.ts';
+import { promiseProbabilityOf, type Predictor } from '../prediction/index.ts';
 import { normalizePoll, type BaseRecord, type NormalizedShipment, type RuleSet, type ShipmentFacts } from '../normalize/index.ts';
 import { parseAwb, type Awb, type CarrierPoll, type Insights, type PollSource, type TrackingRecord } from '../schemas/index.ts';
 import type { KeyMode } from '../schemas/index.ts';
@@ -107,11 +107,33 @@ export class TrackingService {
    * has no record.
    */
   async peek(carrier: string, awb: Awb | string, mode: KeyMode): Promise<TrackingRecord | null> {
+    return (await this.peekFound(carrier, awb, mode))?.record ?? null;
+  }
+
+  /** `peek`'s answer with the means to ask its promise (a watch's catch-up: lib/push CurrentShipment). */
+  async peekShipment(
+    carrier: string, awb: Awb | string, mode: KeyMode,
+  ): Promise<{ record: TrackingRecord; promiseProbability(promisedBy: string): number | null } | null> {
+    const found = await this.peekFound(carrier, awb, mode);
+    return found ? { record: found.record, promiseProbability: (day) => this.promiseProbability(found, mode, day) } : null;
+  }
+
+  /** The cached answer as `peek` makes it, or null. */
+  async peekFound(carrier: string, awb: Awb | string, mode: KeyMode): Promise<FoundRecord | null> {
     const number = parseAwb(awb);
     if (number === null) return null;
     const cached = await this.deps.cache.get(cacheKey(mode, carrier, number));
     if (!cached?.shipment) return null;
-    return (await this.answer(cached.shipment, mode, { cached: true, stale: !isFresh(cached, this.deps.clock()) })).record;
+    return this.answer(cached.shipment, mode, { cached: true, stale: !isFresh(cached, this.deps.clock()) });
+  }
+
+  /**
+   * P(delivered by the end of IST day `promisedBy`) of an answered record, as of now: a watch's
+   * `insights.prediction.promise` (lib/prediction promise.ts). Null without a prediction.
+   */
+  promiseProbability(found: FoundRecord, mode: KeyMode, promisedBy: string): number | null {
+    if (found.insights.prediction === null) return null;
+    return promiseProbabilityOf(this.deps.predictor, found.entry.answer.query, found.entry.facts, mode, this.deps.clock(), promisedBy);
   }
 
   async lookup(carrier: string, awb: Awb, mode: KeyMode, cacheRead?: Promise<CachedLookup | null>): Promise<LookupResult> {

@@ -133,7 +133,7 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
   const push = createPush({
     kv: backend.kv('push'),
     standing: standingFromStore(access),
-    currentRecord: async (carrier, awb, mode) => pushRecords.tracking?.peek(carrier, awb, mode) ?? null,
+    currentRecord: async (carrier, awb, mode) => pushRecords.tracking?.peekShipment(carrier, awb, mode) ?? null,
     lanes: { get: (lane) => pushLanes.source.get(lane) },
     predictor,
     events: env.KAFKA_BROKERS ? new KafkaEventLog(createKafka({ brokers: env.KAFKA_BROKERS, clientId: 'tracking-api-push' })) : undefined,

@@ -7,6 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { ErrorCode } from '../../../lib/schemas/index.ts';
+import { isIstDay } from '../../../lib/time/ist-day.ts';
 import { ApiError } from './errors.ts';
 
 /** A body that is not JSON: kept for the handler, which refuses it after the key checks. */
@@ -32,8 +33,16 @@ export function deferJsonErrors(scope: FastifyInstance, options: { bodyLimit?: n
 const MAX_TEXT = 4_096;
 const text = z.string().max(MAX_TEXT);
 
-/** `POST /v1/trackings`: `{ "carrier": slug|alias, "awb": "..." }`. */
-export const WatchBodySchema = z.object({ carrier: text, awb: text });
+/**
+ * `POST /v1/trackings`: `{ "carrier": slug|alias, "awb": "...", "promised_by"?: "YYYY-MM-DD"|null,
+ * "running_late_below"?: 0..1 }` (contracts.md "A shop's promise").
+ */
+export const WatchBodySchema = z.object({
+  carrier: text,
+  awb: text,
+  promised_by: text.refine(isIstDay, 'must be a calendar day written YYYY-MM-DD (the day promised to the customer, IST)').nullish(),
+  running_late_below: z.number('must be a number from 0 to 1').min(0, 'must be from 0 to 1').max(1, 'must be from 0 to 1').nullish(),
+});
 
 /** One item of `POST /v1/track/batch`; a bad item refuses that item only. */
 export const BatchItemSchema = z.object({ carrier: text.nullish(), awb: text });
@@ -49,7 +58,7 @@ export const WebhookBodySchema = z.object({
 });
 
 /** The error code a field's problem deserves (as a single lookup reports it); else `fallback`. */
-const FIELD_CODES: Record<string, ErrorCode> = { awb: 'invalid_awb', carrier: 'unsupported_carrier', url: 'invalid_url' };
+const FIELD_CODES: Record<string, ErrorCode> = { awb: 'invalid_awb', carrier: 'unsupported_carrier', url: 'invalid_url', promised_by: 'invalid_date' };
 
 /**
  * The body as `schema` reads it, or the 400 it deserves. `example` shows the expected shape in the

@@ -53,10 +53,15 @@ describe('the OpenAPI documents describe every answer', () => {
     }
     // The events the API sends are described too (OpenAPI 3.1 webhooks), eta_changed with its previous day.
     const webhooks = (docs[0] as { webhooks: Record<string, { post: { requestBody: { content: Record<string, { schema: { $ref: string } }> } } }> }).webhooks;
-    expect(Object.keys(webhooks)).toEqual(['tracking', 'tracking.eta_changed', 'webhook.test']);
-    const etaRef = webhooks['tracking.eta_changed']!.post.requestBody.content['application/json']!.schema.$ref;
-    const schemas = (docs[0] as { components: { schemas: Record<string, { properties: { data: { properties: Record<string, unknown> } } }> } }).components.schemas;
-    expect(Object.keys(schemas[etaRef.split('/').pop()!]!.properties.data.properties)).toEqual(['carrier', 'awb', 'sequence', 'previous', 'new_events', 'tracking', 'previous_delivery_date']);
+    expect(Object.keys(webhooks)).toEqual(['tracking', 'tracking.eta_changed', 'tracking.running_late', 'webhook.test']);
+    const dataOf = (type: string) => {
+      const ref = webhooks[type]!.post.requestBody.content['application/json']!.schema.$ref;
+      const schemas = (docs[0] as { components: { schemas: Record<string, { properties: { data: { properties: Record<string, unknown> } } }> } }).components.schemas;
+      return Object.keys(schemas[ref.split('/').pop()!]!.properties.data.properties);
+    };
+    const common = ['carrier', 'awb', 'sequence', 'previous', 'new_events', 'tracking'];
+    expect(dataOf('tracking.eta_changed')).toEqual([...common, 'previous_delivery_date']);
+    expect(dataOf('tracking.running_late')).toEqual([...common, 'promised_by', 'on_time_probability', 'delivery_date']);
   });
 
   it('the admin document is behind the admin token', async () => {

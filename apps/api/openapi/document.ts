@@ -8,7 +8,9 @@ import { z } from 'zod';
 import { ErrorBodySchema, TrackingRecordSchema, UsageRecordSchema, type ErrorCode } from '../../../lib/schemas/index.ts';
 import { errorCodesOf, type DescribedRoute, type HeaderName, type RouteSpec } from './spec.ts';
 import { CODE_TO_STATUS } from '../http/errors.ts';
-import { EtaChangedEventBodySchema, SCHEMA_NAMES, TestEventBodySchema, TrackingEventBodySchema } from './schemas.ts';
+import {
+  EtaChangedEventBodySchema, OWN_SHAPE_EVENT_TYPES, RunningLateEventBodySchema, SCHEMA_NAMES, TestEventBodySchema, TrackingEventBodySchema,
+} from './schemas.ts';
 import { TRACKING_EVENT_TYPES } from '../../../lib/push/index.ts';
 
 type Json = Record<string, unknown>;
@@ -298,7 +300,7 @@ export const PUBLIC_INFO: DocumentInfo = {
   webhooks: {
     tracking: {
       summary: 'A watched shipment changed',
-      description: `One of ${TRACKING_EVENT_TYPES.filter((t) => t !== 'tracking.eta_changed').join(', ')} (the most specific that applies): `
+      description: `One of ${TRACKING_EVENT_TYPES.filter((t) => !OWN_SHAPE_EVENT_TYPES.has(t)).join(', ')} (the most specific that applies): `
         + 'a new event, status, stage, attempt count, or is_stuck turning true.',
       schema: TrackingEventBodySchema,
     },
@@ -308,6 +310,15 @@ export const PUBLIC_INFO: DocumentInfo = {
         + 'at most one per shipment per 6 hours (a move within them is told at the next poll after, if it still holds). '
         + 'data.tracking is the record; data.previous_delivery_date the day told before.',
       schema: EtaChangedEventBodySchema,
+    },
+    'tracking.running_late': {
+      summary: 'A watched shipment is running late',
+      description: 'The on-time probability fell below the watch\'s running_late_below (default 0.5) while the shipment moves: '
+        + 'the promise\'s (P(delivered by the end of the watch\'s promised_by), also in tracking.insights.prediction.promise), '
+        + 'without a promise the carrier EDD\'s (insights.prediction.on_time_probability). Once per watch; again only after the '
+        + 'probability came back to the threshold or above; never after delivery. data.promised_by (or null), '
+        + 'data.on_time_probability and data.delivery_date (the predicted day) say why.',
+      schema: RunningLateEventBodySchema,
     },
     'webhook.test': {
       summary: 'A test event',

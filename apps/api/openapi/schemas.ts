@@ -34,6 +34,8 @@ export const WatchSchema = z.object({
   status: z.enum(['active', 'ended']),
   watched_since: Instant,
   expires_at: Instant,
+  promised_by: z.string().nullable().describe('The day the shop promised its customer (IST, YYYY-MM-DD); null: none'),
+  running_late_below: z.number().min(0).max(1).describe('tracking.running_late when the on-time probability falls below this (default 0.5)'),
 });
 
 export const WatchAnswerSchema = z.object({
@@ -109,7 +111,8 @@ export const EstimateAnswerSchema = z.object({
     basis: PredictionSchema.shape.basis
       .describe('The level answered from, its delivered shipments for the stage, the stage (awaiting_pickup) and when the model was built'),
   })),
-  fastest: z.string().nullable().describe('The carrier with the earliest delivery_date (then the earliest p80 end, p90 end, slug); null without estimates'),
+  fastest: z.string().nullable().describe('The carrier with the earliest delivery_date (then the earliest p80 end, p90 end, slug) among estimates '
+    + 'whose basis.level is lane or state_pair; null when none is'),
 });
 export const EstimateQuerySchema = z.object({
   ship_date: z.string().optional().describe('YYYY-MM-DD (IST): from yesterday to 90 days after today; default today (IST). Anything else is 400 invalid_date.'),
@@ -178,7 +181,9 @@ const trackingEventData = {
   // Undescribed, so the documents refer to the one TrackingRecord rather than repeat it.
   tracking: TrackingRecordSchema,
 };
-const CHANGE_EVENT_TYPES = TRACKING_EVENT_TYPES.filter((t) => t !== 'tracking.eta_changed') as [string, ...string[]];
+/** The events with shapes of their own beside the change types. */
+export const OWN_SHAPE_EVENT_TYPES: ReadonlySet<string> = new Set(['tracking.eta_changed', 'tracking.running_late']);
+const CHANGE_EVENT_TYPES = TRACKING_EVENT_TYPES.filter((t) => !OWN_SHAPE_EVENT_TYPES.has(t)) as [string, ...string[]];
 export const TrackingEventBodySchema = z.object({
   type: z.enum(CHANGE_EVENT_TYPES),
   timestamp: Instant.describe('When the change was learned (the poll\'s time)'),
@@ -191,6 +196,17 @@ export const EtaChangedEventBodySchema = z.object({
     ...trackingEventData,
     previous_delivery_date: PredictionSchema.shape.delivery_date
       .describe('The delivery day told before (IST); tracking.insights.prediction.delivery_date is the new one'),
+  }),
+});
+export const RunningLateEventBodySchema = z.object({
+  type: z.literal('tracking.running_late'),
+  timestamp: Instant.describe('When the fall was learned (the poll\'s time)'),
+  data: z.object({
+    ...trackingEventData,
+    promised_by: z.string().nullable().describe('The watch\'s promised day (IST, YYYY-MM-DD); null: the probability is the carrier EDD\'s'),
+    on_time_probability: z.number().min(0).max(1)
+      .describe('P(delivered by the end of promised_by, else of the carrier EDD\'s day): below the watch\'s running_late_below'),
+    delivery_date: PredictionSchema.shape.delivery_date.describe('The predicted delivery day (IST), as in tracking.insights.prediction'),
   }),
 });
 export const TestEventBodySchema = z.object({
@@ -219,7 +235,8 @@ export const SCHEMA_NAMES = new Map<z.ZodType, string>([
   [EndpointSchema, 'Endpoint'], [EndpointWithSecretSchema, 'EndpointWithSecret'], [EndpointListSchema, 'EndpointList'],
   [RotatedSecretSchema, 'RotatedSecret'], [SentEventSchema, 'SentEvent'], [DeliveriesSchema, 'Deliveries'],
   [LaneComparisonSchema, 'LaneComparison'], [EstimateAnswerSchema, 'EstimateAnswer'],
-  [TrackingEventBodySchema, 'TrackingEventBody'], [EtaChangedEventBodySchema, 'EtaChangedEventBody'], [TestEventBodySchema, 'TestEventBody'],
+  [TrackingEventBodySchema, 'TrackingEventBody'], [EtaChangedEventBodySchema, 'EtaChangedEventBody'],
+  [RunningLateEventBodySchema, 'RunningLateEventBody'], [TestEventBodySchema, 'TestEventBody'],
   [BatchResultSchema, 'BatchResult'], [BatchAnswerSchema, 'BatchResponse'],
   [BatchRequestSchema, 'BatchRequest'], [CarrierListSchema, 'CarrierList'], [DetectAnswerSchema, 'DetectResponse'],
   [AnalysisRequestSchema, 'AnalysisRequest'], [AnalysisAcceptedSchema, 'AnalysisAccepted'], [AnalysisSchema, 'Analysis'],

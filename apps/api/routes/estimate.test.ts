@@ -24,7 +24,7 @@ describe('GET /v1/estimate', () => {
   beforeAll(async () => {
     // Thursday 2026-11-19, 12:00 IST (the harness's default start): a working day everywhere.
     h = await startApiHarness();
-    const fed = await seedHistory(h, { shipments: 3000, days: 60, seed: 7 });
+    const fed = await seedHistory(h, { shipments: 12000, days: 60, seed: 7 });
     expect(fed).toBeGreaterThan(2000);
     key = (await h.createKey({ plan: 'starter', mode: 'test', burst_per_second: 1000 })).key;
     live = (await h.createKey({ plan: 'starter', mode: 'live', burst_per_second: 1000 })).key;
@@ -65,9 +65,32 @@ describe('GET /v1/estimate', () => {
       // Deliveries only on the destination's working days (Karnataka; the carrier's Sundays).
       for (const day of [e.delivery_date, a80!, b80!, a90!, b90!]) expect(calendar.isWorkingDay(day, { carrier: e.carrier, state: 'KA' }), `${e.carrier} ${day}`).toBe(true);
     }
-    // fastest: the earliest delivery day.
-    const earliest = body.estimates.map((e) => e.delivery_date).sort()[0];
-    expect(body.estimates.filter((e) => e.delivery_date === earliest).map((e) => e.carrier)).toContain(body.fastest);
+    // fastest: the earliest delivery day among the estimates learned on the lane or between the states.
+    const named = body.estimates.filter((e) => e.basis.level === 'lane' || e.basis.level === 'state_pair');
+    expect(named.length).toBeGreaterThan(0);
+    const earliest = named.map((e) => e.delivery_date).sort()[0];
+    expect(named.filter((e) => e.delivery_date === earliest).map((e) => e.carrier)).toContain(body.fastest);
+  });
+
+  it('Mumbai → Agartala: a regional carrier that never delivered into Tripura is not offered; fastest only from the lane or state pair', async () => {
+    const body = await answer('400001/799001');
+    // Regional carriers of the sandbox network serve the South (professionalcouriers) and the West (shreemaruti) only.
+    const carriers = body.estimates.map((e) => e.carrier);
+    expect(carriers).not.toContain('professionalcouriers');
+    expect(carriers).not.toContain('shreemaruti');
+    expect((await answer('400001/799001?carrier=shreemaruti')).estimates).toEqual([]);
+    // At home it is offered.
+    expect((await answer('400001/380001?carrier=shreemaruti')).estimates.length).toBeGreaterThan(0);
+    if (body.fastest !== null) {
+      const named = body.estimates.filter((e) => e.carrier === body.fastest);
+      expect(named.some((e) => e.basis.level === 'lane' || e.basis.level === 'state_pair')).toBe(true);
+    }
+    // Whatever the history, a carrier named fastest anywhere has a lane or state-pair basis there.
+    for (const path of ['110001/560001', '400001/700001', '400001/799001']) {
+      const a = await answer(path);
+      if (a.fastest === null) continue;
+      expect(a.estimates.some((e) => e.carrier === a.fastest && (e.basis.level === 'lane' || e.basis.level === 'state_pair')), path).toBe(true);
+    }
   });
 
   it('a planned shipment gets what a booked record of it gets: insights.prediction at awaiting_pickup, same instant', async () => {

@@ -92,7 +92,9 @@ export function registerEstimateRoutes(app: FastifyInstance, deps: EstimateDeps)
       + 'per carrier and service type, from the same model as a tracking record\'s insights.prediction in its awaiting_pickup stage. '
       + 'Pickups count only on the carrier\'s working days at the origin (the first one on or after ship_date; '
       + 'today: from now, a later day: from its start), deliveries only on working days at the destination. '
-      + 'Carriers without a basis (under 30 delivered shipments for the stage at every level) are left out. '
+      + 'Carriers without a basis (under 30 delivered shipments for the stage at every level) are left out, and so is a carrier '
+      + 'that delivered nothing into the destination\'s state within the model\'s window (the network\'s own deliveries show who serves where). '
+      + 'fastest is chosen only among estimates whose basis.level is lane or state_pair (null when none is). '
       + 'trk_test_ keys read the model learned from the sandbox network, live keys the one learned from real carriers. '
       + 'One lookup, like a track call answered 200.',
     params: z.object({ origin_pincode: PincodeParam, destination_pincode: PincodeParam }),

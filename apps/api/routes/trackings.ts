@@ -1,6 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { keyMode } from '../../../lib/access/index.ts';
-import type { Push } from '../../../lib/push/index.ts';
+import { DEFAULT_RUNNING_LATE_BELOW, type Push, type WatchPromise, type WatchView } from '../../../lib/push/index.ts';
+import { withPromise } from '../../../lib/prediction/index.ts';
+import type { KeyMode, TrackingRecord } from '../../../lib/schemas/index.ts';
+import type { FoundRecord, TrackingService } from '../../../lib/tracking/index.ts';
 import type { ApiDeps } from '../context/deps.ts';
 import { ApiError, methodNotAllowed } from '../http/errors.ts';
 import { WatchBodySchema, readBody } from '../http/bodies.ts';
@@ -16,7 +19,23 @@ type TrackingDeps = Pick<ApiDeps, 'access' | 'clock' | 'metrics' | 'product' | '
 
 const MAX_PAGE = 100;
 
-const WATCH_EXAMPLE = '{"carrier": "delhivery", "awb": "1234567890102"}';
+const WATCH_EXAMPLE = '{"carrier": "delhivery", "awb": "1234567890102", "promised_by": "2026-11-28"}';
+
+/** The promise settings a watch call names (absent fields: unchanged on an existing watch, defaults on a new one). */
+function promiseChangeOf(body: { promised_by?: string | null; running_late_below?: number | null }): Partial<WatchPromise> {
+  const change: Partial<WatchPromise> = {};
+  if (body.promised_by !== undefined) change.promised_by = body.promised_by;
+  if (body.running_late_below !== undefined) change.running_late_below = body.running_late_below ?? DEFAULT_RUNNING_LATE_BELOW;
+  return change;
+}
+
+/** A watch's record: the answered one, with `insights.prediction.promise` when the watch has a promise. */
+function watchRecord(tracking: TrackingService, found: FoundRecord | null, watch: WatchView, mode: KeyMode): TrackingRecord | null {
+  if (found === null) return null;
+  if (watch.promised_by === null) return found.record;
+  const probability = tracking.promiseProbability(found, mode, watch.promised_by);
+  return withPromise(found.record, probability === null ? null : { promised_by: watch.promised_by, on_time_probability: probability });
+}
 
 /**
  * Watches (contracts.md "Push"): `POST /v1/trackings` consumes one lookup exactly as a track call
@@ -28,8 +47,12 @@ export function registerTrackingRoutes(app: FastifyInstance, deps: TrackingDeps,
   app.post('/v1/trackings', api({
     tags, operationId: 'watch', summary: 'Watch a shipment (consumes one lookup; watching again is free)', caller: 'key', limits: 'metered',
     description: 'Starts pushing every change of the shipment to the key\'s webhook endpoints. '
-      + 'Consumes one lookup exactly as a track call answered 200 or 404 would. A watch ends 3 days after a terminal state or 60 days after it began.',
-    body: WatchBodySchema, bodyExample: { carrier: 'delhivery', awb: '1234567890102' },
+      + 'Consumes one lookup exactly as a track call answered 200 or 404 would. A watch ends 3 days after a terminal state or 60 days after it began. '
+      + 'promised_by (YYYY-MM-DD, the day the shop promised its customer, IST) makes the watch\'s records carry insights.prediction.promise '
+      + '(P(delivered by the end of that day)); tracking.running_late is sent once when that probability (without promised_by: the carrier '
+      + 'EDD\'s on_time_probability) falls below running_late_below (0 to 1, default 0.5) while the shipment moves, again only after it recovered. '
+      + 'Watching again with either field changes it (a bad one is 400: invalid_date, bad_request).',
+    body: WatchBodySchema, bodyExample: { carrier: 'delhivery', awb: '1234567890102', promised_by: '2026-11-28', running_late_below: 0.5 },
     responses: {
       201: { description: 'Watch started (tracking null while the carrier has no scans)', schema: WatchAnswerSchema },
       // Answered as a management call (auth/management-key.ts): the burst limit's headers, nothing metered.
@@ -37,34 +60,42 @@ export function registerTrackingRoutes(app: FastifyInstance, deps: TrackingDeps,
         description: 'Already watched by this key: nothing consumed', schema: WatchAnswerSchema, limits: 'burst', optionalHeaders: ['X-Lookups-Remaining'],
       },
     },
-    errors: ['invalid_awb', 'unsupported_carrier', 'daily_quota_exceeded', 'plan_quota_exceeded', 'upstream_error'],
+    errors: ['invalid_awb', 'unsupported_carrier', 'invalid_date', 'bad_request', 'daily_quota_exceeded', 'plan_quota_exceeded', 'upstream_error'],
   }), async (request: FastifyRequest, reply: FastifyReply) => {
     // A malformed body is reported after the key checks (meteredLookup), as a lookup's bad input is.
     const body = readBody(WatchBodySchema, request.body, WATCH_EXAMPLE);
     const presented = request.headers['x-api-key'];
     const input = body instanceof ApiError ? body : checkShipmentInput(deps, body.carrier, body.awb);
-    // Already watching: answered without counting a lookup (nor polling a carrier).
+    const promise = body instanceof ApiError ? {} : promiseChangeOf(body);
+    const changesPromise = Object.keys(promise).length > 0;
+    // Already watching: answered without counting a lookup (nor polling a carrier); promise fields given change it.
     if (typeof presented === 'string' && keyMode(presented) && !(input instanceof ApiError)) {
       const key = await managementKey(deps, push.kv, request, reply);
       const existing = await push.watches.get(key.prefix, input.carrier, input.awb, deps.clock());
       if (existing?.status === 'active') {
-        return reply.code(200).send({ watch: existing, tracking: await deps.tracking.peek(input.carrier, input.awb, key.mode) });
+        const watch = (changesPromise ? await push.watches.setPromise(key.prefix, input.carrier, input.awb, promise, deps.clock()) : null) ?? existing;
+        const found = await deps.tracking.peekFound(input.carrier, input.awb, key.mode);
+        return reply.code(200).send({ watch, tracking: watchRecord(deps.tracking, found, watch, key.mode) });
       }
     }
     const looked = await meteredLookup(deps, request, reply, input);
-    const record = looked.result.kind === 'found' ? looked.result.record : null;
-    const { created, watch } = await push.watches.create({
+    const found = looked.result.kind === 'found' ? looked.result : null;
+    const record = found?.record ?? null;
+    const made = await push.watches.create({
       keyPrefix: looked.key.prefix, mode: looked.key.mode, carrier: looked.carrier, awb: looked.awb, record,
       polledMs: record ? Date.parse(record.last_polled_at) : deps.clock(),
       terminal: record !== null && isTerminalStage(record.insights.current_stage),
       nowMs: deps.clock(),
+      promise,
     });
-    if (!created) {
+    let watch = made.watch;
+    if (!made.created) {
       // Another call of this key started the same watch a moment ago: this one consumes nothing.
       await deps.access.refund(looked.ticket);
       reply.header('X-Lookups-Remaining', looked.remaining + 1);
+      if (changesPromise) watch = (await push.watches.setPromise(looked.key.prefix, looked.carrier, looked.awb, promise, deps.clock())) ?? watch;
     }
-    return reply.code(created ? 201 : 200).send({ watch, tracking: record });
+    return reply.code(made.created ? 201 : 200).send({ watch, tracking: watchRecord(deps.tracking, found, watch, looked.key.mode) });
   });
 
   app.get('/v1/trackings', api({

@@ -21,6 +21,7 @@ export type EstimateAnswer = Schemas['EstimateAnswer'];
 /** Bodies of the deliveries an endpoint receives (the documents' `webhooks`). */
 export type TrackingEventBody = Schemas['TrackingEventBody'];
 export type EtaChangedEventBody = Schemas['EtaChangedEventBody'];
+export type RunningLateEventBody = Schemas['RunningLateEventBody'];
 export type TrackingClient = Client<paths>;
 
 export interface RetryOptions {

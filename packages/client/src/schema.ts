@@ -165,7 +165,7 @@ export interface paths {
         };
         /**
          * Delivery by: estimate a planned shipment per carrier
-         * @description The delivery day and its p80 / p90 windows (IST days, both ends included) of a shipment booked on ship_date and not yet picked up, per carrier and service type, from the same model as a tracking record's insights.prediction in its awaiting_pickup stage. Pickups count only on the carrier's working days at the origin (the first one on or after ship_date; today: from now, a later day: from its start), deliveries only on working days at the destination. Carriers without a basis (under 30 delivered shipments for the stage at every level) are left out. trk_test_ keys read the model learned from the sandbox network, live keys the one learned from real carriers. One lookup, like a track call answered 200.
+         * @description The delivery day and its p80 / p90 windows (IST days, both ends included) of a shipment booked on ship_date and not yet picked up, per carrier and service type, from the same model as a tracking record's insights.prediction in its awaiting_pickup stage. Pickups count only on the carrier's working days at the origin (the first one on or after ship_date; today: from now, a later day: from its start), deliveries only on working days at the destination. Carriers without a basis (under 30 delivered shipments for the stage at every level) are left out, and so is a carrier that delivered nothing into the destination's state within the model's window (the network's own deliveries show who serves where). fastest is chosen only among estimates whose basis.level is lane or state_pair (null when none is). trk_test_ keys read the model learned from the sandbox network, live keys the one learned from real carriers. One lookup, like a track call answered 200.
          */
         get: operations["estimate"];
         put?: never;
@@ -208,7 +208,7 @@ export interface paths {
         put?: never;
         /**
          * Watch a shipment (consumes one lookup; watching again is free)
-         * @description Starts pushing every change of the shipment to the key's webhook endpoints. Consumes one lookup exactly as a track call answered 200 or 404 would. A watch ends 3 days after a terminal state or 60 days after it began.
+         * @description Starts pushing every change of the shipment to the key's webhook endpoints. Consumes one lookup exactly as a track call answered 200 or 404 would. A watch ends 3 days after a terminal state or 60 days after it began. promised_by (YYYY-MM-DD, the day the shop promised its customer, IST) makes the watch's records carry insights.prediction.promise (P(delivered by the end of that day)); tracking.running_late is sent once when that probability (without promised_by: the carrier EDD's on_time_probability) falls below running_late_below (0 to 1, default 0.5) while the shipment moves, again only after it recovered. Watching again with either field changes it (a bad one is 400: invalid_date, bad_request).
          */
         post: operations["watch"];
         delete?: never;
@@ -247,7 +247,7 @@ export interface paths {
         put?: never;
         /**
          * Create a webhook endpoint (the secret is shown only here)
-         * @description Deliveries are signed with Standard Webhooks v1 (webhook-id, webhook-timestamp, webhook-signature). Live keys need https and a host with public addresses only; test keys may use http and loopback. At most 10 endpoints per key. Event types: tracking.delivered, tracking.rto, tracking.exception, tracking.out_for_delivery, tracking.stuck, tracking.updated, tracking.eta_changed, analysis.completed.
+         * @description Deliveries are signed with Standard Webhooks v1 (webhook-id, webhook-timestamp, webhook-signature). Live keys need https and a host with public addresses only; test keys may use http and loopback. At most 10 endpoints per key. Event types: tracking.delivered, tracking.rto, tracking.exception, tracking.out_for_delivery, tracking.stuck, tracking.updated, tracking.eta_changed, tracking.running_late, analysis.completed.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -497,6 +497,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "tracking.running_late": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A watched shipment is running late
+         * @description The on-time probability fell below the watch's running_late_below (default 0.5) while the shipment moves: the promise's (P(delivered by the end of the watch's promised_by), also in tracking.insights.prediction.promise), without a promise the carrier EDD's (insights.prediction.on_time_probability). Once per watch; again only after the probability came back to the threshold or above; never after delivery. data.promised_by (or null), data.on_time_probability and data.delivery_date (the predicted day) say why.
+         */
+        post: operations["webhook_tracking_running_late"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook.test": {
         parameters: {
             query?: never;
@@ -619,6 +639,11 @@ export interface components {
                         stage: "awaiting_pickup" | "in_transit" | "out_for_delivery" | "delivery_attempted" | "delivered" | "rto_in_transit" | "rto_delivered" | "cancelled" | "exception";
                         model_at: string;
                     };
+                    /** @description Only on the records of a watch with promised_by: P(delivered by the end of that IST day); 0 once it has passed */
+                    promise?: {
+                        promised_by: string;
+                        on_time_probability: number;
+                    };
                 } | null;
             };
             events: {
@@ -675,6 +700,10 @@ export interface components {
             watched_since: string;
             /** @description UTC ISO 8601 instant */
             expires_at: string;
+            /** @description The day the shop promised its customer (IST, YYYY-MM-DD); null: none */
+            promised_by: string | null;
+            /** @description tracking.running_late when the on-time probability falls below this (default 0.5) */
+            running_late_below: number;
         };
         WatchAnswer: {
             watch: components["schemas"]["Watch"];
@@ -691,7 +720,7 @@ export interface components {
         Endpoint: {
             id: string;
             url: string;
-            events: ("tracking.delivered" | "tracking.rto" | "tracking.exception" | "tracking.out_for_delivery" | "tracking.stuck" | "tracking.updated" | "tracking.eta_changed" | "analysis.completed")[];
+            events: ("tracking.delivered" | "tracking.rto" | "tracking.exception" | "tracking.out_for_delivery" | "tracking.stuck" | "tracking.updated" | "tracking.eta_changed" | "tracking.running_late" | "analysis.completed")[];
             description: string | null;
             /** @enum {string} */
             status: "enabled" | "disabled";
@@ -702,7 +731,7 @@ export interface components {
         EndpointWithSecret: {
             id: string;
             url: string;
-            events: ("tracking.delivered" | "tracking.rto" | "tracking.exception" | "tracking.out_for_delivery" | "tracking.stuck" | "tracking.updated" | "tracking.eta_changed" | "analysis.completed")[];
+            events: ("tracking.delivered" | "tracking.rto" | "tracking.exception" | "tracking.out_for_delivery" | "tracking.stuck" | "tracking.updated" | "tracking.eta_changed" | "tracking.running_late" | "analysis.completed")[];
             description: string | null;
             /** @enum {string} */
             status: "enabled" | "disabled";
@@ -791,7 +820,7 @@ export interface components {
                     model_at: string;
                 };
             }[];
-            /** @description The carrier with the earliest delivery_date (then the earliest p80 end, p90 end, slug); null without estimates */
+            /** @description The carrier with the earliest delivery_date (then the earliest p80 end, p90 end, slug) among estimates whose basis.level is lane or state_pair; null when none is */
             fastest: string | null;
         };
         TrackingEventBody: {
@@ -864,6 +893,47 @@ export interface components {
                 tracking: components["schemas"]["TrackingRecord"];
                 /** @description The delivery day told before (IST); tracking.insights.prediction.delivery_date is the new one */
                 previous_delivery_date: string;
+            };
+        };
+        RunningLateEventBody: {
+            /** @constant */
+            type: "tracking.running_late";
+            /** @description When the fall was learned (the poll's time) */
+            timestamp: string;
+            data: {
+                carrier: string;
+                awb: string;
+                /** @description Per key and shipment, from 1, one more per event: drop a stale one */
+                sequence: number;
+                /** @description What the key was told last; null before the first scan */
+                previous: {
+                    /** @enum {string} */
+                    status: "pending" | "order_placed" | "awaiting_pickup" | "picked_up" | "shipped" | "in_transit" | "out_for_delivery" | "delivered" | "exception" | "returned" | "cancelled";
+                    /** @enum {string} */
+                    current_stage: "awaiting_pickup" | "in_transit" | "out_for_delivery" | "delivery_attempted" | "delivered" | "rto_in_transit" | "rto_delivered" | "cancelled" | "exception";
+                } | null;
+                /** @description Events not in the last one told (none for tracking.eta_changed) */
+                new_events: {
+                    event_id: string;
+                    timestamp: string;
+                    /** @enum {string} */
+                    status: "pending" | "order_placed" | "awaiting_pickup" | "picked_up" | "shipped" | "in_transit" | "out_for_delivery" | "delivered" | "exception" | "returned" | "cancelled";
+                    status_text: string;
+                    /** @enum {string} */
+                    code: "booked" | "bagged" | "received" | "dispatched" | "picked_up" | "out_for_delivery" | "delivered" | "delivery_attempted" | "rto_initiated" | "rto_delivered" | "exception" | "unknown";
+                    reason_code: ("customer_unavailable" | "address_issue" | "refused" | "premises_closed" | "cod_not_ready" | "other") | null;
+                    facility: string;
+                    location: string;
+                    description: string;
+                    mapping_version: string;
+                }[];
+                tracking: components["schemas"]["TrackingRecord"];
+                /** @description The watch's promised day (IST, YYYY-MM-DD); null: the probability is the carrier EDD's */
+                promised_by: string | null;
+                /** @description P(delivered by the end of promised_by, else of the carrier EDD's day): below the watch's running_late_below */
+                on_time_probability: number;
+                /** @description The predicted delivery day (IST), as in tracking.insights.prediction */
+                delivery_date: string;
             };
         };
         TestEventBody: {
@@ -2999,12 +3069,16 @@ export interface operations {
                 /**
                  * @example {
                  *       "carrier": "delhivery",
-                 *       "awb": "1234567890102"
+                 *       "awb": "1234567890102",
+                 *       "promised_by": "2026-11-28",
+                 *       "running_late_below": 0.5
                  *     }
                  */
                 "application/json": {
                     carrier: string;
                     awb: string;
+                    promised_by?: string | null;
+                    running_late_below?: number | null;
                 };
             };
         };
@@ -3047,7 +3121,7 @@ export interface operations {
                     "application/json": components["schemas"]["WatchAnswer"];
                 };
             };
-            /** @description invalid_awb, unsupported_carrier, bad_request */
+            /** @description invalid_awb, unsupported_carrier, invalid_date, bad_request */
             400: {
                 headers: {
                     /** @description The request id, also in every error body: quote it to support. */
@@ -3066,7 +3140,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_awb" | "unsupported_carrier" | "bad_request";
+                            code?: "invalid_awb" | "unsupported_carrier" | "invalid_date" | "bad_request";
                         };
                     };
                 };
@@ -6984,6 +7058,35 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["EtaChangedEventBody"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx within 15 s. 410 disables the endpoint; anything else is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_tracking_running_late: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt and resend of one event (drop one you have had). */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>"> with the endpoint's secret; two, space-separated, during a rotation. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RunningLateEventBody"];
             };
         };
         responses: {

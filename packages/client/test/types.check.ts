@@ -3,7 +3,7 @@
  * answer its shape, so a push answer is not an empty object. A drift back to `{"type": "object"}`
  * bodies makes these lines fail to compile.
  */
-import { createTrackingClient, type TrackingRecord } from '../src/index.ts';
+import { createTrackingClient, type RunningLateEventBody, type TrackingRecord } from '../src/index.ts';
 
 export async function typesCompile(): Promise<string[]> {
   const client = createTrackingClient({ baseUrl: 'http://127.0.0.1:1', apiKey: 'trk_test_x' });
@@ -19,6 +19,18 @@ export async function typesCompile(): Promise<string[]> {
     out.push(watched.data.watch.no_such_field);
   }
   if (watched.error) out.push(watched.error.error.code);
+
+  // A shop's promise: the watch's fields, the record's promise, the running_late event's data.
+  const promised = await client.POST('/v1/trackings', { body: { carrier: 'delhivery', awb: '1234567890102', promised_by: '2026-11-28', running_late_below: 0.6 } });
+  if (promised.data) {
+    const day: string | null = promised.data.watch.promised_by;
+    const threshold: number = promised.data.watch.running_late_below;
+    const chance: number | undefined = promised.data.tracking?.insights.prediction?.promise?.on_time_probability;
+    out.push(day ?? '', String(threshold), String(chance));
+  }
+  const late = {} as RunningLateEventBody;
+  const lateFields: [string | null, number, string] = [late.data.promised_by, late.data.on_time_probability, late.data.delivery_date];
+  out.push(String(lateFields));
 
   const created = await client.POST('/v1/webhooks', { body: { url: 'https://example.com/hooks' } });
   if (created.data) out.push(created.data.secret, created.data.id);

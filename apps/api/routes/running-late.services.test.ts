@@ -1,0 +1,3 @@
+import { runningLateApiSuite } from '../testutil/running-late.suite.ts';
+
+runningLateApiSuite('redis');
