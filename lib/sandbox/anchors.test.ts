@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { AnchorBook } from './anchors.ts';
 import { answerFor } from './scenario.ts';
+import { HOUR_MS as HOUR } from '../time/index.ts';
 
 const T0 = Date.parse('2026-11-20T04:00:00Z');
-import { HOUR_MS as HOUR } from '../time/index.ts';
 
 describe('the anchor book', () => {
   it('keeps a number\'s first poll per carrier (the number as the carrier reads it), and forgets the least recent past its bound', () => {

@@ -72,7 +72,8 @@ export function networkShipment(
   let bookedAt = istDayStartMs(addDays(istDayOf(anchor), -age)) + (9 + random() * 9) * HOUR_MS;
   if (bookedAt > anchor) bookedAt -= DAY_MS;
   const known = network.config.carriers[carrier] ? carrier : 'delhivery';
-  const journey = simulateJourney({ carrier: known, origin, destination, bookedAt, random }, network.config, network.calendar);
+  const zone = network.places.zoneOf(origin, destination);
+  const journey = simulateJourney({ carrier: known, origin, destination, zone, bookedAt, random }, network.config, network.calendar);
   return {
     carrier, awb, scenario, lane,
     origin: sandboxPlace(origin), destination: sandboxPlace(destination),
