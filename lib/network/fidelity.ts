@@ -86,52 +86,33 @@ export function fidelityRows(journeys: readonly MeasuredJourney[], config: Netwo
   const rest = delivered.filter((j) => !isFestive(j.pickedUpAt, config)).map(shipToDeliveryDays);
   const origins = new Set(journeys.map((j) => j.origin.pincode)).size;
 
+  const row = (figure: string, value: number, unit: string, band: FidelityRow['band'], published: string, source: string): FidelityRow =>
+    ({ figure, value, unit, band, published, source });
   return [
-    { figure: 'ship-to-delivery, median (whole network)', value: median(days), unit: 'days', band: [2, 3], published: 'median 2 days', source: DATASET },
-    { figure: 'ship-to-delivery, p90 (whole network)', value: quantile(days, 0.9), unit: 'days', band: [4, 6], published: 'p90 5 days', source: DATASET },
-    { figure: 'ship-to-delivery, mean (whole network)', value: round(meanOf(days), 2), unit: 'days', band: [2, 3.5], published: 'mean 2.6 days', source: DATASET },
-    { figure: 'within city, median', value: median(zoneDays('within_city')), unit: 'days', band: [null, 2], published: '1-3 days', source: ZONE_NORMS },
-    { figure: 'within state, median', value: median(zoneDays('within_state')), unit: 'days', band: [1, 4], published: '3-4 days', source: ZONE_NORMS },
-    { figure: 'metro to metro, surface, median', value: median(zoneDays('metro_to_metro', true)), unit: 'days', band: [3, 5], published: '4-5 days surface', source: ZONE_NORMS },
-    { figure: 'rest of India, surface, median', value: median(zoneDays('rest_of_india', true)), unit: 'days', band: [3, 7], published: '5-7 days surface', source: ZONE_NORMS },
-    {
-      figure: 'to the North-East, J&K, Ladakh, islands, median', value: median(toSpecialState.map(shipToDeliveryDays)), unit: 'days',
-      band: [6, 10], published: '7-10 days', source: ZONE_NORMS,
-    },
-    {
-      figure: 'Speed Post ÷ India Post parcels, median, same ten lanes', value: round(median(onLanes('speedpost')) / median(onLanes('indiapost')), 2), unit: '×',
-      band: [null, 0.9], published: 'Speed Post 1-5 days, parcels 3-7', source: POSTAL,
-    },
-    { figure: 'returns (RTO) of COD shipments', value: round(rtoShare(cod), 3), unit: 'share', band: [0.18, 0.3], published: '~26 % (cities 18-35 %)', source: SHIPWAY },
-    {
-      figure: 'returns (RTO) of prepaid shipments', value: round(rtoShare(closed.filter((j) => !j.cod)), 3), unit: 'share', band: [null, 0.03],
-      published: 'under 2 %', source: SHIPWAY,
-    },
-    { figure: 'returns (RTO) of all shipments', value: round(rtoShare(closed), 3), unit: 'share', band: [0.1, 0.18], published: '~15 %', source: SHIPWAY },
-    {
-      figure: 'COD RTO, first attempt after 3+ days ÷ within 2', value: round(codByFirstAttempt(3, 99) / codByFirstAttempt(0, 2), 2), unit: '×',
-      band: [1.05, null], published: '22 % at 1-2 days, 27 % at 3-5, 35 % beyond', source: SHIPWAY,
-    },
-    {
-      figure: 'delivered at the first attempt', value: round(share(firstAttemptDelivered.length, attempted.length), 3), unit: 'share',
-      band: [0.75, 0.85], published: '~80 %', source: 'issue 40 (industry first-attempt delivery)',
-    },
-    {
-      figure: 'shipments with a failed attempt (NDR)', value: round(share(withNdr.length, attempted.length), 3), unit: 'share',
-      band: [0.08, 0.22], published: '8-20 %', source: 'issue 40',
-    },
-    {
-      figure: 'carriers meeting their EDD as often as they claim', value: overClaim.length, unit: `of ${carriers.length}`,
-      band: [0, 0], published: 'claims run above what is delivered', source: 'ClickPost, Shiprocket on-time reports',
-    },
-    {
-      figure: 'festive season ÷ rest, mean ship-to-delivery', value: round(meanOf(festive) / meanOf(rest), 2), unit: '×',
-      band: [1, 1.3], published: '2.5 days (2024), 2.83 (2025) festive averages', source: 'ClickPost (BusinessWorld 2024, The Federal 2025)',
-    },
-    {
-      figure: `origin pincodes (${journeys.length.toLocaleString('en-US')} journeys)`, value: origins, unit: 'pincodes',
-      band: [100, null], published: 'thousands of sellers beside a few fulfilment centres', source: 'issue 40',
-    },
+    row('ship-to-delivery, median (whole network)', median(days), 'days', [2, 3], 'median 2 days', DATASET),
+    row('ship-to-delivery, p90 (whole network)', quantile(days, 0.9), 'days', [4, 6], 'p90 5 days', DATASET),
+    row('ship-to-delivery, mean (whole network)', round(meanOf(days), 2), 'days', [2, 3.5], 'mean 2.6 days', DATASET),
+    row('within city, median', median(zoneDays('within_city')), 'days', [null, 2], '1-3 days', ZONE_NORMS),
+    row('within state, median', median(zoneDays('within_state')), 'days', [1, 4], '3-4 days', ZONE_NORMS),
+    row('metro to metro, surface, median', median(zoneDays('metro_to_metro', true)), 'days', [3, 5], '4-5 days surface', ZONE_NORMS),
+    row('rest of India, surface, median', median(zoneDays('rest_of_india', true)), 'days', [3, 7], '5-7 days surface', ZONE_NORMS),
+    row('to the North-East, J&K, Ladakh, islands, median', median(toSpecialState.map(shipToDeliveryDays)), 'days', [6, 10], '7-10 days', ZONE_NORMS),
+    row('Speed Post ÷ India Post parcels, median, same ten lanes', round(median(onLanes('speedpost')) / median(onLanes('indiapost')), 2), '×',
+      [null, 0.9], 'Speed Post 1-5 days, parcels 3-7', POSTAL),
+    row('returns (RTO) of COD shipments', round(rtoShare(cod), 3), 'share', [0.18, 0.3], '~26 % (cities 18-35 %)', SHIPWAY),
+    row('returns (RTO) of prepaid shipments', round(rtoShare(closed.filter((j) => !j.cod)), 3), 'share', [null, 0.03], 'under 2 %', SHIPWAY),
+    row('returns (RTO) of all shipments', round(rtoShare(closed), 3), 'share', [0.1, 0.18], '~15 %', SHIPWAY),
+    row('COD RTO, first attempt after 3+ days ÷ within 2', round(codByFirstAttempt(3, 99) / codByFirstAttempt(0, 2), 2), '×',
+      [1.05, null], '22 % at 1-2 days, 27 % at 3-5, 35 % beyond', SHIPWAY),
+    row('delivered at the first attempt', round(share(firstAttemptDelivered.length, attempted.length), 3), 'share',
+      [0.75, 0.85], '~80 %', 'issue 40 (industry first-attempt delivery)'),
+    row('shipments with a failed attempt (NDR)', round(share(withNdr.length, attempted.length), 3), 'share', [0.08, 0.22], '8-20 %', 'issue 40'),
+    row('carriers meeting their EDD as often as they claim', overClaim.length, `of ${carriers.length}`,
+      [0, 0], 'claims run above what is delivered', 'ClickPost, Shiprocket on-time reports'),
+    row('festive season ÷ rest, mean ship-to-delivery', round(meanOf(festive) / meanOf(rest), 2), '×',
+      [1, 1.3], '2.5 days (2024), 2.83 (2025) festive averages', 'ClickPost (BusinessWorld 2024, The Federal 2025)'),
+    row(`origin pincodes (${journeys.length.toLocaleString('en-US')} journeys)`, origins, 'pincodes',
+      [100, null], 'thousands of sellers beside a few fulfilment centres', 'issue 40'),
   ];
 }
 

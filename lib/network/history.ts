@@ -125,12 +125,15 @@ function cumulate(weights: readonly number[]): number[] {
 function drawSellers(config: NetworkConfig, all: readonly Place[], random: () => number): Place[] {
   const { sellers } = config.history;
   const commerce = new Set(sellers.commerce_districts.map((d) => districtKey(d.state, d.district)));
-  const weightOf = (p: Place) => (p.metro ? sellers.weights.metro : commerce.has(districtKey(p.stateCode, p.district)) ? sellers.weights.commerce : sellers.weights.other);
+  const weightOf = (p: Place) =>
+    (p.metro ? sellers.weights.metro : commerce.has(districtKey(p.stateCode, p.district)) ? sellers.weights.commerce : sellers.weights.other);
   const cumulative = cumulate(all.map(weightOf));
   return Array.from({ length: sellers.count }, () => all[pickCumulative(cumulative, random)]!);
 }
 
-function regionOf(config: NetworkConfig, inside: (p: Place) => boolean, fulfilmentCentres: readonly Place[], sellers: readonly Place[], all: readonly Place[]): Region {
+function regionOf(
+  config: NetworkConfig, inside: (p: Place) => boolean, fulfilmentCentres: readonly Place[], sellers: readonly Place[], all: readonly Place[],
+): Region {
   const regionAll = all.filter(inside);
   const metros = regionAll.filter((p) => p.metro);
   let regionSellers = sellers.filter(inside);
@@ -198,9 +201,10 @@ export function* planHistory(plan: HistoryPlan, config: NetworkConfig, calendar:
         ? pickOne(region.fulfilmentCentres, random)
         : region.sellers[pickCumulative(region.sellerWeights, random)]!;
       const draw = random();
-      destination = draw < history.local_share ? pickOne(region.byState.get(origin.stateCode) ?? region.all, random)
-        : draw < history.local_share + (1 - history.local_share) * history.metro_destination_share && region.metros.length ? pickOne(region.metros, random)
-          : pickOne(region.all, random);
+      const toMetro = history.local_share + (1 - history.local_share) * history.metro_destination_share;
+      if (draw < history.local_share) destination = pickOne(region.byState.get(origin.stateCode) ?? region.all, random);
+      else if (draw < toMetro && region.metros.length) destination = pickOne(region.metros, random);
+      else destination = pickOne(region.all, random);
     }
     const bookedAt = startMs + random() * (plan.endMs - startMs);
     const zone = places.zoneOf(origin, destination);
