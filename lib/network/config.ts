@@ -62,7 +62,8 @@ export const NetworkConfigSchema = z.object({
     refused_share: Share,
     city_spread: z.number().min(0).max(0.9),
     remote_factor: z.number().positive(),
-    by_days_to_first_attempt: z.array(z.object({ up_to: z.number().int().min(0), factor: z.number().positive() })).min(1),
+    by_days_to_first_attempt: z.array(z.object({ up_to: z.number().int().min(0), factor: z.number().positive() })).min(1)
+      .refine((rows) => rows.every((row, i) => i === 0 || row.up_to > rows[i - 1]!.up_to), 'rows in increasing `up_to` (the first that fits applies)'),
     reasons_unreachable: Reasons,
   }),
   loss_probability: Share,

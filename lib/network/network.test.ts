@@ -167,6 +167,8 @@ describe('the network model', () => {
     const result = NetworkConfigSchema.safeParse(bad);
     expect(result.success).toBe(false);
     expect(result.error!.issues[0]!.path).toEqual(['hold', 'probability']);
+    const unordered = { ...config, returns: { ...config.returns, by_days_to_first_attempt: [{ up_to: 5, factor: 1 }, { up_to: 2, factor: 1 }] } };
+    expect(NetworkConfigSchema.safeParse(unordered).error!.issues[0]!.path).toEqual(['returns', 'by_days_to_first_attempt']);
     expect(() => loadNetworkConfig('/nonexistent')).toThrow(ConfigError);
   });
 });
