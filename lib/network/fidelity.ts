@@ -108,7 +108,7 @@ export function fidelityRows(journeys: readonly MeasuredJourney[], config: Netwo
       [0.75, 0.85], '~80 %', 'issue 40 (industry first-attempt delivery)'),
     row('shipments with a failed attempt (NDR)', round(share(withNdr.length, attempted.length), 3), 'share', [0.08, 0.22], '8-20 %', 'issue 40'),
     row('carriers meeting their EDD as often as they claim', overClaim.length, `of ${carriers.length}`,
-      [0, 0], 'claims run above what is delivered', 'ClickPost, Shiprocket on-time reports'),
+      [0, 0], 'claims run above what is delivered', 'issue 40'),
     row('festive season ÷ rest, mean ship-to-delivery', round(meanOf(festive) / meanOf(rest), 2), '×',
       [1, 1.3], '2.5 days (2024), 2.83 (2025) festive averages', 'ClickPost (BusinessWorld 2024, The Federal 2025)'),
     row(`origin pincodes (${journeys.length.toLocaleString('en-US')} journeys)`, origins, 'pincodes',
