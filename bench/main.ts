@@ -25,7 +25,11 @@ const SECTIONS: Record<string, { title: string; run: () => Promise<BenchResult[]
   pipeline: { title: 'Pipeline: Kafka → normalizer → ClickHouse, lane benchmarks at scale (npm run bench -- pipeline)', run: benchPipeline },
   replay: { title: 'Replay over 1 M polls stored in ClickHouse: --diff, --apply (npm run bench -- replay)', run: benchReplay },
   webhooks: { title: 'Push: deliveries to a verifying receiver, embedded vs Redis; poll on Kafka → delivery (npm run bench -- webhooks)', run: benchWebhooks },
-  network: { title: 'Simulated network: 1 M journeys generated; their history through Kafka and the normalizer into ClickHouse (npm run bench -- network)', run: benchNetwork },
+  network: {
+    title: 'Simulated network: its figures against published bands; 1 M journeys generated; their history through Kafka and the normalizer into ClickHouse'
+      + ' (npm run bench -- network)',
+    run: benchNetwork,
+  },
   prediction: { title: 'Delivery prediction: backtests on two generators, rebuild over 1 M delivered, cost per lookup (npm run bench -- prediction)', run: benchPrediction },
   startup: { title: 'npm start: spawn to /readyz (first start and restart) and idle RSS, native vs tsx (npm run bench -- startup)', run: benchStartup },
   analyzer: { title: 'Shipment analyzer: end to end on the embedded default, the report alone (npm run bench -- analyzer)', run: benchAnalyzer },

@@ -1,6 +1,9 @@
 /**
  * npm run bench -- network: the simulated network's history (docs/engineers/network-model.md).
  *
+ * 0. Fidelity: BENCH_NETWORK_FIDELITY_JOURNEYS (default 20,000) journeys of a fresh history (seed 1),
+ *    each figure of lib/network/fidelity.ts against its published band (PASS inside it). The table
+ *    of network-model.md: `node scripts/network/fidelity-table.ts`.
  * 1. Generation: BENCH_NETWORK_JOURNEYS (default 1,000,000) journeys as carrier_poll.v1 polls,
  *    serialized as `sandbox history --out` writes them (JSON lines, not written to disk):
  *    journeys/s and polls/s, and the process's peak RSS.
@@ -11,6 +14,8 @@
  *    last shipments row written; then one lane_stats refresh over the whole history.
  *    The topic and the database are dropped afterwards.
  *
+ * BENCH_NETWORK_PARTS (default `fidelity,generate,ingest`) picks the parts: `BENCH_NETWORK_PARTS=fidelity`
+ * needs no services and prints figures only.
  * A smoke run: BENCH_NETWORK_JOURNEYS=2000 BENCH_NETWORK_INGEST_JOURNEYS=500 npm run bench -- network
  */
 import { randomBytes } from 'node:crypto';
@@ -24,8 +29,11 @@ import { loadEnv } from '../lib/config/index.ts';
 import { createKafka } from '../lib/kafka/client.ts';
 import { pollKey } from '../lib/kafka/topics.ts';
 import { loadNetworkConfig } from '../lib/network/config.ts';
+import { bandText, fidelityRows, inBand } from '../lib/network/fidelity.ts';
+import { planHistory } from '../lib/network/history.ts';
+import { seededRandom } from '../lib/random/seeded-random.ts';
 import { loadPlaces } from '../lib/places/index.ts';
-import { historyPolls } from '../lib/sandbox/history.ts';
+import { historyPolls, SANDBOX_LANE_PINCODES } from '../lib/sandbox/history.ts';
 import type { BenchResult } from './report.ts';
 import { progressLog } from './harness.ts';
 import { round } from './stats.ts';
@@ -35,6 +43,8 @@ const BROKERS = process.env.KAFKA_BROKERS ?? urlOf('kafka');
 const CLICKHOUSE_URL = process.env.CLICKHOUSE_URL ?? urlOf('clickhouse');
 const JOURNEYS = Number(process.env.BENCH_NETWORK_JOURNEYS ?? 1_000_000);
 const INGEST_JOURNEYS = Number(process.env.BENCH_NETWORK_INGEST_JOURNEYS ?? 1_000_000);
+const FIDELITY_JOURNEYS = Number(process.env.BENCH_NETWORK_FIDELITY_JOURNEYS ?? 20_000);
+const PARTS = new Set((process.env.BENCH_NETWORK_PARTS ?? 'fidelity,generate,ingest').split(',').map((part) => part.trim()));
 const END = Date.parse('2026-11-27T00:00:00Z');
 const HISTORY_DAYS = 90;
 
@@ -42,6 +52,16 @@ const progress = progressLog('network');
 
 function history(shipments: number, seed: number) {
   return historyPolls({ config: loadNetworkConfig(), calendar: loadCalendar(), places: loadPlaces(), shipments, days: HISTORY_DAYS, seed, endMs: END });
+}
+
+/** The model's figures against the published bands (lib/network/fidelity.ts). */
+function fidelity(): BenchResult[] {
+  const config = loadNetworkConfig();
+  const plan = { shipments: FIDELITY_JOURNEYS, days: HISTORY_DAYS, seed: 1, endMs: END, sandboxLanes: SANDBOX_LANE_PINCODES, seededRandom };
+  const journeys = [...planHistory(plan, config, loadCalendar(), loadPlaces())];
+  return fidelityRows(journeys, config).map((row) => ({
+    name: row.figure, value: row.value, unit: row.unit, target: `${bandText(row)} (${row.published})`, pass: inBand(row),
+  }));
 }
 
 async function generate(): Promise<BenchResult[]> {
@@ -136,5 +156,11 @@ async function ingest(): Promise<BenchResult[]> {
 }
 
 export async function benchNetwork(): Promise<BenchResult[]> {
-  return [...await generate(), ...await ingest()];
+  const unknown = [...PARTS].filter((part) => !['fidelity', 'generate', 'ingest'].includes(part));
+  if (unknown.length) throw new Error(`BENCH_NETWORK_PARTS: unknown part(s) ${unknown.join(', ')} (known: fidelity, generate, ingest)`);
+  return [
+    ...PARTS.has('fidelity') ? fidelity() : [],
+    ...PARTS.has('generate') ? await generate() : [],
+    ...PARTS.has('ingest') ? await ingest() : [],
+  ];
 }

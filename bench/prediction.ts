@@ -56,7 +56,7 @@ function scoreRows(label: string, s: BacktestSummary): BenchResult[] {
 
 async function sandboxBacktest(): Promise<{ rows: BenchResult[]; model: PredictionModel; poll: CarrierPoll | null }> {
   const endMs = Date.parse('2026-06-01T00:00:00+05:30');
-  const options = { shipments: JOURNEYS, days: 90, seed: 31, endMs, config: loadNetworkConfig(), calendar, places: { placeOf: (pin: string) => directory.placeOf(pin), all: () => directory.all() } };
+  const options = { shipments: JOURNEYS, days: 90, seed: 31, endMs, config: loadNetworkConfig(), calendar, places: directory };
   // Generated twice (learn, predict) rather than held: 200,000 journeys are ~700,000 polls.
   async function* polls(): AsyncGenerator<CarrierPoll> {
     for await (const { polls: journey } of historyPolls(options as Parameters<typeof historyPolls>[0])) yield* journey;

@@ -55,7 +55,7 @@ describe('backtest on the sandbox’s own network (the first generator)', () => 
     const directory = loadPlaces();
     const endMs = Date.parse('2026-06-01T00:00:00+05:30');
     const journeys: CarrierPoll[] = [];
-    for await (const { polls } of historyPolls({ shipments: 8000, days: 90, seed: 5, endMs, config: loadNetworkConfig(), calendar, places: { placeOf: (pin) => directory.placeOf(pin), all: () => directory.all() } })) journeys.push(...polls);
+    for await (const { polls } of historyPolls({ shipments: 8000, days: 90, seed: 5, endMs, config: loadNetworkConfig(), calendar, places: { placeOf: (pin) => directory.placeOf(pin), all: () => directory.all(), zoneOf: (o, d) => directory.zoneOf(o, d) } })) journeys.push(...polls);
     const { summary } = await backtest(() => journeys, { splitMs: endMs - 15 * DAY_MS, rules: product.rules, places: placeLookupOf(directory), workdays: new WorkdayIndex(calendar), windowDays: 90 });
     const o = summary.overall;
     expect(o.predictions).toBeGreaterThan(1500);

@@ -2,10 +2,12 @@
  * Pure: the journeys of a generated history (`sandbox history`, the embedded default's first
  * start): which carrier carries what from where to where, and when it was booked. A share runs on
  * sandbox.md's ten lanes, spread evenly over the carriers serving each (so each gets a sample
- * there); the rest follows the carriers' shares from big-city origins to pincodes all over India.
+ * there); the rest follows the carriers' shares from a few fulfilment centres and many sellers
+ * (drawn from the pincode directory, weighted toward metros and commerce districts, a few selling
+ * much and most a little) to pincodes all over India, more often in the seller's own state.
  */
 import type { DeliveryCalendar } from '../calendar/calendar.ts';
-import type { Place } from '../places/places.ts';
+import { districtKey, type Place, type Zone } from '../places/places.ts';
 import { DAY_MS } from '../time/index.ts';
 import type { NetworkConfig } from './config.ts';
 import { simulateJourney, type Journey } from './journey.ts';
@@ -21,6 +23,7 @@ export interface HistoryJourney extends Journey {
 export interface PlaceLookup {
   placeOf(pincode: string): Place | null;
   all(): readonly Place[];
+  zoneOf(origin: Place, destination: Place): Zone;
 }
 
 export interface HistoryPlan {
@@ -85,6 +88,69 @@ function pickOne<T>(items: readonly T[], random: () => number): T {
   return items[Math.floor(random() * items.length)]!;
 }
 
+/** Where a carrier's journeys start and end: everywhere, or its own states for a regional carrier. */
+interface Region {
+  fulfilmentCentres: readonly Place[];
+  /** Seller pincodes, best-selling first, with their cumulative booking weights. */
+  sellers: readonly Place[];
+  sellerWeights: readonly number[];
+  all: readonly Place[];
+  metros: readonly Place[];
+  byState: ReadonlyMap<string, readonly Place[]>;
+}
+
+/** Index of the first cumulative weight above `x` (binary search). */
+function pickCumulative(cumulative: readonly number[], random: () => number): number {
+  const x = random() * cumulative.at(-1)!;
+  let low = 0;
+  let high = cumulative.length - 1;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if (cumulative[mid]! > x) high = mid;
+    else low = mid + 1;
+  }
+  return low;
+}
+
+function cumulate(weights: readonly number[]): number[] {
+  let sum = 0;
+  return weights.map((w) => (sum += w));
+}
+
+/**
+ * The history's sellers: `sellers.count` pincodes drawn (with replacement: a big city holds several
+ * sellers at one pincode) from the directory, a metro or commerce-district pincode weighing more,
+ * in rank order; seller i books ∝ 1 / (i + 1)^zipf. Drawn from the history's seed alone.
+ */
+function drawSellers(config: NetworkConfig, all: readonly Place[], random: () => number): Place[] {
+  const { sellers } = config.history;
+  const commerce = new Set(sellers.commerce_districts.map((d) => districtKey(d.state, d.district)));
+  const weightOf = (p: Place) =>
+    (p.metro ? sellers.weights.metro : commerce.has(districtKey(p.stateCode, p.district)) ? sellers.weights.commerce : sellers.weights.other);
+  const cumulative = cumulate(all.map(weightOf));
+  return Array.from({ length: sellers.count }, () => all[pickCumulative(cumulative, random)]!);
+}
+
+function regionOf(
+  config: NetworkConfig, inside: (p: Place) => boolean, fulfilmentCentres: readonly Place[], sellers: readonly Place[], all: readonly Place[],
+): Region {
+  const regionAll = all.filter(inside);
+  const metros = regionAll.filter((p) => p.metro);
+  let regionSellers = sellers.filter(inside);
+  if (regionSellers.length === 0) regionSellers = metros.length ? metros : regionAll;
+  const byState = new Map<string, Place[]>();
+  for (const p of regionAll) byState.set(p.stateCode, [...byState.get(p.stateCode) ?? [], p]);
+  const centres = fulfilmentCentres.filter(inside);
+  return {
+    fulfilmentCentres: centres.length ? centres : regionSellers.slice(0, 1),
+    sellers: regionSellers,
+    sellerWeights: cumulate(regionSellers.map((_, rank) => 1 / (rank + 1) ** config.history.sellers.zipf)),
+    all: regionAll,
+    metros,
+    byState,
+  };
+}
+
 /** The journeys of a history, one at a time (a million need not sit in memory). */
 export function* planHistory(plan: HistoryPlan, config: NetworkConfig, calendar: DeliveryCalendar, places: PlaceLookup): Generator<HistoryJourney> {
   const carriers = Object.keys(config.carriers);
@@ -98,19 +164,19 @@ export function* planHistory(plan: HistoryPlan, config: NetworkConfig, calendar:
     const destination = must(lane.destination);
     return { index, origin, destination, carriers: carriers.filter((c) => serves(config, c, origin) && serves(config, c, destination)) };
   });
-  const origins = config.history.origins.map(must);
+  const { history } = config;
   const all = places.all();
-  const metros = all.filter((p) => p.metro);
-  // Regional carriers draw their places from their own states (computed once per carrier).
-  const regional = new Map<string, { origins: Place[]; all: Place[]; metros: Place[] }>();
-  const regionOf = (carrier: string) => {
-    let region = regional.get(carrier);
+  const fulfilmentCentres = history.fulfilment_centres.pincodes.map(must);
+  const sellers = drawSellers(config, all, plan.seededRandom((plan.seed * 0x27d4eb2d + 0x165667b1) >>> 0));
+  // All-India carriers share one region; regional carriers get their own states' (computed once each).
+  const regions = new Map<string, Region>();
+  const national = regionOf(config, () => true, fulfilmentCentres, sellers, all);
+  const regionFor = (carrier: string) => {
+    if (!config.carriers[carrier]!.states) return national;
+    let region = regions.get(carrier);
     if (!region) {
-      const inside = (p: Place) => serves(config, carrier, p);
-      const regionAll = all.filter(inside);
-      region = { origins: origins.filter(inside), all: regionAll, metros: regionAll.filter((p) => p.metro) };
-      if (region.origins.length === 0) region.origins = region.metros.length ? region.metros : regionAll;
-      regional.set(carrier, region);
+      region = regionOf(config, (p) => serves(config, carrier, p), fulfilmentCentres, sellers, all);
+      regions.set(carrier, region);
     }
     return region;
   };
@@ -122,7 +188,7 @@ export function* planHistory(plan: HistoryPlan, config: NetworkConfig, calendar:
     let origin: Place;
     let destination: Place;
     let sandboxLane: number | null = null;
-    if (random() < config.history.sandbox_lane_share) {
+    if (random() < history.sandbox_lane_share) {
       const lane = pickOne(lanes, random);
       carrier = pickOne(lane.carriers, random);
       origin = lane.origin;
@@ -130,12 +196,19 @@ export function* planHistory(plan: HistoryPlan, config: NetworkConfig, calendar:
       sandboxLane = lane.index;
     } else {
       carrier = pickWeighted(carriers, (c) => config.carriers[c]!.share, random);
-      const region = config.carriers[carrier]!.states ? regionOf(carrier) : { origins, all, metros };
-      origin = pickOne(region.origins, random);
-      destination = random() < config.history.metro_destination_share && region.metros.length ? pickOne(region.metros, random) : pickOne(region.all, random);
+      const region = regionFor(carrier);
+      origin = random() < history.fulfilment_centres.share
+        ? pickOne(region.fulfilmentCentres, random)
+        : region.sellers[pickCumulative(region.sellerWeights, random)]!;
+      const draw = random();
+      const toMetro = history.local_share + (1 - history.local_share) * history.metro_destination_share;
+      if (draw < history.local_share) destination = pickOne(region.byState.get(origin.stateCode) ?? region.all, random);
+      else if (draw < toMetro && region.metros.length) destination = pickOne(region.metros, random);
+      else destination = pickOne(region.all, random);
     }
     const bookedAt = startMs + random() * (plan.endMs - startMs);
-    const journey = simulateJourney({ carrier, origin, destination, bookedAt, random }, config, calendar);
+    const zone = places.zoneOf(origin, destination);
+    const journey = simulateJourney({ carrier, origin, destination, zone, bookedAt, random }, config, calendar);
     const serial = (serials.get(carrier) ?? plan.seed * 7919) + 1;
     serials.set(carrier, serial);
     const lane = sandboxLane ?? Math.floor(random() * 10) + 10 * (1 + Math.floor(random() * 9));

@@ -2,10 +2,14 @@
  * Pure: one parcel's journey through the simulated network (docs/engineers/network-model.md), from
  * the booking to delivery, return to origin or loss, drawn from `random` (seeded by the caller) and
  * the parameters of config/sandbox/network.yaml. Pickups and deliveries only on the carrier's
- * working days (lib/calendar); line-haul grows with great-circle distance, with a heavy tail.
+ * working days (lib/calendar); line-haul grows with road distance, with a heavy tail; returns are
+ * mostly decided at the door (a buyer who refuses the parcel or cannot be reached), as Indian D2C
+ * returns are; the carrier's promise is its zone table in working days.
  */
 import type { DeliveryCalendar } from '../calendar/calendar.ts';
-import { distanceKm, type Place } from '../places/places.ts';
+import { distanceKm, type Place, type Zone } from '../places/places.ts';
+import { fnv1a32 } from '../random/fnv1a.ts';
+import { seededRandom } from '../random/seeded-random.ts';
 import type { NdrReason } from '../schemas/index.ts';
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../time/index.ts';
 import { addDays, istDayOf, istDayStartMs, type IstDay } from '../time/ist-day.ts';
@@ -34,6 +38,9 @@ export interface Journey {
   cod: boolean;
   origin: Place;
   destination: Place;
+  /** The lane's courier zone (lib/places zoneOf): the promise's row. */
+  zone: Zone;
+  /** Great-circle km (the line-haul drives `road_factor` × this). */
   distanceKm: number;
   bookedAt: number;
   /** The carrier's promise: end of its EDD's IST day. */
@@ -51,6 +58,8 @@ export interface JourneyInput {
   carrier: string;
   origin: Place;
   destination: Place;
+  /** The lane's zone (lib/places: `places.zoneOf(origin, destination)`). */
+  zone: Zone;
   bookedAt: number;
   random: () => number;
   /** Forces the payment (tests comparing COD with prepaid); default drawn by `attempts.cod_share`. */
@@ -102,12 +111,45 @@ export function isFestive(ms: number, config: NetworkConfig): boolean {
   return spans.some(([from, to]) => ms >= from && ms < to);
 }
 
-/** The EDD a carrier promises: the booking's IST day + its promise days (calendar days: optimistic), end of day. */
-export function promisedEdd(carrier: string, serviceType: ServiceType, km: number, bookedAt: number, config: NetworkConfig): number {
-  const profile = config.profiles[config.carriers[carrier]!.profile]!;
-  const speed = serviceType === 'surface' ? 1 : config.express_factor;
-  const days = Math.ceil(profile.promise.base_days + profile.promise.per_1000_km_days * (km / 1000) * speed);
-  return istDayStartMs(addDays(istDayOf(bookedAt), Math.max(1, days))) + DAY_MS - MINUTE_MS;
+/**
+ * The EDD a carrier promises: the N-th working day (the destination's, for this carrier) after the
+ * booking's IST day, N from its zone table (express bookings: the express table when it has one),
+ * end of that day. Optimistic, as real ones are: it knows nothing of holds, remote pincodes'
+ * extra days or the festive peak, so it is met less often than the carrier's `claimed_on_time`.
+ */
+export function promisedEdd(
+  carrier: string, serviceType: ServiceType, zone: Zone, bookedAt: number, destination: Place, config: NetworkConfig, calendar: DeliveryCalendar,
+): number {
+  const { promise } = config.profiles[config.carriers[carrier]!.profile]!;
+  const table = serviceType !== 'surface' && promise.express_working_days ? promise.express_working_days : promise.working_days;
+  const days = Math.max(1, table[zone]);
+  const day = calendar.addWorkingDays(addDays(istDayOf(bookedAt), 1), days - 1, { carrier, state: destination.stateCode });
+  return istDayStartMs(day) + DAY_MS - MINUTE_MS;
+}
+
+const cityFactors = new Map<string, number>();
+
+/** A district's own return propensity in [−1, 1): fixed per district (a hash), so cities differ. */
+function cityDeviation(place: Place): number {
+  const key = `${place.stateCode}:${place.district}`;
+  let deviation = cityFactors.get(key);
+  if (deviation === undefined) {
+    deviation = 2 * seededRandom(fnv1a32(`returns:${key}`))() - 1;
+    cityFactors.set(key, deviation);
+  }
+  return deviation;
+}
+
+/**
+ * The chance the buyer will not take the parcel (refuses it at the door or cannot be reached): by
+ * payment, × the destination district's factor, × remote, × the days the first attempt took.
+ */
+export function returnChance(cod: boolean, destination: Place, daysToFirstAttempt: number, config: NetworkConfig): number {
+  const { returns } = config;
+  const byDays = returns.by_days_to_first_attempt.find((row) => daysToFirstAttempt <= row.up_to) ?? returns.by_days_to_first_attempt.at(-1)!;
+  const chance = (cod ? returns.cod : returns.prepaid) * (1 + returns.city_spread * cityDeviation(destination))
+    * (destination.remote ? returns.remote_factor : 1) * byDays.factor;
+  return Math.min(0.95, chance);
 }
 
 function nearestVia(a: Place, b: Place, config: NetworkConfig): string {
@@ -119,13 +161,14 @@ function nearestVia(a: Place, b: Place, config: NetworkConfig): string {
 
 /** One journey. Deterministic: the same input (and `random` sequence) gives the same journey. */
 export function simulateJourney(input: JourneyInput, config: NetworkConfig, calendar: DeliveryCalendar): Journey {
-  const { carrier, origin, destination, random } = input;
+  const { carrier, origin, destination, zone, random } = input;
   const carrierConfig = config.carriers[carrier];
   if (!carrierConfig) throw new Error(`carrier "${carrier}" is not in config/sandbox/network.yaml`);
   const profile = config.profiles[carrierConfig.profile]!;
   const atOrigin = { carrier, state: origin.stateCode };
   const atDestination = { carrier, state: destination.stateCode };
   const km = distanceKm(origin, destination);
+  const roadKm = km * config.road_factor;
   const serviceType = serviceTypeFor(carrier, config, random);
   const cod = input.cod ?? random() < config.attempts.cod_share;
   const bookedAt = whole(input.bookedAt);
@@ -154,7 +197,7 @@ export function simulateJourney(input: JourneyInput, config: NetworkConfig, cale
   step('hub_out', t, originHub);
 
   const speed = serviceType === 'surface' ? 1 : config.express_factor;
-  const linehaulHours = (profile.linehaul.base_hours + profile.linehaul.per_1000_km_hours * (km / 1000))
+  const linehaulHours = (profile.linehaul.base_hours + profile.linehaul.per_1000_km_hours * (roadKm / 1000))
     * Math.exp(profile.linehaul.sigma * normal(random)) * speed * slow(t);
   // The heavy tail: a hold at a hub (missed connection, weather, backlog), Pareto-distributed.
   const held = random() < config.hold.probability;
@@ -173,10 +216,11 @@ export function simulateJourney(input: JourneyInput, config: NetworkConfig, cale
     if (held) step('hold', t + 30 * MINUTE_MS, originHub, 'other', HOLD_REMARK);
     t += (linehaulHours + holdHours) * HOUR_MS;
   }
-  if (destination.remote) t += uniform(random, config.remote.extra_days) * DAY_MS;
+  // A remote destination waits for its few weekly runs; longest in the special zone (North-East, J&K...).
+  if (destination.remote) t += uniform(random, zone === 'special' ? config.remote.special_extra_days : config.remote.extra_days) * DAY_MS;
   step('hub_in', t, destinationHub);
-  const edd = promisedEdd(carrier, serviceType, km, bookedAt, config);
-  const base = { carrier, serviceType, cod, origin, destination, distanceKm: km, bookedAt, edd, pickedUpAt: whole(pickedUpAt), steps };
+  const edd = promisedEdd(carrier, serviceType, zone, bookedAt, destination, config, calendar);
+  const base = { carrier, serviceType, cod, origin, destination, zone, distanceKm: km, bookedAt, edd, pickedUpAt: whole(pickedUpAt), steps };
 
   if (random() < config.loss_probability) {
     const lostAt = t + uniform(random, [2, 6]) * DAY_MS;
@@ -189,22 +233,29 @@ export function simulateJourney(input: JourneyInput, config: NetworkConfig, cale
   const readyDay = istDayOf(ready);
   const readyHour = (ready - dayStart(readyDay)) / HOUR_MS;
   let ofdDay = calendar.nextWorkingDay(readyHour <= config.last_mile.same_day_cutoff_hour ? readyDay : addDays(readyDay, 1), atDestination);
-  const failure = (cod ? config.attempts.failure_cod : config.attempts.failure_prepaid)
-    * (destination.remote ? config.remote.attempt_failure_factor : 1);
+  const { attempts } = config;
+  const failure = (cod ? attempts.failure_cod : attempts.failure_prepaid) * (destination.remote ? config.remote.attempt_failure_factor : 1);
+  const maxAttempts = attempts.max[0] + Math.floor(random() * (attempts.max[1] - attempts.max[0] + 1));
+  // Decided at the first attempt: will the buyer take it? One who will not refuses it at the door
+  // (the parcel returns at once) or cannot be reached at any attempt.
+  const daysToFirstAttempt = Math.round((dayStart(ofdDay) - dayStart(bookedDay)) / DAY_MS);
+  const refusing = random() < returnChance(cod, destination, daysToFirstAttempt, config);
+  const refusesAtDoor = refusing && random() < config.returns.refused_share;
   let lastAttempt = ready;
-  for (let attempt = 0; attempt < config.attempts.max; attempt++) {
+  for (let attempt = 0; attempt < maxAttempts; attempt++) {
     const ofdAt = dayStart(ofdDay) + uniform(random, config.last_mile.ofd_hour) * HOUR_MS;
     const attemptAt = ofdAt + uniform(random, config.last_mile.attempt_after_ofd_hours) * HOUR_MS;
     step('out_for_delivery', ofdAt, destination.district);
     const pFail = failure * (isFestive(ofdAt, config) ? config.festive.attempt_failure_factor : 1);
-    if (random() >= pFail) {
+    if (!refusing && random() >= pFail) {
       step('delivered', attemptAt, destination.district);
       return { ...base, outcome: 'delivered', deliveredAt: whole(attemptAt), closedAt: whole(attemptAt) };
     }
-    const reason = weighted<FailReason>(random, cod ? config.attempts.reasons_cod : config.attempts.reasons_prepaid);
+    const reason: FailReason = refusesAtDoor ? 'refused'
+      : weighted<FailReason>(random, refusing ? config.returns.reasons_unreachable : cod ? attempts.reasons_cod : attempts.reasons_prepaid);
     step('attempt_failed', attemptAt, destination.district, reason);
     lastAttempt = attemptAt;
-    if (reason === 'refused' && config.attempts.rto_on_refusal) break;
+    if (refusesAtDoor) break;
     ofdDay = calendar.nextWorkingDay(addDays(ofdDay, 1), atDestination);
   }
   // Return to origin: the same road back, delivered to the seller on one of its working days.

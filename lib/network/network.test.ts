@@ -97,7 +97,7 @@ describe('the network model', () => {
     const failedShare = (cod: boolean) => {
       let failed = 0;
       for (let i = 0; i < 3000; i++) {
-        const j = simulateJourney({ carrier: 'delhivery', origin, destination: destinations[i % 5]!, bookedAt: END - 40 * 86_400_000 + i * 600_000, random: seededRandom(i + 1), cod }, config, calendar);
+        const j = simulateJourney({ carrier: 'delhivery', origin, destination: destinations[i % 5]!, zone: places.zoneOf(origin, destinations[i % 5]!), bookedAt: END - 40 * 86_400_000 + i * 600_000, random: seededRandom(i + 1), cod }, config, calendar);
         if (j.steps.some((s) => s.kind === 'attempt_failed')) failed++;
       }
       return failed / 3000;
@@ -126,7 +126,7 @@ describe('the network model', () => {
     const transit = (destinations: Place[]) => {
       const days: number[] = [];
       for (let i = 0; i < 2000; i++) {
-        const j = simulateJourney({ carrier: 'xpressbees', origin, destination: destinations[i % destinations.length]!, bookedAt: END - 60 * 86_400_000 + i * 900_000, random: seededRandom(7_000 + i) }, config, calendar);
+        const j = simulateJourney({ carrier: 'xpressbees', origin, destination: destinations[i % destinations.length]!, zone: places.zoneOf(origin, destinations[i % destinations.length]!), bookedAt: END - 60 * 86_400_000 + i * 900_000, random: seededRandom(7_000 + i) }, config, calendar);
         if (j.deliveredAt) days.push(transitDays(j));
       }
       return median(days);
@@ -167,6 +167,8 @@ describe('the network model', () => {
     const result = NetworkConfigSchema.safeParse(bad);
     expect(result.success).toBe(false);
     expect(result.error!.issues[0]!.path).toEqual(['hold', 'probability']);
+    const unordered = { ...config, returns: { ...config.returns, by_days_to_first_attempt: [{ up_to: 5, factor: 1 }, { up_to: 2, factor: 1 }] } };
+    expect(NetworkConfigSchema.safeParse(unordered).error!.issues[0]!.path).toEqual(['returns', 'by_days_to_first_attempt']);
     expect(() => loadNetworkConfig('/nonexistent')).toThrow(ConfigError);
   });
 });

@@ -1,9 +1,9 @@
 /**
  * The sandbox numbers the scenarios leave free (sandbox.md: SS 27-49) travel the simulated
  * network (lib/network): lane `LL mod 10` of sandbox.md's table, the asked carrier's profile, and
- * a journey booked 0-7 days before the poll's IST day (drawn from the number), shown as far as it
- * has got by the poll. The same carrier, number and IST day give the same journey; within a day
- * the journey only moves on as time passes, as a real parcel does.
+ * a journey booked 0-7 days before the IST day the number was first polled (its anchor; the number
+ * draws the age), shown as far as it has got by the poll. The same carrier, number and anchor give
+ * the same journey, which only moves on as time passes, as a real parcel does.
  */
 import { loadCalendar, type DeliveryCalendar } from '../calendar/index.ts';
 import { loadNetworkConfig, type NetworkConfig } from '../network/config.ts';
@@ -60,19 +60,20 @@ function sandboxPlace(place: Place): SandboxPlace {
   return { city: place.district, state: place.state, pincode: place.pincode };
 }
 
-/** The shipment a free number shows at `now` (whole minutes), on the lane `lanePincodes`. */
+/** The shipment a free number first polled at `anchor` shows at `now` (both whole minutes), on the lane `lanePincodes`. */
 export function networkShipment(
-  carrier: string, awb: string, scenario: number, lane: number, lanePincodes: { origin: string; destination: string }, now: number,
-  network: Network = defaultNetworkModel(),
+  carrier: string, awb: string, scenario: number, lane: number, lanePincodes: { origin: string; destination: string },
+  { anchor, now }: { anchor: number; now: number }, network: Network = defaultNetworkModel(),
 ): SandboxShipment {
   const origin = network.places.placeOf(lanePincodes.origin)!;
   const destination = network.places.placeOf(lanePincodes.destination)!;
   const random = seededRandom(fnv1aHalfFmix32(`network:${carrier}:${awb}`));
   const age = Math.floor(random() * (MAX_AGE_DAYS + 1));
-  let bookedAt = istDayStartMs(addDays(istDayOf(now), -age)) + (9 + random() * 9) * HOUR_MS;
-  if (bookedAt > now) bookedAt -= DAY_MS;
+  let bookedAt = istDayStartMs(addDays(istDayOf(anchor), -age)) + (9 + random() * 9) * HOUR_MS;
+  if (bookedAt > anchor) bookedAt -= DAY_MS;
   const known = network.config.carriers[carrier] ? carrier : 'delhivery';
-  const journey = simulateJourney({ carrier: known, origin, destination, bookedAt, random }, network.config, network.calendar);
+  const zone = network.places.zoneOf(origin, destination);
+  const journey = simulateJourney({ carrier: known, origin, destination, zone, bookedAt, random }, network.config, network.calendar);
   return {
     carrier, awb, scenario, lane,
     origin: sandboxPlace(origin), destination: sandboxPlace(destination),

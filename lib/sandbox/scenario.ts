@@ -1,7 +1,8 @@
 /**
  * The sandbox's scenario engine (sandbox.md): a consignment number chooses a scenario and a lane, and
- * the scenario tells a carrier-neutral story (a `SandboxShipment`) relative to the moment of the poll.
- * Pure: the same carrier, number and minute always give the same answer. Per-carrier renderers write
+ * the scenario tells a carrier-neutral story (a `SandboxShipment`) relative to the moment the number
+ * was first polled (its anchor, kept by the server: ./anchors.ts), so a scan keeps its time at every
+ * later poll. Pure: the same carrier, number, anchor and minute always give the same answer. Per-carrier renderers write
  * the story in each carrier's own format; delays and faults are applied by the server.
  */
 import type { NdrReason } from '../schemas/index.ts';
@@ -298,11 +299,14 @@ function progressionPlot(story: Story, scenario: number, revealed: readonly numb
   return { steps: story.steps, bookedAt: times[0]! };
 }
 
-/** The story of one scenario that yields a shipment. */
-function plotOf(scenario: number, lane: Lane, awb: string, now: number, revealed: readonly number[] | null = null): Plot {
+/**
+ * The story of one scenario that yields a shipment, told as of `now` (the number's anchor); only
+ * the scenarios that change at every poll (22, 25, 26) read the poll's own time, `polledAt`.
+ */
+function plotOf(scenario: number, lane: Lane, awb: string, now: number, polledAt: number, revealed: readonly number[] | null = null): Plot {
   const story = new Story(lane, awb);
   const { destination, hubs } = lane;
-  if (PROGRESSIONS[scenario]) return progressionPlot(story, scenario, revealed ?? [], now);
+  if (PROGRESSIONS[scenario]) return progressionPlot(story, scenario, revealed ?? [], polledAt);
   const failedReason = FAILED_ATTEMPT_SCENARIOS[scenario];
   if (failedReason) {
     const pickedUpAt = now - 50 * HOUR;
@@ -398,7 +402,7 @@ function plotOf(scenario: number, lane: Lane, awb: string, now: number, revealed
     }
     case 22: {
       const plot = inTransit(story, now);
-      story.add('hub_out', now, hubs[2]);
+      story.add('hub_out', polledAt, hubs[2]);
       return plot;
     }
     case 23: {
@@ -426,10 +430,11 @@ function serviceTypeOf(carrier: string, awb: string): SandboxShipment['serviceTy
 
 /** `story` is the scenario whose story is told: the slow carrier (18) tells the in-transit one. */
 function shipmentOf(
-  carrier: string, awb: string, scenario: number, laneNumber: number, now: number, story = scenario, revealed: readonly number[] | null = null,
+  carrier: string, awb: string, scenario: number, laneNumber: number, times: { anchor: number; now: number },
+  story = scenario, revealed: readonly number[] | null = null,
 ): SandboxShipment {
   const lane = LANES[laneNumber % LANES.length]!;
-  const plot = plotOf(story, lane, awb, now, revealed);
+  const plot = plotOf(story, lane, awb, times.anchor, times.now, revealed);
   return {
     carrier,
     awb,
@@ -447,13 +452,20 @@ function shipmentOf(
 }
 
 /**
- * What carrier `carrier` answers for `awb` at `nowMs`. Times are relative to `nowMs` floored to
- * the whole minute, so "80 hours ago" stays 80 hours ago and scans look like real scans.
+ * What carrier `carrier` answers for `awb` at `nowMs`, for a number first polled at `anchorMs`
+ * (default: now, a first poll). Times are relative to the anchor floored to the whole minute: "80
+ * hours ago" is 80 hours before the first poll, and a later poll shows the same scans at the same
+ * times, as a real carrier does (scenario 22 adds its scan at the poll's own time; 25 and 26 reveal
+ * a stage per poll; the network numbers 27-49 move on as time passes).
  */
-export function answerFor(carrier: string, awb: string, nowMs: number, revealed: readonly number[] | null = null): ScenarioAnswer {
+export function answerFor(
+  carrier: string, awb: string, nowMs: number, revealed: readonly number[] | null = null, anchorMs: number = nowMs,
+): ScenarioAnswer {
   const number = keyOf(awb);
   const { scenario, lane } = scenarioOf(number);
   const now = Math.floor(nowMs / MINUTE) * MINUTE;
+  // A clock that went back before the anchor (tests) tells the story as of now.
+  const times = { anchor: Math.min(now, Math.floor(anchorMs / MINUTE) * MINUTE), now };
   // The numbers the scenarios leave free travel the simulated network (./network-numbers.ts).
   if (isNetworkNumber(number)) {
     const digits = number.replace(/\D/g, '');
@@ -461,15 +473,15 @@ export function answerFor(carrier: string, awb: string, nowMs: number, revealed:
     return {
       kind: 'shipment',
       shipment: networkShipment(
-        carrier, number, Number(digits.slice(-2)), lane, { origin: lanePincodes.origin.pincode, destination: lanePincodes.destination.pincode }, now,
+        carrier, number, Number(digits.slice(-2)), lane, { origin: lanePincodes.origin.pincode, destination: lanePincodes.destination.pincode }, times,
       ),
     };
   }
   switch (scenario) {
     case 0: return { kind: 'not_found' };
     case 17: return { kind: 'down' };
-    case 18: return { kind: 'slow', shipment: shipmentOf(carrier, number, scenario, lane, now, DEFAULT_SCENARIO), delayMs: SLOW_DELAY_MS };
+    case 18: return { kind: 'slow', shipment: shipmentOf(carrier, number, scenario, lane, times, DEFAULT_SCENARIO), delayMs: SLOW_DELAY_MS };
     case 19: return { kind: 'malformed' };
-    default: return { kind: 'shipment', shipment: shipmentOf(carrier, number, scenario, lane, now, scenario, revealed) };
+    default: return { kind: 'shipment', shipment: shipmentOf(carrier, number, scenario, lane, times, scenario, revealed) };
   }
 }

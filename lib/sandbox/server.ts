@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { RENDERERS } from './renderers.ts';
+import { AnchorBook } from './anchors.ts';
 import { ProgressBook, answerFor } from './scenario.ts';
 import type { SandboxRenderer, SandboxRequest, SandboxRoute, ScenarioAnswer } from './types.ts';
 import { seededRandom } from '../random/seeded-random.ts';
@@ -154,8 +155,8 @@ function toSandboxRequest(request: FastifyRequest, prefix: string): SandboxReque
  * the slow carrier's shipment as a plain shipment, since the delay is not theirs to apply.
  */
 async function answerRoute(
-  slug: string, route: SandboxRoute, request: FastifyRequest, reply: FastifyReply, now: number, progress: ProgressBook,
-  unknown = false,
+  slug: string, route: SandboxRoute, request: FastifyRequest, reply: FastifyReply, now: number,
+  books: { progress: ProgressBook; anchors: AnchorBook }, unknown = false,
 ): Promise<FastifyReply> {
   const seen: ScenarioAnswer[] = [];
   // Scenarios 25 and 26 move one stage per poll: once per number and request, however often the
@@ -165,7 +166,9 @@ async function answerRoute(
     if (unknown) return { kind: 'not_found' };
     const first = !polled.has(awb);
     polled.add(awb);
-    const answer = answerFor(slug, awb, now, first ? progress.poll(slug, awb, now) : progress.seen(slug, awb));
+    const { progress, anchors } = books;
+    const revealed = first ? progress.poll(slug, awb, now) : progress.seen(slug, awb);
+    const answer = answerFor(slug, awb, now, revealed, anchors.anchor(slug, awb, now));
     seen.push(answer);
     return answer.kind === 'slow' ? { kind: 'shipment', shipment: answer.shipment } : answer;
   };
@@ -186,7 +189,8 @@ export function buildSandboxApp(options: SandboxOptions = {}): FastifyInstance {
   const renderers = options.renderers ?? RENDERERS;
   const clock = options.clock ?? Date.now;
   const faults = new FaultTable(renderers.map((r) => r.slug), options.seed ?? 1);
-  const progress = new ProgressBook();
+  // The sandbox's state: scenarios 25-26's stages, and when each number was first polled.
+  const books = { progress: new ProgressBook(), anchors: new AnchorBook() };
   for (const [slug, input] of Object.entries(options.faults ?? {})) {
     if (!faults.has(slug)) throw new Error(`faults for unknown sandbox carrier "${slug}"`);
     faults.set(slug, input);
@@ -223,7 +227,7 @@ export function buildSandboxApp(options: SandboxOptions = {}): FastifyInstance {
           const current = faults.get(slug);
           if (current.outage || faults.drawError(slug)) return sendUnavailable(reply);
           if (current.latencyMs > 0) await sleep(current.latencyMs);
-          return answerRoute(slug, route, request, reply, clock(), progress, current.unknown === true);
+          return answerRoute(slug, route, request, reply, clock(), books, current.unknown === true);
         },
       });
     }

@@ -38,7 +38,7 @@ const label = ([low, high]: readonly [number, number]) => (high === Infinity ? `
 const lines = [
   `Delivered journeys: ${total.toLocaleString('en-US')} of ${Number(values.journeys).toLocaleString('en-US')} (seed ${values.seed}, 90 days to ${values.end}); days from pickup to delivery, p50 / p90 (n).`,
   '',
-  `| distance | ${PROFILES.map((p) => p.replace('_', ' ')).join(' | ')} | delivered by the EDD |`,
+  `| distance | ${PROFILES.map((p) => p.replaceAll('_', ' ')).join(' | ')} | delivered by the EDD |`,
   `| --- |${PROFILES.map(() => ' --- |').join('')} --- |`,
 ];
 BANDS.forEach((band, i) => {

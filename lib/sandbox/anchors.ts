@@ -1,0 +1,30 @@
+/**
+ * When the sandbox first saw each number (per carrier): a scenario's story is told relative to that
+ * moment, so its scans keep their times at every later poll, as a real carrier's do. Without it a
+ * story re-stamped at every poll has new scan times, so new event ids, and a watch on the number
+ * would announce the same five scans again at every poll.
+ *
+ * Bounded: the least recently polled numbers are forgotten past `max` (a forgotten number starts a
+ * new story at its next poll, as after a sandbox restart), so a load test's millions of numbers
+ * cannot grow the process without end.
+ */
+import { LRUCache } from 'lru-cache';
+
+export const DEFAULT_MAX_ANCHORS = 200_000;
+
+export class AnchorBook {
+  private readonly firstSeen: LRUCache<string, number>;
+
+  constructor(max = DEFAULT_MAX_ANCHORS) {
+    this.firstSeen = new LRUCache({ max });
+  }
+
+  /** The moment `awb` of `carrier` was first polled; `now` when this is the first poll. */
+  anchor(carrier: string, awb: string, now: number): number {
+    const key = `${carrier}:${awb.trim().toUpperCase()}`;
+    const seen = this.firstSeen.get(key);
+    if (seen !== undefined) return seen;
+    this.firstSeen.set(key, now);
+    return now;
+  }
+}
