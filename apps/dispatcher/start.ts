@@ -10,7 +10,8 @@ import { StopSteps } from '../../lib/process/run.ts';
 import { connectRedis } from '../../lib/redis/index.ts';
 import { RedisKv } from '../../lib/kv/index.ts';
 import {
-  AttemptRowOutbox, DeliveryWriter, Dispatcher, EndpointStore, WebhookEventConsumer, endpointDisabledMessage, ensureWebhookTopic, parseAllowedTargets, parseRetrySchedule,
+  AttemptRowOutbox, DeliveryWriter, Dispatcher, EndpointStore, WebhookEventConsumer, endpointDisabledMessage, ensureWebhookTopic, parseAllowedTargets,
+  parseRetrySchedule,
 } from '../../lib/push/index.ts';
 import { WebhookSender, type WebhookSenderOptions } from '../../lib/push/sender.ts';
 

@@ -31,7 +31,9 @@ const CHECK_TIMEOUT_MS = 2 * SECOND_MS;
 export async function readinessOf(checks: readonly ReadinessCheck[]): Promise<Readiness> {
   const results = await Promise.all(checks.map(async ({ name, check }): Promise<CheckResult> => {
     let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS); });
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
+    });
     try {
       await Promise.race([check(), timeout]);
       return { name, ok: true };
