@@ -29,7 +29,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: every dependency answers */
+        /**
+         * Readiness: every dependency answers
+         * @description Ready: every dependency answers. Degraded (still 200): Kafka or ClickHouse is away and the service answers without it (polls wait in the spool, lane figures may be older): keep routing, alert. Not ready (503): the key store or the carriers are unreachable.
+         */
         get: operations["readiness"];
         put?: never;
         post?: never;
@@ -758,6 +761,9 @@ export interface components {
             deliveries: {
                 event_id: string;
                 type: string;
+                /** @description The shipment the event was about; null for webhook.test (and attempts recorded before 2026-11-28) */
+                carrier: string | null;
+                awb: string | null;
                 attempt: number;
                 status_code: number | null;
                 latency_ms: number;
@@ -1214,7 +1220,7 @@ export interface components {
         };
         Readiness: {
             /** @enum {string} */
-            status: "ready" | "not_ready";
+            status: "ready" | "degraded" | "not_ready";
             checks: {
                 name: string;
                 ok: boolean;
@@ -1325,7 +1331,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Ready */
+            /** @description Ready, or degraded but answering */
             200: {
                 headers: {
                     /** @description The request id, also in every error body: quote it to support. */
@@ -1400,7 +1406,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency does not answer */
+            /** @description A dependency it cannot answer without does not answer */
             503: {
                 headers: {
                     /** @description The request id, also in every error body: quote it to support. */
