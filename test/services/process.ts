@@ -4,7 +4,7 @@
  * of what it logged.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { processExists } from './state.ts';
 
@@ -26,9 +26,33 @@ export function alive(pidfile: string, pattern: string): boolean {
   const pid = readPid(pidfile);
   if (pid === null) return false;
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').includes(pattern);
+    const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    return args.join(' ').includes(pattern) || samePathIn(args, pattern);
   } catch {
     return false;
+  }
+}
+
+/**
+ * Whether every word of `pattern` is an argument, a path word naming the same file as the
+ * argument (`--config-file=/…` or `/…`) through symlinks: worktrees that share one `.services`
+ * directory by a symlink start the same server under different paths, and each must see the
+ * instance another started as its own (not start a second one on other ports over the same data).
+ */
+function samePathIn(args: readonly string[], pattern: string): boolean {
+  const paths = args.map((arg) => arg.slice(arg.indexOf('=') + 1)).filter((path) => path.startsWith('/')).map(realPathOrNull);
+  return pattern.split(' ').every((word) => {
+    if (!word.startsWith('/')) return args.includes(word);
+    const wanted = realPathOrNull(word);
+    return wanted !== null && paths.includes(wanted);
+  });
+}
+
+function realPathOrNull(path: string): string | null {
+  try {
+    return realpathSync(path);
+  } catch {
+    return null;
   }
 }
 
