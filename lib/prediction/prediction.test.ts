@@ -63,10 +63,16 @@ describe('delivery model', () => {
     const fresh = model.predict(query({ stageEnteredMs: pickup, asOfMs: pickup + HOUR_MS }))!;
     // … 3 days later, still in transit, it is one of the slow ones: a later window, never one in the past.
     const late = model.predict(query({ stageEnteredMs: pickup }))!;
-    expect(fresh.basis).toMatchObject({ stage: 'in_transit', sample_size: 600 });
+    // Without place names every scan is `unknown`: the cells of that position and the as-of time of day
+    // (a third or so of the 600 each), then fewer survivors after 3 days.
+    expect(fresh.basis).toMatchObject({ stage: 'in_transit', position: 'unknown' });
+    expect(fresh.basis.sample_size).toBeGreaterThan(100);
+    expect(late.basis.sample_size).toBeLessThan(fresh.basis.sample_size);
     expect(late.basis.sample_size).toBeLessThan(150);
     expect(late.delivery_date > fresh.delivery_date).toBe(true);
-    expect(late.window.p80[0] > fresh.window.p80[1]).toBe(true);
+    // Its whole p80 window lies after the day a fresh one was given (the fresh window itself spans
+    // the slow tail too: calibrated per stage and position over every time in stage, it holds more than 85 %).
+    expect(late.window.p80[0] > fresh.delivery_date).toBe(true);
     // Survivors of 3 days here are the slow tail: its window reaches days past a 2-day journey's.
     expect(late.window.p90[1] >= addDays(istDayOf(MODEL_AT), 2)).toBe(true);
     expect(late.window.p80[0] >= istDayOf(MODEL_AT)).toBe(true);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { LocationSchema } from './carrier-poll.ts';
+import { POSITIONS } from './position.ts';
 
 /** UTC ISO 8601 with milliseconds, e.g. 2026-11-20T03:45:00.000Z. */
 export const UtcMillis = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/, 'UTC ISO 8601 with milliseconds');
@@ -79,6 +80,8 @@ export const PredictionSchema = z.object({
     level: z.enum(['lane', 'state_pair', 'zone', 'carrier']),
     sample_size: z.number().int().nonnegative(),
     stage: z.enum(STAGES),
+    /** Where the parcel was taken to be; null when the answer fell back past it. */
+    position: z.enum(POSITIONS).nullable(),
     model_at: UtcMillis,
   }),
 });
