@@ -28,9 +28,10 @@ export function isFirstStart(dataDir: string): boolean {
 
 /**
  * Writes the history's closed journeys into the empty log and returns how many journeys were
- * generated and how many polls written (0 when the log already has lines). Only each journey's latest poll is logged here: the lane figures need
- * the closed state, and a first start should not write and re-read ~100 MB (`sandbox history`
- * writes every poll).
+ * generated and how many polls written (0 when the log already has lines). Each journey's polls
+ * are the ones a poller made (the config's `history.polls_per_journey`, the last after it closed):
+ * the lane figures need the closed state, and `predict backtest --from-embedded` scores the
+ * predictions of the polls made while it moved (one poll per journey left it almost nothing to score).
  */
 export async function seedEmbeddedHistory(dataDir: string, options: SeedOptions): Promise<{ journeys: number; polls: number }> {
   if (options.shipments <= 0 || !isFirstStart(dataDir)) return { journeys: 0, polls: 0 };
@@ -48,16 +49,17 @@ export async function seedEmbeddedHistory(dataDir: string, options: SeedOptions)
   const endMs = options.now ?? Date.now();
   for await (const { journey, polls: made } of historyPolls({
     config: loadNetworkConfig(options.configDir), calendar: loadCalendar(options.configDir), places: loadPlaces(options.configDir),
-    shipments: options.shipments, days: options.days, seed: options.seed ?? 1, endMs, pollsPerJourney: [1, 1],
+    shipments: options.shipments, days: options.days, seed: options.seed ?? 1, endMs,
   })) {
     journeys++;
-    const latest = made.at(-1);
     // Journeys still under way are left out: the embedded poller would re-poll them from the
     // sandbox, whose answer for the number is another journey (a free number's own).
-    if (!latest || journey.closedAt >= endMs) continue;
-    const line: LoggedPoll = { mode: 'test', poll: latest };
-    chunk.push(`${JSON.stringify(line)}\n`);
-    polls++;
+    if (made.length === 0 || journey.closedAt >= endMs) continue;
+    for (const poll of made) {
+      const line: LoggedPoll = { mode: 'test', poll };
+      chunk.push(`${JSON.stringify(line)}\n`);
+      polls++;
+    }
     if (chunk.length >= 1000) await drain();
   }
   await drain();
