@@ -15,11 +15,10 @@
 import { stageEpisodes } from '../prediction/episodes.ts';
 import { K_SLOTS, SCORE_SCALE } from '../prediction/cells.ts';
 import {
-  buildSpanOf, DETAIL_FROM_LEVEL, emptyModel, nominalThresholds, observeShipment, PredictionModel, SLOT_COUNT, STAGE_LIST, stageIndexOf,
-  TARGETS, thresholdIndex, UNPLACED_STAGE_LIST, unpack,
-  type CellCounts, type DeliveredShipment,
+  buildSpanOf, DETAIL_FROM_LEVEL, emptyModel, observeShipment, PredictionModel, SLOT_COUNT, STAGE_LIST, stageIndexOf,
+  TARGETS, thresholdsOf, UNPLACED_STAGE_LIST, unpack,
+  type CellCounts, type DeliveredShipment, type ThresholdGroup,
 } from '../prediction/model.ts';
-import { POSITION_COUNT } from '../prediction/position.ts';
 import { positionScansOf, predictorOf, type Predictor } from '../prediction/records.ts';
 import { scanPositions } from '../prediction/position.ts';
 import { fnv1a32 } from '../random/fnv1a.ts';
@@ -291,7 +290,9 @@ export async function rebuildPredictionModel(client: ClickHouseClient, options: 
   // w satisfies w·n·1000 ≥ W·(n+1)·target, in doubles as there.
   const rank = (target: number) => `scores[greatest(1, arrayFirstIndex((c, tot, nn) -> c * nn * ${SCORE_SCALE} >= tot * (nn + 1) * ${target}, ` +
     `cum, arrayResize([total], length(cum), total), arrayResize([toFloat64(n)], length(cum), toFloat64(n))))]`;
-  await client.command({
+  // Per stage × position, then per stage over every position (position 255): a position with under
+  // 30 scores takes its stage's (model.ts thresholdsOf, applied when the model is read).
+  for (const [groupBy, position] of [['stage, position', 'position'], ['stage', 'toUInt8(255)']] as const) await client.command({
     query: `INSERT INTO prediction_thresholds (version, stage, daypart, position, n, t80, t90)
       SELECT toUInt64(${sqlInt(version)}), stage, toUInt8(0), position, n,
         toUInt16(if(n < ${MIN_DELIVERIES}, ${TARGETS[0]}, ${rank(TARGETS[0])})), toUInt16(if(n < ${MIN_DELIVERIES}, ${TARGETS[1]}, ${rank(TARGETS[1])}))
@@ -301,7 +302,7 @@ export async function rebuildPredictionModel(client: ClickHouseClient, options: 
           arraySum(arrayMap(t -> toFloat64(t.2), sorted)) AS total
         FROM
         (
-          SELECT stage, position, toUInt32(count()) AS n, arraySort(groupArray((score, weight))) AS sorted
+          SELECT stage, ${position} AS position, toUInt32(count()) AS n, arraySort(groupArray((score, weight))) AS sorted
           FROM
           (
             SELECT stage, position, toUInt64(weight) AS weight,
@@ -309,7 +310,7 @@ export async function rebuildPredictionModel(client: ClickHouseClient, options: 
             FROM ${scored}
             WHERE ${levels.map((s) => `notEmpty(${s})`).join(' OR ')}
           )
-          GROUP BY stage, position
+          GROUP BY ${groupBy}
         )
       )`,
     ...timeout,
@@ -373,18 +374,18 @@ export async function readPredictionModel(
     format: 'JSONEachRow',
     abort_signal: signal,
   })).json<{ at: string | number; shipments: string | number; observations: string | number }>();
-  const thresholds = nominalThresholds();
   const rows = await (await client.query({
-    query: `SELECT stage, position, t80, t90 FROM prediction_thresholds WHERE version = ${sqlInt(version)}`,
+    query: `SELECT stage, position, n, t80, t90 FROM prediction_thresholds WHERE version = ${sqlInt(version)}`,
     format: 'JSONEachRow',
     abort_signal: signal,
-  })).json<{ stage: Stage; position: number; t80: number; t90: number }>();
+  })).json<{ stage: Stage; position: number; n: number; t80: number; t90: number }>();
+  const groups: ThresholdGroup[] = [];
   for (const r of rows) {
-    const s = stageIndexOf(r.stage);
-    if (s === undefined || r.position >= POSITION_COUNT) continue;
-    thresholds[thresholdIndex(s, r.position, 0)] = r.t80;
-    thresholds[thresholdIndex(s, r.position, 1)] = r.t90;
+    const stage = stageIndexOf(r.stage);
+    // Position 255: the stage over every position; a version from before 0018 has daypart rows at position 0.
+    if (stage !== undefined) groups.push({ stage, position: r.position === 255 ? null : r.position, n: Number(r.n), t80: r.t80, t90: r.t90 });
   }
+  const thresholds = thresholdsOf(groups);
   const cells = await (await client.query({
     query: `SELECT key, stage, bucket, n, counts FROM prediction_cells WHERE version = ${sqlInt(version)} AND n >= ${MIN_DELIVERIES}`,
     format: 'JSONEachRow',

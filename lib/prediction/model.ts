@@ -30,7 +30,8 @@ import { K_SLOTS, MAX_K, rankCell, SCORE_SCALE, scoresByDay, windowAt } from './
 import type { StageEpisode } from './episodes.ts';
 import { POSITION_COUNT, POSITIONS, positionIndexOf } from './position.ts';
 import { MIN_DELIVERIES, PREDICTED_STAGES, type PlaceLookup, type Prediction, type PredictionLevel, type PredictionQuery } from './types.ts';
-import { dayNumberOf, dayText, type WorkdayIndex } from './workdays.ts';
+import { dayNumberOf, dayNumberOfText, dayText, type WorkdayIndex } from './workdays.ts';
+import type { IstDay } from '../time/ist-day.ts';
 
 export { MAX_K } from './cells.ts';
 /** Lower bounds of the time-in-stage buckets, in hours. */
@@ -272,6 +273,40 @@ export function thresholdOf(sortedScores: ArrayLike<number>, target: number, wei
   return sortedScores[n - 1]!;
 }
 
+/** Calibrated thresholds of one group: a stage and a position, or a stage over every position (`position` null). */
+export interface ThresholdGroup {
+  stage: number;
+  position: number | null;
+  /** Calibration deliveries scored in the group. */
+  n: number;
+  t80: number;
+  t90: number;
+}
+
+/**
+ * The thresholds per stage × position from the groups calibration made: a position's own with 30+
+ * scores, else its stage's over every position with 30+, else the nominal levels (both paths read it so).
+ */
+export function thresholdsOf(groups: Iterable<ThresholdGroup>): Thresholds {
+  const t = nominalThresholds();
+  const pooled = new Map<number, ThresholdGroup>();
+  const own = new Map<number, ThresholdGroup>();
+  for (const g of groups) {
+    if (g.n < MIN_DELIVERIES || g.stage >= STAGES) continue;
+    if (g.position === null) pooled.set(g.stage, g);
+    else if (g.position < POSITION_COUNT) own.set(g.stage * POSITION_COUNT + g.position, g);
+  }
+  for (let s = 0; s < STAGES; s++) {
+    for (let p = 0; p < POSITION_COUNT; p++) {
+      const g = own.get(s * POSITION_COUNT + p) ?? pooled.get(s);
+      if (!g) continue;
+      t[thresholdIndex(s, p, 0)] = g.t80;
+      t[thresholdIndex(s, p, 1)] = g.t90;
+    }
+  }
+  return t;
+}
+
 export function finishCell(counts: ArrayLike<number>, n: number, stage: number, thresholds: Thresholds): Cell {
   const ranked = rankCell(counts);
   const cdf = new Float64Array(K_SLOTS);
@@ -424,8 +459,25 @@ export class PredictionModel {
     return rows;
   }
 
-  /** The prediction as of `q.asOfMs`, null where the contract says null. */
-  predict(q: PredictionQuery, resolved?: ResolvedKeys): Prediction | null {
+  /**
+   * P(delivered by the end of IST day `day`) as of `q.asOfMs`: the share of the cell `predict` reads
+   * within that many working days (0 for a day before the as-of day), null where `predict` is null.
+   * What a shop's promise (`prediction.promise`) is scored with; the same reading as `on_time_probability`.
+   */
+  probabilityBy(q: PredictionQuery, day: IstDay, resolved?: ResolvedKeys): number | null {
+    const found = this.cellOf(q, resolved);
+    if (found === null) return null;
+    const context = this.workdays.contextOf(q.carrier, q.destinationState);
+    return this.shareBy(found.cell, context, dayNumberOf(q.asOfMs), dayNumberOfText(day));
+  }
+
+  private shareBy(cell: Cell, context: string, asOfDay: number, byDay: number): number {
+    if (byDay < asOfDay) return 0;
+    return Math.round(cell.cdf[Math.min(this.workdays.between(context, asOfDay, byDay), MAX_K)]! * 1000) / 1000;
+  }
+
+  /** The cell a query reads (see the file's comment), its level and whether it was a detail cell; null without one. */
+  private cellOf(q: PredictionQuery, resolved?: ResolvedKeys): { cell: Cell; level: PredictionLevel; placed: boolean; position: number } | null {
     const stage = STAGE_INDEX.get(q.stage);
     if (stage === undefined) return null;
     const keys = resolved ?? this.resolveQuery(q);
@@ -454,17 +506,21 @@ export class PredictionModel {
       level = 'carrier';
       if (cell === undefined) return null;
     }
+    return { cell, level, placed, position };
+  }
+
+  /** The prediction as of `q.asOfMs`, null where the contract says null. */
+  predict(q: PredictionQuery, resolved?: ResolvedKeys): Prediction | null {
+    const found = this.cellOf(q, resolved);
+    if (found === null) return null;
+    const { cell, level, placed, position } = found;
     const p = position * 4;
     const w = cell.windows;
     const context = this.workdays.contextOf(q.carrier, q.destinationState);
     const asOfDay = dayNumberOf(q.asOfMs);
     const day = (k: number) => dayText(this.workdays.add(context, asOfDay, k));
     let onTime: number | null = null;
-    if (q.eddMs !== null) {
-      const eddDay = dayNumberOf(q.eddMs);
-      if (eddDay < asOfDay) onTime = 0;
-      else onTime = Math.round(cell.cdf[Math.min(this.workdays.between(context, asOfDay, eddDay), MAX_K)]! * 1000) / 1000;
-    }
+    if (q.eddMs !== null) onTime = this.shareBy(cell, context, asOfDay, dayNumberOf(q.eddMs));
     return {
       delivery_date: day(Math.min(Math.max(cell.point, w[p]!), w[p + 1]!)),
       window: { p80: [day(w[p]!), day(w[p + 1]!)], p90: [day(w[p + 2]!), day(w[p + 3]!)] },
@@ -629,14 +685,25 @@ export function buildFromObserved(shipments: Iterable<ObservedShipment>, options
       break;
     }
   }
-  const thresholds = new Uint16Array(groups * TARGETS.length);
-  for (let g = 0; g < groups; g++) {
+  const calibrated: ThresholdGroup[] = [];
+  const calibrate = (stage: number, position: number | null, groupScores: number[], groupWeights: number[]) => {
     // Sorted by score, then weight: both paths order ties the same way.
-    const order = scores[g]!.map((_, i) => i).sort((a, b) => scores[g]![a]! - scores[g]![b]! || weights[g]![a]! - weights[g]![b]!);
-    const sorted = order.map((i) => scores[g]![i]!);
-    const w = order.map((i) => weights[g]![i]!);
-    TARGETS.forEach((target, t) => { thresholds[g * TARGETS.length + t] = thresholdOf(sorted, target, w); });
+    const order = groupScores.map((_, i) => i).sort((a, b) => groupScores[a]! - groupScores[b]! || groupWeights[a]! - groupWeights[b]!);
+    const sorted = order.map((i) => groupScores[i]!);
+    const w = order.map((i) => groupWeights[i]!);
+    calibrated.push({ stage, position, n: sorted.length, t80: thresholdOf(sorted, TARGETS[0], w), t90: thresholdOf(sorted, TARGETS[1], w) });
+  };
+  for (let stage = 0; stage < STAGES; stage++) {
+    const all: number[] = [];
+    const allWeights: number[] = [];
+    for (let position = 0; position < POSITION_COUNT; position++) {
+      const g = stage * POSITION_COUNT + position;
+      if (scores[g]!.length > 0) calibrate(stage, position, scores[g]!, weights[g]!);
+      for (let i = 0; i < scores[g]!.length; i++) { all.push(scores[g]![i]!); allWeights.push(weights[g]![i]!); }
+    }
+    if (all.length > 0) calibrate(stage, null, all, allWeights);
   }
+  const thresholds = thresholdsOf(calibrated);
   function* rows(): Generator<CellCounts> {
     for (const cellId of cellOrder) {
       const c = counts[cellId]!;

@@ -6,6 +6,7 @@
 import type { BaseRecord, ShipmentFacts } from '../normalize/types.ts';
 import { fnv1a32 } from '../random/fnv1a.ts';
 import type { KeyMode } from '../schemas/index.ts';
+import type { IstDay } from '../time/ist-day.ts';
 import { stageEpisodes, type StageEpisode } from './episodes.ts';
 import { POSITIONS, scanPositions, type Position, type PositionScan } from './position.ts';
 import type { DeliveredShipment, PredictionModel, ResolvedKeys } from './model.ts';
@@ -148,6 +149,8 @@ export interface Predictor {
   predictRecord(record: RecordPart, facts: ShipmentFacts, mode: KeyMode, nowMs: number): Prediction | null;
   /** The same from a cache entry's query facts (no record at hand). */
   predictFacts(query: QueryFacts, facts: ShipmentFacts, mode: KeyMode, nowMs: number): Prediction | null;
+  /** P(delivered by the end of IST day `day`) as of `nowMs` (model.ts probabilityBy), null without a prediction. */
+  probabilityBy(query: QueryFacts, facts: ShipmentFacts, mode: KeyMode, nowMs: number, day: IstDay): number | null;
 }
 
 /** A predictor over one model (the model a lookup reads is swapped whole when it is rebuilt). */
@@ -173,6 +176,12 @@ export function predictorOf(model: () => PredictionModel | null, places: PlaceLo
         resolvedKeys.set(query, known);
       }
       return m.predict(q, known.resolved);
+    },
+    probabilityBy(query, facts, mode, nowMs, day) {
+      const m = model();
+      if (m === null) return null;
+      const q = queryOfFacts(query, facts, mode, nowMs, places);
+      return q === null ? null : m.probabilityBy(q, day);
     },
   };
 }
