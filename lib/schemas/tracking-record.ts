@@ -80,8 +80,8 @@ export const PredictionSchema = z.object({
     level: z.enum(['lane', 'state_pair', 'zone', 'carrier']),
     sample_size: z.number().int().nonnegative(),
     stage: z.enum(STAGES),
-    /** Where the parcel was taken to be; null when the answer fell back past it. */
-    position: z.enum(POSITIONS).nullable(),
+    position: z.enum(POSITIONS).nullable()
+      .describe('Where the parcel was taken to be, from its latest scan\'s place: the answer\'s cell is of this position; null when it fell back past it'),
     model_at: UtcMillis,
   }),
 });

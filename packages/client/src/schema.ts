@@ -617,6 +617,8 @@ export interface components {
                         sample_size: number;
                         /** @enum {string} */
                         stage: "awaiting_pickup" | "in_transit" | "out_for_delivery" | "delivery_attempted" | "delivered" | "rto_in_transit" | "rto_delivered" | "cancelled" | "exception";
+                        /** @description Where the parcel was taken to be, from its latest scan's place: the answer's cell is of this position; null when it fell back past it */
+                        position: ("unknown" | "origin" | "en_route" | "destination_state" | "destination_city" | "delivering_branch") | null;
                         model_at: string;
                     };
                 } | null;
@@ -788,6 +790,8 @@ export interface components {
                     sample_size: number;
                     /** @enum {string} */
                     stage: "awaiting_pickup" | "in_transit" | "out_for_delivery" | "delivery_attempted" | "delivered" | "rto_in_transit" | "rto_delivered" | "cancelled" | "exception";
+                    /** @description Where the parcel was taken to be, from its latest scan's place: the answer's cell is of this position; null when it fell back past it */
+                    position: ("unknown" | "origin" | "en_route" | "destination_state" | "destination_city" | "delivering_branch") | null;
                     model_at: string;
                 };
             }[];
