@@ -184,6 +184,8 @@ export async function benchPrediction(): Promise<BenchResult[]> {
   // BENCH_PREDICTION_ONLY=rebuild: the rebuild leg alone (e.g. under --cpu-prof).
   if (process.env.BENCH_PREDICTION_ONLY === 'rebuild') return [...results, ...(await rebuilds())];
   if (process.env.BENCH_PREDICTION_ONLY === 'lookup') { const other = await otherBacktest(); return [...results, ...lookupCost(other.model, other.polls)]; }
+  // BENCH_PREDICTION_ONLY=backtest: the figures of both generators, no timing (a busy machine's are fine).
+  if (process.env.BENCH_PREDICTION_ONLY === 'backtest') return [...results, ...(await sandboxBacktest()).rows, ...(await otherBacktest()).rows];
   results.push(...(await sandboxBacktest()).rows);
   const other = await otherBacktest();
   results.push(...other.rows);
