@@ -51,7 +51,8 @@ const CITY_NAMES: Readonly<Record<string, [string, string]>> = {
   mysuru: ['KA', 'Mysore'], hubballi: ['KA', 'Dharwad'], hubli: ['KA', 'Dharwad'], bhubaneswar: ['OR', 'Khorda'],
   bhubaneshwar: ['OR', 'Khorda'], cochin: ['KL', 'Ernakulam'], kochi: ['KL', 'Ernakulam'], puducherry: ['PY', 'Pondicherry'],
   delhi: ['DL', 'Delhi'], 'new delhi': ['DL', 'Delhi'], ncr: ['DL', 'Delhi'], noida: ['UP', 'Gautam Buddha Nagar'],
-  'greater noida': ['UP', 'Gautam Buddha Nagar'], jamshedpur: ['JH', 'East Singhbhum'], guwahati: ['AS', 'Kamrup'], vijayawada: ['AP', 'Krishna'], mangaluru: ['KA', 'Dakshina Kannada'],
+  'greater noida': ['UP', 'Gautam Buddha Nagar'], jamshedpur: ['JH', 'East Singhbhum'], guwahati: ['AS', 'Kamrup'], vijayawada: ['AP', 'Krishna'],
+  mangaluru: ['KA', 'Dakshina Kannada'],
   mangalore: ['KA', 'Dakshina Kannada'], belagavi: ['KA', 'Belgaum'], kalaburagi: ['KA', 'Gulbarga'], prayagraj: ['UP', 'Allahabad'],
 };
 
