@@ -147,9 +147,9 @@ describe('migrate (real ClickHouse)', () => {
     const env = { ...process.env, CLICKHOUSE_URL: TEST_CLICKHOUSE_URL };
     const first = await run(process.execPath, [cli, '--database', target.database], { env });
     expect(first.stdout).toContain('migrate: applied 0001_carrier_polls.sql (1 statement)');
-    expect(first.stdout).toContain('migrate: applied 17, 0 already applied');
+    expect(first.stdout).toContain('migrate: applied 18, 0 already applied');
     const second = await run(process.execPath, [cli, '--database', target.database], { env });
-    expect(second.stdout).toContain('migrate: up to date (17 already applied)');
+    expect(second.stdout).toContain('migrate: up to date (18 already applied)');
 
     const dir = copyOfMigrations();
     writeFileSync(join(dir, '0098_typo.sql'), 'CREAT TABLE x (a UInt8) ENGINE = Memory;');
