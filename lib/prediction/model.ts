@@ -593,68 +593,87 @@ export function buildFromObserved(shipments: Iterable<ObservedShipment>, options
   const calS = Math.ceil(span.calibrationStartMs / 1000);
   const endS = Math.ceil(span.resolvedEndMs / 1000);
   const ids = new KeyIds();
-  // Per cell id (key id × stage × bucket). Cell ids are dense (key ids count up from 0), so an
-  // array indexed by them, with the ids in first-seen order beside it: a Map lookup per
-  // observation and key cost most of a rebuild.
-  const counts: (Int32Array | undefined)[] = [];
-  const cellOrder: number[] = [];
-  // The calibration window's observations, flat (SLOT_COUNT key ids, then the code and the weight,
-  // per entry): an object per observation made the garbage collector a third of a 1 M-shipment rebuild.
-  const calibration: number[] = [];
-  let shipmentCount = 0;
-  let observations = 0;
+  // Two passes over the observations. Most cells (level or detail key × stage × bucket) are thin:
+  // the first pass only counts observations per cell id, so the second allocates weights for the
+  // cells that reach 30 (the rest are never a basis nor a calibration's cell). Cell ids are dense
+  // (key ids count up from 0): arrays indexed by them, not Maps (a Map lookup per observation and
+  // key cost most of a rebuild), and no array per thin cell (an allocation per observation, else).
+  const list = Array.isArray(shipments) ? (shipments as readonly ObservedShipment[]) : [...shipments];
   const keyIds = new Int32Array(LEVEL_COUNT);
   const slotIds = new Int32Array(SLOT_COUNT);
   // This shipment's detail key ids by level × variant (-1: not yet asked).
   const detailIds = new Int32Array(DETAIL_LEVELS * VARIANTS);
-  const add = (id: number, cellSlot: number, k: number, weight: number, early: boolean) => {
-    const cellId = id * STAGES * BUCKETS + cellSlot;
-    let c = counts[cellId];
-    if (!c) {
-      // Grown by pushes, never by a far index, so V8 keeps it a fast (not dictionary) array.
-      while (counts.length <= cellId) counts.push(undefined);
-      c = counts[cellId] = new Int32Array(CELL_LENGTH);
-      cellOrder.push(cellId);
-    }
-    c[k]! += weight;
-    c[2 * K_SLOTS]!++;
-    if (early) { c[K_SLOTS + k]! += weight; c[2 * K_SLOTS + 1]!++; }
-  };
-  for (const s of shipments) {
-    if (s.deliveredMs > options.modelAtMs) continue;
-    shipmentCount++;
-    for (let l = 0; l < LEVEL_COUNT; l++) keyIds[l] = s.keys[l] == null ? -1 : ids.of(s.keys[l]!);
-    detailIds.fill(-1);
-    const obs = s.obs;
-    for (let i = 0; i < obs.length; i += 3) {
-      const asOfS = obs[i]!;
-      if (asOfS < startS || asOfS >= endS) continue;
-      const code = obs[i + 1]!;
-      const weight = obs[i + 2]!;
-      const k = code & 63;
-      const cellSlot = slot((code >>> 12) & 15, (code >>> 8) & 15);
-      const variant = variantOf((code >>> 16) & 7, (code >>> 6) & 3);
-      const early = asOfS < calS;
-      const placed = (PLACED_MASK >>> ((code >>> 12) & 15)) & 1;
-      observations++;
-      for (let l = 0; l < DETAIL_LEVELS; l++) {
-        const base = placed ? keyIds[DETAIL_FROM_LEVEL + l]! : -1;
-        let id = -1;
-        if (base >= 0) {
-          id = detailIds[l * VARIANTS + variant]!;
-          if (id < 0) id = detailIds[l * VARIANTS + variant] = ids.detailOf(base, variant);
-          add(id, cellSlot, k, weight, early);
+  /** Calls `visit` per observation in the window with its cell slot and the SLOT_COUNT key ids in `slotIds` (-1: none). */
+  const eachObservation = (visit: (cellSlot: number, code: number, weight: number, early: boolean) => void) => {
+    for (const s of list) {
+      if (s.deliveredMs > options.modelAtMs) continue;
+      for (let l = 0; l < LEVEL_COUNT; l++) keyIds[l] = s.keys[l] == null ? -1 : ids.of(s.keys[l]!);
+      detailIds.fill(-1);
+      const obs = s.obs;
+      for (let i = 0; i < obs.length; i += 3) {
+        const asOfS = obs[i]!;
+        if (asOfS < startS || asOfS >= endS) continue;
+        const code = obs[i + 1]!;
+        const variant = variantOf((code >>> 16) & 7, (code >>> 6) & 3);
+        const placed = (PLACED_MASK >>> ((code >>> 12) & 15)) & 1;
+        for (let l = 0; l < DETAIL_LEVELS; l++) {
+          const base = placed ? keyIds[DETAIL_FROM_LEVEL + l]! : -1;
+          let id = -1;
+          if (base >= 0) {
+            id = detailIds[l * VARIANTS + variant]!;
+            if (id < 0) id = detailIds[l * VARIANTS + variant] = ids.detailOf(base, variant);
+          }
+          slotIds[l] = id;
         }
-        slotIds[l] = id;
+        for (let l = 0; l < LEVEL_COUNT; l++) slotIds[DETAIL_LEVELS + l] = keyIds[l]!;
+        visit(slot((code >>> 12) & 15, (code >>> 8) & 15), code, obs[i + 2]!, asOfS < calS);
       }
-      for (let l = 0; l < LEVEL_COUNT; l++) {
-        const id = keyIds[l]!;
-        if (id >= 0) add(id, cellSlot, k, weight, early);
-        slotIds[DETAIL_LEVELS + l] = id;
-      }
-      if (!early) { for (let l = 0; l < SLOT_COUNT; l++) calibration.push(slotIds[l]!); calibration.push(code, weight); }
     }
-  }
+  };
+  // Pass 1: observations per cell id.
+  let seen = new Int32Array(1 << 16);
+  eachObservation((cellSlot) => {
+    for (let l = 0; l < SLOT_COUNT; l++) {
+      const id = slotIds[l]!;
+      if (id < 0) continue;
+      const cellId = id * STAGES * BUCKETS + cellSlot;
+      if (cellId >= seen.length) {
+        const grown = new Int32Array(Math.max(seen.length * 2, cellId + 1));
+        grown.set(seen);
+        seen = grown;
+      }
+      seen[cellId]!++;
+    }
+  });
+  // Pass 2: weights of the cells with 30+, and the calibration window's observations, flat
+  // (SLOT_COUNT key ids, then the code and the weight, per entry: an object per observation made
+  // the garbage collector a third of a 1 M-shipment rebuild).
+  const counts: (Int32Array | undefined)[] = [];
+  const cellOrder: number[] = [];
+  const calibration: number[] = [];
+  const shipmentCount = list.reduce((n, s) => n + (s.deliveredMs > options.modelAtMs ? 0 : 1), 0);
+  let observations = 0;
+  eachObservation((cellSlot, code, weight, early) => {
+    observations++;
+    const k = code & 63;
+    for (let l = 0; l < SLOT_COUNT; l++) {
+      const id = slotIds[l]!;
+      if (id < 0) continue;
+      const cellId = id * STAGES * BUCKETS + cellSlot;
+      if (seen[cellId]! < MIN_DELIVERIES) continue;
+      let c = counts[cellId];
+      if (!c) {
+        // Grown by pushes, never by a far index, so V8 keeps it a fast (not dictionary) array.
+        while (counts.length <= cellId) counts.push(undefined);
+        c = counts[cellId] = new Int32Array(CELL_LENGTH);
+        cellOrder.push(cellId);
+      }
+      c[k]! += weight;
+      c[2 * K_SLOTS]!++;
+      if (early) { c[K_SLOTS + k]! += weight; c[2 * K_SLOTS + 1]!++; }
+    }
+    if (!early) { for (let l = 0; l < SLOT_COUNT; l++) calibration.push(slotIds[l]!); calibration.push(code, weight); }
+  });
   // Early cells, ranked once each when a calibration delivery first needs them.
   const earlyScores = new Map<number, Uint16Array | null>();
   const earlyScoresOf = (cellId: number): Uint16Array | null => {
