@@ -31,7 +31,7 @@ export function isFirstStart(dataDir: string): boolean {
  * Journeys still moving in this many days before the end keep every poll a poller made of them;
  * older ones only their latest. `predict backtest --from-embedded` learns from each shipment's
  * newest poll before its --split and scores every poll after it, so a split up to three weeks back
- * scores thousands (one poll per journey left it ten), while a first start reads ~1.5 lines a journey, not ~3.5.
+ * scores thousands (one poll per journey left it ten), while a first start reads ~1.6 lines a journey, not ~3.3.
  */
 export const SEED_ALL_POLLS_DAYS = 21;
 
