@@ -7,3 +7,4 @@ export * from './backtest.ts';
 export * from './places.ts';
 export * from './book.ts';
 export * from './estimate.ts';
+export * from './position.ts';
