@@ -43,7 +43,7 @@ const ONE_NAME = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'data/**', '.services/**', '.scratch/**', 'coverage/**', 'bench/.*'] },
+  { ignores: ['node_modules/**', 'packages/*/dist/**', 'data/**', '.services/**', '.scratch/**', 'coverage/**', 'bench/.*'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
