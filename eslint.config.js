@@ -23,7 +23,7 @@ const IO_MODULES = [
 /** lib folders that talk to the outside world (or start processes). */
 const IO_FOLDERS = [
   'access', 'backend', 'batch', 'bus', 'cache', 'carriers', 'clickhouse', 'config', 'kafka', 'kv', 'logging', 'metrics', 'notices', 'pipeline',
-  'poller', 'process', 'product', 'push', 'redis', 'replay', 'sandbox', 'store', 'testing', 'tracking',
+  'move', 'poller', 'process', 'product', 'push', 'redis', 'replay', 'sandbox', 'store', 'testing', 'tracking',
 ];
 
 /** Written once (lib/time, lib/schemas/key-mode.ts): a second declaration is refused. */

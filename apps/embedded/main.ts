@@ -15,6 +15,7 @@ import { startPoller } from '../poller/start.ts';
 import { ConfigError, loadEnv, type Env } from '../../lib/config/index.ts';
 import { createMailer, noticeSettingsOf, scheduleNotices } from '../../lib/notices/index.ts';
 import { refreshPolicyOf } from '../../lib/poller/index.ts';
+import { unmovedStoreNotice } from '../../lib/move/index.ts';
 import { serviceLines } from '../../lib/process/banner.ts';
 import { runApp } from '../../lib/process/run.ts';
 import { startGatewaySandbox } from '../../lib/sandbox/gateway.ts';
@@ -98,6 +99,7 @@ async function start() {
     ...(mode.distributed
       ? [`  services:    ${serviceLines(env, ['kafka', 'clickhouse', 'redis']).map(([name, value]) => `${name} ${value}`).join('   ')}`]
       : []),
+    ...(mode.distributed && unmovedStoreNotice(env.DATA_DIR) ? [`  DATA_DIR:    ${unmovedStoreNotice(env.DATA_DIR)}`] : []),
     runtime.adminTokenGenerated
       ? `  ADMIN_TOKEN: ${runtime.deps.adminToken}   (generated for this run; set ADMIN_TOKEN to fix it)`
       : '  ADMIN_TOKEN: (from the environment)',

@@ -1,5 +1,6 @@
 /** `npm run api`'s banner: where it listens, what it uses, and how to make a first key. */
 import type { Env } from '../../../lib/config/index.ts';
+import { unmovedStoreNotice } from '../../../lib/move/index.ts';
 import { redactUrl, serviceLines, type Banner } from '../../../lib/process/banner.ts';
 
 export function apiBanner(env: Env, api: { url: string; adminToken: string; adminTokenGenerated: boolean }): Banner {
@@ -13,6 +14,7 @@ export function apiBanner(env: Env, api: { url: string; adminToken: string; admi
       ['docs', `${api.url}/docs   health ${api.url}/healthz   metrics ${api.url}/metrics`],
       ...serviceLines(env, ['redis', 'kafka', 'clickhouse']),
       ['sandbox', env.SANDBOX_URL ? `${redactUrl(env.SANDBOX_URL)} (trk_test_ keys)` : '(SANDBOX_URL not set: trk_test_ lookups fail; start npm run sandbox)'],
+      ...(env.REDIS_URL && unmovedStoreNotice(env.DATA_DIR) ? [['DATA_DIR', unmovedStoreNotice(env.DATA_DIR)!] as [string, string]] : []),
       ['ADMIN_TOKEN', api.adminTokenGenerated ? `${api.adminToken}   (generated for this run; set ADMIN_TOKEN to keep one)` : '(from the environment)'],
     ],
     next: [

@@ -12,6 +12,7 @@ import { lanesCommand } from './lanes.ts';
 import { predictCommand } from './predict.ts';
 import { sandboxHistoryCommand } from './sandbox-history.ts';
 import { sqlCommand } from './sql.ts';
+import { storeMoveCommand } from './store-move.ts';
 import { USAGE, UsageError } from './usage.ts';
 
 /** The admin API's commands: parsed here, each one an API call. */
@@ -19,9 +20,10 @@ export const COMMANDS: readonly Command[] = [keysCreate, keysShow, keysSuspend, 
 
 /**
  * The commands that run whole (their own parser and usage): `lanes` and `analyze` call the public
- * API with an API key, `sandbox history` generates data here, `sql` and `predict` read the stores.
+ * API with an API key, `sandbox history` generates data here, `sql` and `predict` read the stores,
+ * `store move` carries the embedded store into Redis and Kafka.
  */
-export const RUN_COMMANDS: readonly RunCommand[] = [lanesCommand, analyzeCommand, sandboxHistoryCommand, sqlCommand, predictCommand];
+export const RUN_COMMANDS: readonly RunCommand[] = [lanesCommand, analyzeCommand, sandboxHistoryCommand, sqlCommand, predictCommand, storeMoveCommand];
 
 const GLOBAL_OPTIONS: NonNullable<ParseArgsConfig['options']> = {
   url: { type: 'string' },
