@@ -111,7 +111,7 @@ describe('a healthy first start of each app logs nothing at warn or above', () =
     expect(JSON.parse(fromDocs.slice(fromDocs.indexOf('{')))).toMatchObject({ key: expect.stringMatching(/^trk_test_/), plan: 'trial' });
     expect(JSON.parse(created.slice(created.indexOf('{')))).toMatchObject({ key: expect.stringMatching(/^trk_test_/), plan: 'trial', email: 'ops@example.com' });
     expect(run.output).toMatch(/Tracking API listening on http:\/\/127\.0\.0\.1:\d+/);
-    expect(run.output).toMatch(/ADMIN_TOKEN: +\S{16,} +\(generated for this run/);
+    expect(run.output).toMatch(/ADMIN_TOKEN: +\S{16,} +\(generated at this first start, kept in \S+admin-token, mode 0600/);
     expect(run.output).toMatch(/ADMIN_TOKEN=\S+ npm run cli -- keys create --plan trial --mode test --email ops@example\.com --url http:\/\/127\.0\.0\.1:\d+/);
     expect(complaints(run), run.output).toEqual([]);
     expect(run.code, run.output).toBe(0);

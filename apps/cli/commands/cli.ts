@@ -1,5 +1,6 @@
 /** Parses the command line, picks the command, calls the API and maps the outcome to an exit code. */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { keptAdminToken } from '../../../lib/config/index.ts';
 import { AdminApiError, createAdminClient } from './admin-client.ts';
 import { analyzeCommand } from './analyze.ts';
 import type { Command, OptionValues, RunCommand } from './command.ts';
@@ -75,9 +76,10 @@ function baseUrl(values: OptionValues, env: CliEnv): string {
   return url;
 }
 
+/** --token, else ADMIN_TOKEN, else the token a start without ADMIN_TOKEN generated and kept in DATA_DIR. */
 function adminToken(values: OptionValues, env: CliEnv): string {
-  const token = typeof values.token === 'string' ? values.token : env.ADMIN_TOKEN;
-  if (!token) throw new UsageError('No admin token: pass --token or set ADMIN_TOKEN.');
+  const token = typeof values.token === 'string' ? values.token : env.ADMIN_TOKEN ?? keptAdminToken(env.DATA_DIR ?? './data');
+  if (!token) throw new UsageError('No admin token: pass --token or set ADMIN_TOKEN (or run where the API keeps DATA_DIR/admin-token).');
   return token;
 }
 
