@@ -5,6 +5,7 @@ import Fastify, { LogController, type FastifyInstance, type FastifyReply, type F
 import type { ApiDeps } from './context/deps.ts';
 import { registerErrorHandling } from './http/errors.ts';
 import { registerDrain } from './http/drain.ts';
+import { registerLinger } from './http/linger.ts';
 import { SERVER_LIMITS, registerHardening, serverOptions } from './http/hardening.ts';
 import { requestSerializer } from './http/log-redaction.ts';
 import { stdoutLogStream } from './http/log-stream.ts';
@@ -80,6 +81,7 @@ export async function buildApp(deps: ApiDeps, options: AppOptions = {}): Promise
   registerErrorHandling(app);
   registerHardening(app, limits);
   registerDrain(app);
+  registerLinger(app);
   // The documents are generated from the routes' own descriptions (openapi/spec.ts), once all are
   // registered; @fastify/swagger serves the public one to swagger-ui at /docs.
   const described = collectDescribedRoutes(app);
