@@ -9,6 +9,7 @@ import { loadProduct } from '../../lib/product/index.ts';
 import { StopSteps } from '../../lib/process/run.ts';
 import { connectRedis } from '../../lib/redis/index.ts';
 import { RedisKv } from '../../lib/kv/index.ts';
+import { countProbesOf } from '../../lib/metrics/index.ts';
 import {
   DeliveryWriter, Dispatcher, EndpointStore, WebhookEventConsumer, endpointDisabledMessage, ensureWebhookTopic, parseAllowedTargets, parseRetrySchedule,
 } from '../../lib/push/index.ts';
@@ -43,7 +44,8 @@ export interface DispatcherStartOptions {
 export async function startDispatcher(env: Env, options: DispatcherStartOptions = {}): Promise<DispatcherApp> {
   if (!env.KAFKA_BROKERS || !env.REDIS_URL) throw new Error('the dispatcher needs KAFKA_BROKERS and REDIS_URL (CLICKHOUSE_URL for webhook_deliveries)');
   const product = loadProduct(env.CONFIG_DIR);
-  const health = Fastify({ logger: { level: env.LOG_LEVEL } });
+  // Probes only: counted (http_probe_requests_total), not logged per request.
+  const health = Fastify({ logger: { level: env.LOG_LEVEL }, disableRequestLogging: true });
   const log = (level: 'info' | 'warn' | 'error', message: string) => health.log[level](message);
   const redis = connectRedis(env.REDIS_URL, { maxRetriesPerRequest: 2, enableAutoPipelining: true }, (level, message) => health.log[level](message));
   const kv = new RedisKv(redis, `${options.redisNamespace ?? 'trk:'}push:`);
@@ -87,6 +89,7 @@ export async function startDispatcher(env: Env, options: DispatcherStartOptions 
   await intake.start();
   dispatcher.start();
 
+  countProbesOf(health, registry);
   health.get('/healthz', async () => ({ status: 'ok' }));
   health.get('/readyz', async (_request, reply) => {
     const ready = intake.isHealthy() && (await redis.ping().then(() => true, () => false));
