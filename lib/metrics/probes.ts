@@ -17,7 +17,9 @@ export type ProbeCounter = Counter<'path' | 'status'>;
  * seconds wrote a log line each, burying the lines that matter; the counter keeps the figure.
  */
 export function createProbeCounter(registry: Registry): ProbeCounter {
-  return new Counter({ name: 'http_probe_requests_total', help: 'Health, readiness and metrics probes answered, by path and status', labelNames: ['path', 'status'], registers: [registry] });
+  return new Counter({
+    name: 'http_probe_requests_total', help: 'Health, readiness and metrics probes answered, by path and status', labelNames: ['path', 'status'], registers: [registry],
+  });
 }
 
 export function countProbe(counter: ProbeCounter, url: string, status: number): void {
