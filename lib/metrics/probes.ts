@@ -18,7 +18,8 @@ export type ProbeCounter = Counter<'path' | 'status'>;
  */
 export function createProbeCounter(registry: Registry): ProbeCounter {
   return new Counter({
-    name: 'http_probe_requests_total', help: 'Health, readiness and metrics probes answered, by path and status', labelNames: ['path', 'status'], registers: [registry],
+    name: 'http_probe_requests_total', help: 'Health, readiness and metrics probes answered, by path and status',
+    labelNames: ['path', 'status'], registers: [registry],
   });
 }
 
