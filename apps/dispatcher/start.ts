@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 import { openAccessStore, standingFromStore } from '../../lib/access/index.ts';
 import { createClickHouseClient, migrate, resolveTarget, type ClickHouseClient } from '../../lib/clickhouse/index.ts';
@@ -45,7 +45,7 @@ export async function startDispatcher(env: Env, options: DispatcherStartOptions 
   if (!env.KAFKA_BROKERS || !env.REDIS_URL) throw new Error('the dispatcher needs KAFKA_BROKERS and REDIS_URL (CLICKHOUSE_URL for webhook_deliveries)');
   const product = loadProduct(env.CONFIG_DIR);
   // Probes only: counted (http_probe_requests_total), not logged per request.
-  const health = Fastify({ logger: { level: env.LOG_LEVEL }, disableRequestLogging: true });
+  const health = Fastify({ logger: { level: env.LOG_LEVEL }, logController: new LogController({ disableRequestLogging: true }) });
   const log = (level: 'info' | 'warn' | 'error', message: string) => health.log[level](message);
   const redis = connectRedis(env.REDIS_URL, { maxRetriesPerRequest: 2, enableAutoPipelining: true }, (level, message) => health.log[level](message));
   const kv = new RedisKv(redis, `${options.redisNamespace ?? 'trk:'}push:`);

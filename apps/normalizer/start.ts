@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import cron from 'node-cron';
 import {
@@ -77,7 +77,7 @@ export async function startNormalizer(env: Env, options: NormalizerStartOptions 
   const laneWindowDays = options.laneWindowDays ?? env.LANE_WINDOW_DAYS;
   const target = resolveTarget(env.CLICKHOUSE_URL, options.database);
   // Probes only: counted (http_probe_requests_total), not logged per request.
-  const health = Fastify({ logger: { level: env.LOG_LEVEL }, disableRequestLogging: true });
+  const health = Fastify({ logger: { level: env.LOG_LEVEL }, logController: new LogController({ disableRequestLogging: true }) });
   const log = health.log;
   await migrate(target, { log: (line) => log.info(`migrate: ${line}`) });
 

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import cron from 'node-cron';
 import { openAccessStore, type AccessStore } from '../../lib/access/index.ts';
 import { createRedisCache } from '../../lib/cache/index.ts';
@@ -56,7 +56,7 @@ export async function startPoller(env: Env, options: PollerStartOptions = {}): P
   const policy = options.policy ?? refreshPolicyOf(env.POLLER_INTERVAL_SECONDS);
   const product = loadProduct(env.CONFIG_DIR);
   // Probes only: counted (http_probe_requests_total), not logged per request.
-  const health = Fastify({ logger: { level: env.LOG_LEVEL }, disableRequestLogging: true });
+  const health = Fastify({ logger: { level: env.LOG_LEVEL }, logController: new LogController({ disableRequestLogging: true }) });
   const log = health.log;
   const clickhouse = createClickHouseClient(resolveTarget(env.CLICKHOUSE_URL, options.database));
   const redis = connectRedis(env.REDIS_URL, { maxRetriesPerRequest: 2 }, (level, message) => log[level](message));

@@ -30,7 +30,7 @@ export function countProbe(counter: ProbeCounter, url: string, status: number): 
 
 /**
  * A pipeline app's health server (normalizer, poller, dispatcher) serves probes only: created with
- * `disableRequestLogging`, it counts each answer here instead.
+ * request logging disabled (LogController), it counts each answer here instead.
  */
 export function countProbesOf(app: FastifyInstance, registry: Registry): void {
   const counter = createProbeCounter(registry);
