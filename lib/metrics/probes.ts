@@ -17,6 +17,9 @@ export type ProbeCounter = Counter<'path' | 'status'>;
  * seconds wrote a log line each, burying the lines that matter; the counter keeps the figure.
  */
 export function createProbeCounter(registry: Registry): ProbeCounter {
+  // One per registry: apps sharing one (npm start runs several in one process) share the counter.
+  const registered = registry.getSingleMetric('http_probe_requests_total') as ProbeCounter | undefined;
+  if (registered) return registered;
   return new Counter({
     name: 'http_probe_requests_total', help: 'Health, readiness and metrics probes answered, by path and status',
     labelNames: ['path', 'status'], registers: [registry],
