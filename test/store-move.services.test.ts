@@ -11,16 +11,18 @@ import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiBanner } from '../apps/api/context/banner.ts';
 import { runCli } from '../apps/cli/commands/cli.ts';
 import { waitFor } from '../apps/api/testutil/analyses.suite.ts';
 import { deliver } from '../apps/api/testutil/billing.suite.ts';
 import { awbFor, startApiHarness, type ApiHarness } from '../apps/api/testutil/harness.ts';
 import { testRedisUrl } from '../lib/access/testing.ts';
 import { signWebhook } from '../lib/billing/index.ts';
-import { DEFAULT_CONFIG_DIR, loadPlans } from '../lib/config/index.ts';
+import { DEFAULT_CONFIG_DIR, loadEnv, loadPlans } from '../lib/config/index.ts';
 import { TEST_BROKERS, collect, testKafka } from '../lib/kafka/testing.ts';
 import { moveStore, readMovedMarker, unmovedEmbeddedState, type MoveOptions } from '../lib/move/index.ts';
 import { startReceiver, type Receiver } from '../lib/push/testing/receiver.ts';
+import { formatBanner } from '../lib/process/banner.ts';
 import { connectRedis } from '../lib/redis/index.ts';
 import { deleteUnder } from '../lib/redis/testing.ts';
 import { paymentLinkPaidEvent, startGatewaySandbox, type RunningGateway } from '../lib/sandbox/gateway.ts';
@@ -126,12 +128,18 @@ describe('store move: a busy embedded store into Redis and Kafka', () => {
 
   it('says the DATA_DIR holds an unmoved store before, and nothing after', async () => {
     expect(unmovedEmbeddedState(copy)).toEqual(['keys', 'payments', 'watches, webhooks and analyses', 'the raw-poll log']);
+    // npm run api's banner against the services, beside it.
+    const banner = () => formatBanner(apiBanner(loadEnv({ REDIS_URL: redisUrl, KAFKA_BROKERS: TEST_BROKERS, DATA_DIR: copy }), {
+      url: 'http://127.0.0.1:3000', adminToken: 'x'.repeat(32), adminTokenGenerated: false, adminTokenFile: null,
+    }));
+    expect(banner()).toMatch(/DATA_DIR: +\S+ holds an embedded store that was not moved here \(keys, payments, .*npm run cli -- store move/);
     const summary = await moveStore(moveOptions());
     expect(summary).toMatchObject({
       outcome: 'moved', keys: keys.length + 1, payments: 1, idempotency_answers: 1, polls: { sent: pollLines, skipped: 0, damaged: 0 },
     });
     expect(summary.counted_lookups).toBe(keys.reduce((sum, k) => sum + k.lookups, 0) + 2);
     expect(unmovedEmbeddedState(copy)).toEqual([]);
+    expect(banner()).not.toContain('DATA_DIR:');
     expect(readMovedMarker(copy)).toMatchObject({ namespace, topic, kafka: TEST_BROKERS });
   }, 60_000);
 

@@ -92,6 +92,7 @@ async function start() {
   // One trial key per store: made and shown whole at the first start, named by its prefix later.
   const { key, record: trial } = await quickstartKey(runtime.deps.access, new Date());
   const cliUrl = base === 'http://127.0.0.1:3000' ? '' : ` --url ${base}`;
+  const unmoved = unmovedStoreNotice(env.DATA_DIR, { pollLog: Boolean(env.KAFKA_BROKERS) });
   const lines = [
     '',
     `Tracking API listening on ${base}`,
@@ -103,7 +104,8 @@ async function start() {
     ...(mode.distributed
       ? [`  services:    ${serviceLines(env, ['kafka', 'clickhouse', 'redis']).map(([name, value]) => `${name} ${value}`).join('   ')}`]
       : []),
-    ...(mode.distributed && unmovedStoreNotice(env.DATA_DIR) ? [`  DATA_DIR:    ${unmovedStoreNotice(env.DATA_DIR)}`] : []),
+    // Keys live in Redis now: an embedded store left under DATA_DIR answers nothing.
+    ...(env.REDIS_URL && unmoved ? [`  DATA_DIR:    ${unmoved}`] : []),
     `  ADMIN_TOKEN: ${adminTokenLine({ ...runtime, adminToken: runtime.deps.adminToken })}`,
     key
       ? `  trial key:   ${key}   (trk_test_: sandbox carriers, 100 lookups, 14 days; shown at this first start only)`

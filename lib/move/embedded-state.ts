@@ -45,7 +45,7 @@ function holdsFiles(dir: string): boolean {
  * parts with state (keys, payments, idempotency answers, push and analyses, the raw-poll log);
  * empty when there is none or when it was moved. A start against the services says so in its banner.
  */
-export function unmovedEmbeddedState(dataDir: string): string[] {
+export function unmovedEmbeddedState(dataDir: string, options: { pollLog: boolean } = { pollLog: true }): string[] {
   if (!existsSync(dataDir) || readMovedMarker(dataDir)) return [];
   const dirs = embeddedStoreDirs(dataDir);
   const parts: string[] = [];
@@ -53,13 +53,17 @@ export function unmovedEmbeddedState(dataDir: string): string[] {
   if (holdsFiles(dirs.payments)) parts.push('payments');
   if (holdsFiles(dirs.push)) parts.push('watches, webhooks and analyses');
   const log = pollLogPath(dataDir);
-  if (existsSync(log) && statSync(log).size > 0) parts.push('the raw-poll log');
+  if (options.pollLog && existsSync(log) && statSync(log).size > 0) parts.push('the raw-poll log');
   return parts;
 }
 
-/** The banner's line for a start against the services beside an unmoved embedded store, or null. */
-export function unmovedStoreNotice(dataDir: string): string | null {
-  const parts = unmovedEmbeddedState(dataDir);
+/**
+ * The banner's line for a start against the services beside an unmoved embedded store, or null.
+ * `pollLog`: whether the raw-poll log counts (with Kafka; with Redis alone the embedded pipeline
+ * still writes and reads it).
+ */
+export function unmovedStoreNotice(dataDir: string, options: { pollLog: boolean }): string | null {
+  const parts = unmovedEmbeddedState(dataDir, options);
   if (parts.length === 0) return null;
   return `${dataDir} holds an embedded store that was not moved here (${parts.join(', ')}): its keys answer invalid_api_key. ` +
     'Stop this start and run npm run cli -- store move (docs/operators/running.md)';

@@ -14,7 +14,7 @@ export function apiBanner(env: Env, api: { url: string; adminToken: string; admi
       ['docs', `${api.url}/docs   health ${api.url}/healthz   metrics ${api.url}/metrics`],
       ...serviceLines(env, ['redis', 'kafka', 'clickhouse']),
       ['sandbox', env.SANDBOX_URL ? `${redactUrl(env.SANDBOX_URL)} (trk_test_ keys)` : '(SANDBOX_URL not set: trk_test_ lookups fail; start npm run sandbox)'],
-      ...(env.REDIS_URL && unmovedStoreNotice(env.DATA_DIR) ? [['DATA_DIR', unmovedStoreNotice(env.DATA_DIR)!] as [string, string]] : []),
+      ...unmovedLine(env),
       ['ADMIN_TOKEN', adminTokenLine(api)],
     ],
     next: [
@@ -34,4 +34,10 @@ export function adminTokenLine(api: { adminToken: string; adminTokenGenerated: b
   if (api.adminTokenFile === null) return '(from the environment)';
   if (api.adminTokenGenerated) return `${api.adminToken}   (generated at this first start, kept in ${api.adminTokenFile}, mode 0600; ADMIN_TOKEN overrides it)`;
   return `kept in ${api.adminTokenFile} since the first start (shown then only; the CLI reads it there)`;
+}
+
+/** With Redis, an embedded store left under DATA_DIR answers nothing: said, with how to move it. */
+function unmovedLine(env: Env): [string, string][] {
+  const notice = env.REDIS_URL ? unmovedStoreNotice(env.DATA_DIR, { pollLog: Boolean(env.KAFKA_BROKERS) }) : null;
+  return notice ? [['DATA_DIR', notice]] : [];
 }
