@@ -4,7 +4,8 @@
  * Kafka, then the API started on that Redis answers all of it as the embedded one did: every key
  * authenticates with the same counts, the endpoint signs with the same secret, the payment is
  * already applied, the analysis is there, the batch answer replays. Run twice, the move does
- * nothing the second time; into a Redis holding other keys it refuses without --force.
+ * nothing the second time; into a Redis holding other keys it refuses without --force. On one
+ * Redis and on the Redis Cluster.
  */
 import { randomBytes } from 'node:crypto';
 import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -15,8 +16,7 @@ import { apiBanner } from '../apps/api/context/banner.ts';
 import { runCli } from '../apps/cli/commands/cli.ts';
 import { waitFor } from '../apps/api/testutil/analyses.suite.ts';
 import { deliver } from '../apps/api/testutil/billing.suite.ts';
-import { awbFor, startApiHarness, type ApiHarness } from '../apps/api/testutil/harness.ts';
-import { testRedisUrl } from '../lib/access/testing.ts';
+import { awbFor, redisUrlOf, startApiHarness, type ApiHarness } from '../apps/api/testutil/harness.ts';
 import { signWebhook } from '../lib/billing/index.ts';
 import { DEFAULT_CONFIG_DIR, loadEnv, loadPlans } from '../lib/config/index.ts';
 import { TEST_BROKERS, collect, testKafka } from '../lib/kafka/testing.ts';
@@ -27,7 +27,7 @@ import { connectRedis } from '../lib/redis/index.ts';
 import { deleteUnder } from '../lib/redis/testing.ts';
 import { paymentLinkPaidEvent, startGatewaySandbox, type RunningGateway } from '../lib/sandbox/gateway.ts';
 
-describe('store move: a busy embedded store into Redis and Kafka', () => {
+describe.each(['redis', 'redis-cluster'] as const)('store move: a busy embedded store into Redis (%s) and Kafka', (store) => {
   let gateway: RunningGateway;
   let receiver: Receiver;
   let embedded: ApiHarness;
@@ -58,7 +58,7 @@ describe('store move: a busy embedded store into Redis and Kafka', () => {
   });
 
   beforeAll(async () => {
-    redisUrl = await testRedisUrl();
+    redisUrl = (await redisUrlOf(store))!;
     const admin = testKafka().admin();
     await admin.connect();
     await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: 3, replicationFactor: 1 }] });
@@ -156,7 +156,7 @@ describe('store move: a busy embedded store into Redis and Kafka', () => {
   }, 60_000);
 
   it('the API on that Redis answers every key with the same counts, the watch, the endpoint, the payment, the analysis and the replay', async () => {
-    moved = await startApiHarness({ store: 'redis', namespace, paymentSandbox: gateway });
+    moved = await startApiHarness({ store, namespace, paymentSandbox: gateway });
     // A minute on (the renewal's period starts just after the payment), the same UTC day.
     moved.clock.advance(60_000);
     for (const k of keys) {
@@ -183,7 +183,7 @@ describe('store move: a busy embedded store into Redis and Kafka', () => {
   }, 60_000);
 
   it('refuses a Redis that holds other keys without --force (the CLI: exit 1, the reason)', async () => {
-    const other = await startApiHarness({ store: 'redis' });
+    const other = await startApiHarness({ store });
     try {
       await other.createKey();
       const err: string[] = [];
