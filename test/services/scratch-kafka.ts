@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Kafka, logLevel } from 'kafkajs';
+import { dropKafkajsNegativeTimeoutWarning } from '../../lib/kafka/client.ts';
 import { freePort } from '../../lib/testing/ports.ts';
 import { kafkaJavaOptions, writeKafkaConfig, type KafkaLayout } from './kafka-config.ts';
 import { STATE_DIR } from './state.ts';
@@ -23,6 +24,7 @@ export interface ScratchKafka {
 }
 
 async function ready(brokers: string): Promise<boolean> {
+  dropKafkajsNegativeTimeoutWarning();
   const admin = new Kafka({ clientId: 'scratch-kafka', brokers: [brokers], logLevel: logLevel.NOTHING, connectionTimeout: 2_000, retry: { retries: 0 } }).admin();
   try {
     await admin.connect();
