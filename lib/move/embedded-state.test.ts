@@ -37,7 +37,12 @@ describe('an unmoved embedded store beside a start against the services', () => 
     expect(unmovedEmbeddedState(dir, { pollLog: false })).toEqual(['keys']);
     expect(unmovedStoreNotice(dir, { pollLog: true })).toBe(`${dir} holds an embedded store that was not moved here (keys, the raw-poll log): its keys answer ` +
       'invalid_api_key. Stop this start and run npm run cli -- store move (docs/operators/running.md)');
-    writeMovedMarker(dir, { moved_at: new Date().toISOString(), redis: 'redis://127.0.0.1:6379', kafka: '127.0.0.1:9092', namespace: 'trk:', topic: 't' });
+    // Moved without Kafka: the keys are in Redis, the log is still to be sent.
+    const marker = { moved_at: new Date().toISOString(), redis: 'redis://127.0.0.1:6379', kafka: null, namespace: 'trk:', topic: null, polls_moved: false };
+    writeMovedMarker(dir, marker);
+    expect(unmovedEmbeddedState(dir, { pollLog: true })).toEqual(['the raw-poll log']);
+    expect(unmovedStoreNotice(dir, { pollLog: false })).toBeNull();
+    writeMovedMarker(dir, { ...marker, kafka: '127.0.0.1:9092', topic: 't', polls_moved: true });
     expect(unmovedStoreNotice(dir, { pollLog: true })).toBeNull();
   });
 });

@@ -24,6 +24,8 @@ export interface MovedMarker {
   kafka: string | null;
   namespace: string;
   topic: string | null;
+  /** False when moved without KAFKA_BROKERS: the raw-poll log is still to be sent. */
+  polls_moved: boolean;
 }
 
 export function readMovedMarker(dataDir: string): MovedMarker | null {
@@ -46,14 +48,17 @@ function holdsFiles(dir: string): boolean {
  * empty when there is none or when it was moved. A start against the services says so in its banner.
  */
 export function unmovedEmbeddedState(dataDir: string, options: { pollLog: boolean } = { pollLog: true }): string[] {
-  if (!existsSync(dataDir) || readMovedMarker(dataDir)) return [];
+  if (!existsSync(dataDir)) return [];
+  const marker = readMovedMarker(dataDir);
   const dirs = embeddedStoreDirs(dataDir);
   const parts: string[] = [];
-  if (holdsFiles(dirs.access)) parts.push('keys');
-  if (holdsFiles(dirs.payments)) parts.push('payments');
-  if (holdsFiles(dirs.push)) parts.push('watches, webhooks and analyses');
+  if (!marker) {
+    if (holdsFiles(dirs.access)) parts.push('keys');
+    if (holdsFiles(dirs.payments)) parts.push('payments');
+    if (holdsFiles(dirs.push)) parts.push('watches, webhooks and analyses');
+  }
   const log = pollLogPath(dataDir);
-  if (options.pollLog && existsSync(log) && statSync(log).size > 0) parts.push('the raw-poll log');
+  if (options.pollLog && !marker?.polls_moved && existsSync(log) && statSync(log).size > 0) parts.push('the raw-poll log');
   return parts;
 }
 

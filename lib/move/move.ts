@@ -101,11 +101,10 @@ export async function moveStore(options: MoveOptions): Promise<MoveSummary> {
 
     const movedAt = new Date(clock()).toISOString();
     await redis.set(marks.done, JSON.stringify({ data_dir: dataDir, moved_at: movedAt, polls_moved: summary.polls !== null, summary }));
-    if (options.kafkaBrokers) {
-      writeMovedMarker(dataDir, {
-        moved_at: movedAt, redis: redactUrl(options.redisUrl), kafka: options.kafkaBrokers, namespace: ns, topic: options.topic,
-      });
-    }
+    writeMovedMarker(dataDir, {
+      moved_at: movedAt, redis: redactUrl(options.redisUrl), kafka: options.kafkaBrokers ?? null, namespace: ns,
+      topic: options.kafkaBrokers ? options.topic : null, polls_moved: summary.polls !== null,
+    });
     return summary;
   } finally {
     redis.disconnect();
