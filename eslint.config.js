@@ -23,7 +23,7 @@ const IO_MODULES = [
 /** lib folders that talk to the outside world (or start processes). */
 const IO_FOLDERS = [
   'access', 'backend', 'batch', 'bus', 'cache', 'carriers', 'clickhouse', 'config', 'kafka', 'kv', 'logging', 'metrics', 'notices', 'pipeline',
-  'poller', 'process', 'product', 'push', 'readiness', 'redis', 'replay', 'sandbox', 'store', 'testing', 'tracking',
+  'move', 'poller', 'process', 'product', 'push', 'readiness', 'redis', 'replay', 'sandbox', 'store', 'testing', 'tracking',
 ];
 
 /** Written once (lib/time, lib/schemas/key-mode.ts): a second declaration is refused. */
@@ -43,7 +43,7 @@ const ONE_NAME = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'data/**', '.services/**', '.scratch/**', 'coverage/**', 'bench/.*'] },
+  { ignores: ['node_modules/**', 'packages/*/dist/**', 'data/**', '.services/**', '.scratch/**', 'coverage/**', 'bench/.*'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -166,7 +166,7 @@ describe('docs/analysts.md examples from the network history (Kafka → normaliz
       expect(readFileSync(GUIDE, 'utf8'), 'the guide shows the live hint as printed').toContain(hint);
     }
     // The table's header names the moment the windows end.
-    expect(await cli('10', '--mode', 'test', '--param', `as_of=${HISTORY.end}`)).toMatch(/^q10\. Daily closures by outcome, last 14 days \(mode test; as of 2026-11-27 00:00:00 UTC; /);
+    expect(await cli('10', '--mode', 'test', '--param', `as_of=${HISTORY.end}`)).toMatch(/^10\. Daily closures by outcome, last 14 days \(mode test; as of 2026-11-27 00:00:00 UTC; /);
   });
 
   it('docs/analysts/tables.md: every table of the database, and the row counts of this history', async () => {

@@ -114,7 +114,7 @@ describe('docs/analysts.md queries (real ClickHouse)', () => {
     }
     // Without --param as_of the windows end now, as the header says.
     const table = await cli('8');
-    expect(table).toMatch(/^q8\. Cancellations by carrier \(mode live; as of \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC; /);
+    expect(table).toMatch(/^8\. Cancellations by carrier \(mode live; as of \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC; /);
     expect(table).toMatch(/carrier\s+closed_shipments\s+cancelled\s+cancelled_share\n-+/);
     // The sandbox lane's one shipment, apart from every live one.
     expect(JSON.parse(await cli('8', '--mode', 'test', '--format', 'json'))).toEqual([expect.objectContaining({ carrier: 'delhivery', closed_shipments: '1' })]);

@@ -3,7 +3,9 @@
  * apps/<app>/main.ts`, LOG_LEVEL info, the services of `npm run services` and a ClickHouse database
  * of this run's own, which the start migrates from nothing): it prints its banner (what it is, what
  * it connects to with credentials hidden, where its health and metrics are; the API how to make a
- * key) and logs no line at warn or above, and Node prints no warning, before and while it stops.
+ * key) and logs no line at warn or above, and Node prints no warning, before and while it stops;
+ * the consumers also against a broker created for the test (test/services/scratch-kafka.ts), whose
+ * group coordinators are still loading when they join.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -17,6 +19,7 @@ import { TEST_CLICKHOUSE_URL } from '../lib/clickhouse/testing.ts';
 import { withoutProjectEnv } from '../lib/config/index.ts';
 import { TEST_BROKERS } from '../lib/kafka/testing.ts';
 import { testRedisUrl } from '../lib/access/testing.ts';
+import { startScratchKafka } from './services/scratch-kafka.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 // tracking_test_*: the statement recorder folds such names into one shape (lib/clickhouse/statement-recorder.ts).
@@ -95,6 +98,22 @@ describe('a healthy first start of each app logs nothing at warn or above', () =
     }
   });
 
+  it('against a freshly created broker (its group coordinators still loading): normalizer and dispatcher log nothing at warn or above', {
+    timeout: 400_000,
+  }, async () => {
+    const broker = await startScratchKafka();
+    try {
+      const env = { ...(await services()), KAFKA_BROKERS: broker.brokers };
+      for (const app of ['normalizer', 'dispatcher']) {
+        const run = await firstStart(`apps/${app}/main.ts`, env, /metrics: +http:\/\/127\.0\.0\.1:\d+\/metrics/);
+        expect(complaints(run), run.output).toEqual([]);
+        expect(run.code, run.output).toBe(0);
+      }
+    } finally {
+      await broker.stop();
+    }
+  });
+
   it('the API: banner with how to make a key (the command works as printed); no warnings', { timeout: 200_000 }, async () => {
     let created = '';
     let fromDocs = '';
@@ -111,7 +130,7 @@ describe('a healthy first start of each app logs nothing at warn or above', () =
     expect(JSON.parse(fromDocs.slice(fromDocs.indexOf('{')))).toMatchObject({ key: expect.stringMatching(/^trk_test_/), plan: 'trial' });
     expect(JSON.parse(created.slice(created.indexOf('{')))).toMatchObject({ key: expect.stringMatching(/^trk_test_/), plan: 'trial', email: 'ops@example.com' });
     expect(run.output).toMatch(/Tracking API listening on http:\/\/127\.0\.0\.1:\d+/);
-    expect(run.output).toMatch(/ADMIN_TOKEN: +\S{16,} +\(generated for this run/);
+    expect(run.output).toMatch(/ADMIN_TOKEN: +\S{16,} +\(generated at this first start, kept in \S+admin-token, mode 0600/);
     expect(run.output).toMatch(/ADMIN_TOKEN=\S+ npm run cli -- keys create --plan trial --mode test --email ops@example\.com --url http:\/\/127\.0\.0\.1:\d+/);
     expect(complaints(run), run.output).toEqual([]);
     expect(run.code, run.output).toBe(0);

@@ -2,9 +2,11 @@ import { randomBytes } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { countProbe, isProbe, type ProbeCounter } from '../../lib/metrics/index.ts';
 import type { ApiDeps } from './context/deps.ts';
 import { registerErrorHandling } from './http/errors.ts';
 import { registerDrain } from './http/drain.ts';
+import { registerLinger } from './http/linger.ts';
 import { SERVER_LIMITS, registerHardening, serverOptions } from './http/hardening.ts';
 import { requestSerializer } from './http/log-redaction.ts';
 import { stdoutLogStream } from './http/log-stream.ts';
@@ -41,10 +43,18 @@ const nextRequestId = () => `${REQUEST_ID_PREFIX}${(++requestCount).toString(16)
  * socket writes (`npm run bench -- api --profile`).
  */
 class OneLinePerRequest extends LogController {
+  /** Health, readiness and metrics probes are counted, not logged (an error still is). */
+  private readonly probes: ProbeCounter;
+  constructor(probes: ProbeCounter) {
+    super();
+    this.probes = probes;
+  }
+
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     if (error) reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored');
+    else if (isProbe(request.url)) countProbe(this.probes, request.url, reply.statusCode);
     else reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
   }
 }
@@ -61,7 +71,7 @@ export async function buildApp(deps: ApiDeps, options: AppOptions = {}): Promise
     // Limits, timeouts and the answers to what never reaches a route (hardening.ts).
     ...serverOptions(nextRequestId, () => app.log, limits),
     logger: { level: deps.logLevel ?? 'info', serializers: { req: requestSerializer }, stream: deps.logStream ?? stdoutLogStream() },
-    logController: new OneLinePerRequest(),
+    logController: new OneLinePerRequest(deps.metrics.probes),
     genReqId: nextRequestId,
     // Only behind a known proxy may X-Forwarded-For decide the client address (trial-page limits).
     trustProxy: deps.trustProxy ?? false,
@@ -80,6 +90,7 @@ export async function buildApp(deps: ApiDeps, options: AppOptions = {}): Promise
   registerErrorHandling(app);
   registerHardening(app, limits);
   registerDrain(app);
+  registerLinger(app);
   // The documents are generated from the routes' own descriptions (openapi/spec.ts), once all are
   // registered; @fastify/swagger serves the public one to swagger-ui at /docs.
   const described = collectDescribedRoutes(app);

@@ -3,7 +3,7 @@
  * on an ephemeral port) and the CLI as a child process, exactly as `npm run cli` runs it.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -115,6 +115,15 @@ describe('npm run cli -- keys ...', { timeout: SLOW }, () => {
     expect(json(run)).toMatchObject({ plan: 'starter', status: 'active', mode: 'live', rate_limits: { daily_quota: 300 } });
   });
 
+  it('without --token or ADMIN_TOKEN, takes the token a start kept in DATA_DIR/admin-token', async () => {
+    const kept = join(dataDir, 'kept');
+    mkdirSync(kept);
+    writeFileSync(join(kept, 'admin-token'), `${TOKEN}\n`, { mode: 0o600 });
+    const run = await cli(['keys', 'create', '--plan', 'starter', '--mode', 'test', '--email', 'kept@example.com', '--url', url], { DATA_DIR: kept });
+    expect(run.code, run.stderr).toBe(0);
+    expect(json(run)).toMatchObject({ email: 'kept@example.com' });
+  });
+
   it('prints the API error message on stderr and exits 1 on a wrong token', async () => {
     const run = await cli(['keys', 'show', 'trk_live_AAAAAAA', '--url', url, '--token', 'wrong-token-wrong-token']);
     expect(run.code).toBe(1);
@@ -155,11 +164,12 @@ describe('npm run cli -- keys ...', { timeout: SLOW }, () => {
       expect(run.stderr).toContain(message);
       expect(run.stderr).toContain('Usage: npm run cli -- <command> [options]');
     }
-    const noToken = await cli(['keys', 'show', 'trk_live_AAAAAAA', '--url', url]);
+    // A DATA_DIR without a kept token (the repository's ./data may hold one of a local start).
+    const noToken = await cli(['keys', 'show', 'trk_live_AAAAAAA', '--url', url], { DATA_DIR: join(dataDir, 'no-token-here') });
     expect(noToken.code).toBe(2);
-    expect(noToken.stderr).toContain('No admin token: pass --token or set ADMIN_TOKEN.');
+    expect(noToken.stderr).toContain('No admin token: pass --token or set ADMIN_TOKEN');
     // None of these created a key.
-    expect((await runtime.deps.access.list()).map((k) => k.email).sort()).toEqual(['a@b.co', 'env@example.com']);
+    expect((await runtime.deps.access.list()).map((k) => k.email).sort()).toEqual(['a@b.co', 'env@example.com', 'kept@example.com']);
   });
 
   it('prints the usage text on --help and exits 0', async () => {

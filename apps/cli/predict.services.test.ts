@@ -65,5 +65,15 @@ describe('backtest on the sandbox’s own network (the first generator)', () => 
     expect(o.p90_coverage!).toBeLessThanOrEqual(0.98);
     expect(o.exact_day_rate!).toBeGreaterThan(o.carrier_edd.exact_day_rate!);
     expect(summary.in_transit_predicted_share!).toBeGreaterThan(0.95);
+    // In every stage with enough predictions to judge (bands for a modest history, not the bench's targets).
+    // (8,000 journeys: in transit has thousands; the other stages a few hundred at most, judged when 140 or more.)
+    const stages = Object.entries(summary.by_stage).filter(([, x]) => x.predictions >= 140);
+    expect(stages.map(([stage]) => stage)).toEqual(expect.arrayContaining(['in_transit']));
+    for (const [stage, x] of stages) {
+      expect(x.p80_coverage!, stage).toBeGreaterThanOrEqual(0.72);
+      expect(x.p80_coverage!, stage).toBeLessThanOrEqual(0.97);
+      expect(x.p90_coverage!, stage).toBeGreaterThanOrEqual(0.82);
+      expect(x.p90_coverage!, stage).toBeLessThanOrEqual(0.99);
+    }
   }, 180_000);
 });

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 import { openAccessStore, standingFromStore } from '../../lib/access/index.ts';
 import { createClickHouseClient, migrate, resolveTarget, type ClickHouseClient } from '../../lib/clickhouse/index.ts';
@@ -9,6 +9,7 @@ import { loadProduct } from '../../lib/product/index.ts';
 import { StopSteps } from '../../lib/process/run.ts';
 import { connectRedis } from '../../lib/redis/index.ts';
 import { RedisKv } from '../../lib/kv/index.ts';
+import { countProbesOf } from '../../lib/metrics/index.ts';
 import {
   AttemptRowOutbox, DeliveryWriter, Dispatcher, EndpointStore, WebhookEventConsumer, endpointDisabledMessage, ensureWebhookTopic, parseAllowedTargets,
   parseRetrySchedule,
@@ -46,7 +47,8 @@ export interface DispatcherStartOptions {
 export async function startDispatcher(env: Env, options: DispatcherStartOptions = {}): Promise<DispatcherApp> {
   if (!env.KAFKA_BROKERS || !env.REDIS_URL) throw new Error('the dispatcher needs KAFKA_BROKERS and REDIS_URL (CLICKHOUSE_URL for webhook_deliveries)');
   const product = loadProduct(env.CONFIG_DIR);
-  const health = Fastify({ logger: { level: env.LOG_LEVEL } });
+  // Probes only: counted (http_probe_requests_total), not logged per request.
+  const health = Fastify({ logger: { level: env.LOG_LEVEL }, logController: new LogController({ disableRequestLogging: true }) });
   const log = (level: 'info' | 'warn' | 'error', message: string) => health.log[level](message);
   const redis = connectRedis(env.REDIS_URL, { maxRetriesPerRequest: 2, enableAutoPipelining: true }, (level, message) => health.log[level](message));
   const kv = new RedisKv(redis, `${options.redisNamespace ?? 'trk:'}push:`);
@@ -103,6 +105,7 @@ export async function startDispatcher(env: Env, options: DispatcherStartOptions 
   await intake.start();
   dispatcher.start();
 
+  countProbesOf(health, registry);
   health.get('/healthz', async () => ({ status: 'ok' }));
   health.get('/readyz', async (_request, reply) => {
     const ready = intake.isHealthy() && (await redis.ping().then(() => true, () => false));

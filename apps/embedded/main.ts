@@ -3,11 +3,12 @@
  * carrier network, the in-process normalizer and poller, an in-process cache and bus, and the
  * embedded store under DATA_DIR. With REDIS_URL, KAFKA_BROKERS and CLICKHOUSE_URL, every app runs
  * in this process against those services (apps/embedded/mode.ts). Prints the mode, the admin
- * token, a fresh trk_test_ trial key and a curl line to try.
+ * token and the trk_test_ trial key (both at the first start; their prefix and place later), and a curl line to try.
  */
 import { buildApp } from '../api/app.ts';
 import { flushLogs } from '../api/http/log-stream.ts';
 import { createApiRuntime, type ApiRuntime } from '../api/context/runtime.ts';
+import { adminTokenLine } from '../api/context/banner.ts';
 import { startRefreshScheduler } from '../api/context/scheduler.ts';
 import { startDispatcher } from '../dispatcher/start.ts';
 import { startNormalizer } from '../normalizer/start.ts';
@@ -15,12 +16,14 @@ import { startPoller } from '../poller/start.ts';
 import { ConfigError, loadEnv, type Env } from '../../lib/config/index.ts';
 import { createMailer, noticeSettingsOf, scheduleNotices } from '../../lib/notices/index.ts';
 import { refreshPolicyOf } from '../../lib/poller/index.ts';
+import { unmovedStoreNotice } from '../../lib/move/index.ts';
 import { serviceLines } from '../../lib/process/banner.ts';
 import { runApp } from '../../lib/process/run.ts';
 import { startGatewaySandbox } from '../../lib/sandbox/gateway.ts';
 import { seedEmbeddedHistory } from '../../lib/sandbox/seed.ts';
 import { startSandbox } from '../../lib/sandbox/server.ts';
 import { startModeOf } from './mode.ts';
+import { quickstartKey } from './quickstart-key.ts';
 
 type Stop = () => Promise<void>;
 
@@ -87,30 +90,35 @@ async function start() {
   gateway.setWebhookUrl(`${base}/billing/razorpay/webhook`);
   const stopJobs = mode.distributed ? await startDistributedApps(env, sandbox.url, runtime) : startEmbeddedJobs(env, runtime, log, base);
 
-  const { key } = await runtime.deps.access.createKey({ plan: 'trial', mode: 'test', email: 'quickstart@example.com' }, new Date());
+  // One trial key per store: made and shown whole at the first start, named by its prefix later.
+  const { key, record: trial } = await quickstartKey(runtime.deps.access, new Date());
+  const cliUrl = base === 'http://127.0.0.1:3000' ? '' : ` --url ${base}`;
+  const unmoved = unmovedStoreNotice(env.DATA_DIR, { pollLog: Boolean(env.KAFKA_BROKERS) });
   const lines = [
     '',
     `Tracking API listening on ${base}`,
     `  mode:        ${mode.banner}`,
     `  docs:        ${base}/docs      trial page: ${base}/trial`,
-    `  renew/pay:   ${base}/billing/renew?key=${key.slice(0, 16)}&plan=starter   (sandbox payment gateway: ${gateway.url})`,
+    `  renew/pay:   ${base}/billing/renew?key=${trial.prefix}&plan=starter   (sandbox payment gateway: ${gateway.url})`,
     `  data dir:    ${env.DATA_DIR}   sandbox carriers: ${sandbox.url}`,
     `  metrics:     ${base}/metrics   health: ${base}/healthz`,
     ...(mode.distributed
       ? [`  services:    ${serviceLines(env, ['kafka', 'clickhouse', 'redis']).map(([name, value]) => `${name} ${value}`).join('   ')}`]
       : []),
-    runtime.adminTokenGenerated
-      ? `  ADMIN_TOKEN: ${runtime.deps.adminToken}   (generated for this run; set ADMIN_TOKEN to fix it)`
-      : '  ADMIN_TOKEN: (from the environment)',
-    `  trial key:   ${key}   (trk_test_: sandbox carriers, 100 lookups, 14 days)`,
+    // Keys live in Redis now: an embedded store left under DATA_DIR answers nothing.
+    ...(env.REDIS_URL && unmoved ? [`  DATA_DIR:    ${unmoved}`] : []),
+    `  ADMIN_TOKEN: ${adminTokenLine({ ...runtime, adminToken: runtime.deps.adminToken })}`,
+    key
+      ? `  trial key:   ${key}   (trk_test_: sandbox carriers, 100 lookups, 14 days; shown at this first start only)`
+      : `  trial key:   ${trial.prefix}…   (made at the first start and shown then; a new one: the trial page or the keys create line below)`,
     env.WEBHOOK_ALLOWED_TARGETS
       ? `  webhooks:    private targets opened by WEBHOOK_ALLOWED_TARGETS=${env.WEBHOOK_ALLOWED_TARGETS} (every key may send there)`
       : '  webhooks:    public targets only; to receive on this machine start with WEBHOOK_ALLOWED_TARGETS=127.0.0.1/32',
     '',
-    'Try it:',
-    `  curl -s -H "X-API-Key: ${key}" ${base}/v1/track/delhivery/1234567890102`,
-    'More keys (the admin CLI, with the ADMIN_TOKEN above):',
-    `  npm run cli -- keys create --plan trial --mode test --email ops@example.com${base === 'http://127.0.0.1:3000' ? '' : ` --url ${base}`}`,
+    key ? 'Try it:' : `Try it (with the trial key ${trial.prefix}… or another):`,
+    `  curl -s -H "X-API-Key: ${key ?? 'trk_test_…'}" ${base}/v1/track/delhivery/1234567890102`,
+    `More keys (the admin CLI${runtime.adminTokenFile ? `, which reads the token from ${runtime.adminTokenFile}` : ', with ADMIN_TOKEN set'}):`,
+    `  npm run cli -- keys create --plan trial --mode test --email ops@example.com${cliUrl}`,
     '',
   ];
   process.stdout.write(lines.join('\n') + '\n');

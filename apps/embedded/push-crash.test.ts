@@ -46,7 +46,8 @@ afterAll(async () => {
 interface Started {
   child: ChildProcess;
   base: string;
-  trialKey: string;
+  /** The whole trial key: printed by the first start on a DATA_DIR only (the restart names its prefix). */
+  trialKey: string | null;
   exited: Promise<unknown>;
 }
 
@@ -78,9 +79,9 @@ async function start(dir: string): Promise<Started> {
     child.once('exit', onExit);
     look();
   });
-  const trialKey = /^\s*trial key:\s+(trk_test_[A-Za-z0-9]{32})\b/m.exec(output)?.[1];
+  const trialKey = /^\s*trial key:\s+(trk_test_[A-Za-z0-9]{32})\b/m.exec(output)?.[1] ?? null;
   const base = /listening on (http:\/\/\S+)/.exec(output)?.[1];
-  if (!trialKey || !base) throw new Error(`banner without a trial key or address:\n${output}`);
+  if (!base || !/^\s*trial key:\s+trk_test_/m.test(output)) throw new Error(`banner without a trial key or address:\n${output}`);
   return { child, base, trialKey, exited };
 }
 
@@ -118,7 +119,7 @@ it('kill -9 mid-delivery, then a restart on the same DATA_DIR: every event deliv
   receiver.respond(() => (holding ? { status: 204, delayMs: 600_000 } : { status: 204 }));
 
   const first = await start(dataDir);
-  const key = first.trialKey;
+  const key = first.trialKey!;
   const endpoint = await call(first, key, 'POST', '/v1/webhooks', { url: receiver.url });
   expect(endpoint.status, JSON.stringify(endpoint.json)).toBe(201);
   receiver.setSecrets([endpoint.json.secret as string]);

@@ -9,6 +9,15 @@ import { TEST_BROKERS } from '../../lib/kafka/testing.ts';
 import { TrackingRecordSchema } from '../../lib/schemas/index.ts';
 import { cleanUp, start, stop } from './testutil/harness.ts';
 
+async function newKey(base: string, token: string): Promise<string> {
+  const res = await fetch(`${base}/admin/keys`, {
+    method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ plan: 'starter', mode: 'test', email: 'start-services@example.com' }),
+  });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { key: string }).key;
+}
+
 describe('npm start (distributed mode)', () => {
   let dataDir: string | undefined;
 
@@ -27,7 +36,10 @@ describe('npm start (distributed mode)', () => {
     // A number of this run's own: a final record stays cached in the shared Redis across runs, and a
     // cache hit makes no poll (the sandbox reads lane and scenario from the last four digits).
     const awb = `${String(Date.now()).slice(-9)}0104`;
-    const res = await fetch(`${started.base}/v1/track/delhivery/${awb}`, { headers: { 'x-api-key': started.trialKey } });
+    // The shared Redis keeps the trial key of an earlier run of this test (one per store): then a key
+    // of this run's own, made with the admin token this start generated and printed.
+    const key = started.trialKey ?? await newKey(started.base, /^\s*ADMIN_TOKEN:\s+(\S+)\s+\(generated/m.exec(started.output())![1]!);
+    const res = await fetch(`${started.base}/v1/track/delhivery/${awb}`, { headers: { 'x-api-key': key } });
     expect(res.status).toBe(200);
     const record = TrackingRecordSchema.parse(await res.json());
     const database = new URL(services.CLICKHOUSE_URL).pathname.slice(1);

@@ -1,12 +1,13 @@
 /**
  * On a fresh clone, `npm install && npm start` serves the printed curl line successfully — and a
- * restart on the same DATA_DIR loses no keys and no usage (contracts.md "Starting it").
+ * restart on the same DATA_DIR loses no keys and no usage (contracts.md "Starting it"), makes no
+ * second trial key and keeps the admin token it generated and printed at the first start.
  *
  * Runs what `npm start` runs (`node <heap policy> apps/embedded/main.ts`) as a real process, with none of the
  * project's environment variables set but a temp DATA_DIR and a free PORT, and the printed curl line
  * with the real curl.
  */
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -32,22 +33,36 @@ describe('npm start (the embedded default)', () => {
     expect(record.success ? [] : record.error.issues).toEqual([]);
     expect(first.curlLine).toContain(`/v1/track/${record.data!.carrier}/${record.data!.awb}`);
 
-    const before = await usage(first.base, first.trialKey);
+    const trialKey = first.trialKey!;
+    expect(trialKey, first.output()).not.toBeNull();
+    // The generated admin token: printed at the first start, kept in DATA_DIR readable by its owner only.
+    const token = /^\s*ADMIN_TOKEN:\s+(\S+)\s+\(generated at this first start/m.exec(first.output())?.[1];
+    expect(token, first.output()).toBeDefined();
+    expect(await readFile(join(dataDir, 'admin-token'), 'utf8')).toBe(`${token}\n`);
+    expect((await stat(join(dataDir, 'admin-token'))).mode & 0o777).toBe(0o600);
+
+    const before = await usage(first.base, trialKey);
     expect(before).toMatchObject({ plan: 'trial', status: 'active', period: { lookups_used: 1, lookups_limit: 100, lookups_remaining: 99 } });
 
     expect(await stop(first)).toEqual({ code: 0, signal: null });
 
     // Started again on the same DATA_DIR: the earlier key works, with the lookup counted before.
     const second = await start(dataDir);
-    expect(second.trialKey).not.toBe(first.trialKey);
-    const after = await usage(second.base, first.trialKey);
+    // No second trial key, no token printed again: the first key's prefix, and where the token is kept.
+    expect(second.trialKey).toBeNull();
+    expect(second.output()).toContain(`trial key:   ${before.key_prefix}…`);
+    expect(second.output()).not.toContain(token!);
+    expect(second.output()).toMatch(/ADMIN_TOKEN: kept in \S+admin-token since the first start/);
+    const after = await usage(second.base, trialKey);
     expect(after).toEqual(before);
-    const again = await fetch(`${second.base}/v1/track/delhivery/1234567890102`, { headers: { 'x-api-key': first.trialKey } });
+    const again = await fetch(`${second.base}/v1/track/delhivery/1234567890102`, { headers: { 'x-api-key': trialKey } });
     expect(again.status).toBe(200);
     expect(TrackingRecordSchema.safeParse(await again.json()).success).toBe(true);
-    expect((await usage(second.base, first.trialKey)).period).toMatchObject({ lookups_used: 2, lookups_remaining: 98 });
-    // The new run's own key works too.
-    expect((await usage(second.base, second.trialKey)).period.lookups_used).toBe(0);
+    expect((await usage(second.base, trialKey)).period).toMatchObject({ lookups_used: 2, lookups_remaining: 98 });
+    // The token in use is still the one printed at the first start.
+    const shown = await fetch(`${second.base}/admin/keys/${before.key_prefix}`, { headers: { authorization: `Bearer ${token}` } });
+    expect(shown.status).toBe(200);
+    expect(await shown.json()).toMatchObject({ key_prefix: before.key_prefix, email: 'quickstart@example.com' });
 
     expect(await stop(second)).toEqual({ code: 0, signal: null });
   });

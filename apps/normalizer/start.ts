@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import cron from 'node-cron';
 import {
@@ -11,7 +11,7 @@ import { loadPlaces } from '../../lib/places/index.ts';
 import { placeLookupOf, WorkdayIndex } from '../../lib/prediction/index.ts';
 import type { Env } from '../../lib/config/index.ts';
 import { createKafka } from '../../lib/kafka/client.ts';
-import { createNormalizerMetrics } from '../../lib/metrics/index.ts';
+import { countProbesOf, createNormalizerMetrics } from '../../lib/metrics/index.ts';
 import { NormalizerConsumer } from '../../lib/pipeline/normalizer.ts';
 import { loadProduct } from '../../lib/product/index.ts';
 import { ClickHouseLaneSource } from '../../lib/clickhouse/index.ts';
@@ -76,7 +76,8 @@ export async function startNormalizer(env: Env, options: NormalizerStartOptions 
   const product = loadProduct(env.CONFIG_DIR);
   const laneWindowDays = options.laneWindowDays ?? env.LANE_WINDOW_DAYS;
   const target = resolveTarget(env.CLICKHOUSE_URL, options.database);
-  const health = Fastify({ logger: { level: env.LOG_LEVEL } });
+  // Probes only: counted (http_probe_requests_total), not logged per request.
+  const health = Fastify({ logger: { level: env.LOG_LEVEL }, logController: new LogController({ disableRequestLogging: true }) });
   const log = health.log;
   await migrate(target, { log: (line) => log.info(`migrate: ${line}`) });
 
@@ -165,6 +166,7 @@ export async function startNormalizer(env: Env, options: NormalizerStartOptions 
   predictionTimer.unref();
   const laneJob = cron.schedule(options.laneRefreshCron ?? '* * * * *', () => { void refreshLanes(); });
 
+  countProbesOf(health, registry);
   health.get('/healthz', async () => ({ status: 'ok' }));
   health.get('/readyz', async (_request, reply) => {
     const ready = consumer.isHealthy() && (await writer.ping());

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import cron from 'node-cron';
 import { openAccessStore, type AccessStore } from '../../lib/access/index.ts';
 import { createRedisCache } from '../../lib/cache/index.ts';
@@ -8,7 +8,7 @@ import type { Env } from '../../lib/config/index.ts';
 import { createKafka } from '../../lib/kafka/client.ts';
 import { KafkaBus } from '../../lib/kafka/kafka-bus.ts';
 import type { PollBus } from '../../lib/bus/index.ts';
-import { createMetrics, createPollerMetrics } from '../../lib/metrics/index.ts';
+import { countProbesOf, createMetrics, createPollerMetrics } from '../../lib/metrics/index.ts';
 import { createMailer, noticeSettingsOf, scheduleNotices } from '../../lib/notices/index.ts';
 import {
   cronOfTick, mergeCandidates, refreshPolicyOf, refreshShipments, shipmentsDue, type RefreshPolicy, type RefreshTotals,
@@ -58,7 +58,8 @@ export async function startPoller(env: Env, options: PollerStartOptions = {}): P
   if (!env.KAFKA_BROKERS || !env.CLICKHOUSE_URL || !env.REDIS_URL) throw new Error('the poller needs KAFKA_BROKERS, CLICKHOUSE_URL and REDIS_URL');
   const policy = options.policy ?? refreshPolicyOf(env.POLLER_INTERVAL_SECONDS);
   const product = loadProduct(env.CONFIG_DIR);
-  const health = Fastify({ logger: { level: env.LOG_LEVEL } });
+  // Probes only: counted (http_probe_requests_total), not logged per request.
+  const health = Fastify({ logger: { level: env.LOG_LEVEL }, logController: new LogController({ disableRequestLogging: true }) });
   const log = health.log;
   const clickhouse = createClickHouseClient(resolveTarget(env.CLICKHOUSE_URL, options.database));
   const redis = connectRedis(env.REDIS_URL, { maxRetriesPerRequest: 2 }, (level, message) => log[level](message));
@@ -126,6 +127,7 @@ export async function startPoller(env: Env, options: PollerStartOptions = {}): P
     });
   }
 
+  countProbesOf(health, metrics.registry);
   health.get('/healthz', async () => ({ status: 'ok' }));
   // Ready when the engines a tick needs answer: Redis (cache, watches) and ClickHouse (shipments).
   health.get('/readyz', async (_request, reply) => {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { UtcMillis } from '../schemas/index.ts';
 import { KeyRecordSchema, mailboxOf, type KeyRecord } from './record.ts';
+import type { KeyTransfer } from './transfer.ts';
 
 /**
  * Every change of the embedded store is one journal entry; the live state and a replay after a
@@ -92,6 +93,24 @@ export class AccessState {
     } else {
       this.count(entry.prefix, entry.period_start, entry.day, entry.delta);
     }
+  }
+
+  /** Every key with its counters, payments and trial e-mail (`store move`), oldest first. */
+  transfers(): KeyTransfer[] {
+    const trialOf = new Map([...this.trials].map(([email, prefix]) => [prefix, email]));
+    return [...this.byHash.values()]
+      .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.prefix.localeCompare(b.prefix))
+      .map((record) => {
+        const c = this.counters.get(record.prefix);
+        return {
+          record,
+          counter: c && c.period_start === record.period_start
+            ? { period_start: c.period_start, period_used: c.period_used, day: c.day, day_used: c.day_used }
+            : null,
+          payment_ids: [...(this.paid.get(record.prefix) ?? [])],
+          trial_of: trialOf.get(record.prefix) ?? null,
+        };
+      });
   }
 
   byPrefix(prefix: string): KeyRecord | undefined {

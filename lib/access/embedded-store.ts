@@ -14,6 +14,7 @@ import {
   type CreateKeyInput, type KeyRecord, type KeyStatus, type Notice, type UsageCounters,
 } from './record.ts';
 import type { AccessStore, Authorization, BatchAuthorization, CreatedKey, PaymentRenewal, TrialRequest } from './store.ts';
+import type { KeyTransfer } from './transfer.ts';
 import { epochSecond, utcDay } from './time.ts';
 
 export interface EmbeddedAccessStoreOptions {
@@ -205,6 +206,12 @@ export class EmbeddedAccessStore implements AccessStore {
   async list(): Promise<KeyRecord[]> {
     return [...this.state.byHash.values()]
       .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.prefix.localeCompare(b.prefix));
+  }
+
+  /** Every key as `store move` carries it to Redis (lookups granted so far written first). */
+  async transfers(): Promise<KeyTransfer[]> {
+    this.writePending();
+    return this.state.transfers();
   }
 
   async findTrialByEmail(email: string): Promise<KeyRecord | null> {

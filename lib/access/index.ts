@@ -15,6 +15,7 @@ export {
 export { msToNextUtcMidnight, secondsToNextUtcMidnight, utcDay } from './time.ts';
 export { AccessError, type AccessErrorReason } from './errors.ts';
 export type { AccessStore, Authorization, BatchAuthorization, CreatedKey, PaymentRenewal, TrialRequest } from './store.ts';
+export type { KeyTransfer } from './transfer.ts';
 export { RedisAccessStore, type RedisAccessStoreOptions } from './redis-store.ts';
 export { EmbeddedAccessStore, embeddedAccessDir, type EmbeddedAccessStoreOptions } from './embedded-store.ts';
 export { openAccessStore, type OpenAccessStoreOptions } from './open.ts';

@@ -15,6 +15,7 @@ import { upgradeAccessLayout } from './redis-layout.ts';
 import { CONSUME_LUA, CREATE_RECORD_LUA, DELETE_IF_LUA, RENEW_FOR_PAYMENT_LUA, REFUND_LUA, REPLACE_LUA } from './redis-scripts.ts';
 import { CONSUME_BATCH_LUA } from './redis-batch-script.ts';
 import type { AccessStore, Authorization, BatchAuthorization, CreatedKey, PaymentRenewal, TrialRequest } from './store.ts';
+import type { KeyTransfer } from './transfer.ts';
 import { epochSecond, toIso, utcDay } from './time.ts';
 
 export interface RedisAccessStoreOptions {
@@ -286,6 +287,31 @@ export class RedisAccessStore implements AccessStore {
     return records
       .filter((r): r is KeyRecord => r !== null)
       .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.prefix.localeCompare(b.prefix));
+  }
+
+  /**
+   * Writes a key carried over by `store move` as it was: its record, counters and applied payments
+   * replaced in one MULTI on the key's slot, then its prefix, its place in `keys` and its trial
+   * e-mail. Writing the same transfer twice leaves the same keys. Throws on a prefix that
+   * names another key here.
+   */
+  async restoreKey(transfer: KeyTransfer): Promise<void> {
+    await this.layoutReady();
+    const { record, counter } = transfer;
+    const owner = await this.redis.get(this.prefixKey(record.prefix));
+    if (owner !== null && owner !== record.hash) throw new Error(`key prefix ${record.prefix} names another key in Redis`);
+    const usage = counter
+      ? { period_start: counter.period_start, period_used: String(counter.period_used), day: counter.day, day_used: String(counter.day_used) }
+      : null;
+    const step = this.redis.multi().del(this.recordKey(record.hash), this.usageKey(record.hash), this.paidKey(record.hash))
+      .hset(this.recordKey(record.hash), encodeRecord(record));
+    if (usage) step.hset(this.usageKey(record.hash), usage);
+    if (transfer.payment_ids.length) step.sadd(this.paidKey(record.hash), ...transfer.payment_ids);
+    await step.exec();
+    await this.redis.set(this.prefixKey(record.prefix), record.hash);
+    await this.redis.sadd(this.allKey(), record.hash);
+    if (transfer.trial_of !== null) await this.redis.set(this.trialKey(transfer.trial_of), record.prefix);
+    this.decoded.delete(record.hash);
   }
 
   async findTrialByEmail(email: string): Promise<KeyRecord | null> {

@@ -73,6 +73,11 @@ export class EmbeddedPaymentStore implements PaymentStore {
     return this.attempts.get(referenceId) ?? null;
   }
 
+  /** Every payment and link attempt held (`store move`). */
+  dump(): { payments: PaymentRecord[]; attempts: LinkAttempt[] } {
+    return { payments: [...this.payments.values()], attempts: [...this.attempts.values()] };
+  }
+
   async close(): Promise<void> {
     this.journal.close();
   }

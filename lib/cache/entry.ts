@@ -6,7 +6,14 @@
  * plus ~600 bytes (`entryBytes`; measured: 5,512 bytes of heap for a 4,881-character record).
  */
 import type { BaseRecord, NormalizedShipment, ShipmentFacts } from '../normalize/types.ts';
+import { loadPlaces } from '../places/index.ts';
+import { placeLookupOf } from '../prediction/places.ts';
 import { queryFactsOf, type QueryFacts } from '../prediction/records.ts';
+import type { PlaceLookup } from '../prediction/types.ts';
+
+/** The places directory the prediction's position reads scans by (the default config's, loaded when first needed). */
+let places: PlaceLookup | null = null;
+const placesOfEntries = (): PlaceLookup => (places ??= placeLookupOf(loadPlaces()));
 
 /** What insights and the delivery prediction read besides the facts (the rest is in `json`). */
 export interface AnswerFacts {
@@ -59,7 +66,7 @@ export function compactShipment(shipment: NormalizedShipment): CachedShipment {
       estimated_delivery_at: record.estimated_delivery_at,
       delivered_at: record.delivered_at,
       // Read once here (the stage episodes walk the events), not per answer.
-      query: queryFactsOf(record, facts),
+      query: queryFactsOf(record, facts, placesOfEntries()),
     },
   };
 }

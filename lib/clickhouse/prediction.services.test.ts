@@ -78,6 +78,7 @@ describe('delivery model in ClickHouse (prediction_observations → prediction_c
 
     let compared = 0;
     const levels = new Set<string>();
+    const positions = new Set<string | null>();
     for (const poll of polls.filter((p) => Date.parse(p.polled_at) >= SPLIT)) {
       const r = normalizePoll(poll, product.rules);
       if (r.kind !== 'found') continue;
@@ -86,10 +87,14 @@ describe('delivery model in ClickHouse (prediction_observations → prediction_c
       const a: Prediction | null = embedded.predict(q);
       const b = fromClickHouse.predict(q);
       expect(b, `${poll.carrier} ${poll.awb} as of ${poll.polled_at}`).toEqual(a);
-      if (a) { compared++; levels.add(a.basis.level); }
+      if (a) { compared++; levels.add(a.basis.level); positions.add(a.basis.position); }
     }
     expect(compared).toBeGreaterThan(1000);
     expect(levels.size).toBeGreaterThanOrEqual(2);
+    // Where the parcel is took part: detail cells of several positions, and plain ones (null).
+    expect(positions).toContain('destination_city');
+    expect(positions).toContain(null);
+    expect(positions.size).toBeGreaterThanOrEqual(4);
 
     // The reader swaps only for a newer version; old versions' partitions are dropped.
     for (let i = 1; i <= 4; i++) await rebuildPredictionModel(db.client, { nowMs: SPLIT + i * 60_000, windowDays: 90 });

@@ -15,11 +15,12 @@
 import { stageEpisodes } from '../prediction/episodes.ts';
 import { K_SLOTS, SCORE_SCALE } from '../prediction/cells.ts';
 import {
-  buildSpanOf, DAYPARTS, emptyModel, LEVEL_COUNT, nominalThresholds, observeShipment, PredictionModel, STAGE_LIST, stageIndexOf, TARGETS, thresholdIndex,
-  unpack,
-  type CellCounts, type DeliveredShipment,
+  buildSpanOf, DETAIL_FROM_LEVEL, emptyModel, observeShipment, PredictionModel, SLOT_COUNT, STAGE_LIST, stageIndexOf,
+  TARGETS, thresholdsOf, UNPLACED_STAGE_LIST, unpack,
+  type CellCounts, type DeliveredShipment, type ThresholdGroup,
 } from '../prediction/model.ts';
-import { predictorOf, type Predictor } from '../prediction/records.ts';
+import { positionScansOf, predictorOf, type Predictor } from '../prediction/records.ts';
+import { scanPositions } from '../prediction/position.ts';
 import { fnv1a32 } from '../random/fnv1a.ts';
 import type { Estimator } from '../prediction/book.ts';
 import { ServedStates } from '../prediction/served.ts';
@@ -37,6 +38,13 @@ import { sqlInt, sqlStringList } from './sql.ts';
 const NOT_MIGRATED_YET = new Set([60, 81]);
 
 const KEY_COLUMNS = ['key_lane', 'key_state', 'key_zone', 'key_service', 'key_carrier'] as const;
+/** The detail keys (lib/prediction model.ts detailKey: level key + `|P` + position + daypart), computed per observation. */
+const DETAIL_COLUMNS = KEY_COLUMNS.slice(DETAIL_FROM_LEVEL).map((c) => `detail_${c.slice(4)}`);
+const DETAIL_COLUMNS_SQL = KEY_COLUMNS.slice(DETAIL_FROM_LEVEL)
+  .map((c, i) => `if(${c} = '' OR stage IN ${sqlStringList(UNPLACED_STAGE_LIST)}, '', concat(${c}, '|P', toString(position), toString(daypart))) ` +
+    `AS ${DETAIL_COLUMNS[i]}`).join(', ');
+/** Every key a lookup may read, in its order (model.ts SLOT_COUNT): the detail keys, then the plain ones. */
+const SLOT_COLUMNS = [...DETAIL_COLUMNS, ...KEY_COLUMNS];
 
 const pincodeOf = (pin: string | null) => (pin && /^\d{6}$/.test(pin.trim()) ? pin.trim() : null);
 
@@ -48,13 +56,22 @@ export function deliveredOfRows(rows: PollRows, places: PlaceLookup): DeliveredS
   const s = rows.shipment;
   if (!s || s.stage !== 'delivered' || s.delivered_at === null) return null;
   const deliveredMs = fromClickHouseDateTime(s.delivered_at);
-  const events = rows.events.map((e) => ({ code: e.code, status: e.status, timestamp: new Date(fromClickHouseDateTime(e.occurred_at)).toISOString() }));
+  const events = rows.events.map((e) => ({
+    code: e.code, status: e.status, timestamp: new Date(fromClickHouseDateTime(e.occurred_at)).toISOString(), facility: e.facility, location: e.location,
+  }));
   const bookedAt = rows.poll.booked_at === null ? null : new Date(fromClickHouseDateTime(rows.poll.booked_at)).toISOString();
   const episodes = stageEpisodes({ events, shipment: { booked_at: bookedAt } } as unknown as Parameters<typeof stageEpisodes>[0])
     .filter((e) => e.stage !== 'delivered' && e.enteredMs <= deliveredMs);
   if (episodes.length === 0) return null;
   const destination = pincodeOf(s.destination_pincode);
+  // Where each scan was, read as lib/prediction reads a record's events and ends.
+  const p = rows.poll;
+  const scans = places.names ? positionScansOf({ events } as unknown as Parameters<typeof positionScansOf>[0]) : null;
+  const positions = scans && places.names ? scanPositions(scans,
+    { pincode: p.origin_pincode, city: p.origin_city, state: p.origin_state },
+    { pincode: p.destination_pincode, city: p.destination_city, state: p.destination_state }, places.names) : null;
   return {
+    ...(scans && positions ? { scanMs: scans.map((x) => x.ms), scanPositions: positions } : {}),
     mode: s.mode,
     carrier: s.carrier,
     serviceType: rows.poll.service_type,
@@ -72,11 +89,11 @@ export function observationRows(d: DeliveredShipment, awb: string, places: Place
   const observed = observeShipment(d, places, workdays);
   const keys = Object.fromEntries(KEY_COLUMNS.map((c, i) => [c, observed.keys[i] ?? '']));
   const rows: Record<string, unknown>[] = [];
-  for (let i = 0; i < observed.obs.length; i += 2) {
+  for (let i = 0; i < observed.obs.length; i += 3) {
     const o = unpack(observed.obs[i + 1]!);
     rows.push({
       mode: d.mode, carrier: d.carrier, awb, episode: o.episode, bucket: o.bucket, stage: STAGE_LIST[o.stage]!, ...keys,
-      as_of: toClickHouseDateTime(observed.obs[i]! * 1000), daypart: o.daypart, k: o.k,
+      as_of: toClickHouseDateTime(observed.obs[i]! * 1000), daypart: o.daypart, position: o.position, k: o.k, weight: observed.obs[i + 2]!,
       delivered_at: toClickHouseDateTime(d.deliveredMs), version: d.deliveredMs,
     });
   }
@@ -175,15 +192,17 @@ function scoredCellsSql(cells: string): string {
   const base = ['key', 'stage', 'bucket', 'n', 'counts', 'n_early', 'counts_early'];
   const days = `range(${K_SLOTS})`;
   const steps: [string, string][] = [
+    // The cell's early mass: its weights' sum (n_early counts observations, for the 30-delivery rule).
+    ['mass', `toUInt64(arraySum(counts_early))`],
     ['m', `toInt32(indexOf(counts_early, arrayReduce('max', counts_early))) - 1`],
     ['dist', `arrayMap((i, mm) -> abs(toInt32(i) - mm), ${days}, ${rep('m')})`],
     ['g', `arrayMap((i, c, mm) -> arrayReduce('min', arraySlice(c, toUInt32(least(toInt32(i), mm) + 1), toUInt32(abs(toInt32(i) - mm) + 1))), ${days}, ` +
       `${rep('counts_early')}, ${rep('m')})`],
     ['ord', `arraySort((i, gi, di) -> (-toInt64(gi), di, i), ${days}, g, dist)`],
     ['cum', `arrayCumSum(arrayMap((i, c) -> toUInt64(c[i + 1]), ord, ${rep('counts_early')}))`],
-    ['full', `arrayFirstIndex((x, nn) -> x >= nn, cum, ${rep('n_early')})`],
+    ['full', `arrayFirstIndex((x, nn) -> x >= nn, cum, ${rep('mass')})`],
     ['by_rank', `arrayMap((e, j, nn, f) -> toUInt16(if(e < nn, intDiv(e * ${SCORE_SCALE} + nn - 1, greatest(nn, 1)), ${SCORE_SCALE} + j - f)), cum, ` +
-      `arrayEnumerate(cum), ${rep('n_early')}, ${rep('full')})`],
+      `arrayEnumerate(cum), ${rep('mass')}, ${rep('full')})`],
   ];
   let sql = cells;
   const carried = [...base];
@@ -230,14 +249,19 @@ export async function rebuildPredictionModel(client: ClickHouseClient, options: 
         SELECT key, stage, bucket, n, ${dense('cas')} AS counts, n_early, ${dense('ces')} AS counts_early
         FROM
         (
-          SELECT key, stage, bucket, groupArray(k) AS ks, groupArray(c_all) AS cas, groupArray(c_early) AS ces,
+          SELECT key, stage, bucket, groupArray(k) AS ks, groupArray(w_all) AS cas, groupArray(w_early) AS ces,
             toUInt32(sum(c_all)) AS n, toUInt32(sum(c_early)) AS n_early
           FROM
           (
-            SELECT key, stage, bucket, k, count() AS c_all, countIf(as_of < toDateTime(${sqlInt(calS)}, 'UTC')) AS c_early
-            FROM prediction_observations
-            ARRAY JOIN [${KEY_COLUMNS.join(', ')}] AS key
-            WHERE ${inWindow} AND key != ''
+            SELECT key, stage, bucket, k, sum(weight) AS w_all, sumIf(weight, early) AS w_early, count() AS c_all, countIf(early) AS c_early
+            FROM
+            (
+              SELECT stage, bucket, k, weight, as_of < toDateTime(${sqlInt(calS)}, 'UTC') AS early, ${DETAIL_COLUMNS_SQL}, ${KEY_COLUMNS.join(', ')}
+              FROM prediction_observations
+              WHERE ${inWindow}
+            )
+            ARRAY JOIN [${SLOT_COLUMNS.join(', ')}] AS key
+            WHERE key != ''
             GROUP BY key, stage, bucket, k
           )
           GROUP BY key, stage, bucket
@@ -253,31 +277,43 @@ export async function rebuildPredictionModel(client: ClickHouseClient, options: 
   step('cells');
   // Calibration: each delivery of the calibration window scored under the early cell a lookup
   // would have used (the first level with 30+; 18.16 joins one table per SELECT, hence the nesting).
-  const passed = ['stage', 'bucket', 'daypart', 'k', ...KEY_COLUMNS];
-  let scored = `(SELECT ${passed.join(', ')} FROM prediction_observations WHERE ${inWindow} AND as_of >= toDateTime(${sqlInt(calS)}, 'UTC'))`;
-  for (let l = 0; l < LEVEL_COUNT; l++) {
+  const passed = ['stage', 'bucket', 'position', 'k', 'weight', ...SLOT_COLUMNS];
+  let scored = `(SELECT stage, bucket, position, k, weight, ${DETAIL_COLUMNS_SQL}, ${KEY_COLUMNS.join(', ')} FROM prediction_observations
+    WHERE ${inWindow} AND as_of >= toDateTime(${sqlInt(calS)}, 'UTC'))`;
+  for (let l = 0; l < SLOT_COUNT; l++) {
     const carried = [...passed, ...Array.from({ length: l }, (_, i) => `s${i + 1}`)];
     // Aliased subqueries: current releases require them on both sides of a JOIN.
     scored = `(SELECT ${carried.join(', ')}, s${l + 1} FROM ${scored} AS o${l + 1}
-      ANY LEFT JOIN (SELECT key AS ${KEY_COLUMNS[l]}, stage, bucket, scores_early AS s${l + 1} FROM prediction_cells
-        WHERE version = ${sqlInt(version)} AND n_early >= ${MIN_DELIVERIES}) AS c${l + 1} USING (${KEY_COLUMNS[l]}, stage, bucket))`;
+      ANY LEFT JOIN (SELECT key AS ${SLOT_COLUMNS[l]}, stage, bucket, scores_early AS s${l + 1} FROM prediction_cells
+        WHERE version = ${sqlInt(version)} AND n_early >= ${MIN_DELIVERIES}) AS c${l + 1} USING (${SLOT_COLUMNS[l]}, stage, bucket))`;
   }
-  const levels = Array.from({ length: LEVEL_COUNT }, (_, i) => `s${i + 1}`);
-  const rank = (target: number) => `sorted[least(n, intDiv((n + 1) * ${target} + ${SCORE_SCALE - 1}, ${SCORE_SCALE}))]`;
-  await client.command({
-    query: `INSERT INTO prediction_thresholds (version, stage, daypart, n, t80, t90)
-      SELECT toUInt64(${sqlInt(version)}), stage, daypart, n,
+  const levels = Array.from({ length: SLOT_COUNT }, (_, i) => `s${i + 1}`);
+  // The weighted split-conformal rank (model.ts thresholdOf): the first score whose running weight
+  // w satisfies w·n·1000 ≥ W·(n+1)·target, in doubles as there.
+  const rank = (target: number) => `scores[greatest(1, arrayFirstIndex((c, tot, nn) -> c * nn * ${SCORE_SCALE} >= tot * (nn + 1) * ${target}, ` +
+    `cum, arrayResize([total], length(cum), total), arrayResize([toFloat64(n)], length(cum), toFloat64(n))))]`;
+  // Per stage × position, then per stage over every position (position 255): a position with under
+  // 30 scores takes its stage's (model.ts thresholdsOf, applied when the model is read).
+  for (const [groupBy, position] of [['stage, position', 'position'], ['stage', 'toUInt8(255)']] as const) await client.command({
+    query: `INSERT INTO prediction_thresholds (version, stage, daypart, position, n, t80, t90)
+      SELECT toUInt64(${sqlInt(version)}), stage, toUInt8(0), position, n,
         toUInt16(if(n < ${MIN_DELIVERIES}, ${TARGETS[0]}, ${rank(TARGETS[0])})), toUInt16(if(n < ${MIN_DELIVERIES}, ${TARGETS[1]}, ${rank(TARGETS[1])}))
       FROM
       (
-        SELECT stage, daypart, toUInt32(count()) AS n, arraySort(groupArray(score)) AS sorted
+        SELECT stage, position, n, arrayMap(t -> t.1, sorted) AS scores, arrayCumSum(arrayMap(t -> toFloat64(t.2), sorted)) AS cum,
+          arraySum(arrayMap(t -> toFloat64(t.2), sorted)) AS total
         FROM
         (
-          SELECT stage, daypart, multiIf(${levels.map((s) => `notEmpty(${s}), ${s}[k + 1]`).join(', ')}, toUInt16(0)) AS score
-          FROM ${scored}
-          WHERE ${levels.map((s) => `notEmpty(${s})`).join(' OR ')}
+          SELECT stage, ${position} AS position, toUInt32(count()) AS n, arraySort(groupArray((score, weight))) AS sorted
+          FROM
+          (
+            SELECT stage, position, toUInt64(weight) AS weight,
+              multiIf(${levels.map((s) => `notEmpty(${s}), ${s}[k + 1]`).join(', ')}, toUInt16(0)) AS score
+            FROM ${scored}
+            WHERE ${levels.map((s) => `notEmpty(${s})`).join(' OR ')}
+          )
+          GROUP BY ${groupBy}
         )
-        GROUP BY stage, daypart
       )`,
     ...timeout,
   });
@@ -340,27 +376,27 @@ export async function readPredictionModel(
     format: 'JSONEachRow',
     abort_signal: signal,
   })).json<{ at: string | number; shipments: string | number; observations: string | number }>();
-  const thresholds = nominalThresholds();
   const rows = await (await client.query({
-    query: `SELECT stage, daypart, t80, t90 FROM prediction_thresholds WHERE version = ${sqlInt(version)}`,
+    query: `SELECT stage, position, n, t80, t90 FROM prediction_thresholds WHERE version = ${sqlInt(version)}`,
     format: 'JSONEachRow',
     abort_signal: signal,
-  })).json<{ stage: Stage; daypart: number; t80: number; t90: number }>();
+  })).json<{ stage: Stage; position: number; n: number; t80: number; t90: number }>();
+  const groups: ThresholdGroup[] = [];
   for (const r of rows) {
-    const s = stageIndexOf(r.stage);
-    if (s === undefined || r.daypart >= DAYPARTS) continue;
-    thresholds[thresholdIndex(s, r.daypart, 0)] = r.t80;
-    thresholds[thresholdIndex(s, r.daypart, 1)] = r.t90;
+    const stage = stageIndexOf(r.stage);
+    // Position 255: the stage over every position; a version from before 0018 has daypart rows at position 0.
+    if (stage !== undefined) groups.push({ stage, position: r.position === 255 ? null : r.position, n: Number(r.n), t80: r.t80, t90: r.t90 });
   }
+  const thresholds = thresholdsOf(groups);
   const cells = await (await client.query({
-    query: `SELECT key, stage, bucket, counts FROM prediction_cells WHERE version = ${sqlInt(version)} AND n >= ${MIN_DELIVERIES}`,
+    query: `SELECT key, stage, bucket, n, counts FROM prediction_cells WHERE version = ${sqlInt(version)} AND n >= ${MIN_DELIVERIES}`,
     format: 'JSONEachRow',
     abort_signal: signal,
-  })).json<{ key: string; stage: Stage; bucket: number; counts: number[] }>();
+  })).json<{ key: string; stage: Stage; bucket: number; n: number; counts: number[] }>();
   const counts: CellCounts[] = [];
   for (const c of cells) {
     const stage = stageIndexOf(c.stage);
-    if (stage !== undefined) counts.push({ key: c.key, stage, bucket: c.bucket, counts: c.counts });
+    if (stage !== undefined) counts.push({ key: c.key, stage, bucket: c.bucket, n: Number(c.n), counts: c.counts });
   }
   return PredictionModel.fromCounts(counts, thresholds, model ? Number(model.at) * 1000 : version, places, workdays, {
     shipments: Number(model?.shipments ?? 0), observations: Number(model?.observations ?? 0),

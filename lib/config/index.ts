@@ -1,2 +1,3 @@
 export * from './schemas.ts';
 export * from './load.ts';
+export * from './admin-token.ts';

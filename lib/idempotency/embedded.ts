@@ -88,6 +88,17 @@ export class EmbeddedIdempotencyStore implements IdempotencyStore {
     if (current?.state === 'pending' && current.token === token) this.records.delete(k);
   }
 
+  /** The live answers (`store move`): each with the scope and key it was claimed under. */
+  dump(): { scope: string; key: string; record: Extract<IdempotencyRecord, { state: 'done' }> }[] {
+    const now = this.clock();
+    return [...this.records].flatMap(([k, record]) => {
+      if (record.state !== 'done' || record.expires_at <= now) return [];
+      // k is `<scope>:<key>`; the scope (the API key's hash) holds no ':'.
+      const at = k.indexOf(':');
+      return [{ scope: k.slice(0, at), key: k.slice(at + 1), record }];
+    });
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

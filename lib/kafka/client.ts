@@ -17,8 +17,16 @@ export interface KafkaOptions {
  * the broker has created __consumer_offsets and __transaction_state). Those read as expected, at
  * info; the same request failing otherwise stays an error.
  */
-const COORDINATOR_REQUEST = /^Response (GroupCoordinator|FindCoordinator|InitProducerId)\(/;
+const COORDINATOR_REQUEST = /^Response (GroupCoordinator|FindCoordinator|InitProducerId|JoinGroup|SyncGroup|OffsetFetch|Heartbeat)\(/;
 const NOT_YET = /coordinator is not available|coordinator is loading|not the correct coordinator/i;
+/**
+ * A consumer whose group coordinator is still loading crashes with that retriable error and
+ * restarts itself (kafkajs consumer/index.js onCrash): two error lines, "Crash: …" and "Restarting
+ * the consumer in …ms", on a healthy first start against a new broker. Expected when the crash is
+ * one of the states above; the restart line that follows such a crash too.
+ */
+const CRASH = /^Crash: KafkaJSProtocolError: (.*)$/;
+const RESTARTING = /^Restarting the consumer in \d+ms$/;
 
 /**
  * The clients retry 3 times, idempotent producers included: the poll bus spools to disk when the
@@ -28,6 +36,8 @@ const NOT_YET = /coordinator is not available|coordinator is loading|not the cor
 const BOUNDED_RETRIES = 'Limiting retries for the idempotent producer may invalidate EoS guarantees';
 
 export function expectedStartState(entry: { message: string; error?: unknown }): string | null {
+  const crash = CRASH.exec(entry.message);
+  if (crash && NOT_YET.test(crash[1]!)) return `consumer waiting for its group coordinator (${crash[1]}): expected on a new broker or group; restarting`;
   if (entry.message === BOUNDED_RETRIES) {
     return 'idempotent producer with bounded retries (this project\'s setting: a send that still fails after them fails to its caller, ' +
       'e.g. the poll bus spools it to disk)';
@@ -57,10 +67,30 @@ export function dropKafkajsNegativeTimeoutWarning(): void {
   }) as typeof process.emitWarning;
 }
 
+/**
+ * The start-state filter of one client: expectedStartState, and a consumer's "Restarting the
+ * consumer" line said at info when it follows an expected crash of that group (any other restart
+ * stays an error).
+ */
+export function startStateFilter(): (entry: { message: string; error?: unknown; groupId?: unknown }) => string | null {
+  const expectedCrash = new Set<unknown>();
+  return (entry) => {
+    const expected = expectedStartState(entry);
+    if (CRASH.test(entry.message)) {
+      if (expected) expectedCrash.add(entry.groupId);
+      else expectedCrash.delete(entry.groupId);
+    }
+    if (expected) return expected;
+    if (RESTARTING.test(entry.message) && expectedCrash.delete(entry.groupId)) return `${entry.message.toLowerCase()} (after the expected crash above)`;
+    return null;
+  };
+}
+
 /** A kafkajs client whose log lines go through the caller (kafkajs is noisy while a broker is down). */
 export function createKafka(options: KafkaOptions): Kafka {
   dropKafkajsNegativeTimeoutWarning();
   const log = withoutRepeats(options.log ?? ((level, message) => { if (level === 'error') console.error(message); }));
+  const startState = startStateFilter();
   return new Kafka({
     clientId: options.clientId,
     brokers: options.brokers.split(',').map((b) => b.trim()).filter(Boolean),
@@ -69,7 +99,7 @@ export function createKafka(options: KafkaOptions): Kafka {
     retry: { initialRetryTime: 200, retries: 3, maxRetryTime: 2_000 },
     logLevel: logLevel.WARN,
     logCreator: () => ({ level, log: entry }: { level: logLevel; log: LogEntry['log'] }) => {
-      const expected = expectedStartState(entry);
+      const expected = startState(entry);
       if (expected) {
         log('info', `kafka: ${expected}`);
         return;

@@ -20,6 +20,9 @@ interface Snapshot {
   lists: [string, unknown[]][];
 }
 
+/** An embedded Kv's whole state (`dump()`): the snapshot's shape. */
+export type KvDump = Snapshot;
+
 /** Journal lines past which the state is rewritten as a snapshot (bounds start-up time and disk). */
 const COMPACT_AFTER = 200_000;
 
@@ -203,6 +206,20 @@ export class EmbeddedKv implements Kv {
 
   async listRange<T>(key: string, count: number): Promise<T[]> {
     return structuredClone((this.lists.get(key) ?? []).slice(0, count)) as T[];
+  }
+
+  /**
+   * Everything held, as `store move` copies it into another Kv: documents with their expiry (epoch
+   * ms, null: none; expired ones left out), sets, schedules (member, due time) and lists (newest first).
+   */
+  dump(): KvDump {
+    const now = this.clock();
+    return {
+      docs: [...this.docs].filter(([, d]) => d.x === null || d.x > now).map(([k, d]) => [k, structuredClone(d.v), d.x]),
+      sets: [...this.sets].filter(([, s]) => s.size > 0).map(([k, s]) => [k, [...s]]),
+      zsets: [...this.zsets].filter(([, z]) => z.size > 0).map(([k, z]) => [k, [...z]]),
+      lists: [...this.lists].map(([k, items]) => [k, structuredClone(items)]),
+    };
   }
 
   /** Rewrites the state as a snapshot and starts an empty journal (expired documents dropped). */

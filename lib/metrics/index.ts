@@ -1,4 +1,5 @@
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { createProbeCounter, type ProbeCounter } from './probes.ts';
 
 /** The service's Prometheus metrics, on a registry of its own (no global state between apps/tests). */
 export interface Metrics {
@@ -8,6 +9,8 @@ export interface Metrics {
   carrierLatency: Histogram<'carrier' | 'outcome'>;
   carrierErrors: Counter<'carrier'>;
   unmappedScans: Counter<'carrier'>;
+  /** Probes answered (they are not logged per request). */
+  probes: ProbeCounter;
 }
 
 export function createMetrics(withProcessMetrics = true): Metrics {
@@ -30,6 +33,8 @@ export function createMetrics(withProcessMetrics = true): Metrics {
     unmappedScans: new Counter({
       name: 'tracking_unmapped_scans_total', help: 'Scans no mapping rule knows (mapping gaps)', labelNames: ['carrier'], registers: [registry],
     }),
+    probes: createProbeCounter(registry),
   };
 }
+export { countProbe, countProbesOf, createProbeCounter, isProbe, type ProbeCounter } from './probes.ts';
 export { createNormalizerMetrics, createPollerMetrics, type NormalizerMetrics, type PollerMetrics } from './pipeline.ts';

@@ -11,6 +11,7 @@ import type { CarrierPoll, Stage } from '../schemas/index.ts';
 import { DAY_MS } from '../time/index.ts';
 import { buildModel, type DeliveredShipment, type PredictionModel } from './model.ts';
 import { deliveredShipmentOf, queryOf } from './records.ts';
+import { POSITIONS } from './position.ts';
 import type { PlaceLookup, Prediction } from './types.ts';
 import { dayNumberOf, dayNumberOfText, type WorkdayIndex } from './workdays.ts';
 
@@ -48,7 +49,14 @@ export interface BacktestSummary {
   in_transit_predicted_share: number | null;
   overall: Scores;
   by_stage: Record<string, Scores>;
+  /** In-transit polls by where the parcel was (position.ts): the destination's own are the sharpest. */
+  in_transit_by_position: Record<string, Scores>;
+  /** What makes these figures weak or empty (no polls before the split, few predictions scored), in words. */
+  warnings: string[];
 }
+
+/** Fewer scored predictions than this make a warning: coverage then moves by points from run to run. */
+export const MIN_SCORED = 500;
 
 export interface BacktestOptions {
   splitMs: number;
@@ -67,6 +75,7 @@ const MOVING: ReadonlySet<Stage> = new Set(['in_transit', 'out_for_delivery', 'd
 interface Scored {
   shipment: string;
   stage: Stage;
+  position: string;
   p: [number, number, number, number, number] | null;
   edd: number | null;
   bench: number | null;
@@ -126,9 +135,13 @@ export async function backtest(
   const lanes = new LaneBook({ windowDays: options.windowDays, clock: () => splitMs, ttlMs: Number.POSITIVE_INFINITY });
   let before = 0;
   let read = 0;
+  let firstMs = Number.POSITIVE_INFINITY;
+  let lastMs = Number.NEGATIVE_INFINITY;
   for await (const poll of polls()) {
     if (++read % 5000 === 0) options.onProgress?.('learn', read);
     const polledMs = Date.parse(poll.polled_at);
+    if (polledMs < firstMs) firstMs = polledMs;
+    if (polledMs > lastMs) lastMs = polledMs;
     if (!(polledMs < splitMs)) continue;
     before++;
     const key = `${poll.carrier}:${poll.awb}`;
@@ -181,10 +194,27 @@ export async function backtest(
       ],
       edd: record.estimated_delivery_at === null ? null : dayNumberOf(Date.parse(record.estimated_delivery_at)),
       bench,
+      position: q?.position ?? 'unknown',
     });
   }
   const byStage: Record<string, Scores> = {};
   for (const stage of [...new Set(scored.map((s) => s.stage))].sort()) byStage[stage] = score(scored.filter((s) => s.stage === stage), delivered);
+  const inTransit = scored.filter((s) => s.stage === 'in_transit');
+  const byPosition: Record<string, Scores> = {};
+  for (const position of POSITIONS) {
+    const of = inTransit.filter((s) => s.position === position);
+    if (of.length > 0) byPosition[position] = score(of, delivered);
+  }
+  const overall = score(scored, delivered);
+  const span = read === 0 ? 'no polls at all' : `the polls run from ${new Date(firstMs).toISOString()} to ${new Date(lastMs).toISOString()}`;
+  const warnings: string[] = [];
+  if (before === 0) warnings.push(`no polls before --split ${new Date(splitMs).toISOString()}: the model had nothing to learn from (${span})`);
+  else if (model.summary.shipments === 0) warnings.push(`no shipment delivered before --split among ${before} polls: the model had nothing to learn from`);
+  if (after === 0) warnings.push(`no polls at or after --split ${new Date(splitMs).toISOString()}: nothing to predict (${span})`);
+  if (overall.predictions < MIN_SCORED) {
+    warnings.push(`only ${overall.predictions} predictions scored (fewer than ${MIN_SCORED}): figures this thin move by several points from run to run; ` +
+      `a longer history or a --split with more polls after it scores more (${span})`);
+  }
   return {
     model,
     summary: {
@@ -195,8 +225,10 @@ export async function backtest(
       polls_at_or_after_split: after,
       in_transit_polls: moving,
       in_transit_predicted_share: rate(movingPredicted, moving),
-      overall: score(scored, delivered),
+      overall,
       by_stage: byStage,
+      in_transit_by_position: byPosition,
+      warnings,
     },
   };
 }

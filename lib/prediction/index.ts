@@ -9,3 +9,4 @@ export * from './book.ts';
 export * from './estimate.ts';
 export * from './served.ts';
 export * from './promise.ts';
+export * from './position.ts';

@@ -6,13 +6,17 @@
  * transit, out for delivery, after a failed attempt, held), and every time-in-stage bucket the
  * shipment was still in that stage for, one observation: as of a point in that bucket, how many of
  * the destination's working days (calendar: the carrier's Sundays, national and state holidays)
- * were left until it was delivered. Observations are computed once per shipment (`observeShipment`:
+ * were left until it was delivered, where the parcel was then (position.ts: its latest scan's
+ * place) and the as-of time of day. Observations are computed once per shipment (`observeShipment`:
  * the embedded book keeps them, the ClickHouse path stores them as rows) and counted per level key
  * (lane → state pair → zone → carrier, each with the service type; then the carrier of any service
- * type), stage and bucket. A lookup takes the most specific level whose cell has 30+ delivered
- * shipments, maps the cell's most likely count and its calibrated windows (cells.ts: a nested family of
- * ranges, calibrated split-conformally per stage and as-of time of day on the latest 14 days) onto
- * working days after the as-of day, so a rest day is never predicted.
+ * type), stage and bucket, and below the stage per position × as-of daypart (the "detail" keys,
+ * from the state pair down). Each observation weighs the time the shipment spent in its bucket: a
+ * prediction is asked at every poll, so a shipment that waits longer is asked more often.
+ * A lookup takes the most specific level whose detail cell has 30+ delivered shipments, else the
+ * most specific plain one; it maps the cell's most likely count and its calibrated windows (cells.ts:
+ * a nested family of ranges, calibrated split-conformally per stage and position on the latest 14
+ * days) onto working days after the as-of day, so a rest day is never predicted.
  *
  * Censoring: returns (RTO) and lost shipments never deliver, so they give no delivery time: the
  * model predicts the delivery day of a shipment that will be delivered, and answers null for one
@@ -21,11 +25,13 @@
  * been delivered yet (keeping them would bias every window early).
  */
 import type { KeyMode, Stage } from '../schemas/index.ts';
-import { DAY_MS, HOUR_MS, IST_OFFSET_MS } from '../time/index.ts';
+import { DAY_MS, HOUR_MS, IST_OFFSET_MS, MINUTE_MS } from '../time/index.ts';
 import { K_SLOTS, MAX_K, rankCell, SCORE_SCALE, scoresByDay, windowAt } from './cells.ts';
 import type { StageEpisode } from './episodes.ts';
+import { POSITION_COUNT, POSITIONS, positionIndexOf } from './position.ts';
 import { MIN_DELIVERIES, PREDICTED_STAGES, type PlaceLookup, type Prediction, type PredictionLevel, type PredictionQuery } from './types.ts';
-import { dayNumberOf, dayText, type WorkdayIndex } from './workdays.ts';
+import { dayNumberOf, dayNumberOfText, dayText, type WorkdayIndex } from './workdays.ts';
+import type { IstDay } from '../time/ist-day.ts';
 
 export { MAX_K } from './cells.ts';
 /** Lower bounds of the time-in-stage buckets, in hours. */
@@ -36,10 +42,31 @@ const DAYPART_HOURS = [11, 16] as const;
 export const DAYPARTS = DAYPART_HOURS.length + 1;
 export const LEVEL_COUNT = 5;
 const LEVELS: readonly PredictionLevel[] = ['lane', 'state_pair', 'zone', 'carrier', 'carrier'];
+/** Levels that also have detail keys (position × daypart): the lane is too thin for them. */
+export const DETAIL_FROM_LEVEL = 1;
+export const DETAIL_LEVELS = LEVEL_COUNT - DETAIL_FROM_LEVEL;
+/** Every key a lookup may read, in its order: the detail keys, then the plain ones. */
+export const SLOT_COUNT = DETAIL_LEVELS + LEVEL_COUNT;
+const SLOT_LEVELS: readonly PredictionLevel[] = [...LEVELS.slice(DETAIL_FROM_LEVEL), ...LEVELS];
+/** Detail variants: 0 is none (a plain key), 1 + position × DAYPARTS + daypart otherwise. */
+export const VARIANTS = 1 + POSITION_COUNT * (DAYPART_HOURS.length + 1);
+export const variantOf = (position: number, daypart: number) => 1 + position * DAYPARTS + daypart;
+/** The detail key of a level key (the ClickHouse path builds the same text). */
+export const detailKey = (key: string, position: number, daypart: number) => `${key}|P${position}${daypart}`;
+/** Observation weights: the time spent in the bucket, in these units (rounded up, at least one). */
+export const WEIGHT_UNIT_MS = 30 * MINUTE_MS;
+/**
+ * Before pickup there is no scan to place: those observations have position `unknown` and no detail
+ * keys, and a lookup reads the plain keys (the booked stage is also `/v1/estimate`'s, asked with no scans).
+ */
+export const UNPLACED_STAGE_LIST: readonly Stage[] = ['awaiting_pickup'];
+const UNPLACED_STAGES: ReadonlySet<Stage> = new Set(UNPLACED_STAGE_LIST);
 export const STAGE_LIST: readonly Stage[] = [...PREDICTED_STAGES];
 export const STAGES = STAGE_LIST.length;
 const STAGE_INDEX = new Map<Stage, number>(STAGE_LIST.map((s, i) => [s, i]));
 export const stageIndexOf = (stage: Stage): number | undefined => STAGE_INDEX.get(stage);
+/** Stage indexes with detail keys (a bit each). */
+const PLACED_MASK = STAGE_LIST.reduce((m, st, i) => (UNPLACED_STAGES.has(st) ? m : m | (1 << i)), 0);
 /** The stated levels of the windows, in thousandths (the split-conformal targets). */
 export const TARGETS = [800, 900] as const;
 
@@ -54,6 +81,9 @@ export interface DeliveredShipment {
   deliveredMs: number;
   /** Its episodes before delivery, in time order. */
   episodes: readonly StageEpisode[];
+  /** Its scans' instants, oldest first, and the position after each (position.ts codes); absent: unknown throughout. */
+  scanMs?: ArrayLike<number>;
+  scanPositions?: ArrayLike<number>;
   /** Spreads observations within a bucket: any stable number per shipment (e.g. a hash of its AWB). */
   seed: number;
 }
@@ -131,28 +161,40 @@ function spread(seed: number, i: number, b: number): number {
 }
 
 /**
- * A delivered shipment's observations, computed once: its level keys and, per observation, two
+ * A delivered shipment's observations, computed once: its level keys and, per observation, three
  * numbers: the as-of instant in whole seconds (what ClickHouse's DateTime holds, so both paths see
- * the same instant) and a code packing episode, stage, bucket, daypart and k (`unpack`).
+ * the same instant), a code packing episode, position, stage, bucket, daypart and k (`unpack`), and
+ * its weight (WEIGHT_UNIT_MS units of time spent in the bucket).
  */
 export interface ObservedShipment {
   keys: readonly (string | null)[];
   deliveredMs: number;
-  /** [asOfS, code] pairs. */
+  /** [asOfS, code, weight] triples. */
   obs: Uint32Array;
 }
 
 export interface Observation {
   episode: number;
+  position: number;
   stage: number;
   bucket: number;
   daypart: number;
   k: number;
 }
 
-const pack = (o: Observation) => ((o.episode << 16) | (o.stage << 12) | (o.bucket << 8) | (o.daypart << 6) | o.k) >>> 0;
+const pack = (o: Observation) => ((o.episode << 19) | (o.position << 16) | (o.stage << 12) | (o.bucket << 8) | (o.daypart << 6) | o.k) >>> 0;
 export function unpack(code: number): Observation {
-  return { episode: code >>> 16, stage: (code >>> 12) & 15, bucket: (code >>> 8) & 15, daypart: (code >>> 6) & 3, k: code & 63 };
+  return { episode: code >>> 19, position: (code >>> 16) & 7, stage: (code >>> 12) & 15, bucket: (code >>> 8) & 15, daypart: (code >>> 6) & 3, k: code & 63 };
+}
+
+/** The position code after the latest scan at or before `ms` (0, unknown, before the first). */
+function positionAt(s: DeliveredShipment, ms: number): number {
+  const times = s.scanMs;
+  const positions = s.scanPositions;
+  if (!times || !positions) return 0;
+  let found = 0;
+  for (let i = 0; i < times.length && times[i]! <= ms; i++) found = positions[i]!;
+  return found;
 }
 
 /**
@@ -167,54 +209,105 @@ export function observeShipment(s: DeliveredShipment, places: PlaceLookup, workd
   s.episodes.forEach((e, i) => {
     const stage = STAGE_INDEX.get(e.stage);
     if (stage === undefined || i > 255) return;
+    const placed = !UNPLACED_STAGES.has(e.stage);
     const end = Math.min(e.leftMs ?? s.deliveredMs, s.deliveredMs);
     for (let b = 0; b < BUCKETS; b++) {
       const from = e.enteredMs + BUCKET_HOURS[b]! * HOUR_MS;
       if (from >= end) break;
       const to = b + 1 < BUCKETS ? e.enteredMs + BUCKET_HOURS[b + 1]! * HOUR_MS : from + 7 * DAY_MS;
       // A point within the bucket (while still in the stage), so as-of times of day and weekdays vary as real ones do.
-      const asOfS = Math.floor((from + spread(s.seed, i, b) * (Math.min(to, end) - from)) / 1000);
+      const until = Math.min(to, end);
+      const asOfS = Math.floor((from + spread(s.seed, i, b) * (until - from)) / 1000);
       const asOfMs = asOfS * 1000;
       const k = Math.min(MAX_K, workdays.between(context, dayNumberOf(asOfMs), deliveredDay));
-      out.push(asOfS, pack({ episode: i, stage, bucket: b, daypart: daypartOf(asOfMs), k }));
+      const position = placed ? positionAt(s, asOfMs) : 0;
+      const weight = Math.max(1, Math.ceil((until - from) / WEIGHT_UNIT_MS));
+      out.push(asOfS, pack({ episode: i, position, stage, bucket: b, daypart: daypartOf(asOfMs), k }), weight);
     }
   });
   return { keys, deliveredMs: s.deliveredMs, obs: Uint32Array.from(out) };
 }
 
-/** A finished cell: what a lookup reads. Windows are ranges of k, per daypart: [a80, b80, a90, b90]. */
+/** A finished cell: what a lookup reads. Windows are ranges of k, per position of the query: [a80, b80, a90, b90]. */
 export interface Cell {
+  /** Delivered shipments' observations in the cell (the contract's sample size; 30+ to answer). */
   n: number;
   /**
    * The point estimate's k: the cell's mode, the most likely day as the contract names it. The
    * median was measured too (docs/engineers/prediction.md): no lower error, fewer exact days.
    */
   point: number;
-  /** cdf[k] = share delivered within k working days. */
+  /** cdf[k] = share (by weight) delivered within k working days. */
   cdf: Float64Array;
   windows: Uint8Array;
 }
 
-/** Thresholds (cells.ts scores) per stage × daypart × target: what calibration chose. */
+/** Thresholds (cells.ts scores) per stage × position × target: what calibration chose. */
 export type Thresholds = Uint16Array;
-export const thresholdIndex = (stage: number, daypart: number, target: number) => (stage * DAYPARTS + daypart) * TARGETS.length + target;
+export const thresholdIndex = (stage: number, position: number, target: number) => (stage * POSITION_COUNT + position) * TARGETS.length + target;
 
 /** Uncalibrated thresholds: the stated levels themselves. */
 export function nominalThresholds(): Thresholds {
-  const t = new Uint16Array(STAGES * DAYPARTS * TARGETS.length);
-  for (let s = 0; s < STAGES; s++) for (let p = 0; p < DAYPARTS; p++) TARGETS.forEach((v, i) => { t[thresholdIndex(s, p, i)] = v; });
+  const t = new Uint16Array(STAGES * POSITION_COUNT * TARGETS.length);
+  for (let s = 0; s < STAGES; s++) for (let p = 0; p < POSITION_COUNT; p++) TARGETS.forEach((v, i) => { t[thresholdIndex(s, p, i)] = v; });
   return t;
 }
 
-/** The threshold from calibration scores: the ⌈(n+1)·target⌉-th smallest (split-conformal), or the nominal level under 30. */
-export function thresholdOf(sortedScores: ArrayLike<number>, target: number): number {
+/**
+ * The threshold from calibration scores with their weights (sorted by score): the smallest score
+ * whose weighted rank reaches ⌈(W+w̄)·target⌉ (split-conformal; with unit weights the ⌈(n+1)·target⌉-th
+ * smallest), or the nominal level under 30 scores.
+ */
+export function thresholdOf(sortedScores: ArrayLike<number>, target: number, weights?: ArrayLike<number>): number {
   const n = sortedScores.length;
   if (n < MIN_DELIVERIES) return target;
-  const rank = Math.min(n, Math.floor(((n + 1) * target + SCORE_SCALE - 1) / SCORE_SCALE));
-  return sortedScores[rank - 1]!;
+  let total = 0;
+  for (let i = 0; i < n; i++) total += weights ? weights[i]! : 1;
+  // The conformal "+1": one more observation of average weight. running/W ≥ (n+1)/n · target, in
+  // doubles as the ClickHouse path writes it.
+  let running = 0;
+  for (let i = 0; i < n; i++) {
+    running += weights ? weights[i]! : 1;
+    if (running * n * SCORE_SCALE >= total * (n + 1) * target) return sortedScores[i]!;
+  }
+  return sortedScores[n - 1]!;
 }
 
-export function finishCell(counts: ArrayLike<number>, stage: number, thresholds: Thresholds): Cell {
+/** Calibrated thresholds of one group: a stage and a position, or a stage over every position (`position` null). */
+export interface ThresholdGroup {
+  stage: number;
+  position: number | null;
+  /** Calibration deliveries scored in the group. */
+  n: number;
+  t80: number;
+  t90: number;
+}
+
+/**
+ * The thresholds per stage × position from the groups calibration made: a position's own with 30+
+ * scores, else its stage's over every position with 30+, else the nominal levels (both paths read it so).
+ */
+export function thresholdsOf(groups: Iterable<ThresholdGroup>): Thresholds {
+  const t = nominalThresholds();
+  const pooled = new Map<number, ThresholdGroup>();
+  const own = new Map<number, ThresholdGroup>();
+  for (const g of groups) {
+    if (g.n < MIN_DELIVERIES || g.stage >= STAGES) continue;
+    if (g.position === null) pooled.set(g.stage, g);
+    else if (g.position < POSITION_COUNT) own.set(g.stage * POSITION_COUNT + g.position, g);
+  }
+  for (let s = 0; s < STAGES; s++) {
+    for (let p = 0; p < POSITION_COUNT; p++) {
+      const g = own.get(s * POSITION_COUNT + p) ?? pooled.get(s);
+      if (!g) continue;
+      t[thresholdIndex(s, p, 0)] = g.t80;
+      t[thresholdIndex(s, p, 1)] = g.t90;
+    }
+  }
+  return t;
+}
+
+export function finishCell(counts: ArrayLike<number>, n: number, stage: number, thresholds: Thresholds): Cell {
   const ranked = rankCell(counts);
   const cdf = new Float64Array(K_SLOTS);
   let running = 0;
@@ -222,16 +315,17 @@ export function finishCell(counts: ArrayLike<number>, stage: number, thresholds:
     running += counts[k]!;
     cdf[k] = ranked.n === 0 ? 0 : running / ranked.n;
   }
-  const windows = new Uint8Array(DAYPARTS * 4);
-  for (let p = 0; p < DAYPARTS; p++) {
-    const w80 = windowAt(ranked, thresholds[thresholdIndex(stage, p, 0)]!);
-    const w90 = windowAt(ranked, Math.max(thresholds[thresholdIndex(stage, p, 1)]!, thresholds[thresholdIndex(stage, p, 0)]!));
+  const windows = new Uint8Array(POSITION_COUNT * 4);
+  for (let p = 0; p < POSITION_COUNT; p++) {
+    const t80 = thresholds[thresholdIndex(stage, p, 0)]!;
+    const w80 = windowAt(ranked, t80);
+    const w90 = windowAt(ranked, Math.max(thresholds[thresholdIndex(stage, p, 1)]!, t80));
     windows.set([w80[0], w80[1], w90[0], w90[1]], p * 4);
   }
-  return { n: ranked.n, point: ranked.mode, cdf, windows };
+  return { n, point: ranked.mode, cdf, windows };
 }
 
-/** Per level key: its cells by stage × bucket (absent below 30 deliveries). */
+/** Per key (level key or detail key): its cells by stage × bucket (absent below 30 deliveries). */
 export type CellTable = Map<string, (Cell | undefined)[]>;
 const slot = (stage: number, bucket: number) => stage * BUCKETS + bucket;
 
@@ -240,6 +334,9 @@ export interface CellCounts {
   key: string;
   stage: number;
   bucket: number;
+  /** Observations (delivered shipments' stays in the cell). */
+  n: number;
+  /** Weights by k (K_SLOTS). */
   counts: ArrayLike<number>;
 }
 
@@ -248,21 +345,28 @@ export interface ModelSummary {
   shipments: number;
   observations: number;
   cells: number;
-  /** Calibrated thresholds per stage and daypart, as shares of a cell's deliveries: [p80, p90]. */
+  /** Calibrated thresholds per stage and position (POSITIONS' order), as shares of a cell's weight: [p80, p90]. */
   thresholds: Record<string, [number, number][]>;
 }
 
 function summaryThresholds(t: Thresholds): ModelSummary['thresholds'] {
   const out: ModelSummary['thresholds'] = {};
   STAGE_LIST.forEach((stage, s) => {
-    out[stage] = Array.from({ length: DAYPARTS }, (_, p) => [t[thresholdIndex(s, p, 0)]! / SCORE_SCALE, t[thresholdIndex(s, p, 1)]! / SCORE_SCALE]);
+    out[stage] = Array.from({ length: POSITION_COUNT }, (_, p) => [t[thresholdIndex(s, p, 0)]! / SCORE_SCALE, t[thresholdIndex(s, p, 1)]! / SCORE_SCALE]);
   });
   return out;
 }
 
-/** What a lookup resolves once per shipment (its level keys' rows): a cached record keeps it. */
+type Row = (Cell | undefined)[] | undefined;
+
+/** What a lookup resolves once per shipment (its keys' rows): a cached record keeps it. */
 export interface ResolvedKeys {
-  rows: ((Cell | undefined)[] | undefined)[];
+  /** The plain level keys' rows. */
+  rows: Row[];
+  /** The level keys themselves (detail keys are made from them). */
+  keys: readonly (string | null)[];
+  /** Detail rows per variant, resolved when first asked (a record is asked at several times of day). */
+  detail: (Row[] | undefined)[];
 }
 
 /** Precomputed tables and the lookup over them. */
@@ -304,7 +408,7 @@ export class PredictionModel {
     const s = STAGE_INDEX.get(stage);
     const sets = new Map<string, Set<string>>();
     for (const [key, row] of this.cells) {
-      // Carrier-level keys of one service type: mode|carrier|service|C (service '*' is any).
+      // Carrier-level keys of one service type: mode|carrier|service|C (service '*' is any; detail keys have a fifth part).
       const parts = key.split('|');
       if (s === undefined || parts.length !== 4 || parts[0] !== mode || parts[3] !== 'C' || parts[2] === '*') continue;
       if (!row.slice(s * BUCKETS, (s + 1) * BUCKETS).some((c) => c !== undefined)) continue;
@@ -326,12 +430,10 @@ export class PredictionModel {
     const cells: CellTable = new Map();
     let count = 0;
     for (const r of rows) {
-      let n = 0;
-      for (let k = 0; k < K_SLOTS; k++) n += r.counts[k] ?? 0;
-      if (n < MIN_DELIVERIES) continue;
+      if (r.n < MIN_DELIVERIES) continue;
       let row = cells.get(r.key);
       if (!row) cells.set(r.key, (row = new Array(STAGES * BUCKETS)));
-      row[slot(r.stage, r.bucket)] = finishCell(r.counts, r.stage, thresholds);
+      row[slot(r.stage, r.bucket)] = finishCell(r.counts, r.n, r.stage, thresholds);
       count++;
     }
     return new PredictionModel(cells, thresholds, modelAtMs, places, workdays, { ...summary, cells: count });
@@ -339,49 +441,91 @@ export class PredictionModel {
 
   /** The rows of a shipment's level keys (a lookup over a cached record reuses them). */
   resolve(keys: readonly (string | null)[]): ResolvedKeys {
-    return { rows: keys.map((k) => (k === null ? undefined : this.cells.get(k))) };
+    return { rows: keys.map((k) => (k === null ? undefined : this.cells.get(k))), keys, detail: new Array(VARIANTS) };
   }
 
-  /** The prediction as of `q.asOfMs`, null where the contract says null. */
   /** The query's level keys resolved against this model: what `predict` reads, kept by callers that ask again. */
   resolveQuery(q: PredictionQuery): ResolvedKeys {
     return this.resolve(levelKeys(q.mode, q.carrier, q.serviceType, q.originPincode, q.destinationPincode, this.places));
   }
 
-  predict(q: PredictionQuery, resolved?: ResolvedKeys): Prediction | null {
+  private detailRows(resolved: ResolvedKeys, position: number, daypart: number): Row[] {
+    const variant = variantOf(position, daypart);
+    let rows = resolved.detail[variant];
+    if (rows === undefined) {
+      rows = resolved.keys.slice(DETAIL_FROM_LEVEL).map((k) => (k === null ? undefined : this.cells.get(detailKey(k, position, daypart))));
+      resolved.detail[variant] = rows;
+    }
+    return rows;
+  }
+
+  /**
+   * P(delivered by the end of IST day `day`) as of `q.asOfMs`: the share of the cell `predict` reads
+   * within that many working days (0 for a day before the as-of day), null where `predict` is null.
+   * What a shop's promise (`prediction.promise`) is scored with; the same reading as `on_time_probability`.
+   */
+  probabilityBy(q: PredictionQuery, day: IstDay, resolved?: ResolvedKeys): number | null {
+    const found = this.cellOf(q, resolved);
+    if (found === null) return null;
+    const context = this.workdays.contextOf(q.carrier, q.destinationState);
+    return this.shareBy(found.cell, context, dayNumberOf(q.asOfMs), dayNumberOfText(day));
+  }
+
+  private shareBy(cell: Cell, context: string, asOfDay: number, byDay: number): number {
+    if (byDay < asOfDay) return 0;
+    return Math.round(cell.cdf[Math.min(this.workdays.between(context, asOfDay, byDay), MAX_K)]! * 1000) / 1000;
+  }
+
+  /** The cell a query reads (see the file's comment), its level and whether it was a detail cell; null without one. */
+  private cellOf(q: PredictionQuery, resolved?: ResolvedKeys): { cell: Cell; level: PredictionLevel; placed: boolean; position: number } | null {
     const stage = STAGE_INDEX.get(q.stage);
     if (stage === undefined) return null;
-    const rows = (resolved ?? this.resolveQuery(q)).rows;
+    const keys = resolved ?? this.resolveQuery(q);
+    const rows = keys.rows;
     const bucket = bucketOf(Math.max(0, q.asOfMs - q.stageEnteredMs) / HOUR_MS);
+    const position = q.position == null || UNPLACED_STAGES.has(q.stage) ? 0 : positionIndexOf(q.position);
+    const cellSlot = slot(stage, bucket);
     let cell: Cell | undefined;
-    let level = 0;
-    for (; level < LEVEL_COUNT && cell === undefined; level++) cell = rows[level]?.[slot(stage, bucket)];
-    level--;
+    let level: PredictionLevel = 'carrier';
+    let placed = false;
+    const detail = UNPLACED_STAGES.has(q.stage) ? [] : this.detailRows(keys, position, daypartOf(q.asOfMs));
+    for (let l = 0; l < detail.length && cell === undefined; l++) {
+      cell = detail[l]?.[cellSlot];
+      if (cell) { level = SLOT_LEVELS[l]!; placed = true; }
+    }
+    for (let l = 0; l < LEVEL_COUNT && cell === undefined; l++) {
+      cell = rows[l]?.[cellSlot];
+      if (cell) level = LEVELS[l]!;
+    }
     if (cell === undefined) {
       // Longer in the stage than the carrier's data reaches: the longest bucket it does reach. Its
       // survivors are the slowest the data knows, which errs late rather than early.
-      for (level = LEVEL_COUNT - 2; level < LEVEL_COUNT && cell === undefined; level++) {
-        for (let b = bucket - 1; b >= 0 && cell === undefined; b--) cell = rows[level]?.[slot(stage, b)];
+      for (let l = LEVEL_COUNT - 2; l < LEVEL_COUNT && cell === undefined; l++) {
+        for (let b = bucket - 1; b >= 0 && cell === undefined; b--) cell = rows[l]?.[slot(stage, b)];
       }
-      level = LEVEL_COUNT - 1;
+      level = 'carrier';
       if (cell === undefined) return null;
     }
-    const p = daypartOf(q.asOfMs) * 4;
+    return { cell, level, placed, position };
+  }
+
+  /** The prediction as of `q.asOfMs`, null where the contract says null. */
+  predict(q: PredictionQuery, resolved?: ResolvedKeys): Prediction | null {
+    const found = this.cellOf(q, resolved);
+    if (found === null) return null;
+    const { cell, level, placed, position } = found;
+    const p = position * 4;
     const w = cell.windows;
     const context = this.workdays.contextOf(q.carrier, q.destinationState);
     const asOfDay = dayNumberOf(q.asOfMs);
     const day = (k: number) => dayText(this.workdays.add(context, asOfDay, k));
     let onTime: number | null = null;
-    if (q.eddMs !== null) {
-      const eddDay = dayNumberOf(q.eddMs);
-      if (eddDay < asOfDay) onTime = 0;
-      else onTime = Math.round(cell.cdf[Math.min(this.workdays.between(context, asOfDay, eddDay), MAX_K)]! * 1000) / 1000;
-    }
+    if (q.eddMs !== null) onTime = this.shareBy(cell, context, asOfDay, dayNumberOf(q.eddMs));
     return {
       delivery_date: day(Math.min(Math.max(cell.point, w[p]!), w[p + 1]!)),
       window: { p80: [day(w[p]!), day(w[p + 1]!)], p90: [day(w[p + 2]!), day(w[p + 3]!)] },
       on_time_probability: onTime,
-      basis: { level: LEVELS[level]!, sample_size: cell.n, stage: q.stage, model_at: this.modelAtIso },
+      basis: { level, sample_size: cell.n, stage: q.stage, position: placed ? POSITIONS[position]! : null, model_at: this.modelAtIso },
     };
   }
 }
@@ -391,27 +535,57 @@ export function emptyModel(places: PlaceLookup, workdays: WorkdayIndex, modelAtM
   return new PredictionModel(new Map(), nominalThresholds(), modelAtMs, places, workdays, { shipments: 0, observations: 0, cells: 0 });
 }
 
-/** Interned level keys: counting by numbers, not by concatenated strings, keeps a rebuild of a million shipments in seconds. */
+/**
+ * Interned keys: counting by numbers, not by concatenated strings, keeps a rebuild of a million
+ * shipments in seconds. Detail keys are ids too, named only when the table is written out.
+ */
 class KeyIds {
   readonly ids = new Map<string, number>();
   readonly names: string[] = [];
+  /** Per id: its base key id and variant (-1, 0 for a plain key). */
+  readonly base: number[] = [];
+  readonly variant: number[] = [];
+  private readonly details = new Map<number, number>();
   of(key: string): number {
     let id = this.ids.get(key);
     if (id === undefined) {
       id = this.names.length;
       this.ids.set(key, id);
       this.names.push(key);
+      this.base.push(-1);
+      this.variant.push(0);
     }
     return id;
   }
+  detailOf(baseId: number, variant: number): number {
+    const at = baseId * VARIANTS + variant;
+    let id = this.details.get(at);
+    if (id === undefined) {
+      id = this.names.length;
+      this.details.set(at, id);
+      this.names.push('');
+      this.base.push(baseId);
+      this.variant.push(variant);
+    }
+    return id;
+  }
+  nameOf(id: number): string {
+    const base = this.base[id]!;
+    if (base < 0) return this.names[id]!;
+    const v = this.variant[id]! - 1;
+    return detailKey(this.names[base]!, Math.floor(v / DAYPARTS), v % DAYPARTS);
+  }
 }
 
+/** Per cell: K_SLOTS weights of the whole window, K_SLOTS of the early part, then the two observation counts. */
+const CELL_LENGTH = 2 * K_SLOTS + 2;
+
 /**
- * Learns the model from observed shipments (any order, each once). Counts per level key × stage ×
- * bucket, for the whole window and for the part before the calibration window; the early counts
- * score the calibration window's deliveries (each under the cell a lookup would have used), and
- * the thresholds are the split-conformal quantiles of those scores per stage and daypart.
- * lib/clickhouse/prediction.ts does the same in SQL.
+ * Learns the model from observed shipments (any order, each once). Weights per key (plain and
+ * detail) × stage × bucket, for the whole window and for the part before the calibration window;
+ * the early counts score the calibration window's deliveries (each under the cell a lookup would
+ * have used), and the thresholds are the weighted split-conformal quantiles of those scores per
+ * stage and position. lib/clickhouse/prediction.ts does the same in SQL.
  */
 export function buildFromObserved(shipments: Iterable<ObservedShipment>, options: BuildOptions): PredictionModel {
   const span = buildSpanOf(options);
@@ -419,84 +593,142 @@ export function buildFromObserved(shipments: Iterable<ObservedShipment>, options
   const calS = Math.ceil(span.calibrationStartMs / 1000);
   const endS = Math.ceil(span.resolvedEndMs / 1000);
   const ids = new KeyIds();
-  // Per cell id (key id × stage × bucket): K_SLOTS counts of the whole window, then K_SLOTS of the
-  // early part. Cell ids are dense (key ids count up from 0), so an array indexed by them, with the
-  // ids in first-seen order beside it: a Map lookup per observation and level cost most of a rebuild.
+  // Two passes over the observations. Most cells (level or detail key × stage × bucket) are thin:
+  // the first pass only counts observations per cell id, so the second allocates weights for the
+  // cells that reach 30 (the rest are never a basis nor a calibration's cell). Cell ids are dense
+  // (key ids count up from 0): arrays indexed by them, not Maps (a Map lookup per observation and
+  // key cost most of a rebuild), and no array per thin cell (an allocation per observation, else).
+  const list = Array.isArray(shipments) ? (shipments as readonly ObservedShipment[]) : [...shipments];
+  const keyIds = new Int32Array(LEVEL_COUNT);
+  const slotIds = new Int32Array(SLOT_COUNT);
+  // This shipment's detail key ids by level × variant (-1: not yet asked).
+  const detailIds = new Int32Array(DETAIL_LEVELS * VARIANTS);
+  /** Calls `visit` per observation in the window with its cell slot and the SLOT_COUNT key ids in `slotIds` (-1: none). */
+  const eachObservation = (visit: (cellSlot: number, code: number, weight: number, early: boolean) => void) => {
+    for (const s of list) {
+      if (s.deliveredMs > options.modelAtMs) continue;
+      for (let l = 0; l < LEVEL_COUNT; l++) keyIds[l] = s.keys[l] == null ? -1 : ids.of(s.keys[l]!);
+      detailIds.fill(-1);
+      const obs = s.obs;
+      for (let i = 0; i < obs.length; i += 3) {
+        const asOfS = obs[i]!;
+        if (asOfS < startS || asOfS >= endS) continue;
+        const code = obs[i + 1]!;
+        const variant = variantOf((code >>> 16) & 7, (code >>> 6) & 3);
+        const placed = (PLACED_MASK >>> ((code >>> 12) & 15)) & 1;
+        for (let l = 0; l < DETAIL_LEVELS; l++) {
+          const base = placed ? keyIds[DETAIL_FROM_LEVEL + l]! : -1;
+          let id = -1;
+          if (base >= 0) {
+            id = detailIds[l * VARIANTS + variant]!;
+            if (id < 0) id = detailIds[l * VARIANTS + variant] = ids.detailOf(base, variant);
+          }
+          slotIds[l] = id;
+        }
+        for (let l = 0; l < LEVEL_COUNT; l++) slotIds[DETAIL_LEVELS + l] = keyIds[l]!;
+        visit(slot((code >>> 12) & 15, (code >>> 8) & 15), code, obs[i + 2]!, asOfS < calS);
+      }
+    }
+  };
+  // Pass 1: observations per cell id.
+  let seen = new Int32Array(1 << 16);
+  eachObservation((cellSlot) => {
+    for (let l = 0; l < SLOT_COUNT; l++) {
+      const id = slotIds[l]!;
+      if (id < 0) continue;
+      const cellId = id * STAGES * BUCKETS + cellSlot;
+      if (cellId >= seen.length) {
+        const grown = new Int32Array(Math.max(seen.length * 2, cellId + 1));
+        grown.set(seen);
+        seen = grown;
+      }
+      seen[cellId]!++;
+    }
+  });
+  // Pass 2: weights of the cells with 30+, and the calibration window's observations, flat
+  // (SLOT_COUNT key ids, then the code and the weight, per entry: an object per observation made
+  // the garbage collector a third of a 1 M-shipment rebuild).
   const counts: (Int32Array | undefined)[] = [];
   const cellOrder: number[] = [];
-  // The calibration window's observations, flat (LEVEL_COUNT key ids, then the code, per entry):
-  // an object per observation made the garbage collector a third of a 1 M-shipment rebuild.
   const calibration: number[] = [];
-  let shipmentCount = 0;
+  const shipmentCount = list.reduce((n, s) => n + (s.deliveredMs > options.modelAtMs ? 0 : 1), 0);
   let observations = 0;
-  const keyIds = new Int32Array(LEVEL_COUNT);
-  for (const s of shipments) {
-    if (s.deliveredMs > options.modelAtMs) continue;
-    shipmentCount++;
-    for (let l = 0; l < LEVEL_COUNT; l++) keyIds[l] = s.keys[l] == null ? -1 : ids.of(s.keys[l]!);
-    const obs = s.obs;
-    for (let i = 0; i < obs.length; i += 2) {
-      const asOfS = obs[i]!;
-      if (asOfS < startS || asOfS >= endS) continue;
-      const code = obs[i + 1]!;
-      const k = code & 63;
-      const cellSlot = slot((code >>> 12) & 15, (code >>> 8) & 15);
-      const early = asOfS < calS;
-      observations++;
-      for (let l = 0; l < LEVEL_COUNT; l++) {
-        const id = keyIds[l]!;
-        if (id < 0) continue;
-        const cellId = id * STAGES * BUCKETS + cellSlot;
-        let c = counts[cellId];
-        if (!c) {
-          // Grown by pushes, never by a far index, so V8 keeps it a fast (not dictionary) array.
-          while (counts.length <= cellId) counts.push(undefined);
-          c = counts[cellId] = new Int32Array(2 * K_SLOTS);
-          cellOrder.push(cellId);
-        }
-        c[k]!++;
-        if (early) c[K_SLOTS + k]!++;
+  eachObservation((cellSlot, code, weight, early) => {
+    observations++;
+    const k = code & 63;
+    for (let l = 0; l < SLOT_COUNT; l++) {
+      const id = slotIds[l]!;
+      if (id < 0) continue;
+      const cellId = id * STAGES * BUCKETS + cellSlot;
+      if (seen[cellId]! < MIN_DELIVERIES) continue;
+      let c = counts[cellId];
+      if (!c) {
+        // Grown by pushes, never by a far index, so V8 keeps it a fast (not dictionary) array.
+        while (counts.length <= cellId) counts.push(undefined);
+        c = counts[cellId] = new Int32Array(CELL_LENGTH);
+        cellOrder.push(cellId);
       }
-      if (!early) { for (let l = 0; l < LEVEL_COUNT; l++) calibration.push(keyIds[l]!); calibration.push(code); }
+      c[k]! += weight;
+      c[2 * K_SLOTS]!++;
+      if (early) { c[K_SLOTS + k]! += weight; c[2 * K_SLOTS + 1]!++; }
     }
-  }
+    if (!early) { for (let l = 0; l < SLOT_COUNT; l++) calibration.push(slotIds[l]!); calibration.push(code, weight); }
+  });
   // Early cells, ranked once each when a calibration delivery first needs them.
   const earlyScores = new Map<number, Uint16Array | null>();
   const earlyScoresOf = (cellId: number): Uint16Array | null => {
     let s = earlyScores.get(cellId);
     if (s === undefined) {
       const c = counts[cellId];
-      let n = 0;
-      if (c) for (let k = 0; k < K_SLOTS; k++) n += c[K_SLOTS + k]!;
-      s = c && n >= MIN_DELIVERIES ? scoresByDay(rankCell(c.subarray(K_SLOTS))) : null;
+      s = c && c[2 * K_SLOTS + 1]! >= MIN_DELIVERIES ? scoresByDay(rankCell(c.subarray(K_SLOTS, 2 * K_SLOTS))) : null;
       earlyScores.set(cellId, s);
     }
     return s;
   };
-  const scores: number[][] = Array.from({ length: STAGES * DAYPARTS }, () => []);
-  for (let at = 0; at < calibration.length; at += LEVEL_COUNT + 1) {
-    const code = calibration[at + LEVEL_COUNT]!;
-    const cellSlot = slot((code >>> 12) & 15, (code >>> 8) & 15);
-    for (let l = 0; l < LEVEL_COUNT; l++) {
+  const groups = STAGES * POSITION_COUNT;
+  const scores: number[][] = Array.from({ length: groups }, () => []);
+  const weights: number[][] = Array.from({ length: groups }, () => []);
+  const ENTRY = SLOT_COUNT + 2;
+  for (let at = 0; at < calibration.length; at += ENTRY) {
+    const code = calibration[at + SLOT_COUNT]!;
+    const stage = (code >>> 12) & 15;
+    const cellSlot = slot(stage, (code >>> 8) & 15);
+    for (let l = 0; l < SLOT_COUNT; l++) {
       const id = calibration[at + l]!;
       if (id < 0) continue;
       const s = earlyScoresOf(id * STAGES * BUCKETS + cellSlot);
       if (s === null) continue;
-      scores[((code >>> 12) & 15) * DAYPARTS + ((code >>> 6) & 3)]!.push(s[code & 63]!);
+      const group = stage * POSITION_COUNT + ((code >>> 16) & 7);
+      scores[group]!.push(s[code & 63]!);
+      weights[group]!.push(calibration[at + SLOT_COUNT + 1]!);
       break;
     }
   }
-  const thresholds = new Uint16Array(STAGES * DAYPARTS * TARGETS.length);
-  for (let i = 0; i < STAGES * DAYPARTS; i++) {
-    const sorted = Uint16Array.from(scores[i]!).sort();
-    TARGETS.forEach((target, t) => { thresholds[i * TARGETS.length + t] = thresholdOf(sorted, target); });
+  const calibrated: ThresholdGroup[] = [];
+  const calibrate = (stage: number, position: number | null, groupScores: number[], groupWeights: number[]) => {
+    // Sorted by score, then weight: both paths order ties the same way.
+    const order = groupScores.map((_, i) => i).sort((a, b) => groupScores[a]! - groupScores[b]! || groupWeights[a]! - groupWeights[b]!);
+    const sorted = order.map((i) => groupScores[i]!);
+    const w = order.map((i) => groupWeights[i]!);
+    calibrated.push({ stage, position, n: sorted.length, t80: thresholdOf(sorted, TARGETS[0], w), t90: thresholdOf(sorted, TARGETS[1], w) });
+  };
+  for (let stage = 0; stage < STAGES; stage++) {
+    const all: number[] = [];
+    const allWeights: number[] = [];
+    for (let position = 0; position < POSITION_COUNT; position++) {
+      const g = stage * POSITION_COUNT + position;
+      if (scores[g]!.length > 0) calibrate(stage, position, scores[g]!, weights[g]!);
+      for (let i = 0; i < scores[g]!.length; i++) { all.push(scores[g]![i]!); allWeights.push(weights[g]![i]!); }
+    }
+    if (all.length > 0) calibrate(stage, null, all, allWeights);
   }
+  const thresholds = thresholdsOf(calibrated);
   function* rows(): Generator<CellCounts> {
     for (const cellId of cellOrder) {
       const c = counts[cellId]!;
       const keyId = Math.floor(cellId / (STAGES * BUCKETS));
       const rest = cellId - keyId * STAGES * BUCKETS;
-      yield { key: ids.names[keyId]!, stage: Math.floor(rest / BUCKETS), bucket: rest % BUCKETS, counts: c.subarray(0, K_SLOTS) };
+      yield { key: ids.nameOf(keyId), stage: Math.floor(rest / BUCKETS), bucket: rest % BUCKETS, n: c[2 * K_SLOTS]!, counts: c.subarray(0, K_SLOTS) };
     }
   }
   return PredictionModel.fromCounts(rows(), thresholds, options.modelAtMs, options.places, options.workdays, { shipments: shipmentCount, observations });

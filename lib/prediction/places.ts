@@ -1,9 +1,15 @@
-/** The model's place lookup over lib/places' directory: state codes and zones, zones memoised per prefix pair. */
+/**
+ * The model's place lookup over lib/places' directory: state codes and zones (zones memoised per
+ * prefix pair), and the names index the position resolver reads (position.ts), built when first asked.
+ */
+import { stateCodeOf } from '../calendar/index.ts';
 import type { PlaceDirectory } from '../places/index.ts';
+import { buildPlaceNames, type PlaceNames } from './position.ts';
 import type { PlaceLookup } from './types.ts';
 
-export function placeLookupOf(directory: Pick<PlaceDirectory, 'placeOf' | 'zoneOf'>): PlaceLookup {
+export function placeLookupOf(directory: Pick<PlaceDirectory, 'placeOf' | 'zoneOf' | 'all'>): PlaceLookup {
   const zones = new Map<string, string | null>();
+  let names: PlaceNames | null = null;
   return {
     stateOf: (pincode) => directory.placeOf(pincode)?.stateCode ?? null,
     zoneOf(origin, destination) {
@@ -16,6 +22,10 @@ export function placeLookupOf(directory: Pick<PlaceDirectory, 'placeOf' | 'zoneO
         zones.set(key, zone);
       }
       return zone;
+    },
+    get names() {
+      names ??= buildPlaceNames(directory.all(), stateCodeOf);
+      return names;
     },
   };
 }

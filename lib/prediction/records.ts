@@ -6,7 +6,9 @@
 import type { BaseRecord, ShipmentFacts } from '../normalize/types.ts';
 import { fnv1a32 } from '../random/fnv1a.ts';
 import type { KeyMode } from '../schemas/index.ts';
+import type { IstDay } from '../time/ist-day.ts';
 import { stageEpisodes, type StageEpisode } from './episodes.ts';
+import { POSITIONS, scanPositions, type Position, type PositionScan } from './position.ts';
 import type { DeliveredShipment, PredictionModel, ResolvedKeys } from './model.ts';
 import { PREDICTED_STAGES, type PlaceLookup, type Prediction, type PredictionQuery } from './types.ts';
 
@@ -15,6 +17,34 @@ type RecordPart = Pick<BaseRecord, 'awb' | 'carrier' | 'events' | 'shipment' | '
 function pincodeOf(location: { pincode: string | null } | null): string | null {
   const pin = location?.pincode?.trim();
   return pin && /^\d{6}$/.test(pin) ? pin : null;
+}
+
+/** A record's scans as the position resolver reads them, oldest first (events are stored newest first). */
+export function positionScansOf(record: Pick<BaseRecord, 'events'>): PositionScan[] {
+  const scans: PositionScan[] = [];
+  for (let i = record.events.length - 1; i >= 0; i--) {
+    const e = record.events[i]!;
+    scans.push({
+      ms: Date.parse(e.timestamp),
+      text: e.facility || e.location,
+      delivering: e.status === 'out_for_delivery' || e.code === 'delivery_attempted',
+    });
+  }
+  return scans;
+}
+
+/** The position after each of a record's scans, oldest first; null without the place names. */
+function recordPositions(record: RecordPart, places: PlaceLookup): { scans: PositionScan[]; positions: Uint8Array } | null {
+  if (!places.names) return null;
+  const scans = positionScansOf(record);
+  return { scans, positions: scanPositions(scans, record.origin, record.destination, places.names) };
+}
+
+/** Where the latest scan of a record is (null: no place names to read it by). */
+export function latestPositionOf(record: RecordPart, places: PlaceLookup): Position | null {
+  const found = recordPositions(record, places);
+  if (!found) return null;
+  return found.positions.length === 0 ? 'unknown' : POSITIONS[found.positions[found.positions.length - 1]!]!;
 }
 
 function destinationStateOf(record: RecordPart, places: PlaceLookup): string | null {
@@ -27,7 +57,9 @@ export function deliveredShipmentOf(record: RecordPart, facts: ShipmentFacts, mo
   if (facts.stage !== 'delivered' || facts.terminal_at_ms === null) return null;
   const episodes = stageEpisodes(record).filter((e) => e.stage !== 'delivered' && e.enteredMs <= facts.terminal_at_ms!);
   if (episodes.length === 0) return null;
+  const placed = recordPositions(record, places);
   return {
+    ...(placed ? { scanMs: placed.scans.map((x) => x.ms), scanPositions: placed.positions } : {}),
     mode,
     carrier: record.carrier,
     serviceType: record.shipment.service_type,
@@ -69,11 +101,14 @@ export interface QueryFacts {
   /** When the shipment entered its current stage, null when unknown. */
   stageEnteredMs: number | null;
   eddMs: number | null;
+  /** Where its latest scan is (position.ts), null when not read. */
+  position?: Position | null;
 }
 
-/** The query facts of a record (its stage episodes read once). */
-export function queryFactsOf(record: RecordPart, facts: ShipmentFacts): QueryFacts {
+/** The query facts of a record (its stage episodes read once; its latest scan placed when `places` has names). */
+export function queryFactsOf(record: RecordPart, facts: ShipmentFacts, places?: PlaceLookup): QueryFacts {
   return {
+    position: places ? latestPositionOf(record, places) : null,
     carrier: record.carrier,
     serviceType: record.shipment.service_type,
     originPincode: pincodeOf(record.origin),
@@ -99,13 +134,14 @@ export function queryOfFacts(q: QueryFacts, facts: ShipmentFacts, mode: KeyMode,
     stageEnteredMs: q.stageEnteredMs,
     asOfMs: nowMs,
     eddMs: q.eddMs,
+    position: q.position ?? null,
   };
 }
 
 /** The model's question about a record as of `nowMs`; null when the stage is never predicted. */
 export function queryOf(record: RecordPart, facts: ShipmentFacts, mode: KeyMode, nowMs: number, places: PlaceLookup): PredictionQuery | null {
   if (!PREDICTED_STAGES.has(facts.stage)) return null;
-  return queryOfFacts(queryFactsOf(record, facts), facts, mode, nowMs, places);
+  return queryOfFacts(queryFactsOf(record, facts, places), facts, mode, nowMs, places);
 }
 
 /** What the model's tables say about a record now. */
@@ -113,6 +149,8 @@ export interface Predictor {
   predictRecord(record: RecordPart, facts: ShipmentFacts, mode: KeyMode, nowMs: number): Prediction | null;
   /** The same from a cache entry's query facts (no record at hand). */
   predictFacts(query: QueryFacts, facts: ShipmentFacts, mode: KeyMode, nowMs: number): Prediction | null;
+  /** P(delivered by the end of IST day `day`) as of `nowMs` (model.ts probabilityBy), null without a prediction. */
+  probabilityBy(query: QueryFacts, facts: ShipmentFacts, mode: KeyMode, nowMs: number, day: IstDay): number | null;
 }
 
 /** A predictor over one model (the model a lookup reads is swapped whole when it is rebuilt). */
@@ -138,6 +176,12 @@ export function predictorOf(model: () => PredictionModel | null, places: PlaceLo
         resolvedKeys.set(query, known);
       }
       return m.predict(q, known.resolved);
+    },
+    probabilityBy(query, facts, mode, nowMs, day) {
+      const m = model();
+      if (m === null) return null;
+      const q = queryOfFacts(query, facts, mode, nowMs, places);
+      return q === null ? null : m.probabilityBy(q, day);
     },
   };
 }

@@ -3,6 +3,7 @@
  */
 import type { KeyMode, Stage } from '../schemas/index.ts';
 import type { IstDay } from '../time/ist-day.ts';
+import type { Position, PlaceNames } from './position.ts';
 
 export const PREDICTION_LEVELS = ['lane', 'state_pair', 'zone', 'carrier'] as const;
 export type PredictionLevel = (typeof PREDICTION_LEVELS)[number];
@@ -12,7 +13,8 @@ export interface Prediction {
   delivery_date: IstDay;
   window: { p80: [IstDay, IstDay]; p90: [IstDay, IstDay] };
   on_time_probability: number | null;
-  basis: { level: PredictionLevel; sample_size: number; stage: Stage; model_at: string };
+  /** `position`: where the parcel was taken to be (position.ts), null when the cell used fell back past it. */
+  basis: { level: PredictionLevel; sample_size: number; stage: Stage; position: Position | null; model_at: string };
 }
 
 /** A level needs this many delivered shipments for the stage before it answers (the contract's 30). */
@@ -28,6 +30,8 @@ export const PREDICTED_STAGES: ReadonlySet<Stage> = new Set(['awaiting_pickup', 
 export interface PlaceLookup {
   stateOf(pincode: string): string | null;
   zoneOf(origin: string, destination: string): string | null;
+  /** The names index the position resolver reads (position.ts); without it every position is `unknown`. */
+  readonly names?: PlaceNames;
 }
 
 /** A place lookup that knows nothing: the lane and carrier levels still work. */
@@ -48,4 +52,6 @@ export interface PredictionQuery {
   asOfMs: number;
   /** Carrier EDD (epoch ms), null without one. */
   eddMs: number | null;
+  /** Where the latest scan is (position.ts); absent or null: `unknown`. */
+  position?: Position | null;
 }

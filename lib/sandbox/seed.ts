@@ -10,6 +10,7 @@ import { loadCalendar } from '../calendar/index.ts';
 import { loadNetworkConfig } from '../network/config.ts';
 import { loadPlaces } from '../places/index.ts';
 import { pollLogPath, type LoggedPoll } from '../store/poll-log.ts';
+import { DAY_MS } from '../time/index.ts';
 import { historyPolls } from './history.ts';
 
 export interface SeedOptions {
@@ -27,10 +28,18 @@ export function isFirstStart(dataDir: string): boolean {
 }
 
 /**
+ * Journeys still moving in this many days before the end keep every poll a poller made of them;
+ * older ones only their latest. `predict backtest --from-embedded` learns from each shipment's
+ * newest poll before its --split and scores every poll after it, so a split up to three weeks back
+ * scores thousands (one poll per journey left it ten), while a first start reads ~1.6 lines a journey, not ~3.3.
+ */
+export const SEED_ALL_POLLS_DAYS = 21;
+
+/**
  * Writes the history's closed journeys into the empty log and returns how many journeys were
- * generated and how many polls written (0 when the log already has lines). Only each journey's latest poll is logged here: the lane figures need
- * the closed state, and a first start should not write and re-read ~100 MB (`sandbox history`
- * writes every poll).
+ * generated and how many polls written (0 when the log already has lines). The lane figures need
+ * each journey's closed state (its latest poll); journeys of the last SEED_ALL_POLLS_DAYS keep the
+ * polls made while they moved too (the config's `history.polls_per_journey`).
  */
 export async function seedEmbeddedHistory(dataDir: string, options: SeedOptions): Promise<{ journeys: number; polls: number }> {
   if (options.shipments <= 0 || !isFirstStart(dataDir)) return { journeys: 0, polls: 0 };
@@ -48,16 +57,17 @@ export async function seedEmbeddedHistory(dataDir: string, options: SeedOptions)
   const endMs = options.now ?? Date.now();
   for await (const { journey, polls: made } of historyPolls({
     config: loadNetworkConfig(options.configDir), calendar: loadCalendar(options.configDir), places: loadPlaces(options.configDir),
-    shipments: options.shipments, days: options.days, seed: options.seed ?? 1, endMs, pollsPerJourney: [1, 1],
+    shipments: options.shipments, days: options.days, seed: options.seed ?? 1, endMs,
   })) {
     journeys++;
-    const latest = made.at(-1);
     // Journeys still under way are left out: the embedded poller would re-poll them from the
     // sandbox, whose answer for the number is another journey (a free number's own).
-    if (!latest || journey.closedAt >= endMs) continue;
-    const line: LoggedPoll = { mode: 'test', poll: latest };
-    chunk.push(`${JSON.stringify(line)}\n`);
-    polls++;
+    if (made.length === 0 || journey.closedAt >= endMs) continue;
+    for (const poll of journey.closedAt >= endMs - SEED_ALL_POLLS_DAYS * DAY_MS ? made : made.slice(-1)) {
+      const line: LoggedPoll = { mode: 'test', poll };
+      chunk.push(`${JSON.stringify(line)}\n`);
+      polls++;
+    }
     if (chunk.length >= 1000) await drain();
   }
   await drain();

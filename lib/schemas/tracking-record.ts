@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { LocationSchema } from './carrier-poll.ts';
+import { POSITIONS } from './position.ts';
 
 /** UTC ISO 8601 with milliseconds, e.g. 2026-11-20T03:45:00.000Z. */
 export const UtcMillis = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/, 'UTC ISO 8601 with milliseconds');
@@ -79,6 +80,8 @@ export const PredictionSchema = z.object({
     level: z.enum(['lane', 'state_pair', 'zone', 'carrier']),
     sample_size: z.number().int().nonnegative(),
     stage: z.enum(STAGES),
+    position: z.enum(POSITIONS).nullable()
+      .describe('Where the parcel was taken to be, from its latest scan\'s place: the answer\'s cell is of this position; null when it fell back past it'),
     model_at: UtcMillis,
   }),
   // Only on the records of a watch with promised_by (contracts.md "A shop's promise").

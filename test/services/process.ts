@@ -4,7 +4,7 @@
  * of what it logged.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync, readSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { processExists } from './state.ts';
 
@@ -24,36 +24,37 @@ export function readPid(pidfile: string): number | null {
  */
 export function alive(pidfile: string, pattern: string): boolean {
   const pid = readPid(pidfile);
-  if (pid === null) return false;
+  if (pid !== null && commandMatches(pid, pattern)) return true;
+  // A pidfile removed by a failed second start (ClickHouse deletes it on the way out) while ours
+  // runs on: find it by its command line and write the pidfile again.
+  const found = readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map(Number).find((other) => commandMatches(other, pattern));
+  if (found === undefined) return false;
+  writeFileSync(pidfile, `${found}\n`);
+  return true;
+}
+
+function commandMatches(pid: number, pattern: string): boolean {
   try {
-    const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-    return args.join(' ').includes(pattern) || samePathIn(args, pattern);
+    return withRealPaths(readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ')).includes(withRealPaths(pattern));
   } catch {
     return false;
   }
 }
 
 /**
- * Whether every word of `pattern` is an argument, a path word naming the same file as the
- * argument (`--config-file=/…` or `/…`) through symlinks: worktrees that share one `.services`
- * directory by a symlink start the same server under different paths, and each must see the
- * instance another started as its own (not start a second one on other ports over the same data).
+ * Absolute paths in `text` resolved through symlinks: worktrees share one .services through a
+ * link each (/work/wt/<name>/.services → one folder), so a service started from one of them names
+ * its files by that worktree's path; compared as written, every other worktree took it for stopped
+ * and started a second one over the same files.
  */
-function samePathIn(args: readonly string[], pattern: string): boolean {
-  const paths = args.map((arg) => arg.slice(arg.indexOf('=') + 1)).filter((path) => path.startsWith('/')).map(realPathOrNull);
-  return pattern.split(' ').every((word) => {
-    if (!word.startsWith('/')) return args.includes(word);
-    const wanted = realPathOrNull(word);
-    return wanted !== null && paths.includes(wanted);
+function withRealPaths(text: string): string {
+  return text.replace(/\/[^\s=]+/g, (path) => {
+    try {
+      return realpathSync(path);
+    } catch {
+      return path;
+    }
   });
-}
-
-function realPathOrNull(path: string): string | null {
-  try {
-    return realpathSync(path);
-  } catch {
-    return null;
-  }
 }
 
 /** Polls `check` every `everyMs` until it holds (true) or `timeoutMs` passes or `abort` holds (false). */

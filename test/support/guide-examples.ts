@@ -4,6 +4,7 @@
  * examples are regenerated (ANALYSTS_EXAMPLES_WRITE=1, test/analysts-examples.services.test.ts).
  * One formatting for both ways, so a check compares exactly what the page shows.
  */
+import { shownValue } from '../../apps/cli/commands/format.ts';
 
 /** The history the examples come from, as the guide's command states it. */
 export interface GuideHistory { shipments: number; days: number; seed: number; end: string }
@@ -16,13 +17,9 @@ export function guideHistory(markdown: string): GuideHistory {
   return { shipments: Number(m[1]), days: Number(m[2]), seed: Number(m[3]), end: m[4]! };
 }
 
-/** How a value is shown: integers as they are, other numbers to 4 decimals, NULL, arrays as JSON. */
+/** How a value is shown: as `cli sql` shows it (integers as they are, other numbers to 4 decimals, NULL, arrays as JSON), `|` escaped. */
 export function shownCell(value: unknown): string {
-  if (value === null || value === undefined) return 'NULL';
-  if (typeof value === 'object') return JSON.stringify(value);
-  const text = String(value);
-  if (/^-?\d+\.\d+(e-?\d+)?$|^-?\d+e-?\d+$/.test(text)) return String(Number(Number(text).toFixed(4)));
-  return text.replace(/\|/g, '\\|');
+  return shownValue(value).replace(/\|/g, '\\|');
 }
 
 /** Rows shown per example at most: longer answers show their first rows and say how many there are. */

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { standingFromStore, standingOf } from '../../../lib/access/index.ts';
 import { Analyzer } from '../../../lib/analyzer/index.ts';
@@ -11,7 +10,7 @@ import {
 import { createKafka } from '../../../lib/kafka/client.ts';
 import { KafkaBus } from '../../../lib/kafka/kafka-bus.ts';
 import { createCarrierPoller } from '../../../lib/carriers/poll.ts';
-import type { Env } from '../../../lib/config/index.ts';
+import { adminTokenOf, type Env } from '../../../lib/config/index.ts';
 import { LaneBook, type LaneStatsSource, type LaneWindowSource } from '../../../lib/lanes/index.ts';
 import { createMetrics } from '../../../lib/metrics/index.ts';
 import { kafkaCheck, registerReadinessMetrics } from '../../../lib/readiness/index.ts';
@@ -77,8 +76,10 @@ export interface ApiRuntime {
   push: Push;
   /** The delivery model's book (insights.prediction, /v1/estimate, eta_changed); tests rebuild it at once. */
   predictions: PredictionBook;
-  /** True when ADMIN_TOKEN was not set and one was generated for this run. */
+  /** True when ADMIN_TOKEN was not set and this start generated one (the first start on DATA_DIR). */
   adminTokenGenerated: boolean;
+  /** Where the generated token is kept (DATA_DIR/admin-token), or null when ADMIN_TOKEN is set. */
+  adminTokenFile: string | null;
   close(): Promise<void>;
 }
 
@@ -252,7 +253,9 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
   }
 
   registerReadinessMetrics(metrics.registry, readiness, bus);
-  const adminToken = env.ADMIN_TOKEN ?? randomBytes(24).toString('base64url');
+  // ADMIN_TOKEN, else generated once and kept in DATA_DIR (lib/config/admin-token.ts).
+  const admin = adminTokenOf(env.ADMIN_TOKEN, dataDir);
+  const adminToken = admin.token;
   return {
     deps: {
       product, access, billing, idempotency, tracking, push, analyzer, throttle, mailer,
@@ -263,7 +266,8 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
     bus,
     push,
     predictions,
-    adminTokenGenerated: env.ADMIN_TOKEN === undefined,
+    adminTokenGenerated: admin.source === 'created',
+    adminTokenFile: admin.file,
     async close() {
       stopSweepingLanes();
       await analyzer.stop();

@@ -8,9 +8,10 @@ export interface ApiApp {
   app: FastifyInstance;
   /** The address it listens on. */
   url: string;
-  /** The admin API's token, and whether it was generated for this run (no ADMIN_TOKEN): the banner shows it. */
+  /** The admin API's token, whether this start generated it (no ADMIN_TOKEN; the banner shows it) and where it is kept. */
   adminToken: string;
   adminTokenGenerated: boolean;
+  adminTokenFile: string | null;
   stop(): Promise<void>;
   stopStep(): string | null;
 }
@@ -24,10 +25,10 @@ export async function startApi(env: Env, options: RuntimeOptions): Promise<ApiAp
   const app = await buildApp(runtime.deps);
   const url = await app.listen({ port: env.PORT, host: env.HOST });
   // A generated token is the normal first start, not a fault: said at info, and shown in the banner.
-  if (runtime.adminTokenGenerated) app.log.info('ADMIN_TOKEN not set; generated one for this run (set ADMIN_TOKEN to keep it across restarts)');
+  if (runtime.adminTokenGenerated) app.log.info(`ADMIN_TOKEN not set; generated one, kept in ${runtime.adminTokenFile} for later starts (mode 0600)`);
   const steps = new StopSteps();
   return {
-    app, url, adminToken: runtime.deps.adminToken, adminTokenGenerated: runtime.adminTokenGenerated,
+    app, url, adminToken: runtime.deps.adminToken, adminTokenGenerated: runtime.adminTokenGenerated, adminTokenFile: runtime.adminTokenFile,
     stopStep: () => steps.underWay(),
     async stop() {
       await steps.step('the requests in flight', () => app.close());

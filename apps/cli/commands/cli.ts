@@ -1,5 +1,6 @@
 /** Parses the command line, picks the command, calls the API and maps the outcome to an exit code. */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { keptAdminToken } from '../../../lib/config/index.ts';
 import { AdminApiError, createAdminClient } from './admin-client.ts';
 import { analyzeCommand } from './analyze.ts';
 import type { Command, OptionValues, RunCommand } from './command.ts';
@@ -12,6 +13,7 @@ import { lanesCommand } from './lanes.ts';
 import { predictCommand } from './predict.ts';
 import { sandboxHistoryCommand } from './sandbox-history.ts';
 import { sqlCommand } from './sql.ts';
+import { storeMoveCommand } from './store-move.ts';
 import { USAGE, UsageError } from './usage.ts';
 
 /** The admin API's commands: parsed here, each one an API call. */
@@ -19,9 +21,10 @@ export const COMMANDS: readonly Command[] = [keysCreate, keysShow, keysSuspend, 
 
 /**
  * The commands that run whole (their own parser and usage): `lanes` and `analyze` call the public
- * API with an API key, `sandbox history` generates data here, `sql` and `predict` read the stores.
+ * API with an API key, `sandbox history` generates data here, `sql` and `predict` read the stores,
+ * `store move` carries the embedded store into Redis and Kafka.
  */
-export const RUN_COMMANDS: readonly RunCommand[] = [lanesCommand, analyzeCommand, sandboxHistoryCommand, sqlCommand, predictCommand];
+export const RUN_COMMANDS: readonly RunCommand[] = [lanesCommand, analyzeCommand, sandboxHistoryCommand, sqlCommand, predictCommand, storeMoveCommand];
 
 const GLOBAL_OPTIONS: NonNullable<ParseArgsConfig['options']> = {
   url: { type: 'string' },
@@ -73,9 +76,10 @@ function baseUrl(values: OptionValues, env: CliEnv): string {
   return url;
 }
 
+/** --token, else ADMIN_TOKEN, else the token a start without ADMIN_TOKEN generated and kept in DATA_DIR. */
 function adminToken(values: OptionValues, env: CliEnv): string {
-  const token = typeof values.token === 'string' ? values.token : env.ADMIN_TOKEN;
-  if (!token) throw new UsageError('No admin token: pass --token or set ADMIN_TOKEN.');
+  const token = typeof values.token === 'string' ? values.token : env.ADMIN_TOKEN ?? keptAdminToken(env.DATA_DIR ?? './data');
+  if (!token) throw new UsageError('No admin token: pass --token or set ADMIN_TOKEN (or run where the API keeps DATA_DIR/admin-token).');
   return token;
 }
 

@@ -16,3 +16,17 @@ export function alignedTable(header: readonly string[], rows: readonly (readonly
   const line = (cells: readonly string[]) => cells.map(pad).join('  ').trimEnd();
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
 }
+
+/**
+ * A value of a query's answer as a person reads it (cli sql's table, the analysts' guide's example
+ * answers): whole numbers as they are, other numbers to 4 decimals (2.0798611111111107 → 2.0799,
+ * 1.5000 → 1.5), NULL, objects and arrays as JSON. ClickHouse's JSON sends 64-bit integers as
+ * strings, so numbers are recognised in text too.
+ */
+export function shownValue(value: unknown): string {
+  if (value === null || value === undefined) return 'NULL';
+  if (typeof value === 'object') return JSON.stringify(value);
+  const text = String(value);
+  if (/^-?\d+\.\d+(e-?\d+)?$|^-?\d+e-?\d+$/.test(text)) return String(Number(Number(text).toFixed(4)));
+  return text;
+}

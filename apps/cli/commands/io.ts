@@ -5,7 +5,7 @@
 import type { Env } from '../../../lib/config/index.ts';
 
 export type CliEnv = Partial<Pick<Env,
-  'PORT' | 'ADMIN_TOKEN' | 'TRACKING_API_KEY' | 'CLICKHOUSE_URL' | 'CLICKHOUSE_DATABASE' | 'DATA_DIR' | 'KAFKA_BROKERS' | 'CONFIG_DIR'>>;
+  'PORT' | 'ADMIN_TOKEN' | 'TRACKING_API_KEY' | 'CLICKHOUSE_URL' | 'CLICKHOUSE_DATABASE' | 'DATA_DIR' | 'KAFKA_BROKERS' | 'CONFIG_DIR' | 'REDIS_URL'>>;
 
 export interface CliIo {
   /** The variables the CLI uses, as `loadEnv()` read them. */

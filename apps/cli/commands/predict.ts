@@ -36,7 +36,11 @@ exact day and mean absolute error, against the carrier EDD and the lane benchmar
   --since, --until      stored sources' window (default: LANE_WINDOW_DAYS before --split, to now)
   --predictions <file>  one JSON line per poll at or after --split: { carrier, awb, as_of, stage, prediction }
   --json                the summary as one JSON object on stdout (default: a table)
-Example: npm run cli -- predict backtest --polls history.jsonl --split 2026-05-15T00:00:00+05:30 --predictions p.jsonl
+Examples (a history of the simulated network first, docs/analysts/backtest.md):
+  npm run cli -- sandbox history --shipments 20000 --end 2026-06-01T00:00:00+05:30 --out history.jsonl
+  npm run cli -- predict backtest --polls history.jsonl --split 2026-05-17T00:00:00+05:30 --predictions p.jsonl
+  npm run cli -- predict backtest --from-embedded --split "$(date -u -d '15 days ago' +%FT%TZ)"
+A warning (stderr) says when the split leaves nothing to learn from or fewer than 500 predictions to score.
 `;
 
 const num = (v: number | null) => (v === null ? '—' : String(v));
@@ -51,12 +55,19 @@ export function formatBacktest(s: BacktestSummary): string {
     pct(x.exact_day_rate), num(x.mean_absolute_error_days), pct(x.carrier_edd.exact_day_rate), num(x.carrier_edd.mean_absolute_error_days),
     pct(x.lane_benchmark.exact_day_rate), num(x.lane_benchmark.mean_absolute_error_days),
   ]);
+  const positions = Object.entries(s.in_transit_by_position ?? {}).map(([position, x]) => [
+    `in_transit @ ${position}`, String(x.predictions), pct(x.p80_coverage), pct(x.p90_coverage), num(x.p80_median_width_days),
+    num(x.p90_median_width_days), pct(x.exact_day_rate), num(x.mean_absolute_error_days), pct(x.carrier_edd.exact_day_rate),
+    num(x.carrier_edd.mean_absolute_error_days), pct(x.lane_benchmark.exact_day_rate), num(x.lane_benchmark.mean_absolute_error_days),
+  ]);
   return [
     `Backtest split at ${s.split}: learned from ${s.trained_on_shipments} delivered shipments (${s.polls_before_split} polls before), ` +
       `${s.polls_at_or_after_split} polls predicted`,
     `In-transit polls with a prediction: ${pct(s.in_transit_predicted_share)} of ${s.in_transit_polls}`,
     '', ...alignedTable(header, rows, (column) => column === 0), '',
+    ...(positions.length ? ['In transit, by where the latest scan was:', '', ...alignedTable(header, positions, (column) => column === 0), ''] : []),
     'Widths in days, both ends counted; errors in days against the IST delivery day.', '',
+    ...(s.warnings ?? []).map((w) => `Warning: ${w}`),
   ].join('\n');
 }
 
@@ -150,6 +161,8 @@ async function run(io: CliIo, values: Values): Promise<number> {
     progress.stop();
     if (out) { out.end(); await once(out, 'finish'); }
     if (invalid > 0) io.stderr(`${invalid} invalid lines skipped (twice: both reads)\n`);
+    // Also in the summary (`warnings`); on stderr so a piped --json stays one object.
+    for (const warning of summary.warnings) io.stderr(`warning: ${warning}\n`);
     io.stdout(values.json ? JSON.stringify(summary) + '\n' : formatBacktest(summary));
     return 0;
   } finally {

@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { clickHouseErrorInfo, createClickHouseClient, DEFAULT_CLICKHOUSE_URL, resolveTarget } from '../../../lib/clickhouse/client.ts';
 import { bindQueryParams, QueryParamError, queryParams } from '../../../lib/clickhouse/params.ts';
 import type { RunCommand } from './command.ts';
-import { alignedTable } from './format.ts';
+import { alignedTable, shownValue } from './format.ts';
 import type { CliIo } from './io.ts';
 import { findQuestion, guideQuestions, type GuideQuestion } from './guide.ts';
 
@@ -25,11 +25,37 @@ ClickHouse: CLICKHOUSE_URL (default ${DEFAULT_CLICKHOUSE_URL}), database CLICKHO
 
 type Row = Record<string, unknown>;
 
-const cell = (v: unknown): string => (v === null || v === undefined ? 'NULL' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+/**
+ * The figures live in ClickHouse, which the embedded default does not run: what to start, and how
+ * the history gets there, for an analyst whose first `cli sql` found nothing listening.
+ */
+export const NO_CLICKHOUSE_HINT = `
+The questions read ClickHouse, which the embedded default (npm start without services) does not run.
+  1. Start the services:            npm run services -- up      (or point CLICKHOUSE_URL at your own ClickHouse)
+     and use their addresses:       eval "$(npm run -s services -- env | sed 's/^/export /')"
+  2. Create the tables:             npm run migrate
+  3. Load a history, either
+     - the embedded store's:        npm run cli -- store move   (stop npm start first; a normalizer loads it into ClickHouse)
+     - or a simulated one:          npm run cli -- sandbox history --shipments 8000 --into-stores
+     with a normalizer running:     npm run normalizer
+  4. Ask again, e.g.:               npm run cli -- sql 1 --mode test
+Docs: docs/analysts.md ("Connecting").
+`;
 
-/** Aligned columns; numbers right-aligned. */
+/** The database or a table is missing: migrations not run there. */
+const NO_TABLES_HINT = `
+The database or its tables are missing: run npm run migrate against this ClickHouse (CLICKHOUSE_URL, CLICKHOUSE_DATABASE), then load a
+history (npm run cli -- store move, or npm run cli -- sandbox history --shipments 8000 --into-stores, with a normalizer running).
+`;
+
+/** A question's title as the guide writes it: "3. Cancellations by carrier". */
+export function questionTitle(question: GuideQuestion): string {
+  return `${question.id.slice(1)}. ${question.title}`;
+}
+
+/** Aligned columns; numbers right-aligned, to 4 decimals as the guide shows them. */
 export function formatTable(columns: readonly string[], rows: readonly Row[]): string {
-  const cells = rows.map((r) => columns.map((c) => cell(r[c])));
+  const cells = rows.map((r) => columns.map((c) => shownValue(r[c])));
   const numeric = columns.map((_, i) => cells.length > 0 && cells.every((r) => /^-?\d+(\.\d+)?(e-?\d+)?$|^NULL$/.test(r[i]!)));
   return alignedTable(columns, cells, (column) => !numeric[column]).join('\n') + '\n';
 }
@@ -82,7 +108,7 @@ export async function runSql(argv: string[], io: CliIo): Promise<number> {
   if (values.help) { io.stdout(SQL_USAGE); return 0; }
   const questions = guideQuestions();
   if (values.list) {
-    io.stdout(questions.map((q) => `${q.id.padEnd(4)} ${q.title}`).join('\n') + '\n');
+    io.stdout(questions.map((q) => `${questionTitle(q)}`).join('\n') + '\n');
     return 0;
   }
   const usage = (message: string) => { io.stderr(`error: ${message}\n\n${SQL_USAGE}`); return 2; };
@@ -112,7 +138,7 @@ export async function runSql(argv: string[], io: CliIo): Promise<number> {
     else if (values.format === 'csv') io.stdout(formatCsv(columns, rows));
     else {
       const asOf = queryParams(question.sql).has('as_of') ? `; as of ${params.as_of!.replace('T', ' ').replace(/(Z|\+00:00)$/, '')} UTC` : '';
-      io.stdout(`${question.id}. ${question.title} (mode ${values.mode}${asOf}; ${target.url}, database ${target.database})\n\n${formatTable(columns, rows)}`);
+      io.stdout(`${questionTitle(question)} (mode ${values.mode}${asOf}; ${target.url}, database ${target.database})\n\n${formatTable(columns, rows)}`);
       if (rows.length === 0) {
         io.stdout(values.mode === 'live'
           ? '(no rows: no live shipments closed in the question\'s window; with only trk_test_ keys, add --mode test)\n'
@@ -125,6 +151,8 @@ export async function runSql(argv: string[], io: CliIo): Promise<number> {
     const { code, message } = clickHouseErrorInfo(err);
     const reply = code === null ? 'could not be reached' : `answered error ${code}`;
     io.stderr(`error: ClickHouse at ${target.url} (database ${target.database}) ${reply}: ${message}\n`);
+    if (code === null) io.stderr(NO_CLICKHOUSE_HINT);
+    else if (code === 60 || code === 81) io.stderr(NO_TABLES_HINT);
     return 1;
   } finally {
     await client.close();

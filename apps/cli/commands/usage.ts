@@ -22,6 +22,8 @@ Commands (the admin HTTP API unless said otherwise):
   predict backtest (--polls <file.jsonl> | --from-embedded | --from-kafka | --from-clickhouse)
               --split <ISO> [--predictions <out.jsonl>] [--json]
               (scores the delivery model on stored polls; no API call; predict --help for more)
+  store move [--force]
+              (the embedded store under DATA_DIR into REDIS_URL, its raw-poll log into KAFKA_BROKERS)
 
 Options:
   --url <base>     admin API base URL (default http://127.0.0.1:\${PORT:-3000})

@@ -5,7 +5,9 @@
  * failed-attempt process, returns, silent losses and unannounced closures of a destination's last
  * mile (days the calendar does not know). Only the product's holiday calendar is shared: carriers
  * really rest on those days. It writes carrier_poll.v1 polls, several per shipment as a poller
- * would, with the scan texts the mapping rules read.
+ * would, with the scan texts the mapping rules read, and scan locations in its carriers' own
+ * wording that move from the origin's hub through relay cities and a hub of the destination's
+ * state to the destination's hub and its delivering branch (the position the model learns from).
  */
 import type { DeliveryCalendar } from '../../calendar/index.ts';
 import type { CarrierPoll, RawScan } from '../../schemas/index.ts';
@@ -13,18 +15,26 @@ import { DAY_MS, HOUR_MS, IST_OFFSET_MS } from '../../time/index.ts';
 import { dayNumberOf, dayText } from '../workdays.ts';
 import { seededRandom } from '../../random/seeded-random.ts';
 
-interface Place { pincode: string; city: string; state: string }
+/** A place, with another city of its state whose hub parcels for it pass (null: none). */
+interface Place { pincode: string; city: string; state: string; stateHub: string | null }
 const PLACES: readonly Place[] = [
-  { pincode: '171001', city: 'Shimla', state: 'Himachal Pradesh' },
-  { pincode: '831001', city: 'Jamshedpur', state: 'Jharkhand' },
-  { pincode: '452001', city: 'Indore', state: 'Madhya Pradesh' },
-  { pincode: '641001', city: 'Coimbatore', state: 'Tamil Nadu' },
-  { pincode: '160017', city: 'Chandigarh', state: 'Chandigarh' },
-  { pincode: '751001', city: 'Bhubaneswar', state: 'Odisha' },
-  { pincode: '395003', city: 'Surat', state: 'Gujarat' },
-  { pincode: '795001', city: 'Imphal', state: 'Manipur' },
-  { pincode: '520001', city: 'Vijayawada', state: 'Andhra Pradesh' },
+  { pincode: '171001', city: 'Shimla', state: 'Himachal Pradesh', stateHub: 'Solan' },
+  { pincode: '831001', city: 'Jamshedpur', state: 'Jharkhand', stateHub: 'Ranchi' },
+  { pincode: '452001', city: 'Indore', state: 'Madhya Pradesh', stateHub: 'Ujjain' },
+  { pincode: '641001', city: 'Coimbatore', state: 'Tamil Nadu', stateHub: 'Salem' },
+  { pincode: '160017', city: 'Chandigarh', state: 'Chandigarh', stateHub: null },
+  { pincode: '751001', city: 'Bhubaneswar', state: 'Odisha', stateHub: 'Cuttack' },
+  { pincode: '395003', city: 'Surat', state: 'Gujarat', stateHub: 'Vadodara' },
+  { pincode: '795001', city: 'Imphal', state: 'Manipur', stateHub: 'Thoubal' },
+  { pincode: '520001', city: 'Vijayawada', state: 'Andhra Pradesh', stateHub: 'Guntur' },
 ];
+/** Relay hubs between states, with their states (the carriers' own sort centres). */
+const RELAYS: readonly { city: string; state: string }[] = [
+  { city: 'Nagpur', state: 'Maharashtra' }, { city: 'Raipur', state: 'Chhattisgarh' }, { city: 'Jhansi', state: 'Uttar Pradesh' },
+  { city: 'Dhanbad', state: 'Jharkhand' }, { city: 'Ludhiana', state: 'Punjab' }, { city: 'Madurai', state: 'Tamil Nadu' },
+];
+/** Where a scan was: the origin's hub, a relay, the destination state's hub, the destination's hub or its branch. */
+type Where = 'origin' | 'relay' | 'state' | 'hub' | 'branch';
 
 /** Scan texts per carrier, as the mapping rules of config/mappings read them. */
 const TEXTS = {
@@ -100,22 +110,27 @@ export function* otherNetworkPolls(options: OtherNetworkOptions): Generator<Carr
     const destination = PLACES[di]!;
     const awb = carrier === 'delhivery' ? String(2_000_000_000_000 + n * 7 + Math.floor(r() * 7)) : `FMPP${String(4_000_000_000 + n)}`;
     const bookedMs = start + r() * (end - start);
-    const scans: { ms: number; kind: Kind }[] = [{ ms: bookedMs, kind: 'booked' }];
+    const scans: Scan[] = [{ ms: bookedMs, kind: 'booked', where: 'origin' }];
+    const relay = RELAYS[(oi * 7 + di * 3) % RELAYS.length]!;
     // Pickup: the next working day at the origin (sometimes the one after), in the afternoon.
     let pickupDay = dayNumberOf(bookedMs) + 1;
     while (!working(carrier, origin, pickupDay)) pickupDay++;
     if (r() < 0.2) { pickupDay++; while (!working(carrier, origin, pickupDay)) pickupDay++; }
     const pickupMs = istHour(pickupDay, 13 + 6 * r());
-    scans.push({ ms: pickupMs, kind: 'pickup' });
+    scans.push({ ms: pickupMs, kind: 'pickup', where: 'origin' });
     const typical = baseOf(carrier, oi, di) * (express ? 0.55 : 1);
     // Line-haul: log-normal around the lane's typical time, with a slow component (missed connections).
     let haul = typical * Math.exp(0.3 * normal(r));
     if (r() < 0.12) haul *= 1.7 + 1.5 * r();
     const arrivalMs = pickupMs + haul * HOUR_MS;
+    // Hub scans along the way: the origin's hub first, a relay between states, the destination
+    // state's hub near the end (where it has one), then the destination's hub at arrival.
     for (let t = pickupMs + (6 + 10 * r()) * HOUR_MS; t < arrivalMs; t += (10 + 14 * r()) * HOUR_MS) {
-      scans.push({ ms: t, kind: r() < 0.03 ? 'held' : 'hub' });
+      const f = (t - pickupMs) / (arrivalMs - pickupMs);
+      const where: Where = oi === di || f < 0.3 ? 'origin' : f > 0.75 && destination.stateHub ? 'state' : 'relay';
+      scans.push({ ms: t, kind: r() < 0.03 ? 'held' : 'hub', where });
     }
-    scans.push({ ms: arrivalMs, kind: 'hub' });
+    scans.push({ ms: arrivalMs, kind: 'hub', where: 'hub' });
     // Silent loss: the scans stop somewhere on the way.
     const lost = r() < 0.006;
     let outcome: 'delivered' | 'rto' | 'lost' = lost ? 'lost' : 'delivered';
@@ -126,17 +141,17 @@ export function* otherNetworkPolls(options: OtherNetworkOptions): Generator<Carr
       for (;;) {
         while (!deliverable(carrier, destination, day)) day++;
         const ofd = istHour(day, 8 + 2.5 * r());
-        scans.push({ ms: ofd, kind: 'ofd' });
+        scans.push({ ms: ofd, kind: 'ofd', where: 'branch' });
         if (r() < (cod ? 0.72 : 0.88)) {
-          scans.push({ ms: ofd + (1 + 7 * r()) * HOUR_MS, kind: 'delivered' });
+          scans.push({ ms: ofd + (1 + 7 * r()) * HOUR_MS, kind: 'delivered', where: 'branch' });
           break;
         }
-        scans.push({ ms: ofd + (3 + 6 * r()) * HOUR_MS, kind: 'failed' });
+        scans.push({ ms: ofd + (3 + 6 * r()) * HOUR_MS, kind: 'failed', where: 'branch' });
         failures++;
         if (failures >= 3) {
           outcome = 'rto';
           const rtoMs = ofd + 30 * HOUR_MS;
-          scans.push({ ms: rtoMs, kind: 'rto' }, { ms: rtoMs + (3 + 3 * r()) * DAY_MS, kind: 'rtoDone' });
+          scans.push({ ms: rtoMs, kind: 'rto', where: 'branch' }, { ms: rtoMs + (3 + 3 * r()) * DAY_MS, kind: 'rtoDone', where: 'origin' });
           break;
         }
         day += r() < 0.7 ? 1 : 2;
@@ -154,7 +169,7 @@ export function* otherNetworkPolls(options: OtherNetworkOptions): Generator<Carr
     // Polls: from an hour after booking every 6-18 hours, until one after the end (or the history's end).
     for (let t = bookedMs + HOUR_MS; t < end; t += (6 + 12 * r()) * HOUR_MS) {
       const seen = scans.filter((s) => s.ms <= t);
-      yield pollOf(carrier, awb, t, seen, origin, destination, service, eddMs, r);
+      yield pollOf(carrier, awb, t, seen, { origin, destination, relay }, service, eddMs, r);
       if (terminal && t > lastScan) break;
       if (!terminal && t > lastScan + 10 * DAY_MS) break;
     }
@@ -168,11 +183,29 @@ function hex(r: () => number, n: number): string {
   return s;
 }
 
-function pollOf(carrier: Carrier, awb: string, polledMs: number, seen: readonly { ms: number; kind: Kind }[], origin: Place, destination: Place, service: string, eddMs: number | null, r: () => number): CarrierPoll {
+interface Scan { ms: number; kind: Kind; where: Where }
+interface Route { origin: Place; destination: Place; relay: { city: string; state: string } }
+
+/** A scan's location as each carrier writes it: delhivery `City_Area_H (State)`, ekart upper case with the hub's role. */
+function locationOf(carrier: Carrier, where: Where, route: Route): string {
+  const { origin, destination, relay } = route;
+  const [city, state] = where === 'origin' ? [origin.city, origin.state] : where === 'relay' ? [relay.city, relay.state]
+    : where === 'state' ? [destination.stateHub ?? destination.city, destination.state] : [destination.city, destination.state];
+  if (carrier === 'delhivery') {
+    const suffix = where === 'branch' ? 'Central_D' : where === 'relay' ? 'Gateway_H' : 'Hub_H';
+    return `${city}_${suffix} (${state})`;
+  }
+  const role = where === 'branch' ? 'DELIVERY CENTRE' : where === 'relay' ? 'SORT CENTRE' : 'MOTHER HUB';
+  return `${city.toUpperCase()} ${role}`;
+}
+
+function pollOf(
+  carrier: Carrier, awb: string, polledMs: number, seen: readonly Scan[], route: Route, service: string, eddMs: number | null, r: () => number,
+): CarrierPoll {
+  const { origin, destination } = route;
   const scans: RawScan[] = seen.map((s) => {
     const [raw_status, raw_code, remarks] = TEXTS[carrier][s.kind];
-    const place = s.kind === 'booked' || s.kind === 'pickup' || s.kind === 'rtoDone' ? origin : destination;
-    return { occurred_at: new Date(Math.floor(s.ms / 1000) * 1000).toISOString(), raw_status, raw_code, remarks, location: `${place.city} Hub` };
+    return { occurred_at: new Date(Math.floor(s.ms / 1000) * 1000).toISOString(), raw_status, raw_code, remarks, location: locationOf(carrier, s.where, route) };
   });
   return {
     schema: 'carrier_poll.v1',

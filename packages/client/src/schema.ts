@@ -640,6 +640,8 @@ export interface components {
                         sample_size: number;
                         /** @enum {string} */
                         stage: "awaiting_pickup" | "in_transit" | "out_for_delivery" | "delivery_attempted" | "delivered" | "rto_in_transit" | "rto_delivered" | "cancelled" | "exception";
+                        /** @description Where the parcel was taken to be, from its latest scan's place: the answer's cell is of this position; null when it fell back past it */
+                        position: ("unknown" | "origin" | "en_route" | "destination_state" | "destination_city" | "delivering_branch") | null;
                         model_at: string;
                     };
                     /** @description Only on the records of a watch with promised_by: P(delivered by the end of that IST day); 0 once it has passed */
@@ -823,6 +825,8 @@ export interface components {
                     sample_size: number;
                     /** @enum {string} */
                     stage: "awaiting_pickup" | "in_transit" | "out_for_delivery" | "delivery_attempted" | "delivered" | "rto_in_transit" | "rto_delivered" | "cancelled" | "exception";
+                    /** @description Where the parcel was taken to be, from its latest scan's place: the answer's cell is of this position; null when it fell back past it */
+                    position: ("unknown" | "origin" | "en_route" | "destination_state" | "destination_city" | "delivering_branch") | null;
                     model_at: string;
                 };
             }[];
