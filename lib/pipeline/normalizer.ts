@@ -88,6 +88,11 @@ export interface FetchedBatch {
   topic: string;
   partition: number;
   messages: readonly Pick<KafkaMessage, 'key' | 'value' | 'offset' | 'headers'>[];
+  /**
+   * The batch's last offset counting what is never handed over as a message: the raw-poll log is
+   * written in transactions, so a batch usually ends in a commit marker (a control record).
+   */
+  lastOffset?: string;
   /** Moves the fetch position past `offset` (not a commit). */
   resolveOffset(offset: string): void;
   heartbeat(): Promise<void>;
@@ -155,11 +160,14 @@ export class BatchFlow {
     // Normalizing and queueing happen synchronously inside this call; the promise settles
     // once the rows are durable (and dead letters sent).
     const done = this.durably(this.handleBatch(batch.messages)).finally(() => { this.pendingMessages -= count; });
-    const committed = this.commitAfter(batch.topic, batch.partition, (BigInt(last.offset) + 1n).toString(), done);
+    // Past the batch's commit marker too: committed offsets then reach the partition's end (no
+    // lag of one left behind each transaction), and a restart does not fetch the marker again.
+    const end = batch.lastOffset !== undefined && BigInt(batch.lastOffset) > BigInt(last.offset) ? batch.lastOffset : last.offset;
+    const committed = this.commitAfter(batch.topic, batch.partition, (BigInt(end) + 1n).toString(), done);
     // Move the fetch position on. With eachBatchAutoResolve off, kafkajs fetches from the last
     // *resolved* offset, not the committed one: without this every fetch would hand the same
     // messages back. Resolving is not committing: a restart reads from the committed offset.
-    batch.resolveOffset(last.offset);
+    batch.resolveOffset(end);
     const heartbeat = () => this.heartbeatOrDrain(batch.heartbeat);
     if (this.pendingMessages > this.options.maxPendingMessages) await this.waitFor(committed, heartbeat);
     // Give the event loop's I/O phase a turn before the next batch: kafkajs hands over batches it
@@ -379,7 +387,9 @@ export class NormalizerConsumer {
       eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
         if (!isRunning() || isStale() || !this.running) return;
         this.options.metrics?.lag(batch.topic, batch.partition, Number(batch.offsetLag()));
-        await this.flow.eachBatch({ topic: batch.topic, partition: batch.partition, messages: batch.messages, resolveOffset, heartbeat });
+        await this.flow.eachBatch({
+          topic: batch.topic, partition: batch.partition, messages: batch.messages, lastOffset: batch.lastOffset(), resolveOffset, heartbeat,
+        });
       },
     });
   }
