@@ -111,7 +111,7 @@ export class SpoolDrainer {
         const lines = chunk.lines.slice(0, this.options.batchSize ?? 500);
         const polls = lines.map((line) => JSON.parse(line) as SpooledPoll);
         this.pendingSince = polls[0]!.t ?? this.pendingSince ?? Date.now();
-        const next = lines.length === chunk.lines.length ? chunk.next : advance(this.sent!, lines);
+        const next = lines.length === chunk.lines.length ? chunk.next : advance(chunk.start, lines);
         await this.sendInTransaction(polls, next);
         this.committed(next);
       } catch (err) {

@@ -82,17 +82,18 @@ export class Spool {
   }
 
   /**
-   * Whole lines from `from` on, up to about `maxBytes` (at least one line), and the position after
-   * them; null when nothing follows `from`. A position in a segment that no longer exists (deleted
-   * by hand) moves to the next one there is.
+   * Whole lines from `from` on, up to about `maxBytes` (at least one line, all of one segment),
+   * where they start and the position after them; null when nothing follows `from`. A position
+   * in a segment that no longer exists (deleted by hand) moves to the next one there is.
    */
-  async read(from: SpoolPosition, maxBytes: number): Promise<{ lines: string[]; next: SpoolPosition } | null> {
+  async read(from: SpoolPosition, maxBytes: number): Promise<{ lines: string[]; start: SpoolPosition; next: SpoolPosition } | null> {
     let at = this.settle(from);
     while (at) {
       const size = this.sizes.get(at.segment) ?? 0;
       if (at.byte < size) {
         const lines = await this.readLines(at, Math.min(size - at.byte, maxBytes), size - at.byte);
-        return { lines: lines.lines, next: { segment: at.segment, byte: at.byte + lines.bytes } };
+        // `start` is where the lines begin: the next segment's start when `from` was at a segment's end.
+        return { lines: lines.lines, start: at, next: { segment: at.segment, byte: at.byte + lines.bytes } };
       }
       at = this.settle({ segment: at.segment + 1, byte: 0 });
     }
