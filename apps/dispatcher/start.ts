@@ -68,9 +68,11 @@ export async function startDispatcher(env: Env, options: DispatcherStartOptions 
   // With ClickHouse: every attempt's row is kept in Redis from before the send until written, and
   // rows a killed dispatcher left behind are written by the reconciler (at start, then every 30 s).
   const outbox = writer ? new AttemptRowOutbox(kv, { orphanAfterMs: options.attemptRows?.orphanAfterMs }) : null;
+  // Once ClickHouse has a row it leaves Redis (a failed clean-up only means the row is written again).
+  const confirmed = (member: string) => () => { void outbox?.written(member).catch(() => {}); };
   const reconcile = async () => {
     if (!outbox || !writer) return;
-    for (const { member, row } of await outbox.orphans()) writer.write(row, () => { void outbox.written(member).catch(() => {}); });
+    for (const { member, row } of await outbox.orphans()) writer.write(row, confirmed(member));
   };
   const reconciling = setInterval(() => {
     reconcile().catch((err: unknown) => log('warn', `attempt rows: ${(err as Error).message}`));
@@ -92,7 +94,7 @@ export async function startDispatcher(env: Env, options: DispatcherStartOptions 
     onAttempt: (row, rowMember) => {
       const code = row.status_code;
       attempts.inc({ outcome: code === null ? 'no_answer' : code < 300 && code >= 200 ? 'success' : `http_${Math.floor(code / 100)}xx` });
-      writer?.write(row, rowMember && outbox ? () => { void outbox.written(rowMember).catch(() => {}); } : undefined);
+      writer?.write(row, rowMember ? confirmed(rowMember) : undefined);
     },
     onDisabled: async (endpoint, reason) => {
       const key = await access.getByPrefix(endpoint.key_prefix);
