@@ -98,7 +98,8 @@ export function pushSuite(store: StoreKind): void {
     it('a receiver failing its first attempts gets the event later with the same webhook-id; Retry-After is honoured', async () => {
       const endpoint = await subscribe();
       receiver.respond(({ attemptOfThisId }) => (attemptOfThisId === 1 ? { status: 500 } : attemptOfThisId === 2 ? { status: 429, headers: { 'retry-after': '120' } } : { status: 200 }));
-      await watch('delhivery', awbFor('delhivery', 25));
+      const awb = awbFor('delhivery', 25);
+      await watch('delhivery', awb);
       await pollRound();
       await receiver.waitFor(() => receiver.deliveries.length >= 1);
       // 5 s (±20 %) after the first failure: not before.
@@ -120,10 +121,13 @@ export function pushSuite(store: StoreKind): void {
 
       const attempts = await call('GET', `/v1/webhooks/${endpoint.id}/deliveries`);
       expect(attempts.statusCode).toBe(200);
-      const list = (attempts.json() as { deliveries: { attempt: number; status_code: number; next_attempt_at: string | null; attempted_at: string; error: string | null }[] }).deliveries;
+      type Entry = { attempt: number; status_code: number; next_attempt_at: string | null; attempted_at: string; carrier: string; awb: string };
+      const list = (attempts.json() as { deliveries: Entry[] }).deliveries;
       expect(list.map((a) => [a.attempt, a.status_code])).toEqual([[3, 200], [2, 429], [1, 500]]);
       expect(Date.parse(list[1]!.next_attempt_at!) - Date.parse(list[1]!.attempted_at)).toBe(120_000);
       expect(list[0]!.next_attempt_at).toBeNull();
+      // Each entry names the shipment the event was about.
+      expect(list.map((a) => [a.carrier, a.awb])).toEqual(Array(3).fill(['delhivery', awb]));
     });
 
     it('410 disables the endpoint and tells the owner; enabled again, it receives the kept events in order', async () => {
