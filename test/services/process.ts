@@ -4,7 +4,8 @@
  * of what it logged.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync, readSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { processExists } from './state.ts';
 
@@ -26,7 +27,10 @@ export function alive(pidfile: string, pattern: string): boolean {
   const pid = readPid(pidfile);
   if (pid !== null && commandMatches(pid, pattern)) return true;
   // A pidfile removed by a failed second start (ClickHouse deletes it on the way out) while ours
-  // runs on: find it by its command line and write the pidfile again.
+  // runs on: find it by its command line and write the pidfile again. Only a pattern naming our
+  // own files (a path under .services) can tell ours from another's: 'redis-server' alone matched
+  // the machine's own Redis on a fresh clone, and the pidfile was written into a folder not made yet.
+  if (!pattern.includes('/') || !existsSync(dirname(pidfile))) return false;
   const found = readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map(Number).find((other) => commandMatches(other, pattern));
   if (found === undefined) return false;
   writeFileSync(pidfile, `${found}\n`);
