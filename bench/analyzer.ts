@@ -9,6 +9,7 @@
  *    extra memory of the process (RSS above what it was just before the POST, sampled every 20 ms).
  * 2. The report function alone (lib/analyzer/report.ts) over BENCH_ANALYZER_REPORT_ROWS (default
  *    200,000) analysed shipments built in memory: shipments per second, best of five runs.
+ * 3. Hostile CSV headers against /healthz's p99 (upload-headers.ts).
  */
 import { fork } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -23,6 +24,7 @@ import { loadEnv } from '../lib/config/index.ts';
 import { startSandbox } from '../lib/sandbox/server.ts';
 import { NDR_REASONS, STAGES } from '../lib/schemas/index.ts';
 import type { BenchResult } from './report.ts';
+import { benchUploadHeaders } from './upload-headers.ts';
 
 export const TARGET_END_TO_END_S = 60;
 export const TARGET_REPORT_PER_S = 200_000;
@@ -149,5 +151,5 @@ if (process.env[CHILD_FLAG] === '1') {
 }
 
 export async function benchAnalyzer(): Promise<BenchResult[]> {
-  return [...reportAlone(), ...await endToEndInChild()];
+  return [...reportAlone(), ...await endToEndInChild(), ...await benchUploadHeaders()];
 }

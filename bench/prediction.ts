@@ -42,11 +42,18 @@ function scoreRows(label: string, s: BacktestSummary): BenchResult[] {
   const r = (name: string, value: number | null, unit: string, target: string | null, pass: boolean | null): BenchResult => ({ name: `${label}: ${name}`, value: value ?? NaN, unit, target, pass });
   const within = (v: number | null, low: number, high: number) => v !== null && v >= low && v <= high;
   const rows: BenchResult[] = [];
+  // A window is at least one day: where the predicted day alone holds more than the band's top (out
+  // for delivery: ~95 % delivered that day), no window can cover less, so coverage above the band
+  // at a one-day median width is the data's sharpness, not a miscalibration; below the band never passes.
+  const covered = (v: number | null, low: number, high: number, width: number | null) => within(v, low, high) || (v !== null && v > high && width === 1);
+  const band = (range: string) => `${range} (above: only at one-day width)`;
   for (const [stage, x] of [['overall', s.overall] as const, ...Object.entries(s.by_stage)]) {
     if (x.predictions === 0) continue;
     rows.push(
-      r(`${stage}: p80 coverage (${x.predictions} scored)`, x.p80_coverage, '', '0.78–0.90', within(x.p80_coverage, 0.78, 0.9)),
-      r(`${stage}: p90 coverage`, x.p90_coverage, '', '0.88–0.96', within(x.p90_coverage, 0.88, 0.96)),
+      r(`${stage}: p80 coverage (${x.predictions} scored, median width ${x.p80_median_width_days ?? '—'} d)`, x.p80_coverage, '', band('0.78–0.90'),
+        covered(x.p80_coverage, 0.78, 0.9, x.p80_median_width_days)),
+      r(`${stage}: p90 coverage (median width ${x.p90_median_width_days ?? '—'} d)`, x.p90_coverage, '', band('0.88–0.96'),
+        covered(x.p90_coverage, 0.88, 0.96, x.p90_median_width_days)),
     );
   }
   const o = s.overall;
