@@ -26,6 +26,7 @@ import { historyPolls } from '../lib/sandbox/history.ts';
 import type { CarrierPoll } from '../lib/schemas/index.ts';
 import { DAY_MS, HOUR_MS } from '../lib/time/index.ts';
 import { formatBacktest } from '../apps/cli/commands/predict.ts';
+import { oracleFloor } from './prediction-floor.ts';
 import type { BenchResult } from './report.ts';
 
 const JOURNEYS = Number(process.env.BENCH_PREDICTION_JOURNEYS ?? 200_000);
@@ -99,7 +100,13 @@ async function otherBacktest(): Promise<{ rows: BenchResult[]; model: Prediction
   const { summary, model } = await backtest(polls, { splitMs: startMs + 75 * DAY_MS, rules: product.rules, places, workdays: new WorkdayIndex(calendar), windowDays: WINDOW_DAYS });
   console.log(`\nSecond generator, ${JOURNEYS} journeys (${((Date.now() - started) / 1000).toFixed(1)} s):\n${formatBacktest(summary)}`);
   const sample = [...otherNetworkPolls({ shipments: 200, days: 90, seed: 37, calendar, startMs })];
-  return { rows: scoreRows(`second generator, ${JOURNEYS} journeys`, summary), model, polls: sample };
+  const floor = oracleFloor({ shipments: JOURNEYS, days: 90, seed: 37, calendar, startMs, splitMs: startMs + 75 * DAY_MS });
+  const label = `second generator, ${JOURNEYS} journeys`;
+  const floorRows: BenchResult[] = [
+    { name: `${label}: floor, an oracle told each arrival at the destination hub (${floor.polls} scored): exact day`, value: Number(floor.exactDayRate.toFixed(4)), unit: '', target: null, pass: null },
+    { name: `${label}: floor, that oracle's MAE`, value: Number(floor.meanAbsoluteErrorDays.toFixed(3)), unit: 'days', target: null, pass: null },
+  ];
+  return { rows: [...scoreRows(label, summary), ...floorRows], model, polls: sample };
 }
 
 /** Delivered shipments spread over real pincodes, carriers and 90 days: the rebuild's input. */

@@ -64,11 +64,15 @@ async function until(check: () => Promise<boolean>, what: string, ms = 120_000):
 }
 
 it('a second normalizer joins mid-stream, then the first is killed with SIGKILL: every poll stored exactly once', async () => {
-  // Production runs all along, a batch of unique polls at a time, until told to stop.
+  // Production runs all along, a batch of unique polls at a time, until told to stop, up to a
+  // target each step raises: unbounded, a slow rebalance on a loaded machine let it make 100,000
+  // polls, more than the normalizer could store within the wait.
   let produced = 0;
+  let target = 2_000;
   let producing = true;
   const production = (async () => {
     while (producing) {
+      if (produced >= target) { await new Promise((resolve) => setTimeout(resolve, 50)); continue; }
       const polls = Array.from({ length: BATCH }, (_, i) => ({ ...journeyPoll('delhivery', produced + i), awb: `NG${RUN}${produced + i}` }));
       await producer.send({ topic, messages: polls.map((p) => ({ key: pollKey(p.carrier, p.awb), value: JSON.stringify(p), headers: { mode: 'test' } })) });
       produced += BATCH;
@@ -81,10 +85,12 @@ it('a second normalizer joins mid-stream, then the first is killed with SIGKILL:
     const second = await normalizer();
     // Both share the partitions once the rebalance is done, and keep writing.
     const beforeKill = await stored();
+    target = produced + 3_000;
     await until(async () => (await stored()) >= beforeKill + 1_500, 'writing after the second joined');
     first.child.kill('SIGKILL');
     expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
     const afterKill = produced;
+    target = afterKill + 1_000;
     await until(async () => produced >= afterKill + 1_000, 'more polls after the kill');
     producing = false;
     await production;

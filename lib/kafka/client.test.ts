@@ -29,6 +29,15 @@ describe("a consumer's crash while its coordinator loads, and its restart", () =
       .toMatch(/expected/);
   });
 
+  it('also when kafkajs retried first and the retries ran out (a slow election on a loaded machine)', () => {
+    const filter = startStateFilter();
+    expect(filter({ message: 'Crash: KafkaJSNumberOfRetriesExceeded: This is not the correct coordinator for this group', groupId: 'normalizer' }))
+      .toMatch(/^consumer waiting for its group coordinator \(This is not the correct coordinator for this group\)/);
+    expect(filter(restart)).toMatch(/after the expected crash above/);
+    expect(filter({ message: 'Crash: KafkaJSNumberOfRetriesExceeded: Connection error: connect ECONNREFUSED', groupId: 'normalizer' })).toBeNull();
+    expect(filter(restart)).toBeNull();
+  });
+
   it('any other crash, and a restart after it or after none, stay errors', () => {
     const filter = startStateFilter();
     expect(filter(restart)).toBeNull();

@@ -25,7 +25,9 @@ const NOT_YET = /coordinator is not available|coordinator is loading|not the cor
  * the consumer in …ms", on a healthy first start against a new broker. Expected when the crash is
  * one of the states above; the restart line that follows such a crash too.
  */
-const CRASH = /^Crash: KafkaJSProtocolError: (.*)$/;
+// The crash names the error, or (kafkajs having retried it first, as on a loaded machine where the
+// election takes longer than the retries) KafkaJSNumberOfRetriesExceeded with the same message.
+const CRASH = /^Crash: KafkaJS(?:ProtocolError|NumberOfRetriesExceeded): (.*)$/;
 const RESTARTING = /^Restarting the consumer in \d+ms$/;
 
 /**
