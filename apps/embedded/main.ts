@@ -76,7 +76,9 @@ async function start() {
     const seeded = await seedEmbeddedHistory(env.DATA_DIR, {
       shipments: env.SANDBOX_HISTORY_SHIPMENTS, days: env.SANDBOX_HISTORY_DAYS, configDir: env.CONFIG_DIR,
     });
-    if (seeded.journeys) process.stdout.write(`seeded a sandbox history: ${seeded.journeys} journeys (test mode) in ${env.DATA_DIR}\n`);
+    // A start killed while seeding left a partial seed beside the log: thrown away, seeded whole again.
+    const redone = seeded.redone ? ' (a seed cut short by an earlier start was redone)' : '';
+    if (seeded.journeys) process.stdout.write(`seeded a sandbox history: ${seeded.journeys} journeys, ${seeded.polls} polls (test mode) in ${env.DATA_DIR}${redone}\n`);
   }
   const sandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
   // The sandbox payment gateway: every key pays there unless Razorpay is configured for live keys.
