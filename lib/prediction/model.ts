@@ -603,11 +603,18 @@ export function buildFromObserved(shipments: Iterable<ObservedShipment>, options
   const slotIds = new Int32Array(SLOT_COUNT);
   // This shipment's detail key ids by level × variant (-1: not yet asked).
   const detailIds = new Int32Array(DETAIL_LEVELS * VARIANTS);
+  // Every shipment's level key ids, looked up by name in the first pass and read back in the
+  // second: a Map lookup by string per shipment and level was a quarter of a rebuild.
+  const shipmentKeyIds = new Int32Array(list.length * LEVEL_COUNT);
+  let firstPass = true;
   /** Calls `visit` per observation in the window with its cell slot and the SLOT_COUNT key ids in `slotIds` (-1: none). */
   const eachObservation = (visit: (cellSlot: number, code: number, weight: number, early: boolean) => void) => {
-    for (const s of list) {
+    for (let n = 0; n < list.length; n++) {
+      const s = list[n]!;
       if (s.deliveredMs > options.modelAtMs) continue;
-      for (let l = 0; l < LEVEL_COUNT; l++) keyIds[l] = s.keys[l] == null ? -1 : ids.of(s.keys[l]!);
+      const at = n * LEVEL_COUNT;
+      if (firstPass) for (let l = 0; l < LEVEL_COUNT; l++) shipmentKeyIds[at + l] = s.keys[l] == null ? -1 : ids.of(s.keys[l]!);
+      for (let l = 0; l < LEVEL_COUNT; l++) keyIds[l] = shipmentKeyIds[at + l]!;
       detailIds.fill(-1);
       const obs = s.obs;
       for (let i = 0; i < obs.length; i += 3) {
@@ -645,10 +652,15 @@ export function buildFromObserved(shipments: Iterable<ObservedShipment>, options
       seen[cellId]!++;
     }
   });
+  firstPass = false;
   // Pass 2: weights of the cells with 30+, and the calibration window's observations, flat
   // (SLOT_COUNT key ids, then the code and the weight, per entry: an object per observation made
   // the garbage collector a third of a 1 M-shipment rebuild).
-  const counts: (Int32Array | undefined)[] = [];
+  // Cells that reach 30, in the order first met; `denseOf[cellId]` is a cell's index there (-1:
+  // none). An array indexed by cell id itself held a pointer per possible cell (tens of millions at
+  // a million shipments), which the garbage collector walked again and again.
+  const denseOf = new Int32Array(seen.length).fill(-1);
+  const cellCounts: Int32Array[] = [];
   const cellOrder: number[] = [];
   const calibration: number[] = [];
   const shipmentCount = list.reduce((n, s) => n + (s.deliveredMs > options.modelAtMs ? 0 : 1), 0);
@@ -661,13 +673,13 @@ export function buildFromObserved(shipments: Iterable<ObservedShipment>, options
       if (id < 0) continue;
       const cellId = id * STAGES * BUCKETS + cellSlot;
       if (seen[cellId]! < MIN_DELIVERIES) continue;
-      let c = counts[cellId];
-      if (!c) {
-        // Grown by pushes, never by a far index, so V8 keeps it a fast (not dictionary) array.
-        while (counts.length <= cellId) counts.push(undefined);
-        c = counts[cellId] = new Int32Array(CELL_LENGTH);
+      let d = denseOf[cellId]!;
+      if (d < 0) {
+        d = denseOf[cellId] = cellCounts.length;
+        cellCounts.push(new Int32Array(CELL_LENGTH));
         cellOrder.push(cellId);
       }
+      const c = cellCounts[d]!;
       c[k]! += weight;
       c[2 * K_SLOTS]!++;
       if (early) { c[K_SLOTS + k]! += weight; c[2 * K_SLOTS + 1]!++; }
@@ -679,7 +691,8 @@ export function buildFromObserved(shipments: Iterable<ObservedShipment>, options
   const earlyScoresOf = (cellId: number): Uint16Array | null => {
     let s = earlyScores.get(cellId);
     if (s === undefined) {
-      const c = counts[cellId];
+      const d = cellId < denseOf.length ? denseOf[cellId]! : -1;
+      const c = d < 0 ? undefined : cellCounts[d];
       s = c && c[2 * K_SLOTS + 1]! >= MIN_DELIVERIES ? scoresByDay(rankCell(c.subarray(K_SLOTS, 2 * K_SLOTS))) : null;
       earlyScores.set(cellId, s);
     }
@@ -724,8 +737,9 @@ export function buildFromObserved(shipments: Iterable<ObservedShipment>, options
   }
   const thresholds = thresholdsOf(calibrated);
   function* rows(): Generator<CellCounts> {
-    for (const cellId of cellOrder) {
-      const c = counts[cellId]!;
+    for (let d = 0; d < cellOrder.length; d++) {
+      const cellId = cellOrder[d]!;
+      const c = cellCounts[d]!;
       const keyId = Math.floor(cellId / (STAGES * BUCKETS));
       const rest = cellId - keyId * STAGES * BUCKETS;
       yield { key: ids.nameOf(keyId), stage: Math.floor(rest / BUCKETS), bucket: rest % BUCKETS, n: c[2 * K_SLOTS]!, counts: c.subarray(0, K_SLOTS) };
