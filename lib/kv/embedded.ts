@@ -133,7 +133,9 @@ export class EmbeddedKv implements Kv {
     // One process, and nothing awaited between the read and the write: atomic as it stands.
     const outcome = change(this.read<T>(key));
     if (outcome.next === null) await this.record({ o: 'del', k: key });
-    else if (outcome.next !== undefined) await this.record({ o: 'set', k: key, v: outcome.next, ...(outcome.ttlMs ? { x: this.clock() + outcome.ttlMs } : {}) });
+    else if (outcome.next !== undefined) {
+      await this.record({ o: 'set', k: key, v: outcome.next, ...(outcome.ttlMs ? { x: this.clock() + outcome.ttlMs } : {}) });
+    }
     return outcome.result;
   }
 
