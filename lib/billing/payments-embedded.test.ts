@@ -1,7 +1,9 @@
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { killAfterAcks } from '../kv/testing-killed-after-acks.ts';
 import { EmbeddedPaymentStore } from './payments-embedded.ts';
 import { PAYMENT_LEASE_MS, type PaymentRecord } from './payments.ts';
 
@@ -62,5 +64,35 @@ describe('embedded payment store', () => {
     expect(await again.listByKey('trk_test_Ab3dE9x')).toEqual([settled]);
     expect(await again.getAttempt('rn_1')).toEqual(attempt);
     await again.close();
+  });
+
+  it('resolves a claim, a settlement and an attempt only after an fsync, one fsync for the changes of one moment', async () => {
+    const store = new EmbeddedPaymentStore(dir());
+    expect(store.syncs).toBe(0);
+    await store.claim(pending('pay_1'), NOW);
+    expect(store.syncs).toBe(1);
+    const settled = (id: string): PaymentRecord => ({ ...pending(id), state: 'settled', applied: true, lease_until: 0 });
+    await Promise.all([store.settle(settled('pay_1')), store.settle(settled('pay_2')), store.settle(settled('pay_3'))]);
+    expect(store.syncs).toBe(2);
+    await store.saveAttempt({ reference_id: 'rn_1', link_id: 'plink_1', short_url: 'http://x/pay/plink_1', key_prefix: 'trk_test_Ab3dE9x', plan: 'growth' });
+    expect(store.syncs).toBe(3);
+    // Reads and a redelivery of a settled payment write nothing, so they fsync nothing.
+    await store.claim(pending('pay_1'), NOW);
+    await store.listByKey('trk_test_Ab3dE9x');
+    expect(store.syncs).toBe(3);
+    await store.close();
+  });
+});
+
+describe('embedded payment store killed with SIGKILL right after acknowledging', () => {
+  const CHILD = fileURLToPath(new URL('./testing-durable-child.ts', import.meta.url));
+
+  it('keeps every payment whose settle had resolved', { timeout: 60_000 }, async () => {
+    const d = dir();
+    const acked = await killAfterAcks(CHILD, [d], 40);
+    const store = new EmbeddedPaymentStore(d);
+    const kept = new Map((await store.listByKey('trk_live_Ab3dE9x')).map((p) => [p.id, p]));
+    for (const id of acked) expect(kept.get(id)).toMatchObject({ id, state: 'settled', applied: true });
+    await store.close();
   });
 });

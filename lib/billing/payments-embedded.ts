@@ -17,10 +17,12 @@ export function embeddedPaymentsDir(dataDir: string): string {
 
 /**
  * The embedded twin: records in memory, every change appended to the journal (lib/kv/journal.ts)
- * with a synchronous write before the caller goes on (a crash of the process loses none; not
- * fsynced, so a power cut may lose the last moments), compacted at start. One process per DATA_DIR,
- * as for the access store: a claim reads and writes in one synchronous step of that process, so no
- * two deliveries interleave inside it.
+ * with a synchronous write and applied at once, and the call resolves only once the change is
+ * fsynced (the journal's group commit: one fsync for every change of the moment). The gateway's
+ * webhook is answered 200 after `settle` resolves and then never sent again, so a payment it was
+ * told we have must survive a power cut, not only a crash of the process. Compacted at start. One
+ * process per DATA_DIR, as for the access store: a claim reads and writes in one synchronous step
+ * of that process, so no two deliveries interleave inside it.
  */
 export class EmbeddedPaymentStore implements PaymentStore {
   private readonly payments = new Map<string, PaymentRecord>();
@@ -43,19 +45,28 @@ export class EmbeddedPaymentStore implements PaymentStore {
     else this.attempts.set(line.a.reference_id, line.a);
   }
 
-  private write(line: Line): void {
-    this.journal.append([line], false);
+  /** Journal first, then memory (synchronously); resolves once the line is fsynced. */
+  private write(line: Line): Promise<void> {
+    const synced = this.journal.commit([line]);
     this.apply(line);
+    return synced;
+  }
+
+  /** Group fsyncs done (lib/kv/journal.ts): tests check that payments take the durable path. */
+  get syncs(): number {
+    return this.journal.syncs;
   }
 
   async claim(pending: PaymentRecord, nowMs: number): Promise<PaymentClaim> {
     const claim = claimOf(this.payments.get(pending.id) ?? null, nowMs);
-    if (claim.kind === 'claimed') this.write({ p: pending });
+    if (claim.kind === 'claimed') await this.write({ p: pending });
+    // A redelivery answered "already settled" acknowledges that record too: not before it is on disk.
+    else await this.journal.flushed();
     return claim;
   }
 
   async settle(record: PaymentRecord): Promise<void> {
-    this.write({ p: record });
+    await this.write({ p: record });
   }
 
   async listByKey(prefix: string): Promise<PaymentRecord[]> {
@@ -64,8 +75,11 @@ export class EmbeddedPaymentStore implements PaymentStore {
 
   async saveAttempt(attempt: LinkAttempt): Promise<LinkAttempt> {
     const kept = this.attempts.get(attempt.reference_id);
-    if (kept) return kept;
-    this.write({ a: attempt });
+    if (kept) {
+      await this.journal.flushed();
+      return kept;
+    }
+    await this.write({ a: attempt });
     return attempt;
   }
 

@@ -29,10 +29,12 @@ export function embeddedIdempotencyDir(dataDir: string): string {
 
 /**
  * The embedded twin, kept like the access store's files (lib/kv/journal.ts): answers in memory,
- * each appended to the journal with a synchronous write before the request is answered (so a crash
- * of the process loses none; not fsynced), the live ones compacted into the snapshot at start, every
- * COMPACT_AFTER_BYTES and at close. Claims are not journaled: after a restart the request that held
- * one is gone and a retry should run. One process per directory.
+ * each appended to the journal with a synchronous write and `complete` resolving once it is fsynced
+ * (the journal's group commit), so an answer the client was sent survives a power cut: a retry with
+ * the key after one must be replayed, not run again (it would count its lookups twice). The live
+ * answers are compacted into the snapshot at start, every COMPACT_AFTER_BYTES and at close. Claims
+ * are not journaled: after a restart the request that held one is gone and a retry should run. One
+ * process per directory.
  */
 export class EmbeddedIdempotencyStore implements IdempotencyStore {
   private readonly records = new Map<string, IdempotencyRecord>();
@@ -67,7 +69,11 @@ export class EmbeddedIdempotencyStore implements IdempotencyStore {
   async claim(scope: string, key: string, fingerprint: string, nowMs: number): Promise<Claim> {
     const k = this.k(scope, key);
     const current = liveRecord(this.records.get(k) ?? null, nowMs);
-    if (current) return claimOf(current);
+    if (current) {
+      // A replay sends an answer whose fsync may still run (its own request waits for it): wait too.
+      if (current.state === 'done') await this.journal.flushed();
+      return claimOf(current);
+    }
     const token = randomUUID();
     this.records.set(k, { state: 'pending', fingerprint, token, expires_at: nowMs + CLAIM_LEASE_MS });
     return { kind: 'claimed', token };
@@ -76,10 +82,17 @@ export class EmbeddedIdempotencyStore implements IdempotencyStore {
   async complete(scope: string, key: string, fingerprint: string, answer: StoredAnswer, nowMs: number): Promise<void> {
     const k = this.k(scope, key);
     const record: IdempotencyRecord = { state: 'done', fingerprint, answer, expires_at: nowMs + IDEMPOTENCY_TTL_MS };
-    this.journal.append([{ k, r: record }], false);
-    // In memory before a compaction, which writes what memory holds.
+    const synced = this.journal.commit([{ k, r: record }]);
+    // In memory before a compaction, which writes what memory holds (and answers the commit).
     this.records.set(k, record);
     if (this.journal.appendedBytes >= COMPACT_AFTER_BYTES) this.compact();
+    // The batch route sends the answer only after this: nothing is acknowledged before the fsync.
+    await synced;
+  }
+
+  /** Group fsyncs done (lib/kv/journal.ts): tests check that answers take the durable path. */
+  get syncs(): number {
+    return this.journal.syncs;
   }
 
   async release(scope: string, key: string, token: string): Promise<void> {

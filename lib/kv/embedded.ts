@@ -29,11 +29,13 @@ const COMPACT_AFTER = 200_000;
 /**
  * The key-value store of the embedded default, in its own directory (push's: `DATA_DIR/push/`):
  * the state in memory, every change appended to the journal (journal.ts) with a synchronous write
- * before the call returns, so a kill -9 loses nothing that was acknowledged. Not fsynced: the OS
- * keeps written data through a process crash; a power cut may lose the last moments, as with the
- * access store's counts. The state is compacted into the snapshot at open and every COMPACT_AFTER
- * changes. Schedule leases are not journaled: after a restart everything leased is due at once,
- * which is what a restart should do.
+ * and applied at once (so each check-and-write stays one synchronous step), and the call resolves
+ * only once the change is fsynced (group commit: one fsync for every change of the moment). Push's
+ * endpoints, queue and attempt rows are acknowledged to customers and drive deliveries, so they
+ * must survive a power cut, not only a crash of the process. A read may see a change whose fsync
+ * is still running; its writer has not been answered yet. The state is compacted into the snapshot
+ * at open and every COMPACT_AFTER changes. Schedule leases are not journaled: after a restart
+ * everything leased is due at once, which is what a restart should do.
  */
 export class EmbeddedKv implements Kv {
   private readonly docs = new Map<string, { v: unknown; x: number | null }>();
@@ -79,11 +81,21 @@ export class EmbeddedKv implements Kv {
     }
   }
 
-  /** Journal first, then memory: what a caller was told happened is written. */
-  private record(entry: Entry): void {
-    this.journal.append([entry], false);
+  /**
+   * Journal first, then memory: what a caller is told happened is written. Resolves once fsynced;
+   * every write method awaits it before it resolves, so nothing is acknowledged before then.
+   */
+  private record(entry: Entry): Promise<void> {
+    const synced = this.journal.commit([entry]);
     this.apply(entry);
+    // A compaction's snapshot is fsynced: it answers the waiting commits itself.
     if (this.journal.appended >= COMPACT_AFTER) this.compact();
+    return synced;
+  }
+
+  /** Group fsyncs done (journal.ts): tests check that writes take the durable path. */
+  get syncs(): number {
+    return this.journal.syncs;
   }
 
   private setOf(key: string): Set<string> {
@@ -120,8 +132,10 @@ export class EmbeddedKv implements Kv {
   async update<T, R>(key: string, change: (current: T | null) => { next?: T | null; result: R; ttlMs?: number }): Promise<R> {
     // One process, and nothing awaited between the read and the write: atomic as it stands.
     const outcome = change(this.read<T>(key));
-    if (outcome.next === null) this.record({ o: 'del', k: key });
-    else if (outcome.next !== undefined) this.record({ o: 'set', k: key, v: outcome.next, ...(outcome.ttlMs ? { x: this.clock() + outcome.ttlMs } : {}) });
+    if (outcome.next === null) await this.record({ o: 'del', k: key });
+    else if (outcome.next !== undefined) {
+      await this.record({ o: 'set', k: key, v: outcome.next, ...(outcome.ttlMs ? { x: this.clock() + outcome.ttlMs } : {}) });
+    }
     return outcome.result;
   }
 
@@ -130,7 +144,7 @@ export class EmbeddedKv implements Kv {
     const next = (current ?? 0) + 1;
     // The expiry is the counter's creation's, as with Redis.
     const expires = current === null ? this.clock() + ttlMs : this.docs.get(key)?.x ?? this.clock() + ttlMs;
-    this.record({ o: 'set', k: key, v: next, x: expires });
+    await this.record({ o: 'set', k: key, v: next, x: expires });
     return next;
   }
 
@@ -146,27 +160,27 @@ export class EmbeddedKv implements Kv {
       ...(step.listPushes ?? []).map((p): Entry => ({ o: 'lpush', k: p.key, v: p.value, n: p.keep })),
     ];
     // One journal line (one write) for the whole step, so it is kept whole or not at all.
-    if (entries.length === 1) this.record(entries[0]!);
-    else if (entries.length > 1) this.record({ o: 'step', e: entries });
+    if (entries.length === 1) await this.record(entries[0]!);
+    else if (entries.length > 1) await this.record({ o: 'step', e: entries });
     return step.result;
   }
 
   async set<T>(key: string, value: T, ttlMs?: number): Promise<void> {
-    this.record({ o: 'set', k: key, v: value, ...(ttlMs ? { x: this.clock() + ttlMs } : {}) });
+    await this.record({ o: 'set', k: key, v: value, ...(ttlMs ? { x: this.clock() + ttlMs } : {}) });
   }
 
   async delete(key: string): Promise<void> {
-    if (this.docs.has(key)) this.record({ o: 'del', k: key });
+    if (this.docs.has(key)) await this.record({ o: 'del', k: key });
   }
 
   async setAdd(key: string, member: string): Promise<boolean> {
     if (this.sets.get(key)?.has(member)) return false;
-    this.record({ o: 'sadd', k: key, m: member });
+    await this.record({ o: 'sadd', k: key, m: member });
     return true;
   }
 
   async setRemove(key: string, member: string): Promise<void> {
-    if (this.sets.get(key)?.has(member)) this.record({ o: 'srem', k: key, m: member });
+    if (this.sets.get(key)?.has(member)) await this.record({ o: 'srem', k: key, m: member });
   }
 
   async setMembers(key: string): Promise<string[]> {
@@ -174,16 +188,16 @@ export class EmbeddedKv implements Kv {
   }
 
   async schedule(key: string, member: string, atMs: number): Promise<void> {
-    if (this.zsets.get(key)?.get(member) !== atMs) this.record({ o: 'zadd', k: key, m: member, s: atMs });
+    if (this.zsets.get(key)?.get(member) !== atMs) await this.record({ o: 'zadd', k: key, m: member, s: atMs });
   }
 
   async unschedule(key: string, member: string): Promise<void> {
-    if (this.zsets.get(key)?.has(member)) this.record({ o: 'zrem', k: key, m: member });
+    if (this.zsets.get(key)?.has(member)) await this.record({ o: 'zrem', k: key, m: member });
   }
 
   async unscheduleIf(key: string, member: string, atMs: number): Promise<boolean> {
     if (this.zsets.get(key)?.get(member) !== atMs) return false;
-    this.record({ o: 'zrem', k: key, m: member });
+    await this.record({ o: 'zrem', k: key, m: member });
     return true;
   }
 
@@ -201,7 +215,7 @@ export class EmbeddedKv implements Kv {
   }
 
   async listPush(key: string, value: unknown, keep: number): Promise<void> {
-    this.record({ o: 'lpush', k: key, v: value, n: keep });
+    await this.record({ o: 'lpush', k: key, v: value, n: keep });
   }
 
   async listRange<T>(key: string, count: number): Promise<T[]> {

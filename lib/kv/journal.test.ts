@@ -13,6 +13,12 @@ const calls: string[] = [];
 const fds = new Map<number, string>();
 /** Set by a test: the next append's write stores only part of its bytes, then fails (a full disk). */
 let failNextWrite = false;
+/**
+ * Set by a test: group fsyncs (the asynchronous `fsync`) wait in `heldSyncs` until the test lets
+ * them finish, so it can see who waits for which fsync; `error` makes that one fail.
+ */
+let holdSyncs = false;
+const heldSyncs: ((error?: Error) => void)[] = [];
 
 vi.mock('node:fs', async (importOriginal) => {
   const fs = await importOriginal<typeof import('node:fs')>();
@@ -39,6 +45,15 @@ vi.mock('node:fs', async (importOriginal) => {
       calls.push(`fsync ${fds.get(fd)}`);
       fs.fsyncSync(fd);
     },
+    fsync: (fd: number, callback: (err: NodeJS.ErrnoException | null) => void) => {
+      calls.push(`group fsync ${fds.get(fd)}`);
+      if (!holdSyncs) return fs.fsync(fd, callback);
+      // Let go by the test: done at once, so the test's next turns see its callback's effects.
+      heldSyncs.push((error) => {
+        if (!error) fs.fsyncSync(fd);
+        callback(error ?? null);
+      });
+    },
     renameSync: (from: string, to: string) => {
       calls.push(`rename ${basename(from)} ${basename(to)}`);
       fs.renameSync(from, to);
@@ -54,6 +69,8 @@ let dir: string;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'journal-'));
   calls.length = 0;
+  holdSyncs = false;
+  heldSyncs.length = 0;
 });
 afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
@@ -187,6 +204,132 @@ describe('journal', () => {
     alone.journal.close();
     writeFileSync(join(dir, 'journal.ndjson'), '{"n":7}\n');
     expect(open().entries).toEqual([]);
+  });
+});
+
+/** Lets every callback and `setImmediate` queued so far run (the group fsync starts at the end of a turn). */
+const turns = async (n = 3) => { for (let i = 0; i < n; i++) await new Promise<void>((resolve) => setImmediate(resolve)); };
+/** A promise's outcome so far, without waiting for it. */
+const watch = (promise: Promise<void>) => {
+  const seen: { state: 'waiting' | 'resolved' | 'rejected'; error?: unknown } = { state: 'waiting' };
+  promise.then(() => { seen.state = 'resolved'; }, (error: unknown) => { seen.state = 'rejected'; seen.error = error; });
+  return seen;
+};
+
+describe('journal group commit', () => {
+  it('writes a commit at once and resolves it only after an fsync; commits of one turn share one fsync', async () => {
+    const { journal } = open();
+    journal.compact(() => ({}));
+    holdSyncs = true;
+    calls.length = 0;
+    const commits = [journal.commit([{ n: 1 }]), journal.commit([{ n: 2 }]), journal.commit([{ n: 3 }])].map(watch);
+    // Written before commit returns: the caller may apply the change at once.
+    expect(readFileSync(join(dir, 'journal-1.ndjson'), 'utf8')).toBe('{"n":1}\n{"n":2}\n{"n":3}\n');
+    await turns();
+    expect(calls.filter((c) => c.includes('fsync'))).toEqual(['group fsync journal-1.ndjson']);
+    expect(commits.map((c) => c.state)).toEqual(['waiting', 'waiting', 'waiting']);
+    heldSyncs.shift()!();
+    await turns();
+    expect(commits.map((c) => c.state)).toEqual(['resolved', 'resolved', 'resolved']);
+    expect(journal.syncs).toBe(1);
+    journal.close();
+  });
+
+  it('commits made while an fsync runs wait for the next one, which they all share', async () => {
+    const { journal } = open();
+    journal.compact(() => ({}));
+    holdSyncs = true;
+    const first = watch(journal.commit([{ n: 1 }]));
+    await turns();
+    expect(heldSyncs).toHaveLength(1);
+    const later = [watch(journal.commit([{ n: 2 }])), watch(journal.commit([{ n: 3 }]))];
+    await turns();
+    // One fsync at a time: the second has not started.
+    expect(heldSyncs).toHaveLength(1);
+    heldSyncs.shift()!();
+    await turns();
+    expect(first.state).toBe('resolved');
+    // Written after the first fsync started: not covered by it.
+    expect(later.map((c) => c.state)).toEqual(['waiting', 'waiting']);
+    expect(heldSyncs).toHaveLength(1);
+    heldSyncs.shift()!();
+    await turns();
+    expect(later.map((c) => c.state)).toEqual(['resolved', 'resolved']);
+    expect(journal.syncs).toBe(2);
+    journal.close();
+  });
+
+  it('flushed() waits for commits not yet fsynced and is at once when there are none', async () => {
+    const { journal } = open();
+    journal.compact(() => ({}));
+    await journal.flushed();
+    expect(journal.syncs).toBe(0);
+    holdSyncs = true;
+    void journal.commit([{ n: 1 }]);
+    const flushed = watch(journal.flushed());
+    await turns();
+    expect(flushed.state).toBe('waiting');
+    heldSyncs.shift()!();
+    await turns();
+    expect(flushed.state).toBe('resolved');
+    journal.close();
+  });
+
+  it('refuses the group whose fsync failed, and every later write until a restart', async () => {
+    const { journal } = open();
+    journal.compact(() => ({}));
+    holdSyncs = true;
+    const failed = watch(journal.commit([{ n: 1 }]));
+    await turns();
+    const waiting = watch(journal.commit([{ n: 2 }]));
+    heldSyncs.shift()!(Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' }));
+    await turns();
+    expect(failed.state).toBe('rejected');
+    expect(String(failed.error)).toMatch(/EIO/);
+    expect(waiting.state).toBe('rejected');
+    expect(heldSyncs).toHaveLength(0);
+    expect(() => journal.commit([{ n: 3 }])).toThrow(/fsync of the journal failed \(EIO.*restart the process/);
+    expect(() => journal.append([{ n: 3 }], false)).toThrow(/restart the process/);
+    await expect(journal.flushed()).rejects.toThrow(/EIO/);
+    journal.close();
+  });
+
+  it('a compaction answers waiting commits (its snapshot is fsynced) and keeps the file of a running fsync open until it ends', async () => {
+    const { journal } = open();
+    journal.compact(() => ({}));
+    holdSyncs = true;
+    const running = watch(journal.commit([{ n: 1 }]));
+    await turns();
+    const waiting = watch(journal.commit([{ n: 2 }]));
+    journal.compact(() => ({ total: 3 }));
+    await turns();
+    expect(waiting.state).toBe('resolved');
+    expect(running.state).toBe('waiting');
+    // The old journal is deleted but its descriptor still open: the fsync ends without EBADF.
+    heldSyncs.shift()!();
+    await turns();
+    expect(running.state).toBe('resolved');
+    const after = watch(journal.commit([{ n: 4 }]));
+    await turns();
+    heldSyncs.shift()!();
+    await turns();
+    expect(after.state).toBe('resolved');
+    journal.close();
+    expect(open().entries).toEqual([{ n: 4 }]);
+  });
+
+  it('close fsyncs what commits wait for and answers them', async () => {
+    const { journal } = open();
+    journal.compact(() => ({}));
+    holdSyncs = true;
+    const waiting = watch(journal.commit([{ n: 1 }]));
+    calls.length = 0;
+    journal.close();
+    expect(calls).toEqual(['fsync journal-1.ndjson']);
+    await turns();
+    expect(waiting.state).toBe('resolved');
+    expect(heldSyncs).toHaveLength(0);
+    expect(open().entries).toEqual([{ n: 1 }]);
   });
 });
 

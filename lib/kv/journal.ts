@@ -1,6 +1,7 @@
-import { closeSync, constants, existsSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, constants, existsSync, fsync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { replaceFile } from './files.ts';
+import { GroupSync } from './group-sync.ts';
 
 const SNAPSHOT = 'snapshot.json';
 const journalName = (generation: number) => `journal-${generation}.ndjson`;
@@ -40,6 +41,10 @@ export interface OpenedJournal<E> {
  *   the OS, which keeps them through a crash of the process but not a power cut. Each store says
  *   which of its entries are durable. A write that fails is cut off again, so the journal never
  *   holds a half line followed by more.
+ * - Commit: the same write, now, and a promise that resolves once an fsync covers it, shared with
+ *   every other commit of the moment (group commit, group-sync.ts): the change takes effect at once
+ *   (a store's check-and-write stays one synchronous step) and the caller answers only after the
+ *   promise, so what was acknowledged survives a power cut at one fsync per batch.
  * - Read: a crash mid-write leaves a torn last line (no newline): it is dropped and the rest read.
  *   Damage anywhere else stops the open with the file and line, rather than guessing.
  * - Compaction writes snapshot g+1 (temp file, fsync, rename, directory fsync: the rename is the
@@ -56,6 +61,9 @@ export class Journal<E> {
   private generation: number;
   private entriesSince = 0;
   private readonly dir: string;
+  /** The file the running group fsync works on: kept open until it ends, even once replaced. */
+  private syncingFd: number | null = null;
+  private readonly group = new GroupSync((done) => this.syncCurrent(done));
 
   private constructor(dir: string, generation: number) {
     this.dir = dir;
@@ -100,11 +108,13 @@ export class Journal<E> {
       closeSync(fd);
       throw err;
     }
-    this.close();
+    this.retire();
     this.fd = fd;
     this.generation = next;
     this.size = 0;
     this.entriesSince = 0;
+    // The snapshot was fsynced with everything committed so far: those writers need no other fsync.
+    this.group.covered();
     // Older journals are inside the snapshot now; one left by a crash here is never read again.
     for (const name of readdirSync(this.dir)) {
       if ((JOURNAL_PATTERN.test(name) && name !== journalName(next)) || name === LEGACY_JOURNAL) rmSync(join(this.dir, name), { force: true });
@@ -118,6 +128,9 @@ export class Journal<E> {
    */
   append(entries: readonly E[], durable: boolean): void {
     if (this.fd === null) throw new Error(`${this.dir}: the journal is closed (or not started: compact first)`);
+    // After a failed fsync the disk may not hold what was written: nothing more until a restart.
+    const failure = this.group.failure;
+    if (failure) throw new Error(`${this.dir}: an fsync of the journal failed (${failure.message}); restart the process`, { cause: failure });
     let text = '';
     for (const entry of entries) text += `${JSON.stringify(entry)}\n`;
     const bytes = Buffer.from(text, 'utf8');
@@ -133,9 +146,55 @@ export class Journal<E> {
     this.entriesSince += entries.length;
   }
 
+  /**
+   * Appends `entries` now, as `append` does (the caller applies them at once), and resolves once an
+   * fsync covers them: one fsync for every commit made while the previous one ran (group-sync.ts).
+   * Throws at once when the write fails (then nothing was written); rejects if the fsync fails.
+   */
+  commit(entries: readonly E[]): Promise<void> {
+    this.append(entries, false);
+    return this.group.request();
+  }
+
+  /** Resolves once everything appended so far is fsynced: for an answer that repeats a commit not yet durable. */
+  flushed(): Promise<void> {
+    return this.group.flushed();
+  }
+
+  /** Group fsyncs done (commit, flushed): tests check that the durable path is taken. */
+  get syncs(): number {
+    return this.group.syncs;
+  }
+
+  /** Closes the file, first fsyncing it so that the commits still waiting resolve. */
   close(): void {
-    if (this.fd !== null) closeSync(this.fd);
+    if (this.fd !== null) {
+      fsyncSync(this.fd);
+      this.group.covered();
+    }
+    this.retire();
     this.fd = null;
+  }
+
+  private syncCurrent(done: (err: Error | null) => void): void {
+    const fd = this.fd;
+    // Closed meanwhile: close() fsynced it and answered the waiting commits.
+    if (fd === null) return done(null);
+    this.syncingFd = fd;
+    fsync(fd, (err) => {
+      this.syncingFd = null;
+      // Replaced (compaction) or closed while this ran: retire() left the closing to us.
+      if (fd !== this.fd) closeSync(fd);
+      done(err);
+    });
+  }
+
+  /**
+   * Lets go of the current file. One a group fsync works on is closed when it ends instead: closed
+   * now, its number could be reused by a file opened meanwhile and that file fsynced in its place.
+   */
+  private retire(): void {
+    if (this.fd !== null && this.fd !== this.syncingFd) closeSync(this.fd);
   }
 }
 

@@ -34,6 +34,29 @@ const embedded: KvHarness = {
 kvSuite(embedded);
 
 describe('embedded key-value store', () => {
+  it('resolves every write only after an fsync, one fsync for the writes of one moment; reads fsync nothing', async () => {
+    const kv = new EmbeddedKv(newDir(), () => 1_000);
+    expect(kv.syncs).toBe(0);
+    await kv.set('{p}endpoint', { url: 'https://example.in/hook' });
+    expect(kv.syncs).toBe(1);
+    await Promise.all([
+      kv.schedule('{p}queue', 'e1', 2_000), kv.listPush('{p}attempts', { status: 200 }, 10), kv.setAdd('{p}set', 'm'),
+      kv.transact(['{p}a'], () => ({ writes: [{ key: '{p}a', value: 1 }], result: null })), kv.increment('{p}count', 60_000),
+    ]);
+    expect(kv.syncs).toBe(2);
+    for (const write of [() => kv.delete('{p}a'), () => kv.unschedule('{p}queue', 'e1'), () => kv.setRemove('{p}set', 'm')]) {
+      const before = kv.syncs;
+      await write();
+      expect(kv.syncs).toBe(before + 1);
+    }
+    const before = kv.syncs;
+    await kv.get('{p}endpoint');
+    await kv.listRange('{p}attempts', 10);
+    await kv.claimDue('{p}queue', 3_000, 1_000, 10);
+    expect(kv.syncs).toBe(before);
+    await kv.close();
+  });
+
   it('a compaction keeps everything but expired documents, and a torn last journal line is ignored', async () => {
     const dir = newDir();
     let now = 1_000;

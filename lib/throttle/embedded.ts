@@ -11,30 +11,28 @@ const KEEP_MS = 24 * 3_600_000;
 /**
  * The embedded default's throttle: attempts in memory, the whole map written to
  * `DATA_DIR/throttle/attempts.json` after each one, replaced whole (lib/kv `replaceFile`: temp file
- * and rename; not fsynced: whole through a crash of the process). Attempts are rare (a trial key
- * issued, a wrong admin token; a blocked address writes nothing more), so a whole-file write is
- * cheap, and simpler than a journal. One process per DATA_DIR, as for the access store.
+ * and rename). Attempts are rare (a trial key issued, a wrong admin token; a blocked address writes
+ * nothing more), so a whole-file write is cheap, and simpler than a journal. One process per
+ * DATA_DIR, as for the access store.
+ *
+ * Not fsynced, on purpose: the throttle only slows abuse down, so a power cut may lose its last
+ * seconds (a few addresses get some attempts back). For the same reason a file that is missing,
+ * empty or damaged (a power cut right after the rename can leave it empty on some file systems, or
+ * someone edited it) is read as no attempts, with a warning: a throttle must never keep the
+ * service from starting.
  */
 export class EmbeddedThrottle implements AddressThrottle {
   private readonly file: string;
   private readonly attempts = new Map<string, number[]>();
 
-  constructor(dataDir: string) {
+  /** `warn`: where the warning about an unreadable file goes (default: stderr). */
+  constructor(dataDir: string, warn: (message: string) => void = (message) => console.warn(message)) {
     const dir = join(dataDir, 'throttle');
     mkdirSync(dir, { recursive: true });
     this.file = join(dir, 'attempts.json');
-    let text: string | null = null;
-    try {
-      text = readFileSync(this.file, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    }
-    if (text !== null) {
-      // The file is replaced whole by rename, so it is never torn: a bad one is someone's edit.
-      const parsed = FileSchema.safeParse(JSON.parse(text));
-      if (!parsed.success) throw new Error(`${this.file} is not a throttle file: ${parsed.error.message}`);
-      for (const [counter, times] of Object.entries(parsed.data)) this.attempts.set(counter, times);
-    }
+    const read = readAttempts(this.file);
+    if ('problem' in read) warn(`throttle: ${this.file} ${read.problem}; starting with no attempts counted`);
+    else for (const [counter, times] of Object.entries(read.attempts)) this.attempts.set(counter, times);
   }
 
   async check(rule: ThrottleRule, address: string, now: number): Promise<ThrottleState> {
@@ -54,6 +52,26 @@ export class EmbeddedThrottle implements AddressThrottle {
   }
 
   async close(): Promise<void> {}
+}
+
+/** The file's attempts (none when it does not exist), or why it cannot be read. */
+function readAttempts(file: string): { attempts: Record<string, number[]> } | { problem: string } {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { attempts: {} };
+    return { problem: `cannot be read (${(err as Error).message})` };
+  }
+  if (text.trim() === '') return { problem: 'is empty' };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return { problem: `is damaged (${(err as Error).message})` };
+  }
+  const parsed = FileSchema.safeParse(value);
+  return parsed.success ? { attempts: parsed.data } : { problem: `is not a throttle file (${parsed.error.issues[0]?.message ?? 'bad shape'})` };
 }
 
 function counterOf(rule: ThrottleRule, address: string): string {

@@ -3,6 +3,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { keptAdminToken } from '../../../lib/config/index.ts';
 import { AdminApiError, createAdminClient } from './admin-client.ts';
 import { analyzeCommand } from './analyze.ts';
+import { backupCommand } from './backup.ts';
 import type { Command, OptionValues, RunCommand } from './command.ts';
 import type { CliEnv, CliIo } from './io.ts';
 import { keysCreate } from './keys-create.ts';
@@ -22,9 +23,11 @@ export const COMMANDS: readonly Command[] = [keysCreate, keysShow, keysSuspend, 
 /**
  * The commands that run whole (their own parser and usage): `lanes` and `analyze` call the public
  * API with an API key, `sandbox history` generates data here, `sql` and `predict` read the stores,
- * `store move` carries the embedded store into Redis and Kafka.
+ * `store move` carries the embedded store into Redis and Kafka, `backup` copies it while it runs.
  */
-export const RUN_COMMANDS: readonly RunCommand[] = [lanesCommand, analyzeCommand, sandboxHistoryCommand, sqlCommand, predictCommand, storeMoveCommand];
+export const RUN_COMMANDS: readonly RunCommand[] = [
+  lanesCommand, analyzeCommand, sandboxHistoryCommand, sqlCommand, predictCommand, storeMoveCommand, backupCommand,
+];
 
 const GLOBAL_OPTIONS: NonNullable<ParseArgsConfig['options']> = {
   url: { type: 'string' },

@@ -24,6 +24,8 @@ Commands (the admin HTTP API unless said otherwise):
               (scores the delivery model on stored polls; no API call; predict --help for more)
   store move [--force]
               (the embedded store under DATA_DIR into REDIS_URL, its raw-poll log into KAFKA_BROKERS)
+  backup <dir>
+              (a consistent copy of the embedded store under DATA_DIR, taken while it runs)
 
 Options:
   --url <base>     admin API base URL (default http://127.0.0.1:\${PORT:-3000})

@@ -1,0 +1,1 @@
+export { backupDataDir, copyWholeLines, type BackupSummary } from './backup.ts';
