@@ -277,24 +277,26 @@ export async function rebuildPredictionModel(client: ClickHouseClient, options: 
   step('cells');
   // Calibration: each delivery of the calibration window scored under the early cell a lookup
   // would have used (the first level with 30+; 18.16 joins one table per SELECT, hence the nesting).
-  const passed = ['stage', 'bucket', 'position', 'k', 'weight', ...SLOT_COLUMNS];
-  let scored = `(SELECT stage, bucket, position, k, weight, ${DETAIL_COLUMNS_SQL}, ${KEY_COLUMNS.join(', ')} FROM prediction_observations
+  // Each join reads its cell's score of the delivery's day at once and keeps the first found: a
+  // score is at least 1 (cells.ts), so 0 is "no early cell yet". Carrying the cells' score arrays
+  // through all nine joins instead made every row nine arrays wide.
+  const passed = ['stage', 'position', 'k', 'weight', 'bucket', ...SLOT_COLUMNS];
+  let scored = `(SELECT stage, bucket, position, k, weight, toUInt16(0) AS score, ${DETAIL_COLUMNS_SQL}, ${KEY_COLUMNS.join(', ')} FROM prediction_observations
     WHERE ${inWindow} AND as_of >= toDateTime(${sqlInt(calS)}, 'UTC'))`;
   for (let l = 0; l < SLOT_COUNT; l++) {
-    const carried = [...passed, ...Array.from({ length: l }, (_, i) => `s${i + 1}`)];
     // Aliased subqueries: current releases require them on both sides of a JOIN.
-    scored = `(SELECT ${carried.join(', ')}, s${l + 1} FROM ${scored} AS o${l + 1}
+    scored = `(SELECT ${passed.join(', ')}, if(score != 0, score, s${l + 1}[k + 1]) AS score FROM ${scored} AS o${l + 1}
       ANY LEFT JOIN (SELECT key AS ${SLOT_COLUMNS[l]}, stage, bucket, scores_early AS s${l + 1} FROM prediction_cells
         WHERE version = ${sqlInt(version)} AND n_early >= ${MIN_DELIVERIES}) AS c${l + 1} USING (${SLOT_COLUMNS[l]}, stage, bucket))`;
   }
-  const levels = Array.from({ length: SLOT_COUNT }, (_, i) => `s${i + 1}`);
   // The weighted split-conformal rank (model.ts thresholdOf): the first score whose running weight
   // w satisfies w·n·1000 ≥ W·(n+1)·target, in doubles as there.
   const rank = (target: number) => `scores[greatest(1, arrayFirstIndex((c, tot, nn) -> c * nn * ${SCORE_SCALE} >= tot * (nn + 1) * ${target}, ` +
     `cum, arrayResize([total], length(cum), total), arrayResize([toFloat64(n)], length(cum), toFloat64(n))))]`;
-  // Per stage × position, then per stage over every position (position 255): a position with under
-  // 30 scores takes its stage's (model.ts thresholdsOf, applied when the model is read).
-  for (const [groupBy, position] of [['stage, position', 'position'], ['stage', 'toUInt8(255)']] as const) await client.command({
+  // Per stage × position, and per stage over every position (position 255), from one pass of the
+  // joins: each scored delivery counts in both groups. A position with under 30 scores takes its
+  // stage's (model.ts thresholdsOf, applied when the model is read).
+  await client.command({
     query: `INSERT INTO prediction_thresholds (version, stage, daypart, position, n, t80, t90)
       SELECT toUInt64(${sqlInt(version)}), stage, toUInt8(0), position, n,
         toUInt16(if(n < ${MIN_DELIVERIES}, ${TARGETS[0]}, ${rank(TARGETS[0])})), toUInt16(if(n < ${MIN_DELIVERIES}, ${TARGETS[1]}, ${rank(TARGETS[1])}))
@@ -304,15 +306,15 @@ export async function rebuildPredictionModel(client: ClickHouseClient, options: 
           arraySum(arrayMap(t -> toFloat64(t.2), sorted)) AS total
         FROM
         (
-          SELECT stage, ${position} AS position, toUInt32(count()) AS n, arraySort(groupArray((score, weight))) AS sorted
+          SELECT stage, grouped AS position, toUInt32(count()) AS n, arraySort(groupArray((score, weight))) AS sorted
           FROM
           (
-            SELECT stage, position, toUInt64(weight) AS weight,
-              multiIf(${levels.map((s) => `notEmpty(${s}), ${s}[k + 1]`).join(', ')}, toUInt16(0)) AS score
+            SELECT stage, grouped, toUInt64(weight) AS weight, score
             FROM ${scored}
-            WHERE ${levels.map((s) => `notEmpty(${s})`).join(' OR ')}
+            ARRAY JOIN [position, toUInt8(255)] AS grouped
+            WHERE score != 0
           )
-          GROUP BY ${groupBy}
+          GROUP BY stage, grouped
         )
       )`,
     ...timeout,
