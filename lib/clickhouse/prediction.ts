@@ -243,13 +243,13 @@ export async function rebuildPredictionModel(client: ClickHouseClient, options: 
         AND delivered_at <= toDateTime(${sqlInt(modelAtS)}, 'UTC')`;
   // Dense counts of k from a cell's (k, count) pairs (k distinct within a cell; index 0 reads as 0).
   const dense = (values: string) => `arrayMap((i, kk, cc) -> toUInt32(cc[indexOf(kk, i)]), range(${K_SLOTS}), ${rep('ks')}, ${rep(values)})`;
-  // Cells under 30 deliveries in both periods are left out before any array work: most level keys
-  // × stage × bucket are thin (lanes), and they are never a basis.
   // Detail keys are counted as (level key, variant) pairs and named only per cell: building each
   // observation's four detail keys as strings (a concat per observation and level) cost more than
   // the counting. The name is model.ts detailKey: level key + `|P` + position + daypart.
   const bases = [...KEY_COLUMNS.slice(DETAIL_FROM_LEVEL), ...KEY_COLUMNS];
   const variants = [...KEY_COLUMNS.slice(DETAIL_FROM_LEVEL).map(() => 'v'), ...KEY_COLUMNS.map(() => 'toUInt8(0)')];
+  // Cells under 30 deliveries in both periods are left out before any array work: most level keys
+  // × stage × bucket are thin (lanes), and they are never a basis.
   const cells = `(
         SELECT key, stage, bucket, n, ${dense('cas')} AS counts, n_early, ${dense('ces')} AS counts_early
         FROM
