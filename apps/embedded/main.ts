@@ -78,7 +78,8 @@ async function start() {
     });
     // A start killed while seeding left a partial seed beside the log: thrown away, seeded whole again.
     const redone = seeded.redone ? ' (a seed cut short by an earlier start was redone)' : '';
-    if (seeded.journeys) process.stdout.write(`seeded a sandbox history: ${seeded.journeys} journeys, ${seeded.polls} polls (test mode) in ${env.DATA_DIR}${redone}\n`);
+    const what = `${seeded.journeys} journeys, ${seeded.polls} polls (test mode)`;
+    if (seeded.journeys) process.stdout.write(`seeded a sandbox history: ${what} in ${env.DATA_DIR}${redone}\n`);
   }
   const sandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
   // The sandbox payment gateway: every key pays there unless Razorpay is configured for live keys.
