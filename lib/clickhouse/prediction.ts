@@ -243,35 +243,28 @@ export async function rebuildPredictionModel(client: ClickHouseClient, options: 
         AND delivered_at <= toDateTime(${sqlInt(modelAtS)}, 'UTC')`;
   // Dense counts of k from a cell's (k, count) pairs (k distinct within a cell; index 0 reads as 0).
   const dense = (values: string) => `arrayMap((i, kk, cc) -> toUInt32(cc[indexOf(kk, i)]), range(${K_SLOTS}), ${rep('ks')}, ${rep(values)})`;
-  // Detail keys are counted as (level key, variant) pairs and named only per cell: building each
-  // observation's four detail keys as strings (a concat per observation and level) cost more than
-  // the counting. The name is model.ts detailKey: level key + `|P` + position + daypart.
-  const bases = [...KEY_COLUMNS.slice(DETAIL_FROM_LEVEL), ...KEY_COLUMNS];
-  const variants = [...KEY_COLUMNS.slice(DETAIL_FROM_LEVEL).map(() => 'v'), ...KEY_COLUMNS.map(() => 'toUInt8(0)')];
   // Cells under 30 deliveries in both periods are left out before any array work: most level keys
   // × stage × bucket are thin (lanes), and they are never a basis.
   const cells = `(
         SELECT key, stage, bucket, n, ${dense('cas')} AS counts, n_early, ${dense('ces')} AS counts_early
         FROM
         (
-          SELECT if(variant = 0, base, concat(base, '|P', toString(intDiv(variant - 1, 10)), toString((variant - 1) % 10))) AS key,
-            stage, bucket, groupArray(k) AS ks, groupArray(w_all) AS cas, groupArray(w_early) AS ces,
+          SELECT key, stage, bucket, groupArray(k) AS ks, groupArray(w_all) AS cas, groupArray(w_early) AS ces,
             toUInt32(sum(c_all)) AS n, toUInt32(sum(c_early)) AS n_early
           FROM
           (
-            SELECT base, variant, stage, bucket, k, sum(weight) AS w_all, sumIf(weight, early) AS w_early, count() AS c_all, countIf(early) AS c_early
+            SELECT key, stage, bucket, k, sum(weight) AS w_all, sumIf(weight, early) AS w_early, count() AS c_all, countIf(early) AS c_early
             FROM
             (
-              SELECT stage, bucket, k, weight, as_of < toDateTime(${sqlInt(calS)}, 'UTC') AS early,
-                if(stage IN ${sqlStringList(UNPLACED_STAGE_LIST)}, toUInt8(255), toUInt8(position * 10 + daypart + 1)) AS v, ${KEY_COLUMNS.join(', ')}
+              SELECT stage, bucket, k, weight, as_of < toDateTime(${sqlInt(calS)}, 'UTC') AS early, ${DETAIL_COLUMNS_SQL}, ${KEY_COLUMNS.join(', ')}
               FROM prediction_observations
               WHERE ${inWindow}
             )
-            ARRAY JOIN [${bases.join(', ')}] AS base, [${variants.join(', ')}] AS variant
-            WHERE base != '' AND variant != 255
-            GROUP BY base, variant, stage, bucket, k
+            ARRAY JOIN [${SLOT_COLUMNS.join(', ')}] AS key
+            WHERE key != ''
+            GROUP BY key, stage, bucket, k
           )
-          GROUP BY base, variant, stage, bucket
+          GROUP BY key, stage, bucket
           HAVING n >= ${MIN_DELIVERIES} OR n_early >= ${MIN_DELIVERIES}
         )
       )`;
