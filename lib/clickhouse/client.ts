@@ -44,6 +44,11 @@ export function createClickHouseClient(
   const client = createClient({
     request_timeout: 30_000,
     log: { level: ClickHouseLogLevel.OFF },
+    // A kept-alive socket the server has already closed fails its next request ("socket hang up").
+    // Servers before 23.11 close idle sockets after 3 s, and the client's default of 2.5 s left
+    // half a second, which a busy event loop overran (a normalizer's first batch failed so in a
+    // loaded test run): idle sockets go after 1.5 s, and stale ones are dropped before reuse.
+    keep_alive: { idle_socket_ttl: 1_500, eagerly_destroy_stale_sockets: true },
     ...options,
     url: target.url,
     database: target.database ?? 'default',
