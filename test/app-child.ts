@@ -4,7 +4,7 @@
  * main does, and prints "ready <address or health port>" once started.
  */
 import type { AddressInfo } from 'node:net';
-import { startApi } from '../apps/api/context/start.ts';
+import { startApi } from '../apps/api/start.ts';
 import { startDispatcher } from '../apps/dispatcher/start.ts';
 import { startNormalizer } from '../apps/normalizer/start.ts';
 import { startPoller } from '../apps/poller/start.ts';

@@ -9,7 +9,7 @@ import { registerDrain } from './http/drain.ts';
 import { registerLinger } from './http/linger.ts';
 import { SERVER_LIMITS, registerHardening, serverOptions } from './http/hardening.ts';
 import { requestSerializer } from './http/log-redaction.ts';
-import { stdoutLogStream } from './http/log-stream.ts';
+import { stdoutLogStream } from '../../lib/logging/log-stream.ts';
 import { deferJsonErrors } from './http/bodies.ts';
 import { registerAdminRoutes } from './routes/admin.ts';
 import { requireAdmin } from './auth/admin-token.ts';

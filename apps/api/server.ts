@@ -7,8 +7,8 @@ import { loadEnv } from '../../lib/config/index.ts';
 import { printBanner } from '../../lib/process/banner.ts';
 import { runApp } from '../../lib/process/run.ts';
 import { apiBanner } from './context/banner.ts';
-import { flushLogs } from './http/log-stream.ts';
-import { startApi } from './context/start.ts';
+import { flushLogs } from '../../lib/logging/log-stream.ts';
+import { startApi } from './start.ts';
 
 runApp('api', async () => {
   const env = loadEnv();

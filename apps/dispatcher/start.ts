@@ -1,15 +1,13 @@
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
-import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
-import { openAccessStore, standingFromStore } from '../../lib/access/index.ts';
-import { createClickHouseClient, migrate, resolveTarget, type ClickHouseClient } from '../../lib/clickhouse/index.ts';
+import type { FastifyInstance } from 'fastify';
+import { Counter } from 'prom-client';
+import { standingFromStore } from '../../lib/access/index.ts';
+import { backendOptionsOf, openBackend, type Backend } from '../../lib/backend/index.ts';
+import { migrate } from '../../lib/clickhouse/index.ts';
 import type { Env } from '../../lib/config/index.ts';
-import { createKafka } from '../../lib/kafka/client.ts';
 import { createMailer } from '../../lib/notices/index.ts';
 import { loadProduct } from '../../lib/product/index.ts';
+import { createHealthServer } from '../../lib/process/health.ts';
 import { StopSteps } from '../../lib/process/run.ts';
-import { connectRedis } from '../../lib/redis/index.ts';
-import { RedisKv } from '../../lib/kv/index.ts';
-import { countProbesOf } from '../../lib/metrics/index.ts';
 import {
   AttemptRowOutbox, DeliveryWriter, Dispatcher, EndpointStore, WebhookEventConsumer, endpointDisabledMessage, ensureWebhookTopic, parseAllowedTargets,
   parseRetrySchedule,
@@ -24,9 +22,10 @@ export interface DispatcherApp {
 }
 
 export interface DispatcherStartOptions {
-  /** ClickHouse database of webhook_deliveries (default `tracking`; tests use their own). */
+  /** The process's backend (the combined start shares one); default: one opened from `env`, owned and closed by the dispatcher. */
+  backend?: Backend;
+  /** For the backend the dispatcher opens: the ClickHouse database of webhook_deliveries and the Redis namespace (tests use their own). */
   database?: string;
-  /** Prefix of the Redis keys (default `trk:`, as the API's). */
   redisNamespace?: string;
   groupId?: string;
   /** A new consumer group starts at the topic's end (tests). */
@@ -47,22 +46,21 @@ export interface DispatcherStartOptions {
 export async function startDispatcher(env: Env, options: DispatcherStartOptions = {}): Promise<DispatcherApp> {
   if (!env.KAFKA_BROKERS || !env.REDIS_URL) throw new Error('the dispatcher needs KAFKA_BROKERS and REDIS_URL (CLICKHOUSE_URL for webhook_deliveries)');
   const product = loadProduct(env.CONFIG_DIR);
-  // Probes only: counted (http_probe_requests_total), not logged per request.
-  const health = Fastify({ logger: { level: env.LOG_LEVEL }, logController: new LogController({ disableRequestLogging: true }) });
+  const backend = options.backend ?? openBackend(backendOptionsOf(env, {
+    name: 'tracking-dispatcher', clickhouseDatabase: options.database, ...(options.redisNamespace ? { namespace: options.redisNamespace } : {}),
+  }));
+  const registry = backend.metrics.registry;
+  const checks = backend.readiness();
+  const health = createHealthServer({ logLevel: env.LOG_LEVEL, registry, checks });
   const log = (level: 'info' | 'warn' | 'error', message: string) => health.log[level](message);
-  const redis = connectRedis(env.REDIS_URL, { maxRetriesPerRequest: 2, enableAutoPipelining: true }, (level, message) => health.log[level](message));
-  const kv = new RedisKv(redis, `${options.redisNamespace ?? 'trk:'}push:`);
-  const access = openAccessStore({
-    plans: product.config.plans, redisUrl: env.REDIS_URL, redisNamespace: `${options.redisNamespace ?? 'trk:'}access:`, dataDir: env.DATA_DIR,
-  });
+  const kv = backend.kv('push');
+  const access = backend.access(product.config.plans);
   const mailer = createMailer(env);
 
-  let clickhouse: ClickHouseClient | null = null;
+  const clickhouse = backend.clickhouse();
   let writer: DeliveryWriter | null = null;
-  if (env.CLICKHOUSE_URL) {
-    const target = resolveTarget(env.CLICKHOUSE_URL, options.database);
-    await migrate(target, { log: (line) => log('info', `migrate: ${line}`) });
-    clickhouse = createClickHouseClient(target);
+  if (clickhouse) {
+    await migrate(backend.clickhouseTarget!, { log: (line) => log('info', `migrate: ${line}`) });
     writer = new DeliveryWriter(clickhouse, { log });
   }
   // With ClickHouse: every attempt's row is kept in Redis from before the send until written, and
@@ -80,8 +78,6 @@ export async function startDispatcher(env: Env, options: DispatcherStartOptions 
   reconciling.unref();
   await reconcile().catch((err: unknown) => log('warn', `attempt rows: ${(err as Error).message}`));
 
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
   const attempts = new Counter({
     name: 'webhook_delivery_attempts_total', help: 'Delivery attempts by outcome', labelNames: ['outcome'], registers: [registry],
   });
@@ -101,19 +97,13 @@ export async function startDispatcher(env: Env, options: DispatcherStartOptions 
       if (key) await mailer.send(endpointDisabledMessage(key.email, endpoint, reason));
     },
   });
-  const kafka = createKafka({ brokers: env.KAFKA_BROKERS, clientId: 'tracking-dispatcher', log: (level, message) => health.log[level](message) });
+  const kafka = backend.kafka();
   await ensureWebhookTopic(kafka);
   const intake = new WebhookEventConsumer({ kafka, dispatcher, groupId: options.groupId, fromLatest: options.fromLatest, log });
   await intake.start();
   dispatcher.start();
 
-  countProbesOf(health, registry);
-  health.get('/healthz', async () => ({ status: 'ok' }));
-  health.get('/readyz', async (_request, reply) => {
-    const ready = intake.isHealthy() && (await redis.ping().then(() => true, () => false));
-    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready' });
-  });
-  health.get('/metrics', async (_request, reply) => reply.type(registry.contentType).send(await registry.metrics()));
+  checks.push({ name: 'intake', check: async () => { if (!intake.isHealthy()) throw new Error('the webhook event consumer is not running'); } });
   if (options.healthPort !== null) await health.listen({ port: options.healthPort ?? env.PORT, host: env.HOST });
 
   const steps = new StopSteps();
@@ -128,11 +118,9 @@ export async function startDispatcher(env: Env, options: DispatcherStartOptions 
       await steps.step('the webhook_deliveries writer', () => writer?.close().catch((err: unknown) => {
         log('warn', `webhook_deliveries rows not written at stop: ${(err as Error).message}`);
       }));
-      await steps.step('the ClickHouse client', () => clickhouse?.close());
       await steps.step('the webhook sender', () => sender.close());
       mailer.close();
-      await steps.step('the access store', () => access.close());
-      redis.disconnect();
+      if (!options.backend) await steps.step('the backend (stores, ClickHouse and Redis clients)', () => backend.close());
     },
   };
 }

@@ -1,25 +1,18 @@
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
-import { Registry, collectDefaultMetrics } from 'prom-client';
+import type { FastifyInstance } from 'fastify';
 import cron from 'node-cron';
+import { standingFromStore } from '../../lib/access/index.ts';
+import { backendOptionsOf, openBackend, type Backend } from '../../lib/backend/index.ts';
 import {
-  ClickHousePredictionSource, ClickHouseWriter, LaneClosureSink, PredictionObservationSink, createClickHouseClient, migrate, rebuildPredictionModel,
-  refreshLaneStats, resolveTarget,
+  ClickHouseWriter, LaneClosureSink, PredictionObservationSink, migrate, rebuildPredictionModel, refreshLaneStats,
   type ClickHouseClient, type ClickHouseWriterOptions,
 } from '../../lib/clickhouse/index.ts';
-import { loadCalendar } from '../../lib/calendar/index.ts';
-import { loadPlaces } from '../../lib/places/index.ts';
-import { placeLookupOf, WorkdayIndex } from '../../lib/prediction/index.ts';
 import type { Env } from '../../lib/config/index.ts';
-import { createKafka } from '../../lib/kafka/client.ts';
-import { countProbesOf, createNormalizerMetrics } from '../../lib/metrics/index.ts';
+import { createNormalizerMetrics } from '../../lib/metrics/index.ts';
 import { NormalizerConsumer } from '../../lib/pipeline/normalizer.ts';
 import { loadProduct } from '../../lib/product/index.ts';
-import { ClickHouseLaneSource } from '../../lib/clickhouse/index.ts';
+import { createHealthServer } from '../../lib/process/health.ts';
 import { StopSteps } from '../../lib/process/run.ts';
-import { connectRedis } from '../../lib/redis/index.ts';
-import { RedisKv } from '../../lib/kv/index.ts';
-import { ChangeDetector, KafkaEventLog, PollChangeConsumer, ensureWebhookTopic } from '../../lib/push/index.ts';
-import { RedisAccessStore, standingFromStore } from '../../lib/access/index.ts';
+import { ChangeDetector, PollChangeConsumer, ensureWebhookTopic } from '../../lib/push/index.ts';
 
 /**
  * The writer's batching in the normalizer app (bench/pipeline.ts measures with the same).
@@ -46,7 +39,9 @@ export interface NormalizerApp {
 }
 
 export interface NormalizerStartOptions {
-  /** ClickHouse database (default `tracking`; tests use their own). */
+  /** The process's backend (the combined start shares one); default: one opened from `env`, owned and closed by the normalizer. */
+  backend?: Backend;
+  /** For the backend the normalizer opens: the ClickHouse database (default `tracking`; tests use their own). */
   database?: string;
   /** Kafka consumer group (default tracking-normalizer). */
   groupId?: string;
@@ -75,51 +70,44 @@ export async function startNormalizer(env: Env, options: NormalizerStartOptions 
   if (!env.KAFKA_BROKERS || !env.CLICKHOUSE_URL) throw new Error('the normalizer needs KAFKA_BROKERS and CLICKHOUSE_URL');
   const product = loadProduct(env.CONFIG_DIR);
   const laneWindowDays = options.laneWindowDays ?? env.LANE_WINDOW_DAYS;
-  const target = resolveTarget(env.CLICKHOUSE_URL, options.database);
-  // Probes only: counted (http_probe_requests_total), not logged per request.
-  const health = Fastify({ logger: { level: env.LOG_LEVEL }, logController: new LogController({ disableRequestLogging: true }) });
+  const backend = options.backend ?? openBackend(backendOptionsOf(env, {
+    name: 'tracking-normalizer', clickhouseDatabase: options.database, ...(options.redisNamespace ? { namespace: options.redisNamespace } : {}),
+  }));
+  const registry = backend.metrics.registry;
+  const checks = backend.readiness();
+  const health = createHealthServer({ logLevel: env.LOG_LEVEL, registry, checks });
   const log = health.log;
-  await migrate(target, { log: (line) => log.info(`migrate: ${line}`) });
+  await migrate(backend.clickhouseTarget!, { log: (line) => log.info(`migrate: ${line}`) });
 
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
   const metrics = createNormalizerMetrics(registry);
-  const clickhouse = createClickHouseClient(target);
+  const clickhouse = backend.clickhouse()!;
   const writer = new ClickHouseWriter(clickhouse, { ...NORMALIZER_WRITER_OPTIONS, logger: log, onFlush: (report) => metrics.flushed(report) });
-  const predictionPlaces = placeLookupOf(loadPlaces());
-  const predictionWorkdays = new WorkdayIndex(loadCalendar());
-  const kafka = createKafka({ brokers: env.KAFKA_BROKERS, clientId: 'tracking-normalizer', log: (level, message) => log[level](message) });
+  const { places, workdays } = backend.predictionInputs();
+  const kafka = backend.kafka();
   const consumer = new NormalizerConsumer({
     // Closed shipments also become lane_closures rows, written after the rows they come from.
     // Delivered shipments also become prediction_observations rows (the delivery model's input).
     kafka,
-    sink: new LaneClosureSink(new PredictionObservationSink(writer, clickhouse, predictionPlaces, predictionWorkdays), clickhouse),
+    sink: new LaneClosureSink(new PredictionObservationSink(writer, clickhouse, places, workdays), clickhouse),
     rules: product.rules, groupId: options.groupId, topic: options.topic, metrics,
     resolveCarrier: (name) => product.registry.resolve(name),
     log: (level, message, details) => log[level](details ?? {}, message),
   });
   await consumer.start();
+  checks.push({ name: 'consumer', check: async () => { if (!consumer.isHealthy()) throw new Error('the raw-poll consumer is not running'); } });
+  checks.push({ name: 'writer', check: async () => { if (!(await writer.ping())) throw new Error('ClickHouse does not take rows'); } });
 
-  // Push: with REDIS_URL (where watches live), changes of watched shipments become webhook events
+  // Push: with Redis (where watches live), changes of watched shipments become webhook events
   // on Kafka. A consumer group of its own, so detection and the ClickHouse writer never wait on each other.
   let stopPush = async () => {};
-  if (env.REDIS_URL) {
-    const redis = connectRedis(env.REDIS_URL, { maxRetriesPerRequest: 2, enableAutoPipelining: true }, (level, message) => log[level](message));
+  if (backend.kind === 'redis') {
     await ensureWebhookTopic(kafka);
-    const events = new KafkaEventLog(kafka);
-    // Keys' standings come from the access store beside the watches: a paused key's watch makes no event.
-    const access = new RedisAccessStore({ plans: product.config.plans, redis, namespace: `${options.redisNamespace ?? 'trk:'}access:` });
-    // eta_changed needs the model: the newest version the rebuild below lists.
-    const predictions = new ClickHousePredictionSource(clickhouse, {
-      places: predictionPlaces,
-      workdays: predictionWorkdays,
-      log: (message, err, level) => (level === 'info' ? log.info(message) : log.warn({ err }, message)),
-    });
-    predictions.start();
     const detector = new ChangeDetector({
-      kv: new RedisKv(redis, `${options.redisNamespace ?? 'trk:'}push:`), events, lanes: new ClickHouseLaneSource(clickhouse),
-      predictor: predictions.predictor,
-      standing: standingFromStore(access), clock: Date.now,
+      kv: backend.kv('push'), events: backend.pushEvents()!, lanes: backend.lanes(product).stats,
+      // eta_changed needs the model: the newest version the rebuild below lists.
+      predictor: backend.predictions().predictor,
+      // Keys' standings come from the access store beside the watches: a paused key's watch makes no event.
+      standing: standingFromStore(backend.access(product.config.plans)), clock: Date.now,
     });
     const changes = new PollChangeConsumer({
       kafka, detector, rules: product.rules, resolveCarrier: (name) => product.registry.resolve(name), groupId: options.pushGroupId, topic: options.topic,
@@ -131,11 +119,8 @@ export async function startNormalizer(env: Env, options: NormalizerStartOptions 
     const sweep = setInterval(() => { detector.sweep().catch((err: unknown) => log.warn({ err }, 'push outbox sweep failed')); }, 10_000);
     stopPush = async () => {
       clearInterval(sweep);
-      predictions.stop();
       await changes.stop();
       await detector.settled();
-      await events.close();
-      redis.disconnect();
     };
   } else {
     log.warn('REDIS_URL is not set: push change detection is off in this normalizer');
@@ -153,7 +138,7 @@ export async function startNormalizer(env: Env, options: NormalizerStartOptions 
   // contract's "at least every 10 minutes"), the first at once; one at a time.
   let rebuilding: Promise<void> | null = null;
   // Its own client: a rebuild over millions of observations outlasts the 30 s request timeout of row writes.
-  const rebuildClient = createClickHouseClient(target, { request_timeout: 300_000 });
+  const rebuildClient = backend.clickhouseForRebuilds()!;
   const rebuildPrediction = (): Promise<void> => {
     rebuilding ??= rebuildPredictionModel(rebuildClient, { windowDays: laneWindowDays })
       .then((r) => { log.info({ version: r.version, cells: r.cells, shipments: r.shipments, duration_ms: r.durationMs }, 'delivery model rebuilt'); })
@@ -166,13 +151,6 @@ export async function startNormalizer(env: Env, options: NormalizerStartOptions 
   predictionTimer.unref();
   const laneJob = cron.schedule(options.laneRefreshCron ?? '* * * * *', () => { void refreshLanes(); });
 
-  countProbesOf(health, registry);
-  health.get('/healthz', async () => ({ status: 'ok' }));
-  health.get('/readyz', async (_request, reply) => {
-    const ready = consumer.isHealthy() && (await writer.ping());
-    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready' });
-  });
-  health.get('/metrics', async (_request, reply) => reply.type(registry.contentType).send(await registry.metrics()));
   if (options.healthPort !== null) await health.listen({ port: options.healthPort ?? env.PORT, host: env.HOST });
 
   const steps = new StopSteps();
@@ -184,13 +162,13 @@ export async function startNormalizer(env: Env, options: NormalizerStartOptions 
       await steps.step('push change detection', () => stopPush());
       await steps.step('the Kafka consumer', () => consumer.stop());
       await steps.step('the lane refresh job', () => laneJob.stop());
-      await steps.step('the delivery model rebuild', async () => { clearInterval(predictionTimer); await rebuilding; await rebuildClient.close(); });
+      await steps.step('the delivery model rebuild', async () => { clearInterval(predictionTimer); await rebuilding; });
       try {
         // Rejects when queued rows cannot be written (ClickHouse away): their offsets are not
         // committed, so the next start reads those polls again.
         await steps.step('the ClickHouse writer (last flush)', () => writer.close());
       } finally {
-        await steps.step('the ClickHouse client', () => clickhouse.close());
+        if (!options.backend) await steps.step('the backend (stores, ClickHouse and Redis clients)', () => backend.close());
       }
     },
   };

@@ -10,9 +10,10 @@
 import { randomBytes } from 'node:crypto';
 import { buildApp } from '../../apps/api/app.ts';
 import { createApiRuntime } from '../../apps/api/context/runtime.ts';
-import { startRefreshScheduler, type Scheduler } from '../../apps/api/context/scheduler.ts';
+import { startRuntimePoller } from '../../apps/api/testutil/poller.ts';
 import { deleteUnder } from '../../lib/access/testing.ts';
 import { loadEnv } from '../../lib/config/index.ts';
+import { DEFAULT_REFRESH_POLICY, cronOfTick } from '../../lib/poller/index.ts';
 import { connectRedis } from '../../lib/redis/index.ts';
 import { startSandbox } from '../../lib/sandbox/server.ts';
 import { serveParent } from './protocol.ts';
@@ -22,9 +23,8 @@ const namespace = `bench:${randomBytes(6).toString('hex')}:`;
 const sandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
 const runtime = await createApiRuntime(env, { sandboxUrl: sandbox.url, liveTarget: 'sandbox', redisNamespace: namespace });
 const app = await buildApp(runtime.deps);
-const scheduler: Scheduler | null = env.REDIS_URL
-  ? null
-  : startRefreshScheduler(runtime.shipments!, runtime.deps.tracking, runtime.deps.clock, (m) => app.log.info(m));
+// As npm start: the poller's ticks on their schedule (policy from POLLER_INTERVAL_SECONDS's default).
+const scheduler = env.REDIS_URL ? null : startRuntimePoller(runtime, runtime.deps.clock, DEFAULT_REFRESH_POLICY, cronOfTick(DEFAULT_REFRESH_POLICY.tickMs));
 const url = await app.listen({ port: 0, host: '127.0.0.1' });
 
 serveParent(async () => {

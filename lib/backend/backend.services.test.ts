@@ -28,6 +28,6 @@ describe('redis backend', () => {
     await backend.payments().saveAttempt({ reference_id: 'rn_1', link_id: 'plink_1', short_url: 'http://x', key_prefix: 'trk_test_Ab3dE9x', plan: 'growth' });
     const prefixes = new Set((await keysUnder(admin, ns)).map((key) => key.slice(ns.length).split(':')[0]));
     expect([...prefixes].sort()).toEqual(['access', 'analyses', 'idempotency', 'payments', 'push', 'throttle']);
-    for (const { check } of backend.readiness) await check();
+    for (const { check } of backend.readiness()) await check();
   });
 });

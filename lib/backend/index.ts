@@ -1,1 +1,2 @@
-export { openBackend, type Backend, type BackendOptions } from './backend.ts';
+export { DEFAULT_NAMESPACE, backendOptionsOf, openBackend, type Backend, type BackendLog, type BackendOptions, type CacheOptions } from './backend.ts';
+export type { EmbeddedPipeline, Lanes, NormalizedListener, PipelineSettings, Predictions } from './pipeline.ts';

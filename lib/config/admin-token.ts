@@ -50,3 +50,13 @@ export function adminTokenOf(environmentToken: string | undefined, dataDir: stri
   }
   return { token, source: 'created', file };
 }
+
+/**
+ * The token is printed once, when generated; later starts say where it is kept (the CLI reads it
+ * there on this machine).
+ */
+export function adminTokenLine(api: { adminToken: string; adminTokenGenerated: boolean; adminTokenFile: string | null }): string {
+  if (api.adminTokenFile === null) return '(from the environment)';
+  if (api.adminTokenGenerated) return `${api.adminToken}   (generated at this first start, kept in ${api.adminTokenFile}, mode 0600; ADMIN_TOKEN overrides it)`;
+  return `kept in ${api.adminTokenFile} since the first start (shown then only; the CLI reads it there)`;
+}

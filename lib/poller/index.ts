@@ -1,2 +1,3 @@
 export * from './plan.ts';
 export * from './run.ts';
+export * from './ticks.ts';

@@ -64,6 +64,11 @@ export function kafkaCheck(bus: { health(): BusHealth }, brokers: string): Readi
   };
 }
 
+/** Kafka's check in a process without a raw-poll producer (the normalizer, the dispatcher): a broker takes a connection. */
+export function brokersCheck(brokers: string): ReadinessCheck {
+  return { name: 'kafka', degrades: true, check: () => anyReachable(brokers.split(',').map((b) => b.trim()).filter(Boolean)) };
+}
+
 function anyReachable(brokers: string[]): Promise<void> {
   const attempts = brokers.map((broker) => new Promise<void>((resolve, reject) => {
     const at = broker.lastIndexOf(':');

@@ -2,6 +2,7 @@
 import type { Env } from '../../../lib/config/index.ts';
 import { unmovedStoreNotice } from '../../../lib/move/index.ts';
 import { redactUrl, serviceLines, type Banner } from '../../../lib/process/banner.ts';
+import { adminTokenLine } from '../../../lib/config/index.ts';
 
 export function apiBanner(env: Env, api: { url: string; adminToken: string; adminTokenGenerated: boolean; adminTokenFile: string | null }): Banner {
   const port = Number(new URL(api.url).port);
@@ -26,15 +27,6 @@ export function apiBanner(env: Env, api: { url: string; adminToken: string; admi
   };
 }
 
-/**
- * The token is printed once, when generated; later starts say where it is kept (the CLI reads it
- * there on this machine).
- */
-export function adminTokenLine(api: { adminToken: string; adminTokenGenerated: boolean; adminTokenFile: string | null }): string {
-  if (api.adminTokenFile === null) return '(from the environment)';
-  if (api.adminTokenGenerated) return `${api.adminToken}   (generated at this first start, kept in ${api.adminTokenFile}, mode 0600; ADMIN_TOKEN overrides it)`;
-  return `kept in ${api.adminTokenFile} since the first start (shown then only; the CLI reads it there)`;
-}
 
 /** With Redis, an embedded store left under DATA_DIR answers nothing: said, with how to move it. */
 function unmovedLine(env: Env): [string, string][] {

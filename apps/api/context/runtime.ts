@@ -1,29 +1,18 @@
 import { resolve } from 'node:path';
 import { standingFromStore, standingOf } from '../../../lib/access/index.ts';
 import { Analyzer } from '../../../lib/analyzer/index.ts';
-import { writeAnalysisShipments } from '../../../lib/analyzer/clickhouse-rows.ts';
-import { openBackend } from '../../../lib/backend/index.ts';
-import { createInProcessBus, type PollBus } from '../../../lib/bus/index.ts';
-import {
-  ClickHouseLaneSource, ClickHouseLaneWindowSource, ClickHousePredictionSource, createClickHouseClient, pingClickHouse, resolveTarget,
-} from '../../../lib/clickhouse/index.ts';
-import { createKafka } from '../../../lib/kafka/client.ts';
-import { KafkaBus } from '../../../lib/kafka/kafka-bus.ts';
+import { backendOptionsOf, openBackend, type Backend } from '../../../lib/backend/index.ts';
+import type { PollBus } from '../../../lib/bus/index.ts';
 import { createCarrierPoller } from '../../../lib/carriers/poll.ts';
 import { adminTokenOf, type Env } from '../../../lib/config/index.ts';
-import { LaneBook, type LaneStatsSource, type LaneWindowSource } from '../../../lib/lanes/index.ts';
-import { createMetrics } from '../../../lib/metrics/index.ts';
-import { kafkaCheck, registerReadinessMetrics } from '../../../lib/readiness/index.ts';
-import { ShipmentIndex } from '../../../lib/pipeline/shipment-index.ts';
-import { loadCalendar } from '../../../lib/calendar/index.ts';
-import { loadPlaces } from '../../../lib/places/index.ts';
-import { placeLookupOf, PredictionBook, WorkdayIndex, type Predictor } from '../../../lib/prediction/index.ts';
+import { registerReadinessMetrics } from '../../../lib/readiness/index.ts';
+import type { ShipmentIndex } from '../../../lib/pipeline/shipment-index.ts';
+import type { PredictionBook } from '../../../lib/prediction/index.ts';
 import { loadProduct } from '../../../lib/product/index.ts';
-import { PollLog } from '../../../lib/store/poll-log.ts';
 import { TrackingService } from '../../../lib/tracking/index.ts';
 import { createMailer, noticeSettingsOf } from '../../../lib/notices/index.ts';
-import { Billing, ClickHousePaymentReport, RazorpayGateway, type PaymentGateway } from '../../../lib/billing/index.ts';
-import { KafkaEventLog, createPush, endpointDisabledMessage, parseAllowedTargets, parseRetrySchedule, type Push } from '../../../lib/push/index.ts';
+import { Billing, RazorpayGateway, type PaymentGateway } from '../../../lib/billing/index.ts';
+import { createPush, endpointDisabledMessage, parseAllowedTargets, parseRetrySchedule, type Push } from '../../../lib/push/index.ts';
 import { WebhookSender } from '../../../lib/push/sender.ts';
 import type { ApiDeps, ReadinessCheck } from './deps.ts';
 
@@ -56,6 +45,8 @@ export interface RuntimeOptions {
    * `liveTarget` is the sandbox and Razorpay is not configured (the embedded default).
    */
   paymentSandbox?: { url: string; keyId: string; keySecret: string; webhookSecret: string } | null;
+  /** The process's backend when the start opened one (the combined start shares it); else the runtime opens and owns its own. */
+  backend?: Backend;
 }
 
 /** Razorpay when its three variables are set, else null. */
@@ -74,8 +65,10 @@ export interface ApiRuntime {
   bus: PollBus;
   /** Watches, endpoints, change detection and (embedded) delivery. */
   push: Push;
-  /** The delivery model's book (insights.prediction, /v1/estimate, eta_changed); tests rebuild it at once. */
-  predictions: PredictionBook;
+  /** The embedded delivery model's book (insights.prediction, /v1/estimate, eta_changed); tests rebuild it at once. Null with ClickHouse's. */
+  predictions: PredictionBook | null;
+  /** The backend this runtime's parts came from (its own, or the one the start handed in). */
+  backend: Backend;
   /** True when ADMIN_TOKEN was not set and this start generated one (the first start on DATA_DIR). */
   adminTokenGenerated: boolean;
   /** Where the generated token is kept (DATA_DIR/admin-token), or null when ADMIN_TOKEN is set. */
@@ -84,50 +77,28 @@ export interface ApiRuntime {
 }
 
 /**
- * Wires the API from the environment: Redis (keys, limits, cache) when REDIS_URL is set, else the
- * embedded store under DATA_DIR and an in-process cache; the in-process bus and normalizer until
- * the Kafka pipeline is configured.
+ * Wires the API on the process's backend (lib/backend: the one place that reads which services are
+ * configured); opens one from the environment when the start does not hand one in, and then owns it.
  */
 export async function createApiRuntime(env: Env, options: RuntimeOptions): Promise<ApiRuntime> {
   const clock = options.clock ?? Date.now;
   const product = loadProduct(resolve(env.CONFIG_DIR));
-  const metrics = createMetrics();
   const dataDir = resolve(env.DATA_DIR);
-  // Keys, limits, the cache, Idempotency-Key answers, payments, push's and the analyzer's state: all
-  // in one Redis (or Redis Cluster) when REDIS_URL is set, else under DATA_DIR (lib/backend).
-  const backend = openBackend({ redisUrl: env.REDIS_URL, namespace: options.redisNamespace ?? 'trk:', dataDir, clock });
+  const backend = options.backend ?? openBackend(backendOptionsOf(env, {
+    dataDir, clock, name: 'tracking-api',
+    ...(options.redisNamespace ? { namespace: options.redisNamespace } : {}),
+    ...(options.clickhouseDatabase ? { clickhouseDatabase: options.clickhouseDatabase } : {}),
+  }));
+  const metrics = backend.metrics;
   const access = backend.access(product.config.plans);
-  const throttle = backend.throttle();
   const cache = backend.cache({
     maxBytes: env.CACHE_MAX_BYTES,
     onError: (err) => console.error('a delivered record could not be written under DATA_DIR/records:', (err as Error).message),
   });
-  const idempotency = backend.idempotency();
   const carriers = createCarrierPoller({ sandboxUrl: options.sandboxUrl, liveTarget: options.liveTarget, clock });
-
-  const laneWindowDays = env.LANE_WINDOW_DAYS;
-  const embeddedLanes = new LaneBook({ windowDays: laneWindowDays, clock });
-  // The window slides in the background, never in a lookup (lib/lanes/book.ts).
-  const stopSweepingLanes = embeddedLanes.startSweeping();
-  // The delivery model: learned from the delivered shipments the embedded normalizer sees.
-  const predictionPlaces = placeLookupOf(loadPlaces());
-  const predictionWorkdays = new WorkdayIndex(loadCalendar());
-  const predictions = new PredictionBook({ places: predictionPlaces, workdays: predictionWorkdays, windowDays: laneWindowDays, clock });
-  const clickhouse = env.CLICKHOUSE_URL ? createClickHouseClient(resolveTarget(env.CLICKHOUSE_URL, options.clickhouseDatabase)) : null;
-  // Distributed: the normalizer rebuilds the model in ClickHouse; this process holds its newest
-  // version in memory. Without ClickHouse there is no model there (predictions are null).
-  const clickhousePredictions = env.KAFKA_BROKERS && clickhouse
-    ? new ClickHousePredictionSource(clickhouse, {
-      places: predictionPlaces,
-      workdays: predictionWorkdays,
-      log: (message, err, level) => (level === 'info' ? console.log(message) : console.error(message, (err as Error).message)),
-    })
-    : null;
-  const predictor: Predictor = clickhousePredictions?.predictor ?? predictions.predictor;
-  // Push state: Redis when set, else a journal under DATA_DIR. Events go to Kafka when it is set
-  // (the dispatcher app delivers them), else straight to this process's dispatcher.
+  const lanes = backend.lanes(product);
+  const predictions = backend.predictions();
   const mailer = createMailer(env, { from: noticeSettingsOf(env).from });
-  const pushLanes: { source: LaneStatsSource } = { source: embeddedLanes };
   // The tracking service is made below (it needs the bus); push reads current records through it.
   const pushRecords: { tracking: TrackingService | null } = { tracking: null };
   const allowedTargets = parseAllowedTargets(env.WEBHOOK_ALLOWED_TARGETS);
@@ -135,9 +106,10 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
     kv: backend.kv('push'),
     standing: standingFromStore(access),
     currentRecord: async (carrier, awb, mode) => pushRecords.tracking?.peekShipment(carrier, awb, mode) ?? null,
-    lanes: { get: (lane) => pushLanes.source.get(lane) },
-    predictor,
-    events: env.KAFKA_BROKERS ? new KafkaEventLog(createKafka({ brokers: env.KAFKA_BROKERS, clientId: 'tracking-api-push' })) : undefined,
+    lanes: lanes.stats,
+    predictor: predictions.predictor,
+    // With Kafka, events go there (the dispatcher app delivers them); else to this process's dispatcher.
+    events: backend.pushEvents(),
     sender: new WebhookSender({ allowedTargets, ...options.webhookSender }),
     targets: { allowedTargets, lookup: options.webhookSender?.lookup },
     clock,
@@ -148,45 +120,12 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
       if (key) await mailer.send(endpointDisabledMessage(key.email, endpoint, reason));
     },
   });
-  if (!env.KAFKA_BROKERS) push.dispatcher.start();
+  if (backend.pipeline === 'embedded') push.dispatcher.start();
 
-  // Distributed: polls go to Kafka and lane benchmarks come from ClickHouse. Otherwise the
-  // embedded pipeline: every poll is logged under DATA_DIR and normalized in process.
-  let bus: PollBus;
-  let shipments: ShipmentIndex | null = null;
-  let log: PollLog | null = null;
-  if (env.KAFKA_BROKERS) {
-    const kafka = createKafka({ brokers: env.KAFKA_BROKERS, clientId: 'tracking-api' });
-    bus = await KafkaBus.open({
-      kafka, dataDir,
-      onError: (err) => console.error(`raw-poll log unavailable, spooling to ${dataDir}/spool:`, (err as Error).message),
-      onRecovered: (ms) => console.log(`raw-poll log back after ${Math.round(ms / 1000)} s: sending the spool`),
-    });
-  } else {
-    const inProcess = createInProcessBus((err) => console.error('normalizer failed on a poll:', err));
-    const index = new ShipmentIndex(product.rules, embeddedLanes, predictions);
-    const pollLog = new PollLog(dataDir);
-    for await (const { poll, mode } of pollLog.read((line) => console.error(`skipped damaged line ${line} of ${dataDir}/polls.ndjson`))) {
-      index.handle(poll, mode);
-    }
-    inProcess.subscribe(async (poll, mode) => {
-      pollLog.append({ poll, mode });
-      const result = index.handle(poll, mode);
-      // Push: a change of a watched shipment becomes an event, queued durably before this returns.
-      await push.detector.handle(poll, mode, result);
-    });
-    bus = inProcess;
-    shipments = index;
-    log = pollLog;
-  }
-  const laneSource: LaneStatsSource = clickhouse
-    ? new ClickHouseLaneSource(clickhouse, { ttlMs: env.LANE_CACHE_TTL_MS })
-    : embeddedLanes;
-  const laneWindows: LaneWindowSource = clickhouse
-    ? new ClickHouseLaneWindowSource(clickhouse, {
-      carriers: product.registry.list().map((c) => c.slug), windowDays: laneWindowDays, ttlMs: env.LANE_CACHE_TTL_MS,
-    })
-    : embeddedLanes;
+  const bus = await backend.bus(product);
+  const embedded = backend.embeddedPipeline();
+  // Push: a change of a watched shipment becomes an event, queued durably before the next poll.
+  embedded?.onNormalized(async (poll, mode, result) => { await push.detector.handle(poll, mode, result); });
 
   // Payments beside the keys; settled ones also in ClickHouse's payments table when it is set.
   const sandboxGateway = options.paymentSandbox
@@ -202,7 +141,7 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
     payments: backend.payments(),
     live: razorpayOf(env) ?? (options.liveTarget === 'sandbox' ? sandboxGateway : null),
     test: sandboxGateway,
-    report: clickhouse ? new ClickHousePaymentReport(clickhouse) : null,
+    report: backend.paymentReport(),
     onRenewed: async (key) => {
       const standing = standingOf(key, new Date(clock()));
       await push.keyChanged(key.prefix, key.mode, standing);
@@ -212,35 +151,23 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
     log: (level, message) => console[level === 'info' ? 'log' : level](message),
   });
 
-  if (clickhousePredictions) clickhousePredictions.start();
-  else if (!env.KAFKA_BROKERS) predictions.start(env.PREDICTION_REBUILD_SECONDS * 1000);
-  const tracking = new TrackingService({ cache, carriers, bus, rules: product.rules, lanes: laneSource, metrics, clock, predictor });
-  pushLanes.source = laneSource;
+  const tracking = new TrackingService({ cache, carriers, bus, rules: product.rules, lanes: lanes.stats, metrics, clock, predictor: predictions.predictor });
   pushRecords.tracking = tracking;
   // The shipment analyzer: its state beside push's (Redis or DATA_DIR), its runner in every API process.
   const analyzer = new Analyzer({
-    kv: push.kv, tracking, network: laneWindows, plans: product.config.plans, events: push.events, clock,
+    kv: push.kv, tracking, network: lanes.windows, plans: product.config.plans, events: push.events, clock,
     // Revoked keys' analyses stop, suspended ones wait: the one rule push's workers ask too.
     standing: standingFromStore(access),
     runner: { retryDelaysMs: parseRetrySchedule(env.ANALYZER_RETRY_SCHEDULE, 'ANALYZER_RETRY_SCHEDULE').map((s) => s * 1000) },
     // Distributed: every shipment of a completed analysis becomes a row of analysis_shipments.
-    ...(clickhouse ? { rows: (doc, shipments) => writeAnalysisShipments(clickhouse, doc, shipments) } : {}),
+    ...backend.analysisRows(),
     log: (level, message, err) => console[level === 'info' ? 'log' : 'error'](message, err ?? ''),
   });
   analyzer.start();
   const readiness: ReadinessCheck[] = [
     { name: 'access', check: async () => { await access.getByPrefix('trk_test_0000000'); } },
-    ...backend.readiness,
+    ...backend.readiness(),
   ];
-  if (env.KAFKA_BROKERS) readiness.push(kafkaCheck(bus, env.KAFKA_BROKERS));
-  if (clickhouse) {
-    readiness.push({
-      name: 'clickhouse',
-      degrades: true,
-      // ping() answers { success: false } rather than throwing when ClickHouse is away.
-      check: async () => { if (!(await pingClickHouse(clickhouse))) throw new Error('ClickHouse does not answer'); },
-    });
-  }
   if (options.sandboxUrl) {
     const url = options.sandboxUrl;
     readiness.push({
@@ -258,33 +185,27 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
   const adminToken = admin.token;
   return {
     deps: {
-      product, access, billing, idempotency, tracking, push, analyzer, throttle, mailer,
-      lanes: laneWindows, estimator: clickhousePredictions?.estimator ?? predictions.estimator, metrics, adminToken, clock, readiness,
+      product, access, billing, idempotency: backend.idempotency(), tracking, push, analyzer, throttle: backend.throttle(), mailer,
+      lanes: lanes.windows, estimator: predictions.estimator, metrics, adminToken, clock, readiness,
       logLevel: env.LOG_LEVEL, trustProxy: trustProxyOf(env.TRUST_PROXY), publicBaseUrl: env.PUBLIC_BASE_URL,
     },
-    shipments,
+    shipments: embedded?.shipments ?? null,
     bus,
     push,
-    predictions,
+    predictions: predictions.book,
+    backend,
     adminTokenGenerated: admin.source === 'created',
     adminTokenFile: admin.file,
     async close() {
-      stopSweepingLanes();
       await analyzer.stop();
-      predictions.stop();
-      clickhousePredictions?.stop();
-      await bus.close();
+      // Polls published so far reach the normalizer (and push detection) before push closes.
+      await bus.flush();
       await push.close();
       mailer.close();
-      await log?.flush();
-      await clickhouse?.close();
       await carriers.close();
-      await cache.close();
       await billing.close();
-      await access.close();
-      await idempotency.close();
-      await throttle.close();
-      await backend.close();
+      // The stores, the bus, the books and the connections: closed by the backend's owner.
+      if (!options.backend) await backend.close();
     },
   };
 }

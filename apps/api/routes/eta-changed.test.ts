@@ -11,11 +11,11 @@
  */
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { refreshPolicyOf } from '../../../lib/poller/index.ts';
+import { refreshPolicyOf, type RefreshTicks } from '../../../lib/poller/index.ts';
 import type { TrackingRecord } from '../../../lib/schemas/index.ts';
 import { ETA_CHANGE_MIN_INTERVAL_MS } from '../../../lib/push/change.ts';
 import { startReceiver, type Receiver } from '../../../lib/push/testing/receiver.ts';
-import { startRefreshScheduler, type Scheduler } from '../context/scheduler.ts';
+import { startRuntimePoller } from '../testutil/poller.ts';
 import { awbFor, startApiHarness, type ApiHarness } from '../testutil/harness.ts';
 import { seedHistory } from '../testutil/history.ts';
 
@@ -32,7 +32,7 @@ describe('tracking.eta_changed (embedded default)', () => {
   let h: ApiHarness;
   let receiver: Receiver;
   let everything: Receiver;
-  let poller: Scheduler;
+  let poller: RefreshTicks;
   let key: string;
 
   beforeAll(async () => {
@@ -42,8 +42,7 @@ describe('tracking.eta_changed (embedded default)', () => {
     await seedHistory(h, { shipments: 4500, days: 60, seed: 7 });
     receiver = await startReceiver();
     everything = await startReceiver();
-    const push = h.runtime.push;
-    poller = startRefreshScheduler(h.runtime.shipments!, h.deps.tracking, h.clock.now, () => {}, refreshPolicyOf(INTERVAL_S), (now) => push.watches.pollable(now, push.standing));
+    poller = startRuntimePoller(h.runtime, h.clock.now, refreshPolicyOf(INTERVAL_S));
     key = (await h.createKey({ plan: 'starter', mode: 'test', burst_per_second: 1000 })).key;
   }, 60_000);
   afterAll(async () => {

@@ -36,6 +36,6 @@ export async function seedHistory(h: ApiHarness, options: SeedOptions): Promise<
     index.handle(latest, options.mode ?? 'test');
     journeys++;
   }
-  h.runtime.predictions.rebuild();
+  h.runtime.predictions!.rebuild();
   return journeys;
 }

@@ -5,10 +5,10 @@
  * WEBHOOK_ALLOWED_TARGETS=127.0.0.1/32) that verifies them with the `standardwebhooks` package.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { refreshPolicyOf } from '../../../lib/poller/index.ts';
+import { refreshPolicyOf, type RefreshTicks } from '../../../lib/poller/index.ts';
 import { HOUR_MS } from '../../../lib/time/index.ts';
 import { startReceiver, type Receiver } from '../../../lib/push/testing/receiver.ts';
-import { startRefreshScheduler, type Scheduler } from '../context/scheduler.ts';
+import { startRuntimePoller } from './poller.ts';
 import { awbFor, DEFAULT_START, expectError, startApiHarness, type ApiHarness, type HarnessOptions, type StoreKind } from './harness.ts';
 
 const INTERVAL_S = 7200;
@@ -18,15 +18,14 @@ export function keyStandingSuite(store: StoreKind): void {
   describe(`push and key standing (${store} store)`, () => {
     let h: ApiHarness;
     let receiver: Receiver;
-    let poller: Scheduler;
+    let poller: RefreshTicks;
     let key: string;
     let prefix: string;
 
     async function start(options: HarnessOptions = {}, keyEnd?: string): Promise<void> {
       h = await startApiHarness({ store, ...options });
       receiver = await startReceiver();
-      const push = h.runtime.push;
-      poller = startRefreshScheduler(h.runtime.shipments!, h.deps.tracking, h.clock.now, () => {}, refreshPolicyOf(INTERVAL_S), (now) => push.watches.pollable(now, push.standing));
+      poller = startRuntimePoller(h.runtime, h.clock.now, refreshPolicyOf(INTERVAL_S));
       const created = await h.createKey({ plan: 'starter', mode: 'test', burst_per_second: 1000, ...(keyEnd ? { period_end: keyEnd } : {}) });
       key = created.key;
       prefix = created.key_prefix;

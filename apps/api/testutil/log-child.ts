@@ -2,7 +2,7 @@
  * Child of log-stream.test.ts: writes COUNT lines through the API's stdout log stream, then exits at
  * once with process.exit, as the apps do after shutting down (flushing first unless told not to).
  */
-import { flushLogs, stdoutLogStream } from '../http/log-stream.ts';
+import { flushLogs, stdoutLogStream } from '../../../lib/logging/log-stream.ts';
 
 const [count, mode] = process.argv.slice(2);
 const stream = stdoutLogStream();

@@ -6,9 +6,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { refreshPolicyOf } from '../../../lib/poller/index.ts';
+import { refreshPolicyOf, type RefreshTicks } from '../../../lib/poller/index.ts';
 import { startReceiver, type Receiver } from '../../../lib/push/testing/receiver.ts';
-import { startRefreshScheduler, type Scheduler } from '../context/scheduler.ts';
+import { startRuntimePoller } from './poller.ts';
 import { awbFor, expectError, startApiHarness, type ApiHarness , type StoreKind } from './harness.ts';
 
 const INTERVAL_S = 7200;
@@ -18,14 +18,13 @@ export function pushSuite(store: StoreKind): void {
   describe(`push (${store} store)`, () => {
     let h: ApiHarness;
     let receiver: Receiver;
-    let poller: Scheduler;
+    let poller: RefreshTicks;
     let key: string;
 
     beforeEach(async () => {
       h = await startApiHarness({ store });
       receiver = await startReceiver();
-      const push = h.runtime.push;
-      poller = startRefreshScheduler(h.runtime.shipments!, h.deps.tracking, h.clock.now, () => {}, refreshPolicyOf(INTERVAL_S), (now) => push.watches.pollable(now, push.standing));
+      poller = startRuntimePoller(h.runtime, h.clock.now, refreshPolicyOf(INTERVAL_S));
       key = (await h.createKey({ plan: 'starter', mode: 'test', burst_per_second: 1000 })).key;
     });
     afterEach(async () => {

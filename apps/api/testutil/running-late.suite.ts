@@ -8,11 +8,11 @@
  */
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { refreshPolicyOf } from '../../../lib/poller/index.ts';
+import { refreshPolicyOf, type RefreshTicks } from '../../../lib/poller/index.ts';
 import { startReceiver, type Receiver } from '../../../lib/push/testing/receiver.ts';
 import type { TrackingRecord } from '../../../lib/schemas/index.ts';
 import { addDays, istDayOf } from '../../../lib/time/ist-day.ts';
-import { startRefreshScheduler, type Scheduler } from '../context/scheduler.ts';
+import { startRuntimePoller } from './poller.ts';
 import { awbFor, expectError, startApiHarness, type ApiHarness, type StoreKind } from './harness.ts';
 import { seedHistory } from './history.ts';
 
@@ -27,15 +27,14 @@ export function runningLateApiSuite(store: StoreKind): void {
   describe(`a shop's promise and tracking.running_late (${store} store)`, () => {
     let h: ApiHarness;
     let receiver: Receiver;
-    let poller: Scheduler;
+    let poller: RefreshTicks;
     let key: string;
 
     beforeAll(async () => {
       h = await startApiHarness({ store });
       await seedHistory(h, { shipments: 3000, days: 60, seed: 7 });
       receiver = await startReceiver();
-      const push = h.runtime.push;
-      poller = startRefreshScheduler(h.runtime.shipments!, h.deps.tracking, h.clock.now, () => {}, refreshPolicyOf(INTERVAL_S), (now) => push.watches.pollable(now, push.standing));
+      poller = startRuntimePoller(h.runtime, h.clock.now, refreshPolicyOf(INTERVAL_S));
       key = (await h.createKey({ plan: 'starter', mode: 'test', burst_per_second: 1000 })).key;
     }, 90_000);
     afterAll(async () => {

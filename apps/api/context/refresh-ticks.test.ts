@@ -1,10 +1,10 @@
 /** The embedded default's poller: re-polls active shipments without a client asking or paying. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRefreshScheduler } from './scheduler.ts';
+import { startRuntimePoller } from '../testutil/poller.ts';
 import { HOUR_MS, awbFor, expectRecord, startApiHarness, type ApiHarness } from '../testutil/harness.ts';
 import type { CarrierPoll } from '../../../lib/schemas/index.ts';
 
-describe('embedded refresh scheduler', () => {
+describe('the one-process poller (lib/poller ticks)', () => {
   let h: ApiHarness;
   beforeAll(async () => { h = await startApiHarness(); });
   afterAll(async () => { await h?.close(); });
@@ -19,7 +19,7 @@ describe('embedded refresh scheduler', () => {
     const bus = h.runtime.bus as unknown as { subscribe(handler: (poll: CarrierPoll) => void): void };
     bus.subscribe((poll) => { polls.push(poll); });
 
-    const scheduler = startRefreshScheduler(h.runtime.shipments!, h.deps.tracking, () => h.clock.now(), () => {});
+    const scheduler = startRuntimePoller(h.runtime, () => h.clock.now());
     try {
       await scheduler.tick();
       expect(polls).toEqual([]); // polled just now: not due yet

@@ -1,11 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import type { Env } from '../../../lib/config/index.ts';
-import { StopSteps } from '../../../lib/process/run.ts';
-import { buildApp } from '../app.ts';
-import { createApiRuntime, type RuntimeOptions } from './runtime.ts';
+import type { Env } from '../../lib/config/index.ts';
+import { StopSteps } from '../../lib/process/run.ts';
+import { buildApp } from './app.ts';
+import { createApiRuntime, type ApiRuntime, type RuntimeOptions } from './context/runtime.ts';
 
 export interface ApiApp {
   app: FastifyInstance;
+  /** What the API was built from: its stores, tracking service, push and the process's backend (the one-process start's jobs use them). */
+  runtime: ApiRuntime;
   /** The address it listens on. */
   url: string;
   /** The admin API's token, whether this start generated it (no ADMIN_TOKEN; the banner shows it) and where it is kept. */
@@ -28,7 +30,7 @@ export async function startApi(env: Env, options: RuntimeOptions): Promise<ApiAp
   if (runtime.adminTokenGenerated) app.log.info(`ADMIN_TOKEN not set; generated one, kept in ${runtime.adminTokenFile} for later starts (mode 0600)`);
   const steps = new StopSteps();
   return {
-    app, url, adminToken: runtime.deps.adminToken, adminTokenGenerated: runtime.adminTokenGenerated, adminTokenFile: runtime.adminTokenFile,
+    app, runtime, url, adminToken: runtime.deps.adminToken, adminTokenGenerated: runtime.adminTokenGenerated, adminTokenFile: runtime.adminTokenFile,
     stopStep: () => steps.underWay(),
     async stop() {
       await steps.step('the requests in flight', () => app.close());
