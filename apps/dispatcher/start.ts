@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import { Counter } from 'prom-client';
 import { standingFromStore } from '../../lib/access/index.ts';
 import { backendOptionsOf, openBackend, type Backend } from '../../lib/backend/index.ts';
 import { migrate } from '../../lib/clickhouse/index.ts';
 import type { Env } from '../../lib/config/index.ts';
 import { createMailer } from '../../lib/notices/index.ts';
+import { createDispatcherMetrics } from '../../lib/metrics/index.ts';
 import { loadProduct } from '../../lib/product/index.ts';
 import { createHealthServer } from '../../lib/process/health.ts';
 import { StopSteps } from '../../lib/process/run.ts';
@@ -78,9 +78,7 @@ export async function startDispatcher(env: Env, options: DispatcherStartOptions 
   reconciling.unref();
   await reconcile().catch((err: unknown) => log('warn', `attempt rows: ${(err as Error).message}`));
 
-  const attempts = new Counter({
-    name: 'webhook_delivery_attempts_total', help: 'Delivery attempts by outcome', labelNames: ['outcome'], registers: [registry],
-  });
+  const attempts = createDispatcherMetrics(registry);
   const sender = new WebhookSender({ allowedTargets: parseAllowedTargets(env.WEBHOOK_ALLOWED_TARGETS), ...options.sender });
   const dispatcher = new Dispatcher({
     kv, endpoints: new EndpointStore(kv), sender, leaseMs: options.leaseMs, standing: standingFromStore(access),
@@ -88,8 +86,7 @@ export async function startDispatcher(env: Env, options: DispatcherStartOptions 
     log,
     rows: outbox ?? undefined,
     onAttempt: (row, rowMember) => {
-      const code = row.status_code;
-      attempts.inc({ outcome: code === null ? 'no_answer' : code < 300 && code >= 200 ? 'success' : `http_${Math.floor(code / 100)}xx` });
+      attempts.attempt(row.status_code);
       writer?.write(row, rowMember ? confirmed(rowMember) : undefined);
     },
     onDisabled: async (endpoint, reason) => {

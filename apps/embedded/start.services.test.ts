@@ -53,6 +53,13 @@ describe('npm start (distributed mode)', () => {
     expect(await count('carrier_polls')).toBeGreaterThan(0);
     expect(await count('events')).toBe(record.events.length);
     expect(await count('shipments')).toBeGreaterThan(0);
+    // One backend for the four apps: /metrics shows each of them, /readyz checks each service.
+    const metrics = await (await fetch(`${started.base}/metrics`)).text();
+    for (const family of ['tracking_lookups_total', 'normalizer_polls_consumed_total', 'normalizer_rows_written_total', 'poller_ticks_total', 'webhook_delivery_attempts_total']) {
+      expect(metrics).toContain(`# TYPE ${family} `);
+    }
+    const ready = (await (await fetch(`${started.base}/readyz`)).json()) as { checks: { name: string; ok: boolean }[] };
+    expect(ready.checks.map((c) => c.name)).toEqual(expect.arrayContaining(['redis', 'kafka', 'clickhouse']));
     expect(await stop(started)).toEqual({ code: 0, signal: null });
     // A healthy start (and its first lookup) logs no line at warn or above and Node warns of nothing.
     const loud = started.output().split('\n').filter((line) => (line.startsWith('{') ? (JSON.parse(line) as { level: number }).level >= 40 : /Warning|\berror\b/i.test(line)));

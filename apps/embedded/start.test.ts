@@ -41,6 +41,13 @@ describe('npm start (the embedded default)', () => {
     expect(await readFile(join(dataDir, 'admin-token'), 'utf8')).toBe(`${token}\n`);
     expect((await stat(join(dataDir, 'admin-token'))).mode & 0o777).toBe(0o600);
 
+    // One registry for the process: /metrics shows the API, its in-process normalizer, poller and webhook dispatcher.
+    const metrics = await (await fetch(`${first.base}/metrics`)).text();
+    for (const family of ['tracking_lookups_total', 'normalizer_polls_consumed_total', 'poller_ticks_total', 'webhook_delivery_attempts_total']) {
+      expect(metrics).toContain(`# TYPE ${family} `);
+    }
+    expect(Number(/^normalizer_polls_consumed_total (\d+)/m.exec(metrics)?.[1])).toBeGreaterThan(0);
+
     const before = await usage(first.base, trialKey);
     expect(before).toMatchObject({ plan: 'trial', status: 'active', period: { lookups_used: 1, lookups_limit: 100, lookups_remaining: 99 } });
 

@@ -95,8 +95,13 @@ describe('normalizer /metrics', () => {
     expect(metricValue(text, 'process_cpu_seconds_total')).toBeGreaterThan(0);
   });
 
-  it('serves /healthz and /readyz', async () => {
+  it('serves /healthz and /readyz, which checks Kafka, ClickHouse, its consumer and its writer', async () => {
     expect((await app.health.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
-    expect((await app.health.inject({ method: 'GET', url: '/readyz' })).json()).toEqual({ status: 'ready' });
+    const ready = await app.health.inject({ method: 'GET', url: '/readyz' });
+    expect(ready.statusCode).toBe(200);
+    const body = ready.json() as { status: string; checks: { name: string; ok: boolean }[] };
+    expect(body.status).toBe('ready');
+    expect(body.checks.map((c) => c.name).sort()).toEqual(['clickhouse', 'consumer', 'kafka', 'writer']);
+    expect(body.checks.every((c) => c.ok)).toBe(true);
   });
 });

@@ -18,6 +18,5 @@ export type { AccessStore, Authorization, BatchAuthorization, CreatedKey, Paymen
 export type { KeyTransfer } from './transfer.ts';
 export { RedisAccessStore, type RedisAccessStoreOptions } from './redis-store.ts';
 export { EmbeddedAccessStore, embeddedAccessDir, type EmbeddedAccessStoreOptions } from './embedded-store.ts';
-export { openAccessStore, type OpenAccessStoreOptions } from './open.ts';
 export { ACCESS_LAYOUT_VERSION, upgradeAccessLayout } from './redis-layout.ts';
 export { isGone, standingFromStore, standingOf, type KeyStanding, type StandingOf } from './standing.ts';

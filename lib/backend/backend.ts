@@ -29,12 +29,12 @@ import { brokersCheck, kafkaCheck, type ReadinessCheck } from '../readiness/inde
 import { KafkaEventLog, type EventLog } from '../push/index.ts';
 import { connectRedis, type RedisClient } from '../redis/index.ts';
 import { EmbeddedThrottle, RedisThrottle, type AddressThrottle } from '../throttle/index.ts';
-import { pipelineParts, type PipelineParts, type PipelineSettings } from './pipeline.ts';
+import { pipelineParts, type BackendLog, type PipelineParts, type PipelineSettings } from './pipeline.ts';
 
 /** Prefix of every Redis key of one deployment; tests set their own so runs sharing one Redis never meet. */
 export const DEFAULT_NAMESPACE = 'trk:';
 
-export type BackendLog = (level: 'info' | 'warn' | 'error', message: string) => void;
+export type { BackendLog };
 
 export interface BackendOptions {
   /** Redis, or a Redis Cluster (`redis+cluster://`); unset: the embedded engine under `dataDir`. */
@@ -161,7 +161,9 @@ export function openBackend(options: BackendOptions): Backend {
     return clickhouse;
   };
   const onClose = (close: () => Promise<void> | void) => { closers.push(close); };
+  const metrics = createMetrics();
   const pipeline = pipelineParts(options.pipeline ?? DEFAULT_PIPELINE, {
+    registry: metrics.registry,
     kafka: options.kafkaBrokers ? () => kafkaClient() : null, clickhouse: clickhouseClient(), dataDir, clock, log, onClose,
   });
   const kafkaClient = (): Kafka => {
@@ -205,7 +207,7 @@ export function openBackend(options: BackendOptions): Backend {
       const client = clickhouseClient();
       return client ? { rows: (doc, shipments) => writeAnalysisShipments(client, doc, shipments) } : {};
     },
-    metrics: createMetrics(),
+    metrics,
     readiness() {
       const checks: ReadinessCheck[] = [];
       if (!embedded) checks.push({ name: 'redis', check: async () => { await redisClient().ping(); } });

@@ -10,6 +10,8 @@ import {
   ClickHouseLaneSource, ClickHouseLaneWindowSource, ClickHousePredictionSource, activeShipments, type ClickHouseClient,
 } from '../clickhouse/index.ts';
 import { KafkaBus } from '../kafka/kafka-bus.ts';
+import type { Registry } from 'prom-client';
+import { createNormalizerMetrics } from '../metrics/index.ts';
 import { LaneBook, type LaneStatsSource, type LaneWindowSource } from '../lanes/index.ts';
 import type { NormalizeResult } from '../normalize/index.ts';
 import { ShipmentIndex } from '../pipeline/shipment-index.ts';
@@ -20,7 +22,9 @@ import type { Product } from '../product/index.ts';
 import type { CarrierPoll, KeyMode } from '../schemas/index.ts';
 import { PollLog } from '../store/poll-log.ts';
 import type { Kafka } from 'kafkajs';
-import type { BackendLog } from './backend.ts';
+
+/** Where the backend's parts say what happened to them (the app's logger). */
+export type BackendLog = (level: 'info' | 'warn' | 'error', message: string) => void;
 
 export interface PipelineSettings {
   /** Days of closed shipments in the lane figures and the delivery model (LANE_WINDOW_DAYS). */
@@ -72,6 +76,8 @@ export interface PipelineParts {
 }
 
 interface Connections {
+  /** The process's registry: the in-process normalizer counts its polls there. */
+  registry: Registry;
   kafka: (() => Kafka) | null;
   clickhouse: ClickHouseClient | null;
   dataDir: string;
@@ -114,12 +120,15 @@ export function pipelineParts(settings: PipelineSettings, c: Connections): Pipel
     const listeners: NormalizedListener[] = [];
     const inProcess = createInProcessBus((err) => c.log('error', `normalizer failed on a poll: ${(err as Error).message}`));
     const index = new ShipmentIndex(product.rules, embeddedLanes(), predictionBook());
+    // The same series as the normalizer app's, so /metrics of the one-process start shows this part too.
+    const metrics = createNormalizerMetrics(c.registry);
     const pollLog = new PollLog(c.dataDir);
     for await (const { poll, mode } of pollLog.read((line) => c.log('error', `skipped damaged line ${line} of ${c.dataDir}/polls.ndjson`))) {
       index.handle(poll, mode);
     }
     inProcess.subscribe(async (poll, mode) => {
       pollLog.append({ poll, mode });
+      metrics.consumed(1);
       const result = index.handle(poll, mode);
       // Push: a change of a watched shipment becomes an event, queued durably before this returns.
       for (const listener of listeners) await listener(poll, mode, result);

@@ -37,4 +37,6 @@ export function createMetrics(withProcessMetrics = true): Metrics {
   };
 }
 export { countProbe, countProbesOf, createProbeCounter, isProbe, type ProbeCounter } from './probes.ts';
-export { createNormalizerMetrics, createPollerMetrics, type NormalizerMetrics, type PollerMetrics } from './pipeline.ts';
+export {
+  createDispatcherMetrics, createNormalizerMetrics, createPollerMetrics, type DispatcherMetrics, type NormalizerMetrics, type PollerMetrics,
+} from './pipeline.ts';

@@ -67,3 +67,20 @@ export function createPollerMetrics(registry: Registry): PollerMetrics {
     },
   };
 }
+
+/** What a webhook dispatcher exports (the dispatcher app's, or the embedded default's in-process one). */
+export interface DispatcherMetrics {
+  /** One delivery attempt: the endpoint's HTTP status, or null when it did not answer. */
+  attempt(statusCode: number | null): void;
+}
+
+export function createDispatcherMetrics(registry: Registry): DispatcherMetrics {
+  const attempts = new Counter({
+    name: 'webhook_delivery_attempts_total', help: 'Delivery attempts by outcome', labelNames: ['outcome'], registers: [registry],
+  });
+  return {
+    attempt(code) {
+      attempts.inc({ outcome: code === null ? 'no_answer' : code < 300 && code >= 200 ? 'success' : `http_${Math.floor(code / 100)}xx` });
+    },
+  };
+}

@@ -5,6 +5,7 @@ import { backendOptionsOf, openBackend, type Backend } from '../../../lib/backen
 import type { PollBus } from '../../../lib/bus/index.ts';
 import { createCarrierPoller } from '../../../lib/carriers/poll.ts';
 import { adminTokenOf, type Env } from '../../../lib/config/index.ts';
+import { createDispatcherMetrics } from '../../../lib/metrics/index.ts';
 import { registerReadinessMetrics } from '../../../lib/readiness/index.ts';
 import type { ShipmentIndex } from '../../../lib/pipeline/shipment-index.ts';
 import type { PredictionBook } from '../../../lib/prediction/index.ts';
@@ -102,6 +103,8 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
   // The tracking service is made below (it needs the bus); push reads current records through it.
   const pushRecords: { tracking: TrackingService | null } = { tracking: null };
   const allowedTargets = parseAllowedTargets(env.WEBHOOK_ALLOWED_TARGETS);
+  // Embedded: this process delivers webhooks itself, and /metrics counts its attempts as the dispatcher app's does.
+  const deliveries = backend.pipeline === 'embedded' ? createDispatcherMetrics(metrics.registry) : null;
   const push = createPush({
     kv: backend.kv('push'),
     standing: standingFromStore(access),
@@ -111,6 +114,7 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
     // With Kafka, events go there (the dispatcher app delivers them); else to this process's dispatcher.
     events: backend.pushEvents(),
     sender: new WebhookSender({ allowedTargets, ...options.webhookSender }),
+    ...(deliveries ? { onAttempt: (row) => deliveries.attempt(row.status_code) } : {}),
     targets: { allowedTargets, lookup: options.webhookSender?.lookup },
     clock,
     retrySchedule: parseRetrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
