@@ -17,7 +17,9 @@ import type { Kafka } from 'kafkajs';
 import { EmbeddedAccessStore, RedisAccessStore, embeddedAccessDir, type AccessStore } from '../access/index.ts';
 import { writeAnalysisShipments } from '../analyzer/clickhouse-rows.ts';
 import type { AnalyzerOptions } from '../analyzer/index.ts';
-import { ClickHousePaymentReport, EmbeddedPaymentStore, RedisPaymentStore, embeddedPaymentsDir, type PaymentReport, type PaymentStore } from '../billing/index.ts';
+import {
+  ClickHousePaymentReport, EmbeddedPaymentStore, RedisPaymentStore, embeddedPaymentsDir, type PaymentReport, type PaymentStore,
+} from '../billing/index.ts';
 import { createMemoryCache, createRedisCache, embeddedRecordsDir, type TrackingCache } from '../cache/index.ts';
 import { createClickHouseClient, pingClickHouse, resolveTarget, type ClickHouseClient, type ClickHouseTarget } from '../clickhouse/index.ts';
 import type { Env, Plans } from '../config/index.ts';
@@ -184,7 +186,9 @@ export function openBackend(options: BackendOptions): Backend {
     idempotency: () => once('idempotency', () => (embedded
       ? new EmbeddedIdempotencyStore(embeddedIdempotencyDir(dataDir), clock)
       : new RedisIdempotencyStore(redisClient(), `${namespace}idempotency:`))),
-    payments: () => once('payments', () => (embedded ? new EmbeddedPaymentStore(embeddedPaymentsDir(dataDir)) : new RedisPaymentStore(redisClient(), `${namespace}payments:`))),
+    payments: () => once('payments', () => (embedded
+      ? new EmbeddedPaymentStore(embeddedPaymentsDir(dataDir))
+      : new RedisPaymentStore(redisClient(), `${namespace}payments:`))),
     kv: (name) => once(`kv:${name}`, () => (embedded ? new EmbeddedKv(join(dataDir, name), clock) : new RedisKv(redisClient(), `${namespace}${name}:`))),
     // Embedded: bounded by bytes; delivered records also on disk, so evicting one never costs a carrier poll.
     cache: ({ maxBytes, onError }) => once('cache', () => (embedded

@@ -100,15 +100,17 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
   const lanes = backend.lanes(product);
   const predictions = backend.predictions();
   const mailer = createMailer(env, { from: noticeSettingsOf(env).from });
-  // The tracking service is made below (it needs the bus); push reads current records through it.
-  const pushRecords: { tracking: TrackingService | null } = { tracking: null };
+  const bus = await backend.bus(product);
+  const embedded = backend.embeddedPipeline();
+  const tracking = new TrackingService({ cache, carriers, bus, rules: product.rules, lanes: lanes.stats, metrics, clock, predictor: predictions.predictor });
+
   const allowedTargets = parseAllowedTargets(env.WEBHOOK_ALLOWED_TARGETS);
   // Embedded: this process delivers webhooks itself, and /metrics counts its attempts as the dispatcher app's does.
   const deliveries = backend.pipeline === 'embedded' ? createDispatcherMetrics(metrics.registry) : null;
   const push = createPush({
     kv: backend.kv('push'),
     standing: standingFromStore(access),
-    currentRecord: async (carrier, awb, mode) => pushRecords.tracking?.peekShipment(carrier, awb, mode) ?? null,
+    currentRecord: (carrier, awb, mode) => tracking.peekShipment(carrier, awb, mode),
     lanes: lanes.stats,
     predictor: predictions.predictor,
     // With Kafka, events go there (the dispatcher app delivers them); else to this process's dispatcher.
@@ -126,11 +128,20 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
   });
   if (backend.pipeline === 'embedded') push.dispatcher.start();
 
-  const bus = await backend.bus(product);
-  const embedded = backend.embeddedPipeline();
   // Push: a change of a watched shipment becomes an event, queued durably before the next poll.
   embedded?.onNormalized(async (poll, mode, result) => { await push.detector.handle(poll, mode, result); });
 
+  // The shipment analyzer: its state beside push's (Redis or DATA_DIR), its runner in every API process.
+  const analyzer = new Analyzer({
+    kv: push.kv, tracking, network: lanes.windows, plans: product.config.plans, events: push.events, clock,
+    // Revoked keys' analyses stop, suspended ones wait: the one rule push's workers ask too.
+    standing: standingFromStore(access),
+    runner: { retryDelaysMs: parseRetrySchedule(env.ANALYZER_RETRY_SCHEDULE, 'ANALYZER_RETRY_SCHEDULE').map((s) => s * 1000) },
+    // Distributed: every shipment of a completed analysis becomes a row of analysis_shipments.
+    ...backend.analysisRows(),
+    log: (level, message, err) => console[level === 'info' ? 'log' : 'error'](message, err ?? ''),
+  });
+  analyzer.start();
   // Payments beside the keys; settled ones also in ClickHouse's payments table when it is set.
   const sandboxGateway = options.paymentSandbox
     ? new RazorpayGateway({
@@ -149,25 +160,12 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
     onRenewed: async (key) => {
       const standing = standingOf(key, new Date(clock()));
       await push.keyChanged(key.prefix, key.mode, standing);
-      // Held analyses go on at once (the analyzer is made below; renewals come after start).
+      // Held analyses go on at once.
       await analyzer.keyChanged(key.prefix, standing);
     },
     log: (level, message) => console[level === 'info' ? 'log' : level](message),
   });
 
-  const tracking = new TrackingService({ cache, carriers, bus, rules: product.rules, lanes: lanes.stats, metrics, clock, predictor: predictions.predictor });
-  pushRecords.tracking = tracking;
-  // The shipment analyzer: its state beside push's (Redis or DATA_DIR), its runner in every API process.
-  const analyzer = new Analyzer({
-    kv: push.kv, tracking, network: lanes.windows, plans: product.config.plans, events: push.events, clock,
-    // Revoked keys' analyses stop, suspended ones wait: the one rule push's workers ask too.
-    standing: standingFromStore(access),
-    runner: { retryDelaysMs: parseRetrySchedule(env.ANALYZER_RETRY_SCHEDULE, 'ANALYZER_RETRY_SCHEDULE').map((s) => s * 1000) },
-    // Distributed: every shipment of a completed analysis becomes a row of analysis_shipments.
-    ...backend.analysisRows(),
-    log: (level, message, err) => console[level === 'info' ? 'log' : 'error'](message, err ?? ''),
-  });
-  analyzer.start();
   const readiness: ReadinessCheck[] = [
     { name: 'access', check: async () => { await access.getByPrefix('trk_test_0000000'); } },
     ...backend.readiness(),
