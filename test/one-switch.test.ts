@@ -90,7 +90,7 @@ describe('one switch', () => {
     expect(implementationImports('lib/tracking/x.ts', "import type {\n  KafkaBus,\n} from '../kafka/kafka-bus.ts';")).toEqual(['lib/tracking/x.ts: KafkaBus (lib/kafka)']);
     // A folder's own implementations are its business.
     expect(implementationImports('lib/access/index.ts', "import { RedisAccessStore } from './redis-store.ts';")).toEqual([]);
-    expect(otherAppInternals('apps/embedded/main.ts', "import { buildApp } from '../api/app.ts';\nimport { startPoller } from '../poller/start.ts';"))
+    expect(otherAppInternals('apps/embedded/main.ts', "import { buildApp } from '../api/app.ts';\nimport { startApi } from '../api/start.ts';"))
       .toEqual(['apps/embedded/main.ts → apps/api/app.ts']);
   });
 });
