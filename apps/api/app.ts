@@ -25,6 +25,7 @@ import { registerOpsRoutes } from './routes/ops.ts';
 import { registerDetectedTrackRoute } from './routes/track-detect.ts';
 import { registerTrackRoutes } from './routes/track.ts';
 import { registerTrackingRoutes } from './routes/trackings.ts';
+import { registerTrackingPages } from './routes/tracking-pages.ts';
 import { registerTrialRoutes } from './routes/trial.ts';
 import { registerWebhookRoutes } from './routes/webhooks.ts';
 import { registerUsageRoutes } from './routes/usage.ts';
@@ -130,6 +131,8 @@ export async function buildApp(deps: ApiDeps, options: AppOptions = {}): Promise
       registerTrackingRoutes(scope, deps, push);
       registerWebhookRoutes(scope, deps, push);
     });
+    // The shop's customer's page of a watch or an order: no key, the link's token is the permission.
+    registerTrackingPages(app, deps, push);
   }
   if (deps.analyzer) registerAnalysisRoutes(app, deps, deps.analyzer);
   return app;

@@ -14,3 +14,4 @@ export { endpointDisabledMessage } from './notify.ts';
 export { PollChangeConsumer, WebhookEventConsumer } from './consumers.ts';
 export { NO_PRIVATE_TARGETS, parseAllowedTargets, type AllowedTargets } from './url-policy.ts';
 export * from './running-late.ts';
+export { PAGE_AFTER_END_MS, PAGE_LANGUAGES, PageLinks, type PageLanguage, type PageTarget } from './page-links.ts';

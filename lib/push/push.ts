@@ -7,12 +7,15 @@ import { Dispatcher, type DispatcherOptions } from './dispatcher.ts';
 import { EndpointStore, type EndpointTargetRules } from './endpoints.ts';
 import { InProcessEventLog, type EventLog } from './event-log.ts';
 import type { Kv } from '../kv/index.ts';
+import { PageLinks } from './page-links.ts';
 import { WatchStore } from './watches.ts';
 
 /** Push's parts over one state store; an app starts what it runs (the dispatcher loop, consumers). */
 export interface Push {
   kv: Kv;
   watches: WatchStore;
+  /** The tracking page's links of watches and orders. */
+  pages: PageLinks;
   endpoints: EndpointStore;
   /** Queues, attempts, enabling and resending; its loop runs only where deliveries are made. */
   dispatcher: Dispatcher;
@@ -51,7 +54,7 @@ export function createPush(options: PushOptions): Push {
   const detector = new ChangeDetector({ kv, events, lanes, predictor, standing: options.standing, clock: options.clock ?? Date.now });
   const watches = new WatchStore(kv);
   return {
-    kv, watches, endpoints, dispatcher, events, detector, standing: options.standing,
+    kv, watches, pages: new PageLinks(kv), endpoints, dispatcher, events, detector, standing: options.standing,
     async keyChanged(prefix, mode, standing) {
       if (standing === 'active') {
         await dispatcher.resumeKey(prefix);

@@ -7,6 +7,7 @@ import { parseShipmentId, pushKeys, shipmentIdOf } from './keys.ts';
 import { DAY_MS } from '../time/index.ts';
 import type { KeyMode } from '../schemas/index.ts';
 import { DEFAULT_RUNNING_LATE_BELOW } from './running-late.ts';
+import { orderIndexKey } from './page-links.ts';
 
 /** A watch ends 60 days after it began, or 3 days after the shipment reached a terminal state. */
 export const WATCH_MAX_MS = 60 * DAY_MS;
@@ -35,6 +36,10 @@ export interface WatchDoc {
   running_late_below?: number;
   /** running_late was told and the probability has not come back to the threshold since. */
   late_told?: boolean;
+  /** The shop's order this parcel belongs to (its order page lists every watched parcel of it); absent: none. */
+  order_id?: string | null;
+  /** The language the shop's customer reads (the tracking page's default); absent: none given. */
+  language?: string | null;
 }
 
 /** Per watched shipment: its watchers (key prefix → end of watch) and what the poller needs. */
@@ -55,6 +60,8 @@ export interface WatchView {
   expires_at: string;
   promised_by: string | null;
   running_late_below: number;
+  order_id: string | null;
+  language: string | null;
 }
 
 export function watchView(doc: WatchDoc, nowMs: number): WatchView {
@@ -65,6 +72,8 @@ export function watchView(doc: WatchDoc, nowMs: number): WatchView {
     watched_since: new Date(doc.watched_since_ms).toISOString(),
     expires_at: new Date(doc.expires_ms).toISOString(),
     ...promiseOfWatch(doc),
+    order_id: doc.order_id ?? null,
+    language: doc.language ?? null,
   };
 }
 
@@ -96,6 +105,8 @@ export interface NewWatch {
   nowMs: number;
   /** The promise settings given (absent: none, the default threshold). */
   promise?: Partial<WatchPromise>;
+  /** The tracking page's settings: the shop's order and its customer's language (absent: none). */
+  page?: { order_id?: string | null; language?: string | null };
 }
 
 export interface WatchListPage {
@@ -148,6 +159,8 @@ export class WatchStore {
         eta_sent_ms: null,
         ...promiseOfWatch(input.promise ?? {}),
         late_told: false,
+        order_id: input.page?.order_id ?? null,
+        language: input.page?.language ?? null,
       };
       return { next: doc, result: { created: true, watch: watchView(doc, input.nowMs) } };
     });
@@ -172,8 +185,13 @@ export class WatchStore {
   }
 
   async get(prefix: string, carrier: string, awb: Awb, nowMs: number): Promise<WatchView | null> {
-    const doc = await this.kv.get<WatchDoc>(pushKeys.watch(prefix, carrier, awb));
+    const doc = await this.getDoc(prefix, carrier, awb);
     return doc ? watchView(doc, nowMs) : null;
+  }
+
+  /** The watch as stored (the tracking page reads it), or null. */
+  getDoc(prefix: string, carrier: string, awb: string): Promise<WatchDoc | null> {
+    return this.kv.get<WatchDoc>(pushKeys.watch(prefix, carrier, awb));
   }
 
   /** The key's watches ordered by carrier and number, `limit` a page; the cursor is the last one's name. */
@@ -198,17 +216,19 @@ export class WatchStore {
   /** Ends a watch now (DELETE). False when the key did not watch the shipment. */
   async remove(prefix: string, mode: KeyMode, carrier: string, awb: Awb): Promise<boolean> {
     const upper = awb;
-    const existed = await this.kv.update<WatchDoc, boolean>(pushKeys.watch(prefix, carrier, upper), (doc) => ({
-      next: doc ? null : undefined, result: doc !== null,
+    const removed = await this.kv.update<WatchDoc, WatchDoc | null>(pushKeys.watch(prefix, carrier, upper), (doc) => ({
+      next: doc ? null : undefined, result: doc,
     }));
     await this.kv.setRemove(pushKeys.watchIndex(prefix), `${carrier}:${upper}`);
+    // Its order's page lists it no more (the page of an order with no watch left is gone).
+    if (removed?.order_id) await this.kv.setRemove(orderIndexKey(prefix, removed.order_id), `${carrier}:${upper}`);
     await this.kv.update<ShipmentDoc, void>(pushKeys.shipment(shipmentIdOf(mode, carrier, upper)), (doc) => {
       if (!doc || !(prefix in doc.watchers)) return { result: undefined };
       const watchers = { ...doc.watchers };
       delete watchers[prefix];
       return { next: Object.keys(watchers).length ? { ...doc, watchers } : null, result: undefined };
     });
-    return existed;
+    return removed !== null;
   }
 
   /**

@@ -6,6 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { PAGE_LANGUAGES } from '../../../lib/push/index.ts';
 import type { ErrorCode } from '../../../lib/schemas/index.ts';
 import { isIstDay } from '../../../lib/time/ist-day.ts';
 import { ApiError } from './errors.ts';
@@ -42,6 +43,8 @@ export const WatchBodySchema = z.object({
   awb: text,
   promised_by: text.refine(isIstDay, 'must be a calendar day written YYYY-MM-DD (the day promised to the customer, IST)').nullish(),
   running_late_below: z.number('must be a number from 0 to 1').min(0, 'must be from 0 to 1').max(1, 'must be from 0 to 1').nullish(),
+  order_id: text.regex(/^[A-Za-z0-9._:#-]{1,64}$/, 'must be 1 to 64 letters, digits or . _ : # -').nullish(),
+  language: z.enum(PAGE_LANGUAGES, `must be one of ${PAGE_LANGUAGES.join(', ')}`).nullish(),
 });
 
 /** One item of `POST /v1/track/batch`; a bad item refuses that item only. */

@@ -10,7 +10,7 @@ import {
   AnalysisAcceptedSchema, AnalysisListSchema, AnalysisRequestSchema, AnalysisSchema, ReportSchema, ShareLinkSchema,
 } from '../../../lib/analyzer/index.ts';
 import type { Product } from '../../../lib/product/index.ts';
-import { SUBSCRIBABLE_EVENT_TYPES, TRACKING_EVENT_TYPES } from '../../../lib/push/index.ts';
+import { PAGE_LANGUAGES, SUBSCRIBABLE_EVENT_TYPES, TRACKING_EVENT_TYPES } from '../../../lib/push/index.ts';
 
 const Instant = z.string().describe('UTC ISO 8601 instant');
 
@@ -36,6 +36,10 @@ export const WatchSchema = z.object({
   expires_at: Instant,
   promised_by: z.string().nullable().describe('The day the shop promised its customer (IST, YYYY-MM-DD); null: none'),
   running_late_below: z.number().min(0).max(1).describe('tracking.running_late when the on-time probability falls below this (default 0.5)'),
+  order_id: z.string().nullable().describe('The shop\'s order this parcel belongs to; null: none'),
+  language: z.enum(PAGE_LANGUAGES).nullable().describe('The language of the shop\'s customer: the tracking page\'s default; null: from the browser'),
+  page_url: z.string().describe('The tracking page of this shipment for the shop\'s customer: no key needed, no lookup consumed, noindex'),
+  order_page_url: z.string().nullable().describe('The page of every watched parcel of order_id; null without order_id'),
 });
 
 export const WatchAnswerSchema = z.object({

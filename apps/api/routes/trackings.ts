@@ -10,12 +10,13 @@ import { WatchBodySchema, readBody } from '../http/bodies.ts';
 import { checkShipmentInput, meteredLookup } from '../lookup/metered.ts';
 import { managementKey } from '../auth/management-key.ts';
 import { api } from '../openapi/spec.ts';
+import { publicBaseOf } from '../context/public-base.ts';
 import { AwbParam, OneWatchSchema, PageQuerySchema, WatchAnswerSchema, WatchListSchema, carrierParam } from '../openapi/schemas.ts';
 import { z } from 'zod';
 import { isTerminalStage } from '../../../lib/cache/index.ts';
 
 /** What these routes use of the API's dependencies. */
-type TrackingDeps = Pick<ApiDeps, 'access' | 'clock' | 'metrics' | 'product' | 'tracking'>;
+type TrackingDeps = Pick<ApiDeps, 'access' | 'clock' | 'metrics' | 'product' | 'tracking' | 'publicBaseUrl'>;
 
 const MAX_PAGE = 100;
 
@@ -29,8 +30,24 @@ function promiseChangeOf(body: { promised_by?: string | null; running_late_below
   return change;
 }
 
+/** A watch as answered: its view and the tracking page's links (contracts.md "Tracking page"). */
+type WatchAnswer = WatchView & { page_url: string; order_page_url: string | null };
+
+/**
+ * The page links of a watch. `register`: made to open now (a new watch, one read by itself);
+ * a list only computes them (links of watches made before pages existed open once read alone).
+ */
+async function withPages(push: Push, base: string, key: { prefix: string; mode: KeyMode }, watch: WatchView, register: boolean): Promise<WatchAnswer> {
+  const link = register ? push.pages.register.bind(push.pages) : push.pages.tokenOf.bind(push.pages);
+  const shipment = await link({
+    kind: 'shipment', prefix: key.prefix, mode: key.mode, carrier: watch.carrier, awb: watch.awb, watched_since_ms: Date.parse(watch.watched_since),
+  });
+  const order = watch.order_id ? await link({ kind: 'order', prefix: key.prefix, mode: key.mode, order_id: watch.order_id }) : null;
+  return { ...watch, page_url: `${base}/t/${shipment}`, order_page_url: order ? `${base}/o/${order}` : null };
+}
+
 /** A watch's record: the answered one, with `insights.prediction.promise` when the watch has a promise. */
-function watchRecord(tracking: TrackingService, found: FoundRecord | null, watch: WatchView, mode: KeyMode): TrackingRecord | null {
+export function watchRecord(tracking: TrackingService, found: FoundRecord | null, watch: Pick<WatchView, 'promised_by'>, mode: KeyMode): TrackingRecord | null {
   if (found === null) return null;
   if (watch.promised_by === null) return found.record;
   const probability = tracking.promiseProbability(found, mode, watch.promised_by);
@@ -67,6 +84,7 @@ export function registerTrackingRoutes(app: FastifyInstance, deps: TrackingDeps,
     const presented = request.headers['x-api-key'];
     const input = body instanceof ApiError ? body : checkShipmentInput(deps, body.carrier, body.awb);
     const promise = body instanceof ApiError ? {} : promiseChangeOf(body);
+    const page = body instanceof ApiError ? {} : { order_id: body.order_id ?? null, language: body.language ?? null };
     const changesPromise = Object.keys(promise).length > 0;
     // Already watching: answered without counting a lookup (nor polling a carrier); promise fields given change it.
     if (typeof presented === 'string' && keyMode(presented) && !(input instanceof ApiError)) {
@@ -75,7 +93,8 @@ export function registerTrackingRoutes(app: FastifyInstance, deps: TrackingDeps,
       if (existing?.status === 'active') {
         const watch = (changesPromise ? await push.watches.setPromise(key.prefix, input.carrier, input.awb, promise, deps.clock()) : null) ?? existing;
         const found = await deps.tracking.peekFound(input.carrier, input.awb, key.mode);
-        return reply.code(200).send({ watch, tracking: watchRecord(deps.tracking, found, watch, key.mode) });
+        const answer = await withPages(push, publicBaseOf(deps, app), key, watch, true);
+        return reply.code(200).send({ watch: answer, tracking: watchRecord(deps.tracking, found, watch, key.mode) });
       }
     }
     const looked = await meteredLookup(deps, request, reply, input);
@@ -87,7 +106,9 @@ export function registerTrackingRoutes(app: FastifyInstance, deps: TrackingDeps,
       terminal: record !== null && isTerminalStage(record.insights.current_stage),
       nowMs: deps.clock(),
       promise,
+      page,
     });
+    if (made.created && made.watch.order_id) await push.pages.addToOrder(looked.key.prefix, made.watch.order_id, looked.carrier, looked.awb);
     let watch = made.watch;
     if (!made.created) {
       // Another call of this key started the same watch a moment ago: this one consumes nothing.
@@ -95,7 +116,8 @@ export function registerTrackingRoutes(app: FastifyInstance, deps: TrackingDeps,
       reply.header('X-Lookups-Remaining', looked.remaining + 1);
       if (changesPromise) watch = (await push.watches.setPromise(looked.key.prefix, looked.carrier, looked.awb, promise, deps.clock())) ?? watch;
     }
-    return reply.code(made.created ? 201 : 200).send({ watch, tracking: watchRecord(deps.tracking, found, watch, looked.key.mode) });
+    const answer = await withPages(push, publicBaseOf(deps, app), looked.key, watch, true);
+    return reply.code(made.created ? 201 : 200).send({ watch: answer, tracking: watchRecord(deps.tracking, found, watch, looked.key.mode) });
   });
 
   app.get('/v1/trackings', api({
@@ -108,7 +130,9 @@ export function registerTrackingRoutes(app: FastifyInstance, deps: TrackingDeps,
     const limit = request.query.limit === undefined ? 50 : Number(request.query.limit);
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw new ApiError('bad_request', `"limit" must be a whole number from 1 to ${MAX_PAGE}.`);
     const page = await push.watches.list(key.prefix, deps.clock(), { cursor: request.query.cursor ?? null, limit });
-    return { watches: page.items, next_cursor: page.next_cursor };
+    const base = publicBaseOf(deps, app);
+    const watches = await Promise.all(page.items.map((watch) => withPages(push, base, key, watch, false)));
+    return { watches, next_cursor: page.next_cursor };
   });
 
   const one = async (request: FastifyRequest<{ Params: { carrier: string; awb: string } }>, reply: FastifyReply) => {
@@ -125,7 +149,7 @@ export function registerTrackingRoutes(app: FastifyInstance, deps: TrackingDeps,
     const { key, carrier, awb } = await one(request, reply);
     const watch = await push.watches.get(key.prefix, carrier, awb, deps.clock());
     if (!watch) throw new ApiError('not_found', `This key does not watch ${carrier} consignment ${awb}.`);
-    return { watch };
+    return { watch: await withPages(push, publicBaseOf(deps, app), key, watch, true) };
   });
   app.delete('/v1/trackings/:carrier/:awb', api({
     tags, operationId: 'deleteWatch', summary: 'End a watch', caller: 'key', limits: 'burst', params: shipmentParams,

@@ -1,0 +1,163 @@
+/**
+ * The tracking page (contracts.md "Tracking page"): `/t/<token>` shows one watched shipment and
+ * `/o/<token>` every watched parcel of one order of a key, to the shop's customer, who has no key.
+ * The token is the permission (lib/push/page-links.ts) and the key must still stand; a view reads
+ * the cached record (no lookup is consumed) and asks for a fresh poll of a moving shipment whose
+ * record is older than 30 minutes, at most once per 30 minutes per shipment. Every failure is the
+ * same 404 page: a visitor learns nothing about keys, watches or shipments.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { isGone, standingOf } from '../../../lib/access/index.ts';
+import { isTerminalStage } from '../../../lib/cache/index.ts';
+import { PAGE_AFTER_END_MS, type Push, type WatchDoc } from '../../../lib/push/index.ts';
+import { parseAwb, type KeyMode, type TrackingRecord } from '../../../lib/schemas/index.ts';
+import { MINUTE_MS } from '../../../lib/time/index.ts';
+import {
+  pageLanguage, renderGonePage, renderOrderPage, renderShipmentPage, type Lang, type PageBranding, type PageShipment,
+} from '../../../lib/tracking-page/index.ts';
+import type { ApiDeps } from '../context/deps.ts';
+import { ApiError, methodNotAllowed } from '../http/errors.ts';
+import { api } from '../openapi/spec.ts';
+import { watchRecord } from './trackings.ts';
+
+type PageDeps = Pick<ApiDeps, 'access' | 'branding' | 'clock' | 'throttle' | 'tracking'>;
+
+/** Views per client address: a person reloads, a shop's order page frames it; a scraper is held back. */
+const VIEWS = { name: 'tracking-page', limit: 120, windowMs: MINUTE_MS };
+/** A moving shipment's record older than this is refreshed on a view, at most once per this long. */
+const REFRESH_AFTER_MS = 30 * MINUTE_MS;
+
+/** The page's own policy: nothing from another host, no script at all; framed only by the shop's listed origins. */
+function pagePolicy(frameAncestors: readonly string[]): string {
+  const frames = frameAncestors.length ? frameAncestors.join(' ') : "'none'";
+  return "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; "
+    + `frame-ancestors ${frames}`;
+}
+
+interface PageQuery { lang?: string }
+
+export function registerTrackingPages(app: FastifyInstance, deps: PageDeps, push: Push): void {
+  const refreshAsked = (carrier: string, awb: string, mode: KeyMode) => push.kv.update<number, boolean>(
+    `page-refresh:{${mode}:${carrier}:${awb}}`,
+    (asked) => (asked !== null ? { result: false } : { next: deps.clock(), result: true, ttlMs: REFRESH_AFTER_MS }),
+  );
+
+  /** A stale moving record: one fresh poll asked for (in the background; the view answers with what is cached). */
+  const refreshIfStale = async (record: TrackingRecord | null, carrier: string, awb: string, mode: KeyMode) => {
+    if (record && isTerminalStage(record.insights.current_stage)) return;
+    if (record && deps.clock() - Date.parse(record.last_polled_at) < REFRESH_AFTER_MS) return;
+    const parsed = parseAwb(awb);
+    if (!parsed || !(await refreshAsked(carrier, awb, mode))) return;
+    void deps.tracking.refresh(carrier, parsed, mode).catch(() => undefined);
+  };
+
+  /** The key behind a token, when it still stands (revoked and suspended keys' pages are gone). */
+  const standingKey = async (prefix: string) => {
+    const key = await deps.access.getByPrefix(prefix);
+    const standing = standingOf(key, new Date(deps.clock()));
+    return key && !isGone(standing) && standing !== 'suspended' ? key : null;
+  };
+
+  /** A watch's parcel as the page shows it, or null when its page is gone. */
+  const parcelOf = async (doc: WatchDoc | null, mode: KeyMode): Promise<PageShipment | null> => {
+    if (!doc) return null;
+    if (doc.terminal_ms !== null && deps.clock() > doc.terminal_ms + PAGE_AFTER_END_MS) return null;
+    const found = await deps.tracking.peekFound(doc.carrier, doc.awb, mode);
+    await refreshIfStale(found?.record ?? null, doc.carrier, doc.awb, mode);
+    const promisedBy = doc.promised_by ?? null;
+    const record = watchRecord(deps.tracking, found, { promised_by: promisedBy }, mode);
+    return { carrier: doc.carrier, awb: doc.awb, record, running_late: doc.late_told === true, promised_by: promisedBy };
+  };
+
+  const send = async (request: FastifyRequest<{ Querystring: PageQuery }>, reply: FastifyReply, page: {
+    status: number; lang: Lang; html: string; branding: PageBranding | null;
+  }) => reply
+    .code(page.status)
+    .type('text/html; charset=utf-8')
+    .header('Cache-Control', 'private, no-store')
+    .header('X-Robots-Tag', 'noindex, nofollow')
+    .header('Content-Language', page.lang)
+    .header('Vary', 'Accept-Language')
+    .header('x-page-frame-ancestors', JSON.stringify(page.branding?.frame_ancestors ?? []))
+    .send(page.html);
+
+  const gone = (request: FastifyRequest<{ Querystring: PageQuery }>, reply: FastifyReply) => {
+    const lang = pageLanguage({ query: request.query.lang, acceptLanguage: request.headers['accept-language'] });
+    return send(request, reply, { status: 404, lang, html: renderGonePage({ lang }), branding: null });
+  };
+
+  const viewAllowed = async (request: FastifyRequest) => {
+    const now = deps.clock();
+    const throttled = await deps.throttle.check(VIEWS, request.ip, now);
+    if (throttled.blocked) {
+      throw new ApiError('rate_limit_exceeded', 'Too many page views from this address; try again in a minute.', { 'Retry-After': throttled.retryAfterSeconds });
+    }
+    await deps.throttle.record(VIEWS, request.ip, now);
+  };
+
+  app.register(async (pages) => {
+    // After hardening's headers (its onSend runs first): this page's own CSP, and framing by the shop's origins only.
+    pages.addHook('onSend', async (_request, reply, payload) => {
+      const listed = reply.getHeader('x-page-frame-ancestors');
+      if (typeof listed === 'string') {
+        reply.removeHeader('x-page-frame-ancestors');
+        const origins = JSON.parse(listed) as string[];
+        reply.header('content-security-policy', pagePolicy(origins));
+        if (origins.length) reply.removeHeader('x-frame-options');
+      }
+      return payload;
+    });
+
+    const tags = ['Tracking page'];
+    const params = z.object({ token: z.string() });
+    const query = z.object({ lang: z.string().optional().describe('en, hi, ta or bn; else the watch\'s language, else Accept-Language') });
+    pages.get<{ Params: { token: string }; Querystring: PageQuery }>('/t/:token', api({
+      operationId: 'trackingPage', summary: 'A watched shipment\'s tracking page (no API key; consumes no lookup)', caller: 'none', tags, params, query,
+      responses: { 200: { description: 'HTML: nothing from another host, no script; noindex', text: 'text/html', headers: ['Cache-Control'] } },
+      errors: ['rate_limit_exceeded'],
+    }), async (request, reply) => {
+      await viewAllowed(request);
+      const target = await push.pages.resolve(request.params.token);
+      if (target?.kind !== 'shipment' || !(await standingKey(target.prefix))) return gone(request, reply);
+      const doc = await push.watches.getDoc(target.prefix, target.carrier, target.awb);
+      // A watch deleted and made again has a new link: the old one opens nothing.
+      const parcel = doc?.watched_since_ms === target.watched_since_ms ? await parcelOf(doc, target.mode) : null;
+      if (!parcel) return gone(request, reply);
+      const branding = await deps.branding.get(target.prefix);
+      const lang = pageLanguage({ query: request.query.lang, watchLanguage: doc!.language ?? null, acceptLanguage: request.headers['accept-language'] });
+      const html = renderShipmentPage({ shipment: parcel, branding, lang, nowMs: deps.clock(), switchUrl: (l) => `?lang=${l}` });
+      return send(request, reply, { status: 200, lang, html, branding });
+    });
+
+    pages.get<{ Params: { token: string }; Querystring: PageQuery }>('/o/:token', api({
+      operationId: 'orderTrackingPage', summary: 'Every watched parcel of one order (no API key; consumes no lookup)', caller: 'none', tags, params, query,
+      responses: { 200: { description: 'HTML: nothing from another host, no script; noindex', text: 'text/html', headers: ['Cache-Control'] } },
+      errors: ['rate_limit_exceeded'],
+    }), async (request, reply) => {
+      await viewAllowed(request);
+      const target = await push.pages.resolve(request.params.token);
+      if (target?.kind !== 'order' || !(await standingKey(target.prefix))) return gone(request, reply);
+      const names = (await push.pages.orderMembers(target.prefix, target.order_id)).sort();
+      const docs = await Promise.all(names.map((name) => {
+        const split = name.indexOf(':');
+        return push.watches.getDoc(target.prefix, name.slice(0, split), name.slice(split + 1));
+      }));
+      const parcels: PageShipment[] = [];
+      for (const doc of docs) {
+        // Only the order's own parcels, of this key: a watch moved to another order is not listed here.
+        const parcel = doc?.order_id === target.order_id ? await parcelOf(doc, target.mode) : null;
+        if (parcel) parcels.push(parcel);
+      }
+      if (parcels.length === 0) return gone(request, reply);
+      const branding = await deps.branding.get(target.prefix);
+      const first = docs.find((d) => d?.language)?.language ?? null;
+      const lang = pageLanguage({ query: request.query.lang, watchLanguage: first, acceptLanguage: request.headers['accept-language'] });
+      const html = renderOrderPage({ orderId: target.order_id, shipments: parcels, branding, lang, nowMs: deps.clock(), switchUrl: (l) => `?lang=${l}` });
+      return send(request, reply, { status: 200, lang, html, branding });
+    });
+
+    methodNotAllowed(pages, '/t/:token', ['GET']);
+    methodNotAllowed(pages, '/o/:token', ['GET']);
+  });
+}
