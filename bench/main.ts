@@ -1,6 +1,6 @@
 /**
  * npm run bench [-- <section>...] — prints every figure the issues ask for, measured side by side
- * in one run on this machine. Sections: normalize, mapping, carriers, api, pipeline, lanes, replay, webhooks, analyzer, network, prediction, startup, outage.
+ * in one run on this machine. Sections: normalize, mapping, carriers, api, pipeline, lanes, replay, webhooks, analyzer, network, prediction, startup, outage, page.
  */
 import { benchAnalyzer } from './analyzer.ts';
 import { benchApi } from './api.ts';
@@ -10,6 +10,7 @@ import { benchMapping } from './mapping.ts';
 import { benchNetwork } from './network.ts';
 import { benchNormalize } from './normalize.ts';
 import { benchOutage } from './outage.ts';
+import { benchPage } from './page.ts';
 import { benchPipeline } from './pipeline.ts';
 import { benchPrediction } from './prediction.ts';
 import { benchReplay } from './replay.ts';
@@ -34,6 +35,7 @@ const SECTIONS: Record<string, { title: string; run: () => Promise<BenchResult[]
   prediction: { title: 'Delivery prediction: backtests on two generators, rebuild over 1 M delivered, cost per lookup (npm run bench -- prediction)', run: benchPrediction },
   startup: { title: 'npm start: spawn to /readyz (first start and restart) and idle RSS, native vs tsx (npm run bench -- startup)', run: benchStartup },
   outage: { title: 'After a broker outage: lookups while a 100,000-poll spool drains to Kafka, and the drain\'s rate (npm run bench -- outage)', run: benchOutage },
+  page: { title: 'Tracking page: views per second from the cache, p99, bytes per page in each language (npm run bench -- page)', run: benchPage },
   analyzer: { title: 'Shipment analyzer: end to end on the embedded default, the report alone (npm run bench -- analyzer)', run: benchAnalyzer },
 };
 

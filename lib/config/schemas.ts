@@ -114,6 +114,8 @@ export const EnvSchema = z.object({
   CACHE_MAX_BYTES: unsetWhenEmpty(z.coerce.number().int().min(1_048_576, 'at least 1 MiB (1048576)').default(128 * 1_048_576)),
   /** How often the delivery model is rebuilt (contracts.md: at least every 10 minutes). */
   PREDICTION_REBUILD_SECONDS: unsetWhenEmpty(z.coerce.number().int().min(10).max(600).default(600)),
+  /** Tracking page views per client address per minute (default 120; past it 429 with Retry-After). */
+  TRACKING_PAGE_VIEWS_PER_MINUTE: unsetWhenEmpty(z.coerce.number().int().min(1).default(120)),
   /** How often active and watched shipments are re-polled (default 7200 s = 2 h). */
   POLLER_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(7200),
   /** Seconds to wait after each failed webhook attempt; one more failure than steps gives up. */

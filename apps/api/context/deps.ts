@@ -53,4 +53,6 @@ export interface ApiDeps {
   mailer?: Mailer;
   /** Trial keys issued per client address per hour on the self-serve page. */
   trialsPerAddressPerHour?: number;
+  /** Tracking page views per client address per minute (TRACKING_PAGE_VIEWS_PER_MINUTE; default 120). */
+  pageViewsPerMinute?: number;
 }

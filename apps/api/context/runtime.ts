@@ -190,6 +190,7 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
       product, access, billing, idempotency: backend.idempotency(), tracking, push, analyzer, throttle: backend.throttle(), mailer,
       lanes: lanes.windows, estimator: predictions.estimator, metrics, adminToken, clock, readiness,
       logLevel: env.LOG_LEVEL, trustProxy: trustProxyOf(env.TRUST_PROXY), publicBaseUrl: env.PUBLIC_BASE_URL,
+      pageViewsPerMinute: env.TRACKING_PAGE_VIEWS_PER_MINUTE,
     },
     shipments: embedded?.shipments ?? null,
     bus,

@@ -21,10 +21,10 @@ import { ApiError, methodNotAllowed } from '../http/errors.ts';
 import { api } from '../openapi/spec.ts';
 import { watchRecord } from './trackings.ts';
 
-type PageDeps = Pick<ApiDeps, 'access' | 'branding' | 'clock' | 'throttle' | 'tracking'>;
+type PageDeps = Pick<ApiDeps, 'access' | 'branding' | 'clock' | 'throttle' | 'tracking' | 'pageViewsPerMinute'>;
 
-/** Views per client address: a person reloads, a shop's order page frames it; a scraper is held back. */
-const VIEWS = { name: 'tracking-page', limit: 120, windowMs: MINUTE_MS };
+/** Views per client address a minute by default: a person reloads, a shop's order page frames it; a scraper is held back. */
+const VIEWS_PER_MINUTE = 120;
 /** A moving shipment's record older than this is refreshed on a view, at most once per this long. */
 const REFRESH_AFTER_MS = 30 * MINUTE_MS;
 
@@ -38,6 +38,7 @@ function pagePolicy(frameAncestors: readonly string[]): string {
 interface PageQuery { lang?: string }
 
 export function registerTrackingPages(app: FastifyInstance, deps: PageDeps, push: Push): void {
+  const VIEWS = { name: 'tracking-page', limit: deps.pageViewsPerMinute ?? VIEWS_PER_MINUTE, windowMs: MINUTE_MS };
   const refreshAsked = (carrier: string, awb: string, mode: KeyMode) => push.kv.update<number, boolean>(
     `page-refresh:{${mode}:${carrier}:${awb}}`,
     (asked) => (asked !== null ? { result: false } : { next: deps.clock(), result: true, ttlMs: REFRESH_AFTER_MS }),
