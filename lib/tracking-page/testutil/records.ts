@@ -117,7 +117,9 @@ export function prediction(day: string, p90End: string, promisedBy?: string): No
 /** On the way, predicted for Saturday 28 November, 9 in 10 by Monday 30 November. */
 export function moving(awb = '1234567890102', carrier = 'delhivery'): PageShipment {
   return {
-    record: record({ awb, carrier, status: 'in_transit', stage: 'in_transit', events: [BOOKED, PICKED, HUB], prediction: prediction('2026-11-28', '2026-11-30') }),
+    record: record({
+      awb, carrier, status: 'in_transit', stage: 'in_transit', events: [BOOKED, PICKED, HUB], prediction: prediction('2026-11-28', '2026-11-30'),
+    }),
     running_late: false,
     promised_by: null,
   };
@@ -132,7 +134,10 @@ export function failedAttempt(reason: NdrReason): PageShipment {
       stage: 'delivery_attempted',
       events: [BOOKED, PICKED, HUB,
         { status: 'out_for_delivery', code: 'out_for_delivery', hoursAgo: 8, description: 'Out for delivery', location: 'Bengaluru_Koramangala_DC' },
-        { status: 'exception', code: 'delivery_attempted', hoursAgo: 3, description: 'Delivery attempted', location: 'Bengaluru_Koramangala_DC', reason_code: reason }],
+        {
+          status: 'exception', code: 'delivery_attempted', hoursAgo: 3, description: 'Delivery attempted', location: 'Bengaluru_Koramangala_DC',
+          reason_code: reason,
+        }],
       attempts: [{ at: iso(failedAt), outcome: 'failed', reason_code: reason, reason_text: 'Delivery attempted' }],
       prediction: prediction('2026-11-27', '2026-11-29'),
     }),
@@ -144,7 +149,9 @@ export function failedAttempt(reason: NdrReason): PageShipment {
 /** Promised for Friday 27 November; now predicted for Monday 30 November. */
 export function runningLate(): PageShipment {
   return {
-    record: record({ status: 'in_transit', stage: 'in_transit', events: [BOOKED, PICKED, HUB], prediction: prediction('2026-11-30', '2026-12-02', '2026-11-27') }),
+    record: record({
+      status: 'in_transit', stage: 'in_transit', events: [BOOKED, PICKED, HUB], prediction: prediction('2026-11-30', '2026-12-02', '2026-11-27'),
+    }),
     running_late: true,
     promised_by: '2026-11-27',
   };
