@@ -47,6 +47,23 @@ export function closureOfShipment(shipment: NormalizedShipment, mode: KeyMode, p
   });
 }
 
+/**
+ * A book's closures as a checkpoint keeps them: lanes in order, each lane's closures in slot order
+ * (`laneEnds`: where each lane's run ends), flags without the counted bit; `ndrAt` names the
+ * closures with failed-attempt reasons (`ndrReasons`, the same order).
+ */
+export interface LaneBookState {
+  lanes: string[];
+  laneEnds: Uint32Array;
+  awbs: string[];
+  closedAtS: Uint32Array;
+  transit: Float64Array;
+  version: Float64Array;
+  flags: Uint8Array;
+  ndrAt: number[];
+  ndrReasons: string[][];
+}
+
 export interface LaneBookOptions {
   windowDays?: number;
   clock?: () => number;
@@ -288,6 +305,75 @@ export class LaneBook implements LaneStatsSource, LaneWindowSource {
       if (stats && stats.closed > 0) out.push(stats);
     }
     return out;
+  }
+
+  /**
+   * The closures in columns, lane after lane (a checkpoint keeps them: lib/pipeline/checkpoint.ts).
+   * Only what a closure is; the aggregates are counted again at import against the window then.
+   */
+  exportState(): LaneBookState {
+    let total = 0;
+    for (const lane of this.lanes.values()) total += lane.slots.size;
+    const state: LaneBookState = {
+      lanes: [], laneEnds: new Uint32Array(this.lanes.size), awbs: new Array<string>(total),
+      closedAtS: new Uint32Array(total), transit: new Float64Array(total), version: new Float64Array(total), flags: new Uint8Array(total),
+      ndrAt: [], ndrReasons: [],
+    };
+    let at = 0;
+    for (const lane of this.lanes.values()) {
+      const n = lane.slots.size;
+      // Slots are given out in order (slotFor), so a lane's Map order is its slot order.
+      for (const [awb, slot] of lane.slots) state.awbs[at + slot] = awb;
+      state.closedAtS.set(lane.closedAtS.subarray(0, n), at);
+      state.transit.set(lane.transit.subarray(0, n), at);
+      state.version.set(lane.version.subarray(0, n), at);
+      for (let slot = 0; slot < n; slot++) state.flags[at + slot] = lane.flags[slot]! & ~COUNTED;
+      for (const [slot, reasons] of lane.ndr) { state.ndrAt.push(at + slot); state.ndrReasons.push([...reasons]); }
+      at += n;
+      state.laneEnds[state.lanes.length] = at;
+      state.lanes.push(lane.key);
+    }
+    return state;
+  }
+
+  /** Takes back an exported state into this (empty) book, counting the closures inside the window now. */
+  importState(state: LaneBookState): void {
+    if (this.lanes.size > 0) throw new Error('lane book state: import into an empty book only');
+    const total = state.awbs.length;
+    if (state.closedAtS.length !== total || state.transit.length !== total || state.version.length !== total || state.flags.length !== total
+      || state.laneEnds.length !== state.lanes.length || (state.lanes.length > 0 && state.laneEnds[state.lanes.length - 1] !== total)) {
+      throw new Error('lane book state: columns differ in length');
+    }
+    const reasonsAt = new Map<number, readonly string[]>();
+    state.ndrAt.forEach((at, i) => reasonsAt.set(at, state.ndrReasons[i]!));
+    const startS = this.windowStartS(this.clock());
+    let from = 0;
+    state.lanes.forEach((key, l) => {
+      const to = state.laneEnds[l]!;
+      const lane = new Lane(key);
+      const n = to - from;
+      const capacity = Math.max(4, n);
+      lane.closedAtS = new Uint32Array(capacity);
+      lane.closedAtS.set(state.closedAtS.subarray(from, to));
+      lane.transit = new Float64Array(capacity);
+      lane.transit.set(state.transit.subarray(from, to));
+      lane.version = new Float64Array(capacity);
+      lane.version.set(state.version.subarray(from, to));
+      lane.flags = new Uint8Array(capacity);
+      lane.flags.set(state.flags.subarray(from, to));
+      for (let slot = 0; slot < n; slot++) {
+        lane.slots.set(state.awbs[from + slot]!, slot);
+        const reasons = reasonsAt.get(from + slot);
+        if (reasons) lane.ndr.set(slot, reasons);
+        const closedAtS = lane.closedAtS[slot]!;
+        if (closedAtS >= startS) {
+          lane.tally(slot, 1);
+          if (closedAtS < lane.oldestCountedS) lane.oldestCountedS = closedAtS;
+        }
+      }
+      this.lanes.set(key, lane);
+      from = to;
+    });
   }
 
   /** Every closure held (inside the window or not), rebuilt from the columns. */
