@@ -158,7 +158,7 @@ export class PredictionBook {
     };
   }
 
-  /** Takes back an exported state into this (empty) book; its observations stay views of the state's one array. */
+  /** Takes back an exported state into this (empty) book; its observations are views of one array. */
   importState(state: PredictionBookState): void {
     if (this.delivered.size > 0) throw new Error('prediction book state: import into an empty book only');
     const count = state.ids.length;
@@ -166,6 +166,9 @@ export class PredictionBook {
       || (count > 0 && state.obsEnds[count - 1] !== state.obs.length)) {
       throw new Error('prediction book state: columns differ in length');
     }
+    // A copy: the state's arrays may be views of a whole checkpoint file (v8.deserialize), which
+    // views kept here would keep in memory.
+    const obs = state.obs.slice();
     let from = 0;
     for (let i = 0; i < count; i++) {
       const keys = new Array<string | null>(LEVEL_COUNT);
@@ -174,7 +177,7 @@ export class PredictionBook {
         keys[l] = ref < 0 ? null : state.levelKeys[ref]!;
       }
       const to = state.obsEnds[i]!;
-      this.delivered.set(state.ids[i]!, { keys, deliveredMs: state.deliveredMs[i]!, obs: state.obs.subarray(from, to) });
+      this.delivered.set(state.ids[i]!, { keys, deliveredMs: state.deliveredMs[i]!, obs: obs.subarray(from, to) });
       from = to;
     }
     if (state.model) {

@@ -487,7 +487,7 @@ export class PredictionModel {
     return state;
   }
 
-  /** The model an `exportState` wrote (its cells' arrays are views of the state's). */
+  /** The model an `exportState` wrote. */
   static fromState(state: PredictionModelState, places: PlaceLookup, workdays: WorkdayIndex): PredictionModel {
     const count = state.cellKey.length;
     const windowsLength = POSITION_COUNT * 4;
@@ -495,6 +495,9 @@ export class PredictionModel {
       || state.cdf.length !== count * K_SLOTS || state.windows.length !== count * windowsLength) {
       throw new Error('prediction model state: columns differ in length');
     }
+    // Copies: the state's arrays may be views of a whole checkpoint file (v8.deserialize).
+    const cdf = state.cdf.slice();
+    const windows = state.windows.slice();
     const cells: CellTable = new Map();
     for (let i = 0; i < count; i++) {
       const key = state.keys[state.cellKey[i]!]!;
@@ -502,10 +505,10 @@ export class PredictionModel {
       if (!row) cells.set(key, (row = new Array(STAGES * BUCKETS)));
       row[state.cellSlot[i]!] = {
         n: state.n[i]!, point: state.point[i]!,
-        cdf: state.cdf.subarray(i * K_SLOTS, (i + 1) * K_SLOTS), windows: state.windows.subarray(i * windowsLength, (i + 1) * windowsLength),
+        cdf: cdf.subarray(i * K_SLOTS, (i + 1) * K_SLOTS), windows: windows.subarray(i * windowsLength, (i + 1) * windowsLength),
       };
     }
-    return new PredictionModel(cells, state.thresholds, state.modelAtMs, places, workdays, {
+    return new PredictionModel(cells, state.thresholds.slice(), state.modelAtMs, places, workdays, {
       shipments: state.shipments, observations: state.observations, cells: count,
     });
   }
