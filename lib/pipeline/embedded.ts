@@ -6,6 +6,7 @@
  * damaged) pays for a full replay. Afterwards a checkpoint is written after each prediction rebuild
  * (the book's timer) and at close, never on a poll's path.
  */
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_CONFIG_DIR } from '../config/index.ts';
 import type { LaneBook } from '../lanes/index.ts';
@@ -115,7 +116,7 @@ export async function openEmbeddedPipeline(options: EmbeddedPipelineOptions): Pr
     if (!announced && full) {
       // One line, and only when there is history to replay (an empty log needs no checkpoint yet).
       log('warn', `checkpoint ${checkpointPath(dataDir)} not loaded (${reason}): rebuilding the embedded state from the whole raw-poll log`);
-      progress.phase('replay of the raw-poll log', null);
+      progress.phase('replay of the raw-poll log', Math.ceil(statSync(logPath).size / 1024));
       announced = true;
     }
     index.handle(poll, mode);
