@@ -21,7 +21,7 @@ import type { RefreshCandidate } from '../poller/index.ts';
 import { PredictionBook, WorkdayIndex, placeLookupOf, type Estimator, type PlaceLookup, type Predictor } from '../prediction/index.ts';
 import type { Product } from '../product/index.ts';
 import type { CarrierPoll, KeyMode } from '../schemas/index.ts';
-import type { PollLog } from '../store/poll-log.ts';
+import { PollLog } from '../store/poll-log.ts';
 import type { Kafka } from 'kafkajs';
 
 /** Where the backend's parts say what happened to them (the app's logger). */
@@ -123,10 +123,11 @@ export function pipelineParts(settings: PipelineSettings, c: Connections): Pipel
     // The same series as the normalizer app's, so /metrics of the one-process start shows this part too.
     const metrics = createNormalizerMetrics(c.registry);
     // The derived state from the checkpoint and the log's tail (or the whole log): lib/pipeline/embedded.ts.
+    const pollLog = new PollLog(c.dataDir);
     const pipeline = await openEmbeddedPipeline({
-      dataDir: c.dataDir, rules: product.rules, lanes: embeddedLanes(), predictions: predictionBook(), log: c.log,
+      dataDir: c.dataDir, pollLog, rules: product.rules, lanes: embeddedLanes(), predictions: predictionBook(), log: c.log,
     });
-    const { index, pollLog } = pipeline;
+    const { index } = pipeline;
     inProcess.subscribe(async (poll, mode) => {
       pollLog.append({ poll, mode });
       metrics.consumed(1);

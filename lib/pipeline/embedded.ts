@@ -13,7 +13,7 @@ import type { LaneBook } from '../lanes/index.ts';
 import type { RuleSet } from '../normalize/index.ts';
 import type { PredictionBook } from '../prediction/index.ts';
 import { createProgress } from '../progress/index.ts';
-import { PollLog, pollLogPath } from '../store/poll-log.ts';
+import { pollLogPath, type PositionedPoll, type ReadOptions } from '../store/poll-log.ts';
 import {
   checkpointPath, encodeCheckpoint, fingerprintOf, logMismatch, markOfLog, readCheckpoint, writeCheckpoint, type CheckpointState,
 } from './checkpoint.ts';
@@ -21,8 +21,21 @@ import { ShipmentIndex } from './shipment-index.ts';
 
 export type PipelineLog = (level: 'info' | 'warn' | 'error', message: string) => void;
 
+/**
+ * The raw-poll log as the start reads it (lib/store's, opened by lib/backend, the one place that
+ * picks the pipeline): every poll handled after the start is appended there first, and
+ * `appendedBytes` counts them, so a checkpoint knows the offset its state covers.
+ */
+export interface EmbeddedPollLog {
+  readFrom(fromOffset: number, options?: ReadOptions): AsyncIterable<PositionedPoll>;
+  readonly appendedBytes: number;
+  flush(): Promise<void>;
+}
+
 export interface EmbeddedPipelineOptions {
   dataDir: string;
+  /** DATA_DIR's raw-poll log (polls.ndjson), not yet appended to. */
+  pollLog: EmbeddedPollLog;
   rules: RuleSet;
   lanes: LaneBook;
   predictions: PredictionBook;
@@ -45,8 +58,6 @@ export interface StartReport {
 
 export interface EmbeddedPipeline {
   index: ShipmentIndex;
-  /** The raw-poll log: every poll handled after the start is appended here first (what the checkpoint's offset counts). */
-  pollLog: PollLog;
   start: StartReport;
   /** Writes a checkpoint of the state now (one at a time; a call during a write writes again after it). */
   checkpoint(): Promise<void>;
@@ -65,11 +76,10 @@ function fingerprint(rules: RuleSet, predictions: PredictionBook, configDir: str
 }
 
 export async function openEmbeddedPipeline(options: EmbeddedPipelineOptions): Promise<EmbeddedPipeline> {
-  const { dataDir, lanes, predictions } = options;
+  const { dataDir, lanes, predictions, pollLog } = options;
   const log = options.log ?? defaultLog;
   const clock = options.clock ?? Date.now;
   const logPath = pollLogPath(dataDir);
-  const pollLog = new PollLog(dataDir);
   const index = new ShipmentIndex(options.rules, lanes, predictions);
   const derivedUnder = fingerprint(options.rules, predictions, options.configDir ?? DEFAULT_CONFIG_DIR);
 
@@ -164,7 +174,6 @@ export async function openEmbeddedPipeline(options: EmbeddedPipelineOptions): Pr
 
   return {
     index,
-    pollLog,
     start: { from: full ? 'log' : 'checkpoint', polls, ...(full && polls > 0 ? { reason } : {}) },
     checkpoint,
     async close() {

@@ -11,7 +11,7 @@ import { loadPlaces } from '../../places/index.ts';
 import { placeLookupOf, PredictionBook, WorkdayIndex, type EstimateAnswer } from '../../prediction/index.ts';
 import { loadProduct } from '../../product/index.ts';
 import { historyPolls } from '../../sandbox/history.ts';
-import { pollLogPath } from '../../store/poll-log.ts';
+import { PollLog, pollLogPath } from '../../store/poll-log.ts';
 import { openEmbeddedPipeline, type EmbeddedPipeline, type EmbeddedPipelineOptions } from '../embedded.ts';
 import type { ShipmentState } from '../shipment-index.ts';
 
@@ -42,6 +42,7 @@ export function writeLog(dataDir: string, lines: readonly string[]): void {
 }
 
 export interface Opened extends EmbeddedPipeline {
+  pollLog: PollLog;
   lanes: LaneBook;
   predictions: PredictionBook;
   /** Every line the start logged. */
@@ -54,11 +55,12 @@ export async function openBooks(dataDir: string, options: Partial<EmbeddedPipeli
   const lanes = new LaneBook({ windowDays: 90, clock, ttlMs: 0 });
   const predictions = new PredictionBook({ places, workdays, windowDays: 90, clock });
   const logged: string[] = [];
+  const pollLog = new PollLog(dataDir);
   const pipeline = await openEmbeddedPipeline({
-    dataDir, rules: product.rules, lanes, predictions, clock, progress: false,
+    dataDir, pollLog, rules: product.rules, lanes, predictions, clock, progress: false,
     log: (level, message) => logged.push(`${level}: ${message}`), ...options,
   });
-  return { ...pipeline, lanes, predictions, logged };
+  return { ...pipeline, pollLog, lanes, predictions, logged };
 }
 
 export interface Answers {
