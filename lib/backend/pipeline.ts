@@ -14,7 +14,8 @@ import type { Registry } from 'prom-client';
 import { createNormalizerMetrics } from '../metrics/index.ts';
 import { LaneBook, type LaneStatsSource, type LaneWindowSource } from '../lanes/index.ts';
 import type { NormalizeResult } from '../normalize/index.ts';
-import { ShipmentIndex } from '../pipeline/shipment-index.ts';
+import { openEmbeddedPipeline } from '../pipeline/embedded.ts';
+import type { ShipmentIndex } from '../pipeline/shipment-index.ts';
 import { loadPlaces } from '../places/index.ts';
 import type { RefreshCandidate } from '../poller/index.ts';
 import { PredictionBook, WorkdayIndex, placeLookupOf, type Estimator, type PlaceLookup, type Predictor } from '../prediction/index.ts';
@@ -119,13 +120,14 @@ export function pipelineParts(settings: PipelineSettings, c: Connections): Pipel
   const openEmbedded = async (product: Product): Promise<PollBus> => {
     const listeners: NormalizedListener[] = [];
     const inProcess = createInProcessBus((err) => c.log('error', `normalizer failed on a poll: ${(err as Error).message}`));
-    const index = new ShipmentIndex(product.rules, embeddedLanes(), predictionBook());
     // The same series as the normalizer app's, so /metrics of the one-process start shows this part too.
     const metrics = createNormalizerMetrics(c.registry);
+    // The derived state from the checkpoint and the log's tail (or the whole log): lib/pipeline/embedded.ts.
     const pollLog = new PollLog(c.dataDir);
-    for await (const { poll, mode } of pollLog.read((line) => c.log('error', `skipped damaged line ${line} of ${c.dataDir}/polls.ndjson`))) {
-      index.handle(poll, mode);
-    }
+    const pipeline = await openEmbeddedPipeline({
+      dataDir: c.dataDir, pollLog, rules: product.rules, lanes: embeddedLanes(), predictions: predictionBook(), log: c.log,
+    });
+    const { index } = pipeline;
     inProcess.subscribe(async (poll, mode) => {
       pollLog.append({ poll, mode });
       metrics.consumed(1);
@@ -133,7 +135,8 @@ export function pipelineParts(settings: PipelineSettings, c: Connections): Pipel
       // Push: a change of a watched shipment becomes an event, queued durably before this returns.
       for (const listener of listeners) await listener(poll, mode, result);
     });
-    c.onClose(() => pollLog.flush());
+    // The log flushed and a last checkpoint written.
+    c.onClose(() => pipeline.close());
     embedded = { shipments: index, log: pollLog, onNormalized: (listener) => { listeners.push(listener); } };
     return inProcess;
   };

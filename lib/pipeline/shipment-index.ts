@@ -69,4 +69,28 @@ export class ShipmentIndex {
   get size(): number {
     return this.shipments.size;
   }
+
+  /** What a checkpoint keeps of the index (lib/pipeline/checkpoint.ts): each key and its number. */
+  exportState(): ShipmentIndexState {
+    const keys = new Array<string>(this.shipments.size);
+    const values = new Float64Array(this.shipments.size);
+    let i = 0;
+    for (const [key, value] of this.shipments) {
+      keys[i] = key;
+      values[i++] = value;
+    }
+    return { keys, values };
+  }
+
+  /** Takes back an exported state into this (empty) index; the books are restored on their own. */
+  importState(state: ShipmentIndexState): void {
+    if (state.keys.length !== state.values.length) throw new Error('shipment index state: keys and values differ in length');
+    for (let i = 0; i < state.keys.length; i++) this.shipments.set(state.keys[i]!, state.values[i]!);
+  }
+}
+
+/** The index as a checkpoint holds it: keys and their numbers (newest poll time × 2 + terminal) in the same order. */
+export interface ShipmentIndexState {
+  keys: string[];
+  values: Float64Array;
 }

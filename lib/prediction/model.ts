@@ -369,6 +369,23 @@ export interface ResolvedKeys {
   detail: (Row[] | undefined)[];
 }
 
+/** A built model's tables in columns, one entry per cell (key index, stage × bucket slot, its figures). */
+export interface PredictionModelState {
+  modelAtMs: number;
+  shipments: number;
+  observations: number;
+  thresholds: Thresholds;
+  keys: string[];
+  cellKey: Uint32Array;
+  cellSlot: Uint16Array;
+  n: Float64Array;
+  point: Uint8Array;
+  /** K_SLOTS per cell. */
+  cdf: Float64Array;
+  /** POSITION_COUNT × 4 per cell. */
+  windows: Uint8Array;
+}
+
 /** Precomputed tables and the lookup over them. */
 export class PredictionModel {
   private readonly modelAtIso: string;
@@ -437,6 +454,63 @@ export class PredictionModel {
       count++;
     }
     return new PredictionModel(cells, thresholds, modelAtMs, places, workdays, { ...summary, cells: count });
+  }
+
+  /** The finished tables in columns (a checkpoint keeps them, so a restart answers before its first rebuild). */
+  exportState(): PredictionModelState {
+    const keys: string[] = [];
+    const cellKey: number[] = [];
+    const cellSlot: number[] = [];
+    const found: Cell[] = [];
+    for (const [key, row] of this.cells) {
+      row.forEach((cell, at) => {
+        if (!cell) return;
+        cellKey.push(keys.length);
+        cellSlot.push(at);
+        found.push(cell);
+      });
+      keys.push(key);
+    }
+    const windowsLength = POSITION_COUNT * 4;
+    const state: PredictionModelState = {
+      modelAtMs: this.modelAtMs, shipments: this.summary.shipments, observations: this.summary.observations,
+      thresholds: this.thresholds.slice(), keys, cellKey: Uint32Array.from(cellKey), cellSlot: Uint16Array.from(cellSlot),
+      n: new Float64Array(found.length), point: new Uint8Array(found.length),
+      cdf: new Float64Array(found.length * K_SLOTS), windows: new Uint8Array(found.length * windowsLength),
+    };
+    found.forEach((cell, i) => {
+      state.n[i] = cell.n;
+      state.point[i] = cell.point;
+      state.cdf.set(cell.cdf, i * K_SLOTS);
+      state.windows.set(cell.windows, i * windowsLength);
+    });
+    return state;
+  }
+
+  /** The model an `exportState` wrote. */
+  static fromState(state: PredictionModelState, places: PlaceLookup, workdays: WorkdayIndex): PredictionModel {
+    const count = state.cellKey.length;
+    const windowsLength = POSITION_COUNT * 4;
+    if (state.cellSlot.length !== count || state.n.length !== count || state.point.length !== count
+      || state.cdf.length !== count * K_SLOTS || state.windows.length !== count * windowsLength) {
+      throw new Error('prediction model state: columns differ in length');
+    }
+    // Copies: the state's arrays may be views of a whole checkpoint file (v8.deserialize).
+    const cdf = state.cdf.slice();
+    const windows = state.windows.slice();
+    const cells: CellTable = new Map();
+    for (let i = 0; i < count; i++) {
+      const key = state.keys[state.cellKey[i]!]!;
+      let row = cells.get(key);
+      if (!row) cells.set(key, (row = new Array(STAGES * BUCKETS)));
+      row[state.cellSlot[i]!] = {
+        n: state.n[i]!, point: state.point[i]!,
+        cdf: cdf.subarray(i * K_SLOTS, (i + 1) * K_SLOTS), windows: windows.subarray(i * windowsLength, (i + 1) * windowsLength),
+      };
+    }
+    return new PredictionModel(cells, state.thresholds.slice(), state.modelAtMs, places, workdays, {
+      shipments: state.shipments, observations: state.observations, cells: count,
+    });
   }
 
   /** The rows of a shipment's level keys (a lookup over a cached record reuses them). */

@@ -37,6 +37,16 @@ export class ServedStates {
     return new ServedStates(served);
   }
 
+  /** Every `mode|carrier|state` served (a checkpoint keeps them with the model they go with). */
+  entries(): string[] {
+    return [...this.served];
+  }
+
+  /** Back from `entries()`. */
+  static of(entries: Iterable<string>): ServedStates {
+    return new ServedStates(new Set(entries));
+  }
+
   /** Nothing known yet (no model built): no carrier is known to serve anywhere. */
   static readonly NONE = new ServedStates(new Set());
 

@@ -102,6 +102,36 @@ describe('PollLog', () => {
   });
 });
 
+describe('PollLog.readFrom', () => {
+  it('gives each poll\'s end offset, goes on from one, and ends past the last whole line (damaged ones too)', async () => {
+    const entries = ['5000000000001', '5000000000002', '5000000000003'].map((awb) => logged(awb));
+    // A multi-byte character in a line: offsets count bytes, not characters.
+    entries[1]!.poll.scans[0]!.location = 'मुंबई';
+    const text = line(entries[0]!) + line(entries[1]!) + 'not json\n' + line(entries[2]!) + 'torn';
+    writeFileSync(pollLogPath(dir), text);
+    const log = new PollLog(dir, { warn: () => {} });
+    const ends: number[] = [];
+    let end = -1;
+    for await (const entry of log.readFrom(0, { onEnd: (offset) => { end = offset; } })) ends.push(entry.end);
+    const bytes = (s: string) => Buffer.byteLength(s);
+    const first = bytes(line(entries[0]!));
+    const second = first + bytes(line(entries[1]!));
+    expect(ends).toEqual([first, second, second + bytes('not json\n') + bytes(line(entries[2]!))]);
+    expect(end).toBe(bytes(text) - bytes('torn'));
+
+    const rest: string[] = [];
+    const damaged: number[] = [];
+    for await (const entry of log.readFrom(first, { onDamaged: (n) => damaged.push(n) })) rest.push(entry.poll.awb);
+    expect(rest).toEqual(['5000000000002', '5000000000003']);
+    expect(damaged).toEqual([2]);
+
+    // appendedBytes counts what this PollLog appended, in bytes.
+    log.append(entries[1]!);
+    expect(log.appendedBytes).toBe(bytes(line(entries[1]!)));
+    await log.flush();
+  });
+});
+
 describe('cutTornTail', () => {
   const path = () => join(dir, 'lines.ndjson');
 

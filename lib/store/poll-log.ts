@@ -16,6 +16,16 @@ export interface LoggedPoll {
   poll: CarrierPoll;
 }
 
+export interface ReadOptions {
+  onDamaged?: (lineNumber: number) => void;
+  onEnd?: (offset: number) => void;
+}
+
+/** A logged poll and the byte offset just past its line. */
+export interface PositionedPoll extends LoggedPoll {
+  end: number;
+}
+
 export interface PollLogOptions {
   /** Told when the first append cut a torn last line off the log. Default: a warning on stderr. */
   warn?: (message: string) => void;
@@ -38,6 +48,7 @@ export class PollLog {
   private pending: string[] = [];
   private writing: Promise<void> = Promise.resolve();
   private tailChecked = false;
+  private appended = 0;
 
   constructor(dataDir: string, options: PollLogOptions = {}) {
     mkdirSync(dataDir, { recursive: true });
@@ -46,7 +57,9 @@ export class PollLog {
   }
 
   append(entry: LoggedPoll): void {
-    this.pending.push(JSON.stringify(entry) + '\n');
+    const line = JSON.stringify(entry) + '\n';
+    this.appended += Buffer.byteLength(line);
+    this.pending.push(line);
     if (this.pending.length === 1) {
       this.writing = this.writing.then(async () => {
         if (!this.tailChecked) {
@@ -73,24 +86,54 @@ export class PollLog {
    * first append cuts off): it is neither read nor counted.
    */
   async *read(onDamaged: (lineNumber: number) => void = () => {}): AsyncGenerator<LoggedPoll> {
-    if (!existsSync(this.path)) return;
+    for await (const { mode, poll } of this.readFrom(0, { onDamaged })) yield { mode, poll };
+  }
+
+  /**
+   * The logged polls from byte `fromOffset` on (a line's start: 0, or an `end` read before), each
+   * with the offset just past its line: where a reader that stopped there goes on (the embedded
+   * checkpoint, lib/pipeline/checkpoint.ts, keeps it). Line numbers count from `fromOffset`.
+   * `onEnd`: told at the end the offset past the last whole line (damaged ones too), where the
+   * first append's torn-tail cut leaves the file. Lines are cut on bytes and decoded whole, so a
+   * character split between two chunks reads whole.
+   */
+  async *readFrom(fromOffset: number, options: ReadOptions = {}): AsyncGenerator<PositionedPoll> {
+    const onDamaged = options.onDamaged ?? (() => {});
+    if (!existsSync(this.path)) {
+      options.onEnd?.(fromOffset);
+      return;
+    }
     let lineNumber = 0;
-    let rest = '';
-    // utf8 decoding on the stream: a character split between two chunks is decoded whole.
-    for await (const chunk of createReadStream(this.path, { encoding: 'utf8' }) as AsyncIterable<string>) {
-      const lines = (rest + chunk).split('\n');
-      rest = lines.pop()!;
-      for (const line of lines) {
+    let rest: Buffer | null = null;
+    // The file offset of the first byte of `rest` (or of the next chunk when there is none).
+    let at = fromOffset;
+    for await (const read of createReadStream(this.path, { start: fromOffset }) as AsyncIterable<Buffer>) {
+      const chunk: Buffer = rest ? Buffer.concat([rest, read]) : read;
+      let start = 0;
+      for (let newline = chunk.indexOf(0x0a); newline >= 0; newline = chunk.indexOf(0x0a, start)) {
         lineNumber++;
+        const line = chunk.toString('utf8', start, newline);
+        start = newline + 1;
         if (!line.trim()) continue;
         try {
           const value = JSON.parse(line) as { mode?: unknown; poll?: unknown };
           const poll = CarrierPollSchema.parse(value.poll);
-          yield { mode: value.mode === 'test' ? 'test' : 'live', poll };
+          yield { mode: value.mode === 'test' ? 'test' : 'live', poll, end: at + start };
         } catch {
           onDamaged(lineNumber);
         }
       }
+      at += start;
+      rest = start < chunk.length ? chunk.subarray(start) : null;
     }
+    options.onEnd?.(at);
+  }
+
+  /**
+   * Bytes appended through this PollLog since it was opened (pending ones included): a reader that
+   * read the log to offset E before the first append holds the state of offset E + this.
+   */
+  get appendedBytes(): number {
+    return this.appended;
   }
 }
