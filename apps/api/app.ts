@@ -132,7 +132,7 @@ export async function buildApp(deps: ApiDeps, options: AppOptions = {}): Promise
       registerWebhookRoutes(scope, deps, push);
     });
     // The shop's customer's page of a watch or an order: no key, the link's token is the permission.
-    registerTrackingPages(app, deps, push);
+    registerTrackingPages(app, deps, push, null);
   }
   if (deps.analyzer) registerAnalysisRoutes(app, deps, deps.analyzer);
   return app;

@@ -14,14 +14,19 @@ import { PAGE_AFTER_END_MS, type Push, type WatchDoc } from '../../../lib/push/i
 import { parseAwb, type KeyMode, type TrackingRecord } from '../../../lib/schemas/index.ts';
 import { MINUTE_MS } from '../../../lib/time/index.ts';
 import {
-  pageLanguage, renderGonePage, renderOrderPage, renderShipmentPage, type Lang, type PageBranding, type PageShipment,
+  DEFAULT_BRANDING, pageLanguage, renderGonePage, renderOrderPage, renderShipmentPage, type Lang, type PageBranding, type PageShipment,
 } from '../../../lib/tracking-page/index.ts';
 import type { ApiDeps } from '../context/deps.ts';
 import { ApiError, methodNotAllowed } from '../http/errors.ts';
 import { api } from '../openapi/spec.ts';
 import { watchRecord } from './trackings.ts';
 
-type PageDeps = Pick<ApiDeps, 'access' | 'branding' | 'clock' | 'throttle' | 'tracking' | 'pageViewsPerMinute'>;
+type PageDeps = Pick<ApiDeps, 'access' | 'clock' | 'product' | 'throttle' | 'tracking' | 'pageViewsPerMinute'>;
+
+/** A key's branding as the page reads it: what it shows, and the shop's origins that may frame it. */
+export interface PageBrandingSource {
+  get(prefix: string): Promise<(PageBranding & { frame_ancestors: readonly string[] }) | null>;
+}
 
 /** Views per client address a minute by default: a person reloads, a shop's order page frames it; a scraper is held back. */
 const VIEWS_PER_MINUTE = 120;
@@ -37,7 +42,7 @@ function pagePolicy(frameAncestors: readonly string[]): string {
 
 interface PageQuery { lang?: string }
 
-export function registerTrackingPages(app: FastifyInstance, deps: PageDeps, push: Push): void {
+export function registerTrackingPages(app: FastifyInstance, deps: PageDeps, push: Push, brandings: PageBrandingSource | null): void {
   const VIEWS = { name: 'tracking-page', limit: deps.pageViewsPerMinute ?? VIEWS_PER_MINUTE, windowMs: MINUTE_MS };
   const refreshAsked = (carrier: string, awb: string, mode: KeyMode) => push.kv.update<number, boolean>(
     `page-refresh:{${mode}:${carrier}:${awb}}`,
@@ -60,19 +65,27 @@ export function registerTrackingPages(app: FastifyInstance, deps: PageDeps, push
     return key && !isGone(standing) && standing !== 'suspended' ? key : null;
   };
 
-  /** A watch's parcel as the page shows it, or null when its page is gone. */
-  const parcelOf = async (doc: WatchDoc | null, mode: KeyMode): Promise<PageShipment | null> => {
+  const carrierName = (slug: string) => deps.product.registry.list().find((c) => c.slug === slug)?.name ?? slug;
+
+  /**
+   * A watch's parcel as the page shows it, or null when its page is gone — or when the carrier has
+   * no scan of it yet (no record to show: that page opens with the first scan; a fresh poll is asked).
+   */
+  const parcelOf = async (doc: WatchDoc | null, mode: KeyMode, pageUrl: string | null): Promise<PageShipment | null> => {
     if (!doc) return null;
     if (doc.terminal_ms !== null && deps.clock() > doc.terminal_ms + PAGE_AFTER_END_MS) return null;
     const found = await deps.tracking.peekFound(doc.carrier, doc.awb, mode);
     await refreshIfStale(found?.record ?? null, doc.carrier, doc.awb, mode);
     const promisedBy = doc.promised_by ?? null;
     const record = watchRecord(deps.tracking, found, { promised_by: promisedBy }, mode);
-    return { carrier: doc.carrier, awb: doc.awb, record, running_late: doc.late_told === true, promised_by: promisedBy };
+    if (!record) return null;
+    return { record, running_late: doc.late_told === true, promised_by: promisedBy, carrier_name: carrierName(doc.carrier), page_url: pageUrl };
   };
 
+  const brandingOf = async (prefix: string) => (brandings ? await brandings.get(prefix) : null);
+
   const send = async (request: FastifyRequest<{ Querystring: PageQuery }>, reply: FastifyReply, page: {
-    status: number; lang: Lang; html: string; branding: PageBranding | null;
+    status: number; lang: Lang; html: string; branding: { frame_ancestors: readonly string[] } | null;
   }) => reply
     .code(page.status)
     .type('text/html; charset=utf-8')
@@ -115,7 +128,10 @@ export function registerTrackingPages(app: FastifyInstance, deps: PageDeps, push
     const query = z.object({ lang: z.string().optional().describe('en, hi, ta or bn; else the watch\'s language, else Accept-Language') });
     pages.get<{ Params: { token: string }; Querystring: PageQuery }>('/t/:token', api({
       operationId: 'trackingPage', summary: 'A watched shipment\'s tracking page (no API key; consumes no lookup)', caller: 'none', tags, params, query,
-      responses: { 200: { description: 'HTML: nothing from another host, no script; noindex', text: 'text/html', headers: ['Cache-Control'] } },
+      responses: {
+        200: { description: 'HTML: nothing from another host, no script; noindex', text: 'text/html', headers: ['Cache-Control'] },
+        404: { description: 'HTML: the link is not valid, deleted, revoked or past 30 days after the shipment ended', text: 'text/html', headers: ['Cache-Control'] },
+      },
       errors: ['rate_limit_exceeded'],
     }), async (request, reply) => {
       await viewAllowed(request);
@@ -123,17 +139,22 @@ export function registerTrackingPages(app: FastifyInstance, deps: PageDeps, push
       if (target?.kind !== 'shipment' || !(await standingKey(target.prefix))) return gone(request, reply);
       const doc = await push.watches.getDoc(target.prefix, target.carrier, target.awb);
       // A watch deleted and made again has a new link: the old one opens nothing.
-      const parcel = doc?.watched_since_ms === target.watched_since_ms ? await parcelOf(doc, target.mode) : null;
+      const parcel = doc?.watched_since_ms === target.watched_since_ms ? await parcelOf(doc, target.mode, null) : null;
       if (!parcel) return gone(request, reply);
-      const branding = await deps.branding.get(target.prefix);
+      const branding = await brandingOf(target.prefix);
       const lang = pageLanguage({ query: request.query.lang, watchLanguage: doc!.language ?? null, acceptLanguage: request.headers['accept-language'] });
-      const html = renderShipmentPage({ shipment: parcel, branding, lang, nowMs: deps.clock(), switchUrl: (l) => `?lang=${l}` });
+      const html = renderShipmentPage({
+        shipment: parcel, branding: branding ?? DEFAULT_BRANDING, lang, nowMs: deps.clock(), switchUrl: (l) => `?lang=${l}`,
+      });
       return send(request, reply, { status: 200, lang, html, branding });
     });
 
     pages.get<{ Params: { token: string }; Querystring: PageQuery }>('/o/:token', api({
       operationId: 'orderTrackingPage', summary: 'Every watched parcel of one order (no API key; consumes no lookup)', caller: 'none', tags, params, query,
-      responses: { 200: { description: 'HTML: nothing from another host, no script; noindex', text: 'text/html', headers: ['Cache-Control'] } },
+      responses: {
+        200: { description: 'HTML: nothing from another host, no script; noindex', text: 'text/html', headers: ['Cache-Control'] },
+        404: { description: 'HTML: the link is not valid, deleted, revoked or past 30 days after the shipment ended', text: 'text/html', headers: ['Cache-Control'] },
+      },
       errors: ['rate_limit_exceeded'],
     }), async (request, reply) => {
       await viewAllowed(request);
@@ -147,14 +168,20 @@ export function registerTrackingPages(app: FastifyInstance, deps: PageDeps, push
       const parcels: PageShipment[] = [];
       for (const doc of docs) {
         // Only the order's own parcels, of this key: a watch moved to another order is not listed here.
-        const parcel = doc?.order_id === target.order_id ? await parcelOf(doc, target.mode) : null;
+        const own = doc?.order_id === target.order_id ? doc : null;
+        const pageUrl = own ? `../t/${await push.pages.tokenOf({
+          kind: 'shipment', prefix: target.prefix, mode: target.mode, carrier: own.carrier, awb: own.awb, watched_since_ms: own.watched_since_ms,
+        })}` : null;
+        const parcel = own ? await parcelOf(own, target.mode, pageUrl) : null;
         if (parcel) parcels.push(parcel);
       }
       if (parcels.length === 0) return gone(request, reply);
-      const branding = await deps.branding.get(target.prefix);
+      const branding = await brandingOf(target.prefix);
       const first = docs.find((d) => d?.language)?.language ?? null;
       const lang = pageLanguage({ query: request.query.lang, watchLanguage: first, acceptLanguage: request.headers['accept-language'] });
-      const html = renderOrderPage({ orderId: target.order_id, shipments: parcels, branding, lang, nowMs: deps.clock(), switchUrl: (l) => `?lang=${l}` });
+      const html = renderOrderPage({
+        orderId: target.order_id, shipments: parcels, branding: branding ?? DEFAULT_BRANDING, lang, nowMs: deps.clock(), switchUrl: (l) => `?lang=${l}`,
+      });
       return send(request, reply, { status: 200, lang, html, branding });
     });
 
