@@ -458,6 +458,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/t/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A watched shipment's tracking page (no API key; consumes no lookup) */
+        get: operations["trackingPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/o/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every watched parcel of one order (no API key; consumes no lookup) */
+        get: operations["orderTrackingPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     tracking: {
@@ -709,6 +743,14 @@ export interface components {
             promised_by: string | null;
             /** @description tracking.running_late when the on-time probability falls below this (default 0.5) */
             running_late_below: number;
+            /** @description The shop's order this parcel belongs to; null: none */
+            order_id: string | null;
+            /** @description The language of the shop's customer: the tracking page's default; null: from the browser */
+            language: ("en" | "hi" | "ta" | "bn") | null;
+            /** @description The tracking page of this shipment for the shop's customer: no key needed, no lookup consumed, noindex */
+            page_url: string;
+            /** @description The page of every watched parcel of order_id; null without order_id */
+            order_page_url: string | null;
         };
         WatchAnswer: {
             watch: components["schemas"]["Watch"];
@@ -3089,6 +3131,8 @@ export interface operations {
                     awb: string;
                     promised_by?: string | null;
                     running_late_below?: number | null;
+                    order_id?: string | null;
+                    language?: ("en" | "hi" | "ta" | "bn") | null;
                 };
             };
         };
@@ -6984,6 +7028,254 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "request_timeout";
+                        };
+                    };
+                };
+            };
+            /** @description header_fields_too_large */
+            431: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "header_fields_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    trackingPage: {
+        parameters: {
+            query?: {
+                /** @description en, hi, ta or bn; else the watch's language, else Accept-Language */
+                lang?: string;
+            };
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description HTML: nothing from another host, no script; noindex */
+            200: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Never stored: the answer may name a key or an e-mail address. */
+                    "Cache-Control": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description bad_request */
+            400: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+            };
+            /** @description HTML: the link is not valid, deleted, revoked or past 30 days after the shipment ended */
+            404: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Never stored: the answer may name a key or an e-mail address. */
+                    "Cache-Control": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description request_timeout */
+            408: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "request_timeout";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                        };
+                    };
+                };
+            };
+            /** @description header_fields_too_large */
+            431: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "header_fields_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    orderTrackingPage: {
+        parameters: {
+            query?: {
+                /** @description en, hi, ta or bn; else the watch's language, else Accept-Language */
+                lang?: string;
+            };
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description HTML: nothing from another host, no script; noindex */
+            200: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Never stored: the answer may name a key or an e-mail address. */
+                    "Cache-Control": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description bad_request */
+            400: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+            };
+            /** @description HTML: the link is not valid, deleted, revoked or past 30 days after the shipment ended */
+            404: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Never stored: the answer may name a key or an e-mail address. */
+                    "Cache-Control": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description request_timeout */
+            408: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "request_timeout";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
                         };
                     };
                 };
