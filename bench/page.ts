@@ -12,7 +12,7 @@ import { createBenchKey, load, progressLog, serverEnv, startServer, tracked, typ
 import type { BenchResult } from './report.ts';
 import { percentile, round } from './stats.ts';
 
-const SECONDS = Number(process.env.BENCH_PAGE_SECONDS ?? 10);
+const DURATION_S = Number(process.env.BENCH_PAGE_SECONDS ?? 10);
 const LANGS = ['en', 'hi', 'ta', 'bn'] as const;
 const log = progressLog('page');
 
@@ -43,9 +43,9 @@ export async function benchPage(): Promise<BenchResult[]> {
       const bytes = Buffer.byteLength(await (await fetch(url)).text());
       results.push({ name: `page bytes (${lang})`, value: bytes, unit: 'B', target: '<= 30720', pass: bytes <= 30_720 });
     }
-    log(`warming, then ${SECONDS} s of views`);
+    log(`warming, then ${DURATION_S} s of views`);
     await load(`${pageUrl}?lang=hi`, { duration: 2 }, 'page warm-up');
-    const figures = await load(`${pageUrl}?lang=hi`, { duration: SECONDS }, 'page views');
+    const figures = await load(`${pageUrl}?lang=hi`, { duration: DURATION_S }, 'page views');
     const sorted = figures.latencies.sort((a, b) => a - b);
     const rps = round(figures.requestsPerSecond);
     const p99 = round(percentile(sorted, 99), 1);
