@@ -98,6 +98,11 @@ describe('the OpenAPI documents describe every answer', () => {
     expect((await call('POST', '/v1/trackings', { body: { carrier: 'delhivery', awb } })).statusCode).toBe(200);
     expect((await call('GET', '/v1/trackings?limit=10')).statusCode).toBe(200);
     expect((await call('GET', `/v1/trackings/delhivery/${awb}`)).statusCode).toBe(200);
+    // The tracking pages of a watch and its order: no key; an unknown token is the 404 page.
+    const ordered = await call('POST', '/v1/trackings', { body: { carrier: 'delhivery', awb: awbFor('delhivery', 3), order_id: 'ORD-1' } });
+    const links = (ordered.json() as { watch: { page_url: string; order_page_url: string } }).watch;
+    for (const url of [links.page_url, links.order_page_url]) expect((await call('GET', new URL(url).pathname, { apiKey: null })).statusCode).toBe(200);
+    for (const path of ['/t/nonsense', '/o/nonsense']) expect((await call('GET', path, { apiKey: null })).statusCode).toBe(404);
     expect((await call('DELETE', `/v1/trackings/delhivery/${awb}`)).statusCode).toBe(204);
     expectError(await call('GET', `/v1/trackings/delhivery/${awb}`), 404, 'not_found');
 
