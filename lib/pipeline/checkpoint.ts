@@ -74,7 +74,8 @@ export function decodeCheckpoint(bytes: Buffer): { state: CheckpointState } | { 
   const version = bytes.readUInt32LE(MAGIC.length);
   if (version !== CHECKPOINT_VERSION) return { error: `format version ${version}, this build reads ${CHECKPOINT_VERSION}` };
   const length = bytes.readBigUInt64LE(MAGIC.length + 8);
-  if (length !== BigInt(bytes.length - HEADER_BYTES)) return { error: `truncated or overlong (${bytes.length - HEADER_BYTES} body bytes, header says ${length})` };
+  const bodyLength = bytes.length - HEADER_BYTES;
+  if (length !== BigInt(bodyLength)) return { error: `truncated or overlong (${bodyLength} body bytes, header says ${length})` };
   const body = bytes.subarray(HEADER_BYTES);
   if (crc32(body) !== bytes.readUInt32LE(MAGIC.length + 4)) return { error: 'checksum mismatch (damaged)' };
   try {

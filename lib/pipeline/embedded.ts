@@ -100,7 +100,8 @@ export async function openEmbeddedPipeline(options: EmbeddedPipelineOptions): Pr
         predictions.importState(state.predictions);
       } catch (err) {
         // A whole file (its checksum holds) this build cannot read: the books may be half filled.
-        throw new Error(`${checkpointPath(dataDir)} could not be loaded (${(err as Error).message}); delete it to rebuild from the raw-poll log`, { cause: err });
+        const why = (err as Error).message;
+        throw new Error(`${checkpointPath(dataDir)} could not be loaded (${why}); delete it to rebuild from the raw-poll log`, { cause: err });
       }
       from = state.log.offset;
     } else {
