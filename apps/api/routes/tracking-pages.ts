@@ -42,6 +42,8 @@ function pagePolicy(frameAncestors: readonly string[]): string {
 
 interface PageQuery { lang?: string }
 
+const GONE_DESCRIPTION = 'HTML: the link is not valid, deleted, revoked or past 30 days after the shipment ended';
+
 export function registerTrackingPages(app: FastifyInstance, deps: PageDeps, push: Push, brandings: PageBrandingSource | null): void {
   const VIEWS = { name: 'tracking-page', limit: deps.pageViewsPerMinute ?? VIEWS_PER_MINUTE, windowMs: MINUTE_MS };
   const refreshAsked = (carrier: string, awb: string, mode: KeyMode) => push.kv.update<number, boolean>(
@@ -105,7 +107,8 @@ export function registerTrackingPages(app: FastifyInstance, deps: PageDeps, push
     const now = deps.clock();
     const throttled = await deps.throttle.check(VIEWS, request.ip, now);
     if (throttled.blocked) {
-      throw new ApiError('rate_limit_exceeded', 'Too many page views from this address; try again in a minute.', { 'Retry-After': throttled.retryAfterSeconds });
+      const retry = { 'Retry-After': throttled.retryAfterSeconds };
+      throw new ApiError('rate_limit_exceeded', 'Too many page views from this address; try again in a minute.', retry);
     }
     await deps.throttle.record(VIEWS, request.ip, now);
   };
@@ -130,7 +133,7 @@ export function registerTrackingPages(app: FastifyInstance, deps: PageDeps, push
       operationId: 'trackingPage', summary: 'A watched shipment\'s tracking page (no API key; consumes no lookup)', caller: 'none', tags, params, query,
       responses: {
         200: { description: 'HTML: nothing from another host, no script; noindex', text: 'text/html', headers: ['Cache-Control'] },
-        404: { description: 'HTML: the link is not valid, deleted, revoked or past 30 days after the shipment ended', text: 'text/html', headers: ['Cache-Control'] },
+        404: { description: GONE_DESCRIPTION, text: 'text/html', headers: ['Cache-Control'] },
       },
       errors: ['rate_limit_exceeded'],
     }), async (request, reply) => {
@@ -153,7 +156,7 @@ export function registerTrackingPages(app: FastifyInstance, deps: PageDeps, push
       operationId: 'orderTrackingPage', summary: 'Every watched parcel of one order (no API key; consumes no lookup)', caller: 'none', tags, params, query,
       responses: {
         200: { description: 'HTML: nothing from another host, no script; noindex', text: 'text/html', headers: ['Cache-Control'] },
-        404: { description: 'HTML: the link is not valid, deleted, revoked or past 30 days after the shipment ended', text: 'text/html', headers: ['Cache-Control'] },
+        404: { description: GONE_DESCRIPTION, text: 'text/html', headers: ['Cache-Control'] },
       },
       errors: ['rate_limit_exceeded'],
     }), async (request, reply) => {
