@@ -18,6 +18,7 @@ import { ADMIN_INFO, PUBLIC_INFO, buildDocument } from './openapi/document.ts';
 import { registerAnalysisRoutes } from './routes/analyses.ts';
 import { registerBatchRoute } from './routes/batch.ts';
 import { registerBillingRoutes } from './routes/billing.ts';
+import { registerBrandingRoutes } from './routes/branding.ts';
 import { registerCarrierRoutes } from './routes/carriers.ts';
 import { registerLaneRoutes } from './routes/lanes.ts';
 import { registerEstimateRoutes } from './routes/estimate.ts';
@@ -130,6 +131,8 @@ export async function buildApp(deps: ApiDeps, options: AppOptions = {}): Promise
       registerTrackingRoutes(scope, deps, push);
       registerWebhookRoutes(scope, deps, push);
     });
+    // The branding of the watches' tracking pages; management calls counted where push's are.
+    if (deps.branding) registerBrandingRoutes(app, deps, deps.branding, push.kv);
   }
   if (deps.analyzer) registerAnalysisRoutes(app, deps, deps.analyzer);
   return app;

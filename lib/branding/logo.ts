@@ -31,7 +31,9 @@ function sniff(bytes: Uint8Array): string | null {
  */
 export function checkLogo(value: string): { value: string } | { problem: string } {
   if (/^(?:https?|ftp):|^\/\//i.test(value.trim())) {
-    return { problem: 'a remote URL is not accepted; send the image itself as data:image/png;base64,… or data:image/jpeg;base64,… (it is stored with the branding)' };
+    return {
+      problem: 'a remote URL is not accepted; send the image itself as data:image/png;base64,… or data:image/jpeg;base64,… (it is stored with the branding)',
+    };
   }
   const match = DATA_URL.exec(value);
   if (!match) return { problem: `must be a data: URL, ${PNG_OR_JPEG}, or null` };

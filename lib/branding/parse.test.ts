@@ -19,7 +19,8 @@ describe('parseBranding', () => {
     const png = dataUrl('image/png', pngOf());
     expect(ok({
       name: '  Chai Point  ', accent_color: '#1A73E8', logo: png, support_url: 'https://Shop.Example.com/help?x=1',
-      mask_awb: true, frame_ancestors: ['https://Shop.Example.com', 'https://shop.example.com:443/', 'https://admin.example.com:8443', 'http://localhost:5173', 'http://127.0.0.1'],
+      mask_awb: true,
+      frame_ancestors: ['https://Shop.Example.com', 'https://shop.example.com:443/', 'https://admin.example.com:8443', 'http://localhost:5173', 'http://127.0.0.1'],
     })).toEqual({
       name: 'Chai Point', accent_color: '#1a73e8', logo: png, support_url: 'https://shop.example.com/help?x=1', mask_awb: true,
       // The URL parser's form: lower case, default port dropped. Duplicates are kept as sent (each is harmless).
@@ -67,7 +68,8 @@ describe('parseBranding', () => {
     const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>');
     expect(logoProblem(dataUrl('image/svg+xml', svg))).toEqual(['logo: SVG is not accepted; PNG or JPEG only']);
     expect(logoProblem(`data:image/svg+xml;utf8,${svg.toString()}`)).toEqual(['logo: SVG is not accepted; PNG or JPEG only']);
-    expect(logoProblem(dataUrl('image/png', Buffer.concat([Buffer.from('<?xml version="1.0"?>'), svg])))).toEqual(['logo: SVG is not accepted; PNG or JPEG only']);
+    const labelledPng = dataUrl('image/png', Buffer.concat([Buffer.from('<?xml version="1.0"?>'), svg]));
+    expect(logoProblem(labelledPng)).toEqual(['logo: SVG is not accepted; PNG or JPEG only']);
   });
 
   it('refuses a remote URL: the image must be sent and stored', () => {
@@ -168,7 +170,8 @@ describe('parseBranding', () => {
   });
 
   it('names every problem at once, and unknown fields', () => {
-    expect(problems({ name: '', accentColor: '#fff', accent_color: 'red', logo: 'https://x.y/l.png', frame_ancestors: ['https://a.b/c', 'http://x.y'] })).toEqual([
+    const body = { name: '', accentColor: '#fff', accent_color: 'red', logo: 'https://x.y/l.png', frame_ancestors: ['https://a.b/c', 'http://x.y'] };
+    expect(problems(body)).toEqual([
       "name: must not be empty: the shop's name, 1 to 60 characters",
       'accent_color: must be #rrggbb (six hexadecimal digits, e.g. #1a73e8) or null',
       'logo: a remote URL is not accepted; send the image itself as data:image/png;base64,… or data:image/jpeg;base64,… (it is stored with the branding)',

@@ -25,7 +25,9 @@ export function pngOf(width = 1, height = 1, rgb: [number, number, number] = [0x
   const row = Buffer.from([0, ...Array.from({ length: width }, () => rgb).flat()]);
   const pixels = deflateSync(Buffer.concat(Array.from({ length: height }, () => row)));
   return Buffer.concat([
-    Buffer.from(PNG_SIGNATURE), chunk('IHDR', ihdr), ...(extra > 0 ? [chunk('prVt', Buffer.alloc(extra, 0x61))] : []), chunk('IDAT', pixels), chunk('IEND', Buffer.alloc(0)),
+    Buffer.from(PNG_SIGNATURE), chunk('IHDR', ihdr),
+    ...(extra > 0 ? [chunk('prVt', Buffer.alloc(extra, 0x61))] : []),
+    chunk('IDAT', pixels), chunk('IEND', Buffer.alloc(0)),
   ]);
 }
 
