@@ -31,8 +31,8 @@ export interface BrandingDoc {
  * What GET /v1/branding answers for a key that never set one: no name (the page shows none), the
  * page's own colour, no logo, no support link, the AWB shown whole, framing refused.
  */
-export const DEFAULT_BRANDING: Readonly<Omit<BrandingDoc, 'name'> & { name: null }> = Object.freeze({
-  name: null, accent_color: null, logo: null, support_url: null, mask_awb: false, frame_ancestors: [],
+export const DEFAULT_BRANDING: Readonly<Omit<BrandingDoc, 'name' | 'frame_ancestors'> & { name: null; frame_ancestors: readonly string[] }> = Object.freeze({
+  name: null, accent_color: null, logo: null, support_url: null, mask_awb: false, frame_ancestors: Object.freeze([]) as readonly string[],
 });
 
 /** A key's branding as the API answers it (OpenAPI): a stored doc, or DEFAULT_BRANDING (name null). */
