@@ -18,6 +18,7 @@ import { ADMIN_INFO, PUBLIC_INFO, buildDocument } from './openapi/document.ts';
 import { registerAnalysisRoutes } from './routes/analyses.ts';
 import { registerBatchRoute } from './routes/batch.ts';
 import { registerBillingRoutes } from './routes/billing.ts';
+import { registerBrandingRoutes } from './routes/branding.ts';
 import { registerCarrierRoutes } from './routes/carriers.ts';
 import { registerLaneRoutes } from './routes/lanes.ts';
 import { registerEstimateRoutes } from './routes/estimate.ts';
@@ -131,8 +132,10 @@ export async function buildApp(deps: ApiDeps, options: AppOptions = {}): Promise
       registerTrackingRoutes(scope, deps, push);
       registerWebhookRoutes(scope, deps, push);
     });
+    // The branding of the watches' tracking pages; management calls counted where push's are.
+    if (deps.branding) registerBrandingRoutes(app, deps, deps.branding, push.kv);
     // The shop's customer's page of a watch or an order: no key, the link's token is the permission.
-    registerTrackingPages(app, deps, push, null);
+    registerTrackingPages(app, deps, push, deps.branding ?? null);
   }
   if (deps.analyzer) registerAnalysisRoutes(app, deps, deps.analyzer);
   return app;

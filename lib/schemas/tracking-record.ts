@@ -184,6 +184,8 @@ export const ERROR_CODES = [
   'too_many_attempts',
   // Paying (apps/api/routes/billing.ts): the gateway's webhook.
   'invalid_signature', 'payment_in_progress',
+  // A key's branding of its tracking pages (contracts.md "Tracking page"): PUT /v1/branding.
+  'invalid_branding',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 

@@ -12,6 +12,7 @@ import type { TrackingService } from '../../../lib/tracking/index.ts';
 import type { ServerLimits } from '../http/hardening.ts';
 import type { AddressThrottle } from '../../../lib/throttle/index.ts';
 import type { Push } from '../../../lib/push/index.ts';
+import type { BrandingStore } from '../../../lib/branding/index.ts';
 
 import type { ReadinessCheck } from '../../../lib/readiness/index.ts';
 export type { ReadinessCheck };
@@ -27,6 +28,8 @@ export interface ApiDeps {
   tracking: TrackingService;
   /** Watches and webhooks; without it the push routes are not served. */
   push?: Push;
+  /** Each key's branding of its tracking pages (PUT/GET /v1/branding); without it (or push) those routes are not served. */
+  branding?: BrandingStore;
   /** The shipment analyzer; without it its routes are not served. */
   analyzer?: Analyzer;
   /** Windowed lane statistics for GET /v1/lanes (the embedded book or ClickHouse's lane_stats). */

@@ -15,6 +15,7 @@ import { createMailer, noticeSettingsOf } from '../../../lib/notices/index.ts';
 import { Billing, RazorpayGateway, type PaymentGateway } from '../../../lib/billing/index.ts';
 import { createPush, endpointDisabledMessage, parseAllowedTargets, parseRetrySchedule, type Push } from '../../../lib/push/index.ts';
 import { WebhookSender } from '../../../lib/push/sender.ts';
+import { BrandingStore } from '../../../lib/branding/index.ts';
 import type { ApiDeps, ReadinessCheck } from './deps.ts';
 
 /** TRUST_PROXY: "true" or a comma-separated list of proxy addresses/ranges; unset trusts none. */
@@ -188,6 +189,8 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
   return {
     deps: {
       product, access, billing, idempotency: backend.idempotency(), tracking, push, analyzer, throttle: backend.throttle(), mailer,
+      // Its own store (DATA_DIR/branding, Redis `<ns>branding:`): backed up and restored as one piece.
+      branding: new BrandingStore(backend.kv('branding')),
       lanes: lanes.windows, estimator: predictions.estimator, metrics, adminToken, clock, readiness,
       logLevel: env.LOG_LEVEL, trustProxy: trustProxyOf(env.TRUST_PROXY), publicBaseUrl: env.PUBLIC_BASE_URL,
       pageViewsPerMinute: env.TRACKING_PAGE_VIEWS_PER_MINUTE,

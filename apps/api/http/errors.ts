@@ -36,6 +36,7 @@ export const CODE_TO_STATUS: Record<ErrorCode, number> = {
   too_many_attempts: 429,
   invalid_signature: 400,
   payment_in_progress: 409,
+  invalid_branding: 400,
 };
 
 /** An answer with the standard error body; thrown by handlers, rendered by the root error handler. */
@@ -68,12 +69,13 @@ export function sendError(reply: FastifyReply, request: FastifyRequest, error: A
 }
 
 /** Maps Fastify's own errors (bad JSON, body too large, ...) to the closed set of codes. */
-function fromFastifyError(error: FastifyError): ApiError {
+function fromFastifyError(error: FastifyError, bodyLimit: number): ApiError {
   const status = error.statusCode ?? 500;
   if (status === 404) return new ApiError('not_found', 'No such resource.');
   if (status === 405) return new ApiError('method_not_allowed', 'Method not allowed on this resource.');
   if (status === 401) return new ApiError('unauthorized', error.message);
-  if (status === 413) return new ApiError('payload_too_large', 'The request body is larger than this service accepts (64 KiB).');
+  // The route's own limit (PUT /v1/branding takes more than the 64 KiB of every other JSON body).
+  if (status === 413) return new ApiError('payload_too_large', `The request body is larger than this service accepts (${bodyLimit / 1024} KiB).`);
   if (status === 415) {
     return new ApiError('unsupported_media_type', `Unsupported Content-Type: ${error.message.replace(/^Unsupported Media Type:?\s*/i, '') || 'none'}.`);
   }
@@ -85,7 +87,7 @@ function fromFastifyError(error: FastifyError): ApiError {
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
     if (error instanceof ApiError) return sendError(reply, request, error);
-    const apiError = fromFastifyError(error as FastifyError);
+    const apiError = fromFastifyError(error as FastifyError, request.routeOptions.bodyLimit ?? 64 * 1024);
     if (apiError.code === 'internal_error') request.log.error({ err: error }, 'unexpected error');
     return sendError(reply, request, apiError);
   });

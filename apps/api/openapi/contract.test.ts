@@ -120,6 +120,16 @@ describe('the OpenAPI documents describe every answer', () => {
     expect((await call('DELETE', `/v1/webhooks/${id}`)).statusCode).toBe(204);
   });
 
+  it('the branding with good and bad input, and without a key', async () => {
+    expect((await call('GET', '/v1/branding')).statusCode).toBe(200);
+    const put = (body: unknown, apiKey?: string | null) => h.app.inject({
+      method: 'PUT', url: '/v1/branding', payload: body as object, headers: apiKey === null ? {} : { 'x-api-key': apiKey ?? key },
+    });
+    expect((await put({ name: 'Chai Point', accent_color: '#1a73e8' })).statusCode).toBe(200);
+    expectError(await put({ name: 'Chai Point', logo: 'https://cdn.example.com/logo.png' }), 400, 'invalid_branding');
+    expectError(await put({ name: 'Chai Point' }, null), 401, 'missing_api_key');
+  });
+
   it('management calls past the burst limit: 429 with Retry-After and the limit headers, declared', async () => {
     const slow = (await h.createKey({ plan: 'starter', mode: 'test', burst_per_second: 2 })).key;
     const answers = [];

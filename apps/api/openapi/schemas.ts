@@ -11,6 +11,7 @@ import {
 } from '../../../lib/analyzer/index.ts';
 import type { Product } from '../../../lib/product/index.ts';
 import { PAGE_LANGUAGES, SUBSCRIBABLE_EVENT_TYPES, TRACKING_EVENT_TYPES } from '../../../lib/push/index.ts';
+import { BrandingSchema } from '../../../lib/branding/index.ts';
 
 const Instant = z.string().describe('UTC ISO 8601 instant');
 
@@ -245,5 +246,6 @@ export const SCHEMA_NAMES = new Map<z.ZodType, string>([
   [BatchRequestSchema, 'BatchRequest'], [CarrierListSchema, 'CarrierList'], [DetectAnswerSchema, 'DetectResponse'],
   [AnalysisRequestSchema, 'AnalysisRequest'], [AnalysisAcceptedSchema, 'AnalysisAccepted'], [AnalysisSchema, 'Analysis'],
   [AnalysisListSchema, 'AnalysisList'], [ReportSchema, 'AnalysisReport'], [ShareLinkSchema, 'ShareLink'],
+  [BrandingSchema, 'Branding'],
   [HealthSchema, 'Health'], [ReadinessSchema, 'Readiness'], [KeyViewSchema, 'KeyView'], [CreatedKeySchema, 'CreatedKey'],
 ]);

@@ -362,6 +362,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/branding": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The key's branding of its tracking pages
+         * @description A key that never set one reads the defaults: `name` null (the page shows no shop name), no colour, logo or support link, `mask_awb` false, `frame_ancestors` empty (the page may not be framed).
+         */
+        get: operations["getBranding"];
+        /**
+         * Set the key's branding of its tracking pages (replaces it whole)
+         * @description A field left out takes its default (null, false, no origins). The logo is sent and stored here: PNG or JPEG, at most 51,200 bytes decoded, its bytes checked against the declared type; SVG and remote URLs are refused. `frame_ancestors` lists the origins whose pages may frame the tracking page (https; http only for localhost and 127.0.0.1). A refused body changes nothing; the 400 `invalid_branding` names every problem.
+         */
+        put: operations["putBranding"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/analyses": {
         parameters: {
             query?: never;
@@ -725,7 +749,7 @@ export interface components {
         ErrorBody: {
             error: {
                 /** @enum {string} */
-                code: "invalid_awb" | "unsupported_carrier" | "missing_api_key" | "invalid_api_key" | "payment_required" | "shipment_not_found" | "rate_limit_exceeded" | "plan_quota_exceeded" | "daily_quota_exceeded" | "upstream_error" | "not_found" | "method_not_allowed" | "internal_error" | "bad_request" | "unauthorized" | "conflict" | "invalid_url" | "too_many_endpoints" | "invalid_pincode" | "invalid_date" | "carrier_not_detected" | "idempotency_key_reused" | "plan_feature_unavailable" | "analyzer_quota_exceeded" | "invalid_analysis" | "analysis_not_found" | "payload_too_large" | "unsupported_media_type" | "header_fields_too_large" | "request_timeout" | "too_many_attempts" | "invalid_signature" | "payment_in_progress";
+                code: "invalid_awb" | "unsupported_carrier" | "missing_api_key" | "invalid_api_key" | "payment_required" | "shipment_not_found" | "rate_limit_exceeded" | "plan_quota_exceeded" | "daily_quota_exceeded" | "upstream_error" | "not_found" | "method_not_allowed" | "internal_error" | "bad_request" | "unauthorized" | "conflict" | "invalid_url" | "too_many_endpoints" | "invalid_pincode" | "invalid_date" | "carrier_not_detected" | "idempotency_key_reused" | "plan_feature_unavailable" | "analyzer_quota_exceeded" | "invalid_analysis" | "analysis_not_found" | "payload_too_large" | "unsupported_media_type" | "header_fields_too_large" | "request_timeout" | "too_many_attempts" | "invalid_signature" | "payment_in_progress" | "invalid_branding";
                 message: string;
                 request_id: string;
             };
@@ -1259,6 +1283,20 @@ export interface components {
         ShareLink: {
             url: string;
             expires_at: string;
+        };
+        Branding: {
+            /** @description The shop's name (1–60 characters); null: no branding set yet */
+            name: string | null;
+            /** @description #rrggbb (lower case); null: the page's own colour */
+            accent_color: string | null;
+            /** @description data:image/png;base64,… or data:image/jpeg;base64,… (at most 51,200 bytes decoded); null: none */
+            logo: string | null;
+            /** @description An https URL the page links to for help; null: none */
+            support_url: string | null;
+            /** @description true: the page shows only the AWB's last 4 characters */
+            mask_awb: boolean;
+            /** @description Origins that may show the page in a frame (Content-Security-Policy frame-ancestors); empty: none may */
+            frame_ancestors: string[];
         };
         Health: {
             /** @constant */
@@ -5525,6 +5563,450 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "request_timeout";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                        };
+                    };
+                };
+            };
+            /** @description header_fields_too_large */
+            431: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "header_fields_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getBranding: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The branding, or the defaults */
+            200: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Chai Point",
+                     *       "accent_color": "#1a73e8",
+                     *       "logo": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGOQKn4BAAIgAXZmNuK1AAAAAElFTkSuQmCC",
+                     *       "support_url": "https://chaipoint.example.com/help",
+                     *       "mask_awb": true,
+                     *       "frame_ancestors": [
+                     *         "https://chaipoint.example.com"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Branding"];
+                };
+            };
+            /** @description bad_request */
+            400: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+            };
+            /** @description missing_api_key, invalid_api_key */
+            401: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "missing_api_key" | "invalid_api_key";
+                        };
+                    };
+                };
+            };
+            /** @description payment_required */
+            402: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payment_required";
+                        };
+                    };
+                };
+            };
+            /** @description request_timeout */
+            408: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "request_timeout";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                        };
+                    };
+                };
+            };
+            /** @description header_fields_too_large */
+            431: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "header_fields_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    putBranding: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Chai Point",
+                 *       "accent_color": "#1a73e8",
+                 *       "logo": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGOQKn4BAAIgAXZmNuK1AAAAAElFTkSuQmCC",
+                 *       "support_url": "https://chaipoint.example.com/help",
+                 *       "mask_awb": true,
+                 *       "frame_ancestors": [
+                 *         "https://chaipoint.example.com"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The shop's name: 1 to 60 characters once trimmed, no control characters */
+                    name: string;
+                    /** @description #rrggbb (e.g. #1a73e8); null or left out: the page's own colour */
+                    accent_color?: string | null;
+                    /** @description data:image/png;base64,… or data:image/jpeg;base64,…, at most 51,200 bytes decoded, the bytes of that type. No SVG, no other type, no remote URL (the image is stored with the branding) */
+                    logo?: string | null;
+                    /** @description An https URL the page links to for help; null or left out: none */
+                    support_url?: string | null;
+                    /**
+                     * @description true: the page shows only the AWB's last 4 characters (default false)
+                     * @default false
+                     */
+                    mask_awb?: boolean;
+                    /** @description Up to 10 origins (https://host[:port]; http://localhost[:port] and http://127.0.0.1[:port] for trying it out) that may show the page in a frame; empty or left out: none may */
+                    frame_ancestors?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The branding as stored (trimmed, lower-case colour, URLs as parsed) */
+            200: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Chai Point",
+                     *       "accent_color": "#1a73e8",
+                     *       "logo": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGOQKn4BAAIgAXZmNuK1AAAAAElFTkSuQmCC",
+                     *       "support_url": "https://chaipoint.example.com/help",
+                     *       "mask_awb": true,
+                     *       "frame_ancestors": [
+                     *         "https://chaipoint.example.com"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Branding"];
+                };
+            };
+            /** @description invalid_branding, bad_request */
+            400: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_branding" | "bad_request";
+                        };
+                    };
+                };
+            };
+            /** @description missing_api_key, invalid_api_key */
+            401: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "missing_api_key" | "invalid_api_key";
+                        };
+                    };
+                };
+            };
+            /** @description payment_required */
+            402: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payment_required";
+                        };
+                    };
+                };
+            };
+            /** @description request_timeout */
+            408: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "request_timeout";
+                        };
+                    };
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
                         };
                     };
                 };

@@ -8,6 +8,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApiHarness, type ApiHarness } from '../../../apps/api/testutil/harness.ts';
+import { pngOf } from '../../../lib/branding/testing/images.ts';
 import { retryAfterSeconds, retryingFetch, verifyWebhook } from '../src/index.ts';
 import { SCHEMA_FILE, clientTypes } from '../scripts/types.ts';
 
@@ -46,11 +47,14 @@ describe('the client package', () => {
 
   it('the README examples run against the embedded server', async () => {
     const examples = await readmeExamples();
-    expect([...examples.keys()]).toEqual(['track', 'push', 'verify']);
+    expect([...examples.keys()]).toEqual(['track', 'push', 'branding', 'verify']);
     await mkdir(EXAMPLES_DIR, { recursive: true });
     process.env.TRACKING_API_URL = baseUrl;
     process.env.TRACKING_API_KEY = key;
     process.env.WEBHOOK_URL = 'http://127.0.0.1:9/hooks';
+    const logoFile = fileURLToPath(new URL('logo.png', EXAMPLES_DIR));
+    await writeFile(logoFile, pngOf(16, 16));
+    process.env.LOGO_FILE = logoFile;
     const modules: Record<string, Record<string, unknown>> = {};
     for (const [name, code] of examples) {
       const file = new URL(`${name}.ts`, EXAMPLES_DIR);
@@ -59,6 +63,7 @@ describe('the client package', () => {
     }
     expect(modules.track!.trackedStatus).toEqual(expect.any(String));
     expect(modules.push!.watchCarrier).toBe('delhivery');
+    expect(modules.branding!.brandedName).toBe('Chai Point');
     const secret = modules.push!.endpointSecret as string;
     expect(secret).toMatch(/^whsec_/);
 

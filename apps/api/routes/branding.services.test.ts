@@ -1,0 +1,3 @@
+import { brandingSuite } from '../testutil/branding.suite.ts';
+
+brandingSuite('redis');
