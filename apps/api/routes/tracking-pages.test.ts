@@ -135,6 +135,35 @@ describe('tracking page', () => {
   });
 });
 
+describe('tracking page branding', () => {
+  it('shows the shop\'s name and masked AWB; only the listed origins may frame it', async () => {
+    const key = await h.createKey({ plan: 'starter', mode: 'test' });
+    const awb = awbFor('delhivery', 2);
+    const w = await watch(key.key, { carrier: 'delhivery', awb });
+    const before = await view(pathOf(w.page_url));
+    expect(before.headers['x-frame-options']).toBe('DENY');
+    const branding = {
+      name: 'Kaveri <Sarees>', accent_color: '#7a1f5c', logo: null, support_url: 'https://kaveri.example.in/help', mask_awb: true,
+      frame_ancestors: ['https://kaveri.example.in', 'https://shop.kaveri.example.in:8443'],
+    };
+    const put = await h.app.inject({ method: 'PUT', url: '/v1/branding', headers: { 'x-api-key': key.key }, payload: branding });
+    expect(put.statusCode, put.body).toBe(200);
+
+    const page = await view(pathOf(w.page_url));
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('Kaveri &lt;Sarees&gt;');
+    expect(page.body).not.toContain(awb);
+    expect(page.body).toContain(awb.slice(-4));
+    expect(page.headers['content-security-policy']).toMatch(/frame-ancestors https:\/\/kaveri\.example\.in https:\/\/shop\.kaveri\.example\.in:8443$/);
+    expect(page.headers['x-frame-options']).toBeUndefined();
+    // Another key's pages keep the default: nothing of this shop, framing refused.
+    const other = await h.createKey({ plan: 'starter', mode: 'test' });
+    const theirs = await view(pathOf((await watch(other.key, { carrier: 'delhivery', awb })).page_url));
+    expect(theirs.body).not.toContain('Kaveri');
+    expect(theirs.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+  });
+});
+
 describe('tracking page views per address', () => {
   it('past the limit a view is answered 429 with Retry-After', async () => {
     await h.close();
