@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { withoutProjectEnv } from '../lib/config/index.ts';
-import { freePort } from '../lib/testing/ports.ts';
+import { freePort } from '../lib/testutil/ports.ts';
 import { HEAP_POLICY_FLAGS } from '../apps/api/context/heap-policy.ts';
 import type { BenchResult } from './report.ts';
 

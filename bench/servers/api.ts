@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { buildApp } from '../../apps/api/app.ts';
 import { createApiRuntime } from '../../apps/api/context/runtime.ts';
 import { startRefreshScheduler, type Scheduler } from '../../apps/api/context/scheduler.ts';
-import { deleteUnder } from '../../lib/access/testing.ts';
+import { deleteUnder } from '../../lib/access/testutil/stores.ts';
 import { loadEnv } from '../../lib/config/index.ts';
 import { connectRedis } from '../../lib/redis/index.ts';
 import { startSandbox } from '../../lib/sandbox/server.ts';

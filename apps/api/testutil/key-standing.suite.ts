@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { refreshPolicyOf } from '../../../lib/poller/index.ts';
 import { HOUR_MS } from '../../../lib/time/index.ts';
-import { startReceiver, type Receiver } from '../../../lib/push/testing/receiver.ts';
+import { startReceiver, type Receiver } from '../../../lib/push/testutil/receiver.ts';
 import { startRefreshScheduler, type Scheduler } from '../context/scheduler.ts';
 import { awbFor, DEFAULT_START, expectError, startApiHarness, type ApiHarness, type HarnessOptions, type StoreKind } from './harness.ts';
 
