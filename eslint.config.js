@@ -3,13 +3,19 @@ import tseslint from 'typescript-eslint';
 
 const TESTS = ['**/*.test.ts'];
 /**
- * Test support: helpers and shared suites (*.suite.ts) tests import; never production code. In apps/
- * it is a folder, `testutil/`, and nothing else: a file there is test support whatever its name, and
- * a file anywhere else in apps/ is production code whatever its name (no `testing-*.ts` escape).
+ * Test support: helpers, child processes tests kill, and shared suites (*.suite.ts) tests import; never
+ * production code. In lib/ and apps/ it is a folder, `testutil/`, and nothing else: a file there is test
+ * support whatever its name, and a file anywhere else is production code whatever its name (no
+ * `testing-*.ts`, `*.suite.ts` or `fixture.ts` escape; test/lint-boundaries.test.ts also checks the tree).
  */
-const TEST_SUPPORT = ['test/**', 'lib/testing/**', 'lib/*/testing/**', 'lib/**/testing.ts', 'lib/**/testing-*.ts', 'lib/**/*.suite.ts', 'apps/*/testutil/**', 'bench/**'];
+const TEST_SUPPORT = ['test/**', 'lib/**/testutil/**', 'apps/*/testutil/**', 'bench/**'];
 /** What production code may not import: test support and benches. */
-const TEST_SUPPORT_IMPORTS = ['**/testutil/**', '**/testing/**', '**/testing.ts', '**/testing-*.ts', '**/*.suite.ts', '**/test/**', '**/bench/**'];
+const TEST_SUPPORT_IMPORTS = ['**/testutil/**', '**/test/**', '**/bench/**'];
+/** Modules production code may not import (repeated by a rule that sets its own restricted imports: a later rule replaces them). */
+const PRODUCTION_PATHS = [
+  { name: 'node:v8', importNames: ['setFlagsFromString'], message: 'V8 flags go on the node command line (apps/api/context/heap-policy.ts)' },
+  { name: 'vitest', message: 'production code does not import the test runner' },
+];
 
 /** Folders of pure functions: no I/O, no clients, nothing that starts a process (README "Layout"). */
 const PURE = [
@@ -23,7 +29,7 @@ const IO_MODULES = [
 /** lib folders that talk to the outside world (or start processes). */
 const IO_FOLDERS = [
   'access', 'backend', 'batch', 'bus', 'cache', 'carriers', 'clickhouse', 'config', 'kafka', 'kv', 'logging', 'metrics', 'notices', 'pipeline',
-  'move', 'poller', 'process', 'product', 'push', 'readiness', 'redis', 'replay', 'sandbox', 'store', 'testing', 'tracking',
+  'move', 'poller', 'process', 'product', 'push', 'readiness', 'redis', 'replay', 'sandbox', 'store', 'testutil', 'tracking',
 ];
 
 /** Written once (lib/time, lib/schemas/key-mode.ts): a second declaration is refused. */
@@ -66,10 +72,7 @@ export default tseslint.config(
     ignores: [...TESTS, ...TEST_SUPPORT],
     rules: {
       '@typescript-eslint/no-restricted-imports': ['error', {
-        paths: [
-          { name: 'node:v8', importNames: ['setFlagsFromString'], message: 'V8 flags go on the node command line (apps/api/context/heap-policy.ts)' },
-          { name: 'vitest', message: 'production code does not import the test runner' },
-        ],
+        paths: PRODUCTION_PATHS,
         patterns: [{ group: TEST_SUPPORT_IMPORTS, message: 'production code does not import test support or benches' }],
       }],
     },
@@ -87,9 +90,10 @@ export default tseslint.config(
     // The delivery model learns from the network's own deliveries; it must never know the sandbox's
     // or the network model's parameters (on any other network its windows must still hold).
     files: ['lib/prediction/**/*.ts'],
-    ignores: [...TESTS, 'lib/prediction/testing/**'],
+    ignores: [...TESTS, 'lib/prediction/testutil/**'],
     rules: {
       '@typescript-eslint/no-restricted-imports': ['error', {
+        paths: PRODUCTION_PATHS,
         patterns: [
           { group: ['**/sandbox/**', '**/sandbox', '**/network/**', '**/network', '**/config/sandbox/**'], message: 'lib/prediction learns from delivered shipments only: no lib/sandbox, lib/network or config/sandbox' },
           { group: TEST_SUPPORT_IMPORTS, message: 'production code does not import test support or benches' },

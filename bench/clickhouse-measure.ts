@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { normalizePoll } from '../lib/normalize/index.ts';
 import { loadProduct } from '../lib/product/index.ts';
-import { JOURNEYS, journeyPoll } from '../lib/testing/polls.ts';
+import { JOURNEYS, journeyPoll } from '../lib/testutil/polls.ts';
 import { createClickHouseClient, resolveTarget, type ClickHouseClient } from '../lib/clickhouse/client.ts';
 import { ClickHouseLaneSource, readLaneBenchmark, refreshLaneBenchmarks } from '../lib/clickhouse/lanes.ts';
 import { migrate } from '../lib/clickhouse/migrate.ts';

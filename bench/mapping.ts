@@ -1,11 +1,11 @@
 /**
  * npm run bench -- mapping: the share of `unknown` events per carrier over every body the project
- * keeps (lib/testing/carrier-corpus.ts: the copies of the shared real bodies and the bodies written
+ * keeps (lib/testutil/carrier-corpus.ts: the copies of the shared real bodies and the bodies written
  * in their shape), parsed and mapped with the shipped rules. Target 0 % for each carrier (issue 35);
  * the unknown texts are listed under the figures so a regression names its scan.
  */
 import { loadProduct } from '../lib/product/index.ts';
-import { mappingShares, unknownPercent } from '../lib/testing/carrier-corpus.ts';
+import { mappingShares, unknownPercent } from '../lib/testutil/carrier-corpus.ts';
 import type { BenchResult } from './report.ts';
 
 export async function benchMapping(): Promise<BenchResult[]> {

@@ -2,7 +2,7 @@
 import { toTrackingRecord } from '../lib/insights/index.ts';
 import { normalizePoll } from '../lib/normalize/index.ts';
 import { loadProduct } from '../lib/product/index.ts';
-import { JOURNEYS, journeyPoll } from '../lib/testing/polls.ts';
+import { JOURNEYS, journeyPoll } from '../lib/testutil/polls.ts';
 import type { BenchResult } from './report.ts';
 
 export const TARGET_SCANS_PER_SECOND = 100_000;

@@ -14,7 +14,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Spool } from '../lib/kafka/spool.ts';
 import { pollKey } from '../lib/kafka/topics.ts';
-import { journeyPoll } from '../lib/testing/polls.ts';
+import { journeyPoll } from '../lib/testutil/polls.ts';
 import { urlOf } from '../test/services/ports.ts';
 import { createBenchKey, load, progressLog, redisUrl, serverEnv, startServer, tracked, type Server } from './harness.ts';
 import type { BenchResult } from './report.ts';

@@ -39,7 +39,7 @@ import { pollKey } from '../lib/kafka/topics.ts';
 import { DEFAULT_CONSUMER_TUNING, NormalizerConsumer } from '../lib/pipeline/normalizer.ts';
 import { loadProduct } from '../lib/product/index.ts';
 import { CORES, normalizeOnThreads } from './normalize-threads.ts';
-import { JOURNEYS, journeyPoll } from '../lib/testing/polls.ts';
+import { JOURNEYS, journeyPoll } from '../lib/testutil/polls.ts';
 import type { BenchResult } from './report.ts';
 import { progressLog } from './harness.ts';
 import { round } from './stats.ts';

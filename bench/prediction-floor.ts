@@ -10,7 +10,7 @@
  * it is a floor for the figures, never a model; the model reads neither.
  */
 import type { DeliveryCalendar } from '../lib/calendar/index.ts';
-import { otherNetworkPolls } from '../lib/prediction/testing/other-network.ts';
+import { otherNetworkPolls } from '../lib/prediction/testutil/other-network.ts';
 import { dayNumberOf, dayText } from '../lib/prediction/workdays.ts';
 import type { CarrierPoll } from '../lib/schemas/index.ts';
 import { HOUR_MS, IST_OFFSET_MS, DAY_MS } from '../lib/time/index.ts';

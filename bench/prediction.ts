@@ -2,7 +2,7 @@
  * npm run bench -- prediction: the delivery model's figures (issue 31, contracts.md "Delivery prediction").
  * 1. The backtest on a generated history of BENCH_PREDICTION_JOURNEYS (default 200,000) journeys of
  *    the sandbox's network (lib/sandbox historyPolls, 90 days, split at day 75), and the same on the
- *    second generator (lib/prediction/testing/other-network.ts), which shares none of its parameters:
+ *    second generator (lib/prediction/testutil/other-network.ts), which shares none of its parameters:
  *    issue 39's targets overall and in every stage (coverage), in transit at the destination and out
  *    for delivery (width, the day itself), exact day and error against the EDD and the lane median.
  * 2. The rebuild over BENCH_PREDICTION_REBUILD (default 1,000,000) delivered shipments: embedded
@@ -20,7 +20,7 @@ import { normalizePoll } from '../lib/normalize/index.ts';
 import { loadPlaces } from '../lib/places/index.ts';
 import { backtest, buildFromObserved, observeShipment, placeLookupOf, predictorOf, WorkdayIndex, type BacktestSummary, type DeliveredShipment, type ObservedShipment, type PredictionModel } from '../lib/prediction/index.ts';
 import { queryFactsOf } from '../lib/prediction/records.ts';
-import { otherNetworkPolls } from '../lib/prediction/testing/other-network.ts';
+import { otherNetworkPolls } from '../lib/prediction/testutil/other-network.ts';
 import { loadProduct } from '../lib/product/index.ts';
 import { historyPolls } from '../lib/sandbox/history.ts';
 import type { CarrierPoll } from '../lib/schemas/index.ts';

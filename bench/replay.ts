@@ -22,7 +22,7 @@ import { compileRuleSet } from '../lib/normalize/index.ts';
 import { loadProduct } from '../lib/product/index.ts';
 import { applyClickHouse, diffClickHouse } from '../lib/replay/clickhouse-run.ts';
 import { replayPoll } from '../lib/replay/replay-line.ts';
-import { JOURNEYS, journeyPoll } from '../lib/testing/polls.ts';
+import { JOURNEYS, journeyPoll } from '../lib/testutil/polls.ts';
 import type { BenchResult } from './report.ts';
 import { progressLog } from './harness.ts';
 import { round } from './stats.ts';

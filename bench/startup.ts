@@ -19,7 +19,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { withoutProjectEnv } from '../lib/config/index.ts';
-import { freePort } from '../lib/testing/ports.ts';
+import { freePort } from '../lib/testutil/ports.ts';
 import { HEAP_POLICY_FLAGS } from '../apps/api/context/heap-policy.ts';
 import { loadCalendar } from '../lib/calendar/index.ts';
 import { loadNetworkConfig } from '../lib/network/config.ts';

@@ -17,7 +17,7 @@
  *    in this process. Latency from the poll's produce being acknowledged by Kafka to its event's
  *    receipt — the issue's "poll-to-delivery latency once the poll is on Kafka".
  *
- * The receiver is lib/push/testing/receiver.ts (it verifies every request with the
+ * The receiver is lib/push/testutil/receiver.ts (it verifies every request with the
  * `standardwebhooks` package) in a child process of its own, as a customer's would be; a delivery
  * it could not verify fails the bench. Sizes: BENCH_WEBHOOK_DELIVERIES (default 10,000 per store),
  * BENCH_WEBHOOK_RATE (default 500 events/s offered for the latencies), BENCH_WEBHOOK_SHIPMENTS
@@ -33,14 +33,14 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CompressionTypes, type Kafka } from 'kafkajs';
 import { Redis } from 'ioredis';
-import { deleteUnder } from '../lib/access/testing.ts';
+import { deleteUnder } from '../lib/access/testutil/stores.ts';
 import { toTrackingRecord } from '../lib/insights/index.ts';
 import { createKafka } from '../lib/kafka/client.ts';
 import { pollKey } from '../lib/kafka/topics.ts';
 import { normalizePoll } from '../lib/normalize/index.ts';
 import { loadProduct } from '../lib/product/index.ts';
 import type { CarrierPoll, TrackingRecord } from '../lib/schemas/index.ts';
-import { journeyPoll, makePoll, scan } from '../lib/testing/polls.ts';
+import { journeyPoll, makePoll, scan } from '../lib/testutil/polls.ts';
 import { EmbeddedKv, RedisKv, type Kv } from '../lib/kv/index.ts';
 import {
   ChangeDetector, Dispatcher, EndpointStore, KafkaEventLog, PollChangeConsumer, WatchStore, WebhookEventConsumer,
@@ -51,7 +51,7 @@ import type { BenchResult } from './report.ts';
 import { progressLog } from './harness.ts';
 import { percentile, round } from './stats.ts';
 import type { ReceiverChildMessage, ReceiverParentMessage } from './servers/webhook-receiver.ts';
-import { LOOPBACK_TARGETS, EVERY_KEY_ACTIVE } from '../lib/push/testing/receiver.ts';
+import { LOOPBACK_TARGETS, EVERY_KEY_ACTIVE } from '../lib/push/testutil/receiver.ts';
 import { urlOf } from '../test/services/ports.ts';
 import { requireAwb } from '../lib/schemas/index.ts';
 

@@ -25,9 +25,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { guideQuestions } from '../apps/cli/commands/guide.ts';
 import { startNormalizer, type NormalizerApp } from '../apps/normalizer/start.ts';
 import { bindQueryParams } from '../lib/clickhouse/params.ts';
-import { TEST_CLICKHOUSE_URL, countOf, createTestDatabase, rowsOf, type TestDatabase } from '../lib/clickhouse/testing.ts';
+import { TEST_CLICKHOUSE_URL, countOf, createTestDatabase, rowsOf, type TestDatabase } from '../lib/clickhouse/testutil/database.ts';
 import { DEFAULT_CONFIG_DIR, loadEnv } from '../lib/config/index.ts';
-import { TEST_BROKERS, testKafka } from '../lib/kafka/testing.ts';
+import { TEST_BROKERS, testKafka } from '../lib/kafka/testutil/broker.ts';
 import { guideExamples, guideHistory, renderExample, shownCell, SHOWN_ROWS, tableCounts, withExamples, withTableCounts } from './support/guide-examples.ts';
 import { sqlCli } from './support/sql-cli.ts';
 

@@ -10,7 +10,7 @@ import { writeClosures } from '../lib/clickhouse/lanes-closures.ts';
 import { refreshLaneStats } from '../lib/clickhouse/lanes-window.ts';
 import { bindQueryParams } from '../lib/clickhouse/params.ts';
 import { defaultAsOf } from '../apps/cli/commands/sql.ts';
-import { createTestDatabase, rowsOf, type TestDatabase } from '../lib/clickhouse/testing.ts';
+import { createTestDatabase, rowsOf, type TestDatabase } from '../lib/clickhouse/testutil/database.ts';
 import { seededRandom } from '../lib/random/seeded-random.ts';
 import type { LaneClosure, LaneOutcome } from '../lib/lanes/index.ts';
 import { DAY_S } from '../lib/time/index.ts';

@@ -16,7 +16,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countOf, createTestDatabase, type TestDatabase } from '../lib/clickhouse/testing.ts';
+import { countOf, createTestDatabase, type TestDatabase } from '../lib/clickhouse/testutil/database.ts';
 import { documentationFiles, ROOT, shellBlocks } from './support/markdown.ts';
 
 const run = promisify(execFile);

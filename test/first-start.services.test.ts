@@ -15,10 +15,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { TEST_CLICKHOUSE_URL } from '../lib/clickhouse/testing.ts';
+import { TEST_CLICKHOUSE_URL } from '../lib/clickhouse/testutil/database.ts';
 import { withoutProjectEnv } from '../lib/config/index.ts';
-import { TEST_BROKERS } from '../lib/kafka/testing.ts';
-import { testRedisUrl } from '../lib/access/testing.ts';
+import { TEST_BROKERS } from '../lib/kafka/testutil/broker.ts';
+import { testRedisUrl } from '../lib/access/testutil/stores.ts';
 import { startScratchKafka } from './services/scratch-kafka.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));

@@ -5,7 +5,7 @@
  *   whatever they import): a module that imports one that imports it back may see the other's
  *   bindings before they are initialised, and the pair can only be understood together.
  * Type-only imports count: they tie the files together for a reader just the same.
- * Test support (`*.test.ts`, `*.suite.ts`, `testing*.ts`, `testing/` and `testutil/` folders, test/)
+ * Test support (`*.test.ts`, `testutil/` folders, test/)
  * is not a starting point: it may import anything, nothing in production imports it (eslint.config.js).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';

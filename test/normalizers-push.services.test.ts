@@ -3,7 +3,7 @@
  * a consumer group of its own), against the real Kafka, ClickHouse and Redis: a poll topic,
  * consumer groups, a database and a Redis namespace of this file's own. One API key (its push
  * state written straight into the namespace) watches shipments and has one endpoint, a verifying
- * receiver (lib/push/testing/receiver.ts) served by a dispatcher of this file's own.
+ * receiver (lib/push/testutil/receiver.ts) served by a dispatcher of this file's own.
  *
  * Every poll of a watched shipment adds one scan, so every poll is one change. Polls arrive in
  * rounds while a second normalizer joins (the partitions rebalance) and the first is SIGKILLed
@@ -20,21 +20,21 @@ import { Redis } from 'ioredis';
 import type { Consumer, Kafka, Producer } from 'kafkajs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startDispatcher, type DispatcherApp } from '../apps/dispatcher/start.ts';
-import { createTestKeyPrefix, deleteUnder, testRedisUrl } from '../lib/access/testing.ts';
-import { TEST_CLICKHOUSE_URL, createTestDatabase, type TestDatabase } from '../lib/clickhouse/testing.ts';
+import { createTestKeyPrefix, deleteUnder, testRedisUrl } from '../lib/access/testutil/stores.ts';
+import { TEST_CLICKHOUSE_URL, createTestDatabase, type TestDatabase } from '../lib/clickhouse/testutil/database.ts';
 import { DEFAULT_CONFIG_DIR, loadEnv } from '../lib/config/index.ts';
-import { TEST_BROKERS, testKafka } from '../lib/kafka/testing.ts';
+import { TEST_BROKERS, testKafka } from '../lib/kafka/testutil/broker.ts';
 import { pollKey } from '../lib/kafka/topics.ts';
-import { startChildApp, type ChildApp } from '../lib/testing/child-app.ts';
-import { makePoll, scan } from '../lib/testing/polls.ts';
+import { startChildApp, type ChildApp } from '../lib/testutil/child-app.ts';
+import { makePoll, scan } from '../lib/testutil/polls.ts';
 import { RedisKv } from '../lib/kv/index.ts';
 import {
   EndpointStore, WEBHOOK_EVENTS_TOPIC, WatchStore, ensureWebhookTopic, pushKeys, type WatchDoc, type WebhookEvent,
 } from '../lib/push/index.ts';
-import { startReceiver, type Receiver } from '../lib/push/testing/receiver.ts';
+import { startReceiver, type Receiver } from '../lib/push/testutil/receiver.ts';
 import type { CarrierPoll } from '../lib/schemas/index.ts';
 import { HOUR_MS as HOUR } from '../lib/time/index.ts';
-import { LOOPBACK_TARGETS } from '../lib/push/testing/receiver.ts';
+import { LOOPBACK_TARGETS } from '../lib/push/testutil/receiver.ts';
 import { requireAwb } from '../lib/schemas/index.ts';
 
 const RUN = randomUUID().slice(0, 8);

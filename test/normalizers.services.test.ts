@@ -9,12 +9,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Kafka, Producer } from 'kafkajs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { TEST_CLICKHOUSE_URL, countOf, createTestDatabase, rowsOf, type TestDatabase } from '../lib/clickhouse/testing.ts';
+import { TEST_CLICKHOUSE_URL, countOf, createTestDatabase, rowsOf, type TestDatabase } from '../lib/clickhouse/testutil/database.ts';
 import { DEFAULT_CONFIG_DIR } from '../lib/config/index.ts';
-import { TEST_BROKERS, testKafka } from '../lib/kafka/testing.ts';
+import { TEST_BROKERS, testKafka } from '../lib/kafka/testutil/broker.ts';
 import { pollKey } from '../lib/kafka/topics.ts';
-import { startChildApp, type ChildApp } from '../lib/testing/child-app.ts';
-import { journeyPoll } from '../lib/testing/polls.ts';
+import { startChildApp, type ChildApp } from '../lib/testutil/child-app.ts';
+import { journeyPoll } from '../lib/testutil/polls.ts';
 
 const RUN = randomUUID().slice(0, 8);
 const topic = `test-polls-${RUN}`;

@@ -12,10 +12,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanUp, start, type Started } from '../apps/embedded/testutil/harness.ts';
-import { testRedisUrl } from '../lib/access/testing.ts';
-import { TEST_CLICKHOUSE_URL } from '../lib/clickhouse/testing.ts';
+import { testRedisUrl } from '../lib/access/testutil/stores.ts';
+import { TEST_CLICKHOUSE_URL } from '../lib/clickhouse/testutil/database.ts';
 import { readPollWindow } from '../lib/kafka/read-window.ts';
-import { TEST_BROKERS, testKafka } from '../lib/kafka/testing.ts';
+import { TEST_BROKERS, testKafka } from '../lib/kafka/testutil/broker.ts';
 import * as kafkaService from './services/kafka.ts';
 
 const OUTAGE_MS = 30_000;

@@ -14,13 +14,13 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startApiHarness, type ApiHarness } from '../apps/api/testutil/harness.ts';
 import { RedisAccessStore, standingFromStore } from '../lib/access/index.ts';
-import { testRedisUrl } from '../lib/access/testing.ts';
+import { testRedisUrl } from '../lib/access/testutil/stores.ts';
 import { loadProduct } from '../lib/product/index.ts';
 import { DEFAULT_CONFIG_DIR } from '../lib/config/index.ts';
 import { RedisKv } from '../lib/kv/index.ts';
 import { Dispatcher, EndpointStore, type WebhookEvent } from '../lib/push/index.ts';
 import { WebhookSender } from '../lib/push/sender.ts';
-import { LOOPBACK_TARGETS, startReceiver, type Receiver } from '../lib/push/testing/receiver.ts';
+import { LOOPBACK_TARGETS, startReceiver, type Receiver } from '../lib/push/testutil/receiver.ts';
 
 const PER_ENDPOINT = 4;
 /** The Dispatcher's default, which the API's own dispatcher uses. */

@@ -16,9 +16,9 @@ import type { Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startNormalizer, type NormalizerApp } from '../apps/normalizer/start.ts';
 import { sqlStringList } from '../lib/clickhouse/index.ts';
-import { TEST_CLICKHOUSE_URL, createTestDatabase, rowsOf, type TestDatabase } from '../lib/clickhouse/testing.ts';
+import { TEST_CLICKHOUSE_URL, createTestDatabase, rowsOf, type TestDatabase } from '../lib/clickhouse/testutil/database.ts';
 import { DEFAULT_CONFIG_DIR, loadEnv } from '../lib/config/index.ts';
-import { TEST_BROKERS, testKafka } from '../lib/kafka/testing.ts';
+import { TEST_BROKERS, testKafka } from '../lib/kafka/testutil/broker.ts';
 import { retried } from './support/retried.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');

@@ -19,12 +19,12 @@ import { deliver } from '../apps/api/testutil/billing.suite.ts';
 import { awbFor, redisUrlOf, startApiHarness, type ApiHarness } from '../apps/api/testutil/harness.ts';
 import { signWebhook } from '../lib/billing/index.ts';
 import { DEFAULT_CONFIG_DIR, loadEnv, loadPlans } from '../lib/config/index.ts';
-import { TEST_BROKERS, collect, testKafka } from '../lib/kafka/testing.ts';
+import { TEST_BROKERS, collect, testKafka } from '../lib/kafka/testutil/broker.ts';
 import { moveStore, readMovedMarker, unmovedEmbeddedState, type MoveOptions } from '../lib/move/index.ts';
-import { startReceiver, type Receiver } from '../lib/push/testing/receiver.ts';
+import { startReceiver, type Receiver } from '../lib/push/testutil/receiver.ts';
 import { formatBanner } from '../lib/process/banner.ts';
 import { connectRedis } from '../lib/redis/index.ts';
-import { deleteUnder } from '../lib/redis/testing.ts';
+import { deleteUnder } from '../lib/redis/testutil/cluster.ts';
 import { paymentLinkPaidEvent, startGatewaySandbox, type RunningGateway } from '../lib/sandbox/gateway.ts';
 
 describe.each(['redis', 'redis-cluster'] as const)('store move: a busy embedded store into Redis (%s) and Kafka', (store) => {

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-/** Helpers that connect to a service (lib/*\/testing.ts, the API harness's Redis store). */
+/** Helpers that connect to a service (lib/*\/testutil/, the API harness's Redis store). */
 const SERVICE_HELPERS = /\b(testRedisUrl|testRedisClusterUrl|redisHarness|createTestDatabase|startFaultyProxy|testKafka|TEST_BROKERS|TEST_CLICKHOUSE_URL|startNormalizer|startPoller|startDispatcher|startScratchCluster|redisClusterHarness)\b|store: 'redis(-cluster)?'|new Redis\(/;
 
 function testFiles(dir: string): string[] {

@@ -6,15 +6,15 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadCalendar } from '../../lib/calendar/index.ts';
 import { ClickHouseWriter } from '../../lib/clickhouse/writer.ts';
-import { createTestDatabase, TEST_CLICKHOUSE_URL, type TestDatabase } from '../../lib/clickhouse/testing.ts';
+import { createTestDatabase, TEST_CLICKHOUSE_URL, type TestDatabase } from '../../lib/clickhouse/testutil/database.ts';
 import { loadNetworkConfig } from '../../lib/network/config.ts';
 import { processPollMessage } from '../../lib/pipeline/process-poll.ts';
 import { loadPlaces } from '../../lib/places/index.ts';
 import { backtest, placeLookupOf, WorkdayIndex, type BacktestSummary } from '../../lib/prediction/index.ts';
-import { otherNetworkPolls } from '../../lib/prediction/testing/other-network.ts';
+import { otherNetworkPolls } from '../../lib/prediction/testutil/other-network.ts';
 import { historyPolls } from '../../lib/sandbox/history.ts';
 import type { CarrierPoll } from '../../lib/schemas/index.ts';
-import { product } from '../../lib/testing/product.ts';
+import { product } from '../../lib/testutil/product.ts';
 import { DAY_MS } from '../../lib/time/index.ts';
 import type { CliIo } from './commands/io.ts';
 import { runPredict } from './commands/predict.ts';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadCalendar } from '../../lib/calendar/index.ts';
-import { otherNetworkPolls } from '../../lib/prediction/testing/other-network.ts';
+import { otherNetworkPolls } from '../../lib/prediction/testutil/other-network.ts';
 import type { BacktestSummary } from '../../lib/prediction/index.ts';
 import { PollLog } from '../../lib/store/poll-log.ts';
 import { DAY_MS } from '../../lib/time/index.ts';

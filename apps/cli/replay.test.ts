@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TrackingRecordSchema } from '../../lib/schemas/index.ts';
-import { JOURNEYS, journeyPoll } from '../../lib/testing/polls.ts';
+import { JOURNEYS, journeyPoll } from '../../lib/testutil/polls.ts';
 
 const NODE = process.execPath; // node runs the TypeScript itself
 const SCRIPT = join(import.meta.dirname, 'replay.ts');

@@ -3,7 +3,7 @@
  * newcomer's first lookup of a free sandbox number shows its lane's benchmark and `GET /v1/lanes`
  * of a README lane lists carriers with figures, within 10 s of the start; a live key sees none of it.
  *
- * Runs what `npm start` runs as a real process with none of the project's variables set (testing.ts).
+ * Runs what `npm start` runs as a real process with none of the project's variables set (testutil/harness.ts).
  */
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

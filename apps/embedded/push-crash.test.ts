@@ -1,7 +1,7 @@
 /**
  * The embedded default under kill -9 (issue 10: "a kill -9 loses no watch, no event and no
  * scheduled retry"): `npm start` (what its script runs) as a real process with no service URLs and
- * a temp DATA_DIR; a trial key subscribes a loopback receiver (lib/push/testing/receiver.ts,
+ * a temp DATA_DIR; a trial key subscribes a loopback receiver (lib/push/testutil/receiver.ts,
  * which verifies every request with the `standardwebhooks` package) and watches sandbox scenarios
  * 25 and 26, which the in-process poller moves one stage per poll. The receiver holds every request
  * (never answers) until the process is killed with SIGKILL in the middle of an attempt; started
@@ -20,8 +20,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
 import { withoutProjectEnv } from '../../lib/config/index.ts';
-import { freePort } from '../../lib/testing/ports.ts';
-import { startReceiver, type ReceivedDelivery, type Receiver } from '../../lib/push/testing/receiver.ts';
+import { freePort } from '../../lib/testutil/ports.ts';
+import { startReceiver, type ReceivedDelivery, type Receiver } from '../../lib/push/testutil/receiver.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Bounds on waiting, so a hang fails the test instead of stalling the run (not speed checks). */

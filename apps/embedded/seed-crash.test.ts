@@ -16,7 +16,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { withoutProjectEnv } from '../../lib/config/index.ts';
 import { seedingPath } from '../../lib/sandbox/seed.ts';
 import { pollLogPath } from '../../lib/store/poll-log.ts';
-import { freePort } from '../../lib/testing/ports.ts';
+import { freePort } from '../../lib/testutil/ports.ts';
 import { cleanUp, start, stop } from './testutil/harness.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));

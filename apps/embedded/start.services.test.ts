@@ -3,9 +3,9 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { testRedisUrl } from '../../lib/access/testing.ts';
-import { TEST_CLICKHOUSE_URL } from '../../lib/clickhouse/testing.ts';
-import { TEST_BROKERS } from '../../lib/kafka/testing.ts';
+import { testRedisUrl } from '../../lib/access/testutil/stores.ts';
+import { TEST_CLICKHOUSE_URL } from '../../lib/clickhouse/testutil/database.ts';
+import { TEST_BROKERS } from '../../lib/kafka/testutil/broker.ts';
 import { TrackingRecordSchema } from '../../lib/schemas/index.ts';
 import { cleanUp, start, stop } from './testutil/harness.ts';
 

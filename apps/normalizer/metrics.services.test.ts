@@ -7,12 +7,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Kafka, Producer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_CLICKHOUSE_URL, countOf, createTestDatabase, type TestDatabase } from '../../lib/clickhouse/testing.ts';
+import { TEST_CLICKHOUSE_URL, countOf, createTestDatabase, type TestDatabase } from '../../lib/clickhouse/testutil/database.ts';
 import { DEFAULT_CONFIG_DIR, loadEnv } from '../../lib/config/index.ts';
-import { TEST_BROKERS, testKafka } from '../../lib/kafka/testing.ts';
+import { TEST_BROKERS, testKafka } from '../../lib/kafka/testutil/broker.ts';
 import { pollKey } from '../../lib/kafka/topics.ts';
-import { journeyPoll } from '../../lib/testing/polls.ts';
-import { metricValue } from '../../lib/metrics/testing.ts';
+import { journeyPoll } from '../../lib/testutil/polls.ts';
+import { metricValue } from '../../lib/metrics/testutil/metric-value.ts';
 import { startNormalizer, type NormalizerApp } from './start.ts';
 
 const topic = `test-polls-${randomUUID()}`;

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { buildApp } from '../../apps/api/app.ts';
 import { createApiRuntime } from '../../apps/api/context/runtime.ts';
 import { startRuntimePoller } from '../../apps/api/testutil/poller.ts';
-import { deleteUnder } from '../../lib/access/testing.ts';
+import { deleteUnder } from '../../lib/access/testutil/stores.ts';
 import { loadEnv } from '../../lib/config/index.ts';
 import { DEFAULT_REFRESH_POLICY, cronOfTick } from '../../lib/poller/index.ts';
 import { connectRedis } from '../../lib/redis/index.ts';

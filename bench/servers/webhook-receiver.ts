@@ -1,13 +1,13 @@
 /**
  * The receiving end of `npm run bench -- webhooks`: the verifying test receiver
- * (lib/push/testing/receiver.ts, which checks every request with the `standardwebhooks`
+ * (lib/push/testutil/receiver.ts, which checks every request with the `standardwebhooks`
  * package) in a process of its own, as a customer's receiver would be, so its verification does
  * not run on the dispatcher's event loop. One listener per endpoint (BENCH_RECEIVER_ENDPOINTS),
  * each verifying with its endpoint's secret only. Forked by bench/webhooks.ts: reports the URLs,
  * takes the secrets, and every 20 ms reports what arrived since as [webhook-id, receivedAt ms,
  * verified and answered 2xx].
  */
-import { startReceiver, type ReceivedDelivery } from '../../lib/push/testing/receiver.ts';
+import { startReceiver, type ReceivedDelivery } from '../../lib/push/testutil/receiver.ts';
 
 export type ReceiverChildMessage =
   | { type: 'ready'; urls: string[] }

@@ -1,5 +1,5 @@
-import { accessBatchSuite } from './batch.suite.ts';
-import { redisClusterHarness, redisHarness } from './testing.ts';
+import { accessBatchSuite } from './testutil/batch.suite.ts';
+import { redisClusterHarness, redisHarness } from './testutil/stores.ts';
 
 accessBatchSuite(redisHarness);
 accessBatchSuite(redisClusterHarness);

@@ -1,4 +1,4 @@
-import { accessBatchSuite } from './batch.suite.ts';
-import { embeddedHarness } from './testing.ts';
+import { accessBatchSuite } from './testutil/batch.suite.ts';
+import { embeddedHarness } from './testutil/stores.ts';
 
 accessBatchSuite(embeddedHarness);

@@ -9,10 +9,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { appendToFile } from '../kv/index.ts';
 import { EmbeddedAccessStore, embeddedAccessDir } from './embedded-store.ts';
 import { keyPrefix } from './key-format.ts';
-import { plans } from './testing.ts';
+import { plans } from './testutil/stores.ts';
 
 const now = new Date('2026-11-21T10:00:00.000Z');
-const CHILD = fileURLToPath(new URL('./testing-crash-child.ts', import.meta.url));
+const CHILD = fileURLToPath(new URL('./testutil/crash-child.ts', import.meta.url));
 
 let dir: string;
 beforeEach(() => {

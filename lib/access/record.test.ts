@@ -5,7 +5,7 @@ import { firstExceeded, limitOutcome, retryAfterSeconds } from './limits.ts';
 import {
   effectiveStatus, newKeyRecord, parseCreateKeyInput, renewedRecord, toUsageRecord, withNotice, withStatus,
 } from './record.ts';
-import { plans } from './testing.ts';
+import { plans } from './testutil/stores.ts';
 import { secondsToNextUtcMidnight, utcDay } from './time.ts';
 
 const KEY = 'trk_live_Ab3dE9xYz0123456789abcdefGHIJKLm';

@@ -5,10 +5,10 @@
  * not have been counted; granted ones must have been.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startScratchCluster, type ScratchCluster } from '../redis/testing.ts';
+import { startScratchCluster, type ScratchCluster } from '../redis/testutil/cluster.ts';
 import type { KeyRecord } from './record.ts';
 import { RedisAccessStore } from './redis-store.ts';
-import { plans, testNamespace } from './testing.ts';
+import { plans, testNamespace } from './testutil/stores.ts';
 
 const KEYS = 12;
 const WORKERS = 8;

@@ -7,7 +7,7 @@ import { connectRedis, type RedisClient } from '../redis/index.ts';
 import { hashKey } from './key-format.ts';
 import { ACCESS_LAYOUT_VERSION, upgradeAccessLayout } from './redis-layout.ts';
 import { RedisAccessStore } from './redis-store.ts';
-import { deleteUnder, keysUnder, plans, testNamespace, testRedisClusterUrl, testRedisUrl } from './testing.ts';
+import { deleteUnder, keysUnder, plans, testNamespace, testRedisClusterUrl, testRedisUrl } from './testutil/stores.ts';
 
 describe.each([
   { target: 'one Redis', urlOf: testRedisUrl },

@@ -1,4 +1,4 @@
-import { accessStoreSuite } from './store.suite.ts';
-import { embeddedHarness } from './testing.ts';
+import { accessStoreSuite } from './testutil/store.suite.ts';
+import { embeddedHarness } from './testutil/stores.ts';
 
 accessStoreSuite(embeddedHarness);

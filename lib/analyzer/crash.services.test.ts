@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
-import { deleteUnder, testNamespace, testRedisUrl } from '../access/testing.ts';
+import { deleteUnder, testNamespace, testRedisUrl } from '../access/testutil/stores.ts';
 import { RedisKv } from '../kv/index.ts';
-import { crashSuite } from './crash.suite.ts';
+import { crashSuite } from './testutil/crash.suite.ts';
 
 // A namespace of the test Redis per test: the killed process's and the restarted runner's view of it.
 crashSuite({

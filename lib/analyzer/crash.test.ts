@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EmbeddedKv } from '../kv/index.ts';
-import { crashSuite } from './crash.suite.ts';
+import { crashSuite } from './testutil/crash.suite.ts';
 
 // The journal under a DATA_DIR: the killed process's writes are what the restart reads.
 crashSuite({

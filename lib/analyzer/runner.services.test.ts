@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
-import { deleteUnder, testNamespace, testRedisUrl } from '../access/testing.ts';
+import { deleteUnder, testNamespace, testRedisUrl } from '../access/testutil/stores.ts';
 import { RedisKv } from '../kv/index.ts';
-import { runnerSuite } from './runner.suite.ts';
+import { runnerSuite } from './testutil/runner.suite.ts';
 
 // Two connections on one namespace: two API instances' view of the same Redis.
 runnerSuite({

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EmbeddedKv } from '../kv/index.ts';
-import { runnerSuite } from './runner.suite.ts';
+import { runnerSuite } from './testutil/runner.suite.ts';
 
 // One process holds the embedded store: both runners share its one handle.
 runnerSuite({

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { deleteUnder, keysUnder, plans, testNamespace, testRedisUrl } from '../access/testing.ts';
+import { deleteUnder, keysUnder, plans, testNamespace, testRedisUrl } from '../access/testutil/stores.ts';
 import { connectRedis, type RedisClient } from '../redis/index.ts';
 import { openBackend, type Backend } from './backend.ts';
 

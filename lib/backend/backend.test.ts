@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { plans } from '../access/testing.ts';
+import { plans } from '../access/testutil/stores.ts';
 import type { PaymentRecord } from '../billing/index.ts';
 import { DAY_MS, HOUR_MS } from '../time/index.ts';
 import { openBackend } from './backend.ts';

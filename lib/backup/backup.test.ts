@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EmbeddedAccessStore, embeddedAccessDir } from '../access/index.ts';
-import { plans } from '../access/testing.ts';
+import { plans } from '../access/testutil/stores.ts';
 import { EmbeddedPaymentStore, embeddedPaymentsDir, type PaymentRecord } from '../billing/index.ts';
 import { EmbeddedIdempotencyStore, embeddedIdempotencyDir } from '../idempotency/index.ts';
 import { EmbeddedKv } from '../kv/index.ts';

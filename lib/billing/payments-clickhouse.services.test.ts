@@ -1,6 +1,6 @@
 /** Settled payments in ClickHouse's `payments` table (migration 0016, real ClickHouse). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, rowsOf, type TestDatabase } from '../clickhouse/testing.ts';
+import { createTestDatabase, rowsOf, type TestDatabase } from '../clickhouse/testutil/database.ts';
 import { ClickHousePaymentReport } from './payments-clickhouse.ts';
 import type { PaymentRecord } from './payments.ts';
 

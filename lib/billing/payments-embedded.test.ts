@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { killAfterAcks } from '../kv/testing-killed-after-acks.ts';
+import { killAfterAcks } from '../kv/testutil/killed-after-acks.ts';
 import { EmbeddedPaymentStore } from './payments-embedded.ts';
 import { PAYMENT_LEASE_MS, type PaymentRecord } from './payments.ts';
 
@@ -85,7 +85,7 @@ describe('embedded payment store', () => {
 });
 
 describe('embedded payment store killed with SIGKILL right after acknowledging', () => {
-  const CHILD = fileURLToPath(new URL('./testing-durable-child.ts', import.meta.url));
+  const CHILD = fileURLToPath(new URL('./testutil/durable-child.ts', import.meta.url));
 
   it('keeps every payment whose settle had resolved', { timeout: 60_000 }, async () => {
     const d = dir();

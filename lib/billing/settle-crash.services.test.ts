@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { testRedisClusterUrl, testRedisUrl } from '../access/testing.ts';
+import { testRedisClusterUrl, testRedisUrl } from '../access/testutil/stores.ts';
 import { connectRedis } from '../redis/index.ts';
-import { deleteUnder } from '../redis/testing.ts';
-import { settleCrashSuite } from './settle-crash.suite.ts';
+import { deleteUnder } from '../redis/testutil/cluster.ts';
+import { settleCrashSuite } from './testutil/settle-crash.suite.ts';
 
 for (const [name, urlOf] of [['redis', testRedisUrl], ['redis cluster', testRedisClusterUrl]] as const) {
   settleCrashSuite(name, async () => {

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { settleCrashSuite } from './settle-crash.suite.ts';
+import { settleCrashSuite } from './testutil/settle-crash.suite.ts';
 
 settleCrashSuite('embedded', async () => {
   const dataDir = await mkdtemp(join(tmpdir(), 'settle-crash-'));

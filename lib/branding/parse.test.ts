@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_BRANDING, MAX_LOGO_BYTES, parseBranding, type BrandingDoc } from './index.ts';
-import { dataUrl, jpegOf, pngOf } from './testing/images.ts';
+import { dataUrl, jpegOf, pngOf } from './testutil/images.ts';
 
 const ok = (body: unknown): BrandingDoc => {
   const result = parseBranding(body);

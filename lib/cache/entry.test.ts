@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { computeInsights, toTrackingRecord } from '../insights/index.ts';
-import { normalized } from '../testing/product.ts';
-import { JOURNEYS, journeyPoll } from '../testing/polls.ts';
+import { normalized } from '../testutil/product.ts';
+import { JOURNEYS, journeyPoll } from '../testutil/polls.ts';
 import { answerJson, compactShipment, entryBytes, entryOfText, entryText } from './entry.ts';
 
 const lane = { median_transit_days: 3.2, sample_size: 31 };

@@ -1,8 +1,8 @@
 /** The Redis cache against the real Redis and the real 3-master Redis Cluster (npm run services -- up). */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { testNamespace, testRedisUrl } from '../access/testing.ts';
+import { testNamespace, testRedisUrl } from '../access/testutil/stores.ts';
 import { connectRedis, isCluster, type RedisClient } from '../redis/index.ts';
-import { deleteUnder, testRedisClusterUrl } from '../redis/testing.ts';
+import { deleteUnder, testRedisClusterUrl } from '../redis/testutil/cluster.ts';
 import type { CachedLookup } from './policy.ts';
 import { createRedisCache, encodeEntry, storedKey } from './redis.ts';
 

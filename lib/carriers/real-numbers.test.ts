@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { requireAwb } from '../schemas/index.ts';
-import { product } from '../testing/product.ts';
+import { product } from '../testutil/product.ts';
 
 const detector = product.detector;
 

@@ -10,7 +10,7 @@ import { istToMs } from '../sandbox/ist.ts';
 import { deliveredTransitDays } from '../sandbox/scenario.ts';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { CarrierPollSchema, type CarrierPoll, type NdrReason, type TrackingRecord } from '../schemas/index.ts';
-import { expectValidRecord, product } from '../testing/product.ts';
+import { expectValidRecord, product } from '../testutil/product.ts';
 import { createCarrierPoller, type CarrierPoller } from './poll.ts';
 import type { CarrierAdapter, CarrierEndpoint } from './types.ts';
 import { HOUR_MS as HOUR, MINUTE_MS as MINUTE } from '../time/index.ts';

@@ -7,11 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normalizePoll, scanEventIds } from '../normalize/index.ts';
-import { makePoll, scan } from '../testing/polls.ts';
-import { product } from '../testing/product.ts';
+import { makePoll, scan } from '../testutil/polls.ts';
+import { product } from '../testutil/product.ts';
 import { DEFAULT_MIGRATIONS_DIR, migrate } from './migrate.ts';
 import { toRows, type PollRows } from './rows.ts';
-import { countOf, createTestDatabase, rowsOf, type TestDatabase } from './testing.ts';
+import { countOf, createTestDatabase, rowsOf, type TestDatabase } from './testutil/database.ts';
 import { ClickHouseWriter } from './writer.ts';
 import { storedEventsFor } from './events.ts';
 

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normalizePoll } from '../normalize/index.ts';
 import type { CarrierPoll } from '../schemas/index.ts';
-import { journeyPoll } from '../testing/polls.ts';
-import { product } from '../testing/product.ts';
+import { journeyPoll } from '../testutil/polls.ts';
+import { product } from '../testutil/product.ts';
 import { shipmentsPolledBetween, storedEventsFor, storedEventsForPollWindow, type StoredEvent } from './events.ts';
 import { toRows, type PollRows } from './rows.ts';
-import { countOf, createTestDatabase, type TestDatabase } from './testing.ts';
+import { countOf, createTestDatabase, type TestDatabase } from './testutil/database.ts';
 import { ClickHouseWriter } from './writer.ts';
 
 const { rules } = product;

@@ -5,7 +5,7 @@ import { MINUTE_MS as MINUTE } from '../time/index.ts';
 import { createClickHouseClient } from './client.ts';
 import { toClickHouseDateTime } from './datetime.ts';
 import { ClickHouseLaneWindowSource } from './lanes-snapshot.ts';
-import { createTestDatabase, type TestDatabase } from './testing.ts';
+import { createTestDatabase, type TestDatabase } from './testutil/database.ts';
 
 const CARRIERS = ['delhivery', 'dtdc', 'ekart'];
 const T0 = Date.UTC(2026, 10, 20, 12, 0, 0);

@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LaneBook, type WindowedLaneStats } from '../lanes/index.ts';
-import { NDR_REMARKS, journeyPoll, type JourneySpec } from '../lanes/fixture.ts';
+import { NDR_REMARKS, journeyPoll, type JourneySpec } from '../lanes/testutil/journeys.ts';
 import { seededRandom } from '../random/seeded-random.ts';
 import { normalizePollTimed } from '../normalize/index.ts';
 import { ShipmentIndex } from '../pipeline/shipment-index.ts';
 import type { CarrierPoll } from '../schemas/index.ts';
-import { product } from '../testing/product.ts';
+import { product } from '../testutil/product.ts';
 import { LaneClosureSink, closureOfRows } from './lanes-closures.ts';
 import { readLaneStats, refreshLaneStats } from './lanes-window.ts';
 import { toRows, type PollRows } from './rows.ts';
-import { createTestDatabase, rowsOf, type TestDatabase } from './testing.ts';
+import { createTestDatabase, rowsOf, type TestDatabase } from './testutil/database.ts';
 import { ClickHouseWriter } from './writer.ts';
 import type { KeyMode } from '../schemas/index.ts';
 import { DAY_MS as DAY } from '../time/index.ts';

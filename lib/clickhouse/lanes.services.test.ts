@@ -3,12 +3,12 @@ import { median } from '../lanes/index.ts';
 import { DAY_MS, HOUR_MS as HOUR } from '../time/index.ts';
 import { normalizePoll, type NormalizedShipment } from '../normalize/index.ts';
 import type { CarrierPoll } from '../schemas/index.ts';
-import { makePoll, scan } from '../testing/polls.ts';
-import { product } from '../testing/product.ts';
+import { makePoll, scan } from '../testutil/polls.ts';
+import { product } from '../testutil/product.ts';
 import { createClickHouseClient } from './client.ts';
 import { ClickHouseLaneSource, readLaneBenchmark, refreshLaneBenchmarks } from './lanes.ts';
 import { toRows } from './rows.ts';
-import { createTestDatabase, rowsOf, startFaultyProxy, type TestDatabase } from './testing.ts';
+import { createTestDatabase, rowsOf, startFaultyProxy, type TestDatabase } from './testutil/database.ts';
 import { ClickHouseWriter } from './writer.ts';
 import type { KeyMode } from '../schemas/index.ts';
 

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createClickHouseClient, resolveTarget } from './client.ts';
 import { DEFAULT_MIGRATIONS_DIR, EARLIER_CHECKSUMS, migrate, MigrationError } from './migrate.ts';
-import { dropDatabase, rowsOf, TEST_CLICKHOUSE_URL } from './testing.ts';
+import { dropDatabase, rowsOf, TEST_CLICKHOUSE_URL } from './testutil/database.ts';
 
 const run = promisify(execFile);
 const databases: string[] = [];

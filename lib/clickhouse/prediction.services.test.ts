@@ -9,14 +9,14 @@ import { normalizePoll } from '../normalize/index.ts';
 import { processPollMessage } from '../pipeline/process-poll.ts';
 import { loadPlaces } from '../places/index.ts';
 import { buildModel, deliveredShipmentOf, placeLookupOf, queryOf, WorkdayIndex, type DeliveredShipment, type Prediction } from '../prediction/index.ts';
-import { otherNetworkPolls } from '../prediction/testing/other-network.ts';
+import { otherNetworkPolls } from '../prediction/testutil/other-network.ts';
 import type { CarrierPoll } from '../schemas/index.ts';
-import { product } from '../testing/product.ts';
+import { product } from '../testutil/product.ts';
 import { DAY_MS } from '../time/index.ts';
 import { ClickHousePredictionSource, PredictionObservationSink, rebuildPredictionModel } from './prediction.ts';
 import type { PollRows } from './rows.ts';
 import { ClickHouseWriter } from './writer.ts';
-import { countOf, createTestDatabase, type TestDatabase } from './testing.ts';
+import { countOf, createTestDatabase, type TestDatabase } from './testutil/database.ts';
 
 const calendar = loadCalendar();
 const workdays = new WorkdayIndex(calendar);

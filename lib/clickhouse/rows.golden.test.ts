@@ -1,6 +1,6 @@
 /**
  * Normalized records and rows stay byte-identical across speed work: digests of both, for the
- * polls of lib/testing/golden-polls.ts, against rows.golden.json (written by the implementation
+ * polls of lib/testutil/golden-polls.ts, against rows.golden.json (written by the implementation
  * before the change, with UPDATE_ROWS_GOLDEN=1). Checked on both roads to rows: toRows parsing the
  * times itself, and the pipeline's processPollMessage, which reuses normalization's readings.
  */
@@ -10,8 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { normalizePoll } from '../normalize/index.ts';
 import { processPollMessage } from '../pipeline/process-poll.ts';
 import type { CarrierPoll } from '../schemas/index.ts';
-import { goldenPolls } from '../testing/golden-polls.ts';
-import { product } from '../testing/product.ts';
+import { goldenPolls } from '../testutil/golden-polls.ts';
+import { product } from '../testutil/product.ts';
 import { jsonEachRowText } from './json-each-row.ts';
 import { toRows, type PollRows } from './rows.ts';
 

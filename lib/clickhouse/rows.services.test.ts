@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normalizePoll } from '../normalize/index.ts';
 import type { CarrierPoll } from '../schemas/index.ts';
-import { JOURNEYS, journeyPoll } from '../testing/polls.ts';
-import { product } from '../testing/product.ts';
+import { JOURNEYS, journeyPoll } from '../testutil/polls.ts';
+import { product } from '../testutil/product.ts';
 import { toRows, type PollRows } from './rows.ts';
-import { createTestDatabase, rowsOf, type TestDatabase } from './testing.ts';
+import { createTestDatabase, rowsOf, type TestDatabase } from './testutil/database.ts';
 import { ClickHouseWriter } from './writer.ts';
 
 const { rules } = product;

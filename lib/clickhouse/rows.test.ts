@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { normalizePoll, parseCarrierTime } from '../normalize/index.ts';
 import type { CarrierPoll } from '../schemas/index.ts';
-import { JOURNEYS, journeyPoll, makePoll, scan } from '../testing/polls.ts';
-import { product } from '../testing/product.ts';
+import { JOURNEYS, journeyPoll, makePoll, scan } from '../testutil/polls.ts';
+import { product } from '../testutil/product.ts';
 import { RowConversionError, toRows, type PollRows } from './rows.ts';
 
 const { rules } = product;

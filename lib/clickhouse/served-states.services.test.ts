@@ -11,14 +11,14 @@ import { loadPlaces } from '../places/index.ts';
 import {
   buildModel, deliveredShipmentOf, estimateOf, levelKeys, placeLookupOf, ServedStates, WorkdayIndex, type DeliveredShipment,
 } from '../prediction/index.ts';
-import { otherNetworkPolls } from '../prediction/testing/other-network.ts';
-import { product } from '../testing/product.ts';
+import { otherNetworkPolls } from '../prediction/testutil/other-network.ts';
+import { product } from '../testutil/product.ts';
 import { DAY_MS } from '../time/index.ts';
 import { istDayOf } from '../time/ist-day.ts';
 import { ClickHousePredictionSource, PredictionObservationSink, rebuildPredictionModel } from './prediction.ts';
 import type { PollRows } from './rows.ts';
 import { readServedStates } from './served-states.ts';
-import { createTestDatabase, type TestDatabase } from './testing.ts';
+import { createTestDatabase, type TestDatabase } from './testutil/database.ts';
 import { ClickHouseWriter } from './writer.ts';
 
 const calendar = loadCalendar();

@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { normalizePoll } from '../normalize/index.ts';
 import type { CarrierPoll } from '../schemas/index.ts';
-import { journeyPoll } from '../testing/polls.ts';
-import { product } from '../testing/product.ts';
+import { journeyPoll } from '../testutil/polls.ts';
+import { product } from '../testutil/product.ts';
 import { toRows } from './rows.ts';
 import { activeShipments } from './shipments.ts';
-import { createTestDatabase, type TestDatabase } from './testing.ts';
+import { createTestDatabase, type TestDatabase } from './testutil/database.ts';
 import { ClickHouseWriter } from './writer.ts';
 import type { KeyMode } from '../schemas/index.ts';
 import { HOUR_MS as HOUR } from '../time/index.ts';

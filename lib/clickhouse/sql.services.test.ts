@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqlIdentifier, sqlInt, sqlPairList, sqlString, sqlStringList } from './sql.ts';
-import { createTestDatabase, rowsOf, type TestDatabase } from './testing.ts';
+import { createTestDatabase, rowsOf, type TestDatabase } from './testutil/database.ts';
 
 const ALL_CONTROL_CHARACTERS = Array.from({ length: 32 }, (_, i) => String.fromCharCode(i)).join('');
 

@@ -73,9 +73,9 @@ function callerFile(): string {
   return '(unknown)';
 }
 
-/** Test files and test helpers (lib/**∕testing*.ts, test/) query the database to check results. */
+/** Test files and test support (testutil/ folders, test/) query the database to check results. */
 function isTestCode(file: string): boolean {
-  return /\.test\.ts$|(^|\/)testing[\w-]*\.ts$|^test\//.test(file);
+  return /\.test\.ts$|(^|\/)testutil\/|^test\//.test(file);
 }
 
 /** The client itself, or when CLICKHOUSE_RECORD_SQL names a file, the client recording into it. */

@@ -6,12 +6,12 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normalizePoll } from '../normalize/index.ts';
 import type { CarrierPoll } from '../schemas/index.ts';
-import { JOURNEYS, journeyPoll } from '../testing/polls.ts';
-import { product } from '../testing/product.ts';
+import { JOURNEYS, journeyPoll } from '../testutil/polls.ts';
+import { product } from '../testutil/product.ts';
 import { createClickHouseClient } from './client.ts';
 import { toRows, type PollRows } from './rows.ts';
 import { sqlString } from './sql.ts';
-import { countOf, createTestDatabase, rowsOf, startFaultyProxy, type FaultyProxy, type TestDatabase } from './testing.ts';
+import { countOf, createTestDatabase, rowsOf, startFaultyProxy, type FaultyProxy, type TestDatabase } from './testutil/database.ts';
 import { ClickHouseWriter, WriterClosedError, type ClickHouseWriterOptions, type FlushReport } from './writer.ts';
 
 const { rules } = product;
@@ -148,7 +148,7 @@ describe('ClickHouseWriter (real ClickHouse)', () => {
 
     // The dying normalizer flushed the first 3 polls, queued the other 5, and was killed.
     // node itself, with no launcher between: the killed process is the child.
-    const child = spawn(process.execPath, [join(here, 'testing-crash-child.ts'), db.target.url, db.target.database, file, '3'], {
+    const child = spawn(process.execPath, [join(here, 'testutil/crash-child.ts'), db.target.url, db.target.database, file, '3'], {
       cwd: resolve(here, '../..'),
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { killAfterAcks } from '../kv/testing-killed-after-acks.ts';
+import { killAfterAcks } from '../kv/testutil/killed-after-acks.ts';
 import { EmbeddedIdempotencyStore } from './embedded.ts';
 
 const T0 = Date.parse('2026-11-28T05:00:00.000Z');
@@ -31,7 +31,7 @@ describe('embedded idempotency store durability', () => {
 });
 
 describe('embedded idempotency store killed with SIGKILL right after acknowledging', () => {
-  const CHILD = fileURLToPath(new URL('./testing-durable-child.ts', import.meta.url));
+  const CHILD = fileURLToPath(new URL('./testutil/durable-child.ts', import.meta.url));
 
   it('replays every answer whose complete had resolved', { timeout: 60_000 }, async () => {
     const d = dir();

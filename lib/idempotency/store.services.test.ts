@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { deleteUnder, testNamespace, testRedisClusterUrl, testRedisUrl } from '../access/testing.ts';
+import { deleteUnder, testNamespace, testRedisClusterUrl, testRedisUrl } from '../access/testutil/stores.ts';
 import { appendToFile } from '../kv/index.ts';
 import { connectRedis } from '../redis/index.ts';
 import { EmbeddedIdempotencyStore } from './embedded.ts';

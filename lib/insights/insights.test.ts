@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { computeInsights, toTrackingRecord } from './index.ts';
-import { expectValidRecord, normalized } from '../testing/product.ts';
-import { makePoll, scan } from '../testing/polls.ts';
+import { expectValidRecord, normalized } from '../testutil/product.ts';
+import { makePoll, scan } from '../testutil/polls.ts';
 import type { CarrierPoll } from '../schemas/index.ts';
 import { HOUR_MS as HOUR } from '../time/index.ts';
 

@@ -6,10 +6,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CarrierPollSchema, type CarrierPoll } from '../schemas/index.ts';
-import { journeyPoll } from '../testing/polls.ts';
+import { journeyPoll } from '../testutil/polls.ts';
 import { KafkaBus } from './kafka-bus.ts';
 import { readPollWindow } from './read-window.ts';
-import { collect, testKafka, TEST_BROKERS } from './testing.ts';
+import { collect, testKafka, TEST_BROKERS } from './testutil/broker.ts';
 import { POLLS_TOPIC } from './topics.ts';
 
 const kafka = testKafka();
@@ -21,7 +21,7 @@ afterAll(async () => {
 });
 /** Nothing listens there: every send fails, as during an outage. */
 const NO_BROKER = '127.0.0.1:9';
-const CHILD = fileURLToPath(new URL('./testing-bus-child.ts', import.meta.url));
+const CHILD = fileURLToPath(new URL('./testutil/bus-child.ts', import.meta.url));
 
 let run = Date.now() % 1_000_000;
 function uniquePolls(n: number): CarrierPoll[] {

@@ -334,7 +334,7 @@ describe('journal group commit', () => {
 });
 
 describe('journal of a process killed with SIGKILL mid-stream', () => {
-  const CHILD = fileURLToPath(new URL('./testing-crash-child.ts', import.meta.url));
+  const CHILD = fileURLToPath(new URL('./testutil/crash-child.ts', import.meta.url));
 
   it('reads back every acknowledged entry, in order, and nothing torn', { timeout: 60_000 }, async () => {
     const child = spawn(process.execPath, [CHILD, dir], { stdio: ['ignore', 'pipe', 'pipe'] });

@@ -1,8 +1,8 @@
 import { Redis } from 'ioredis';
-import { deleteUnder, testNamespace, testRedisUrl } from '../access/testing.ts';
+import { deleteUnder, testNamespace, testRedisUrl } from '../access/testutil/stores.ts';
 import { connectRedis, type RedisClient } from '../redis/index.ts';
-import { deleteUnder as deleteUnderAnywhere, testRedisClusterUrl } from '../redis/testing.ts';
-import { kvSuite, type KvHarness } from './kv.suite.ts';
+import { deleteUnder as deleteUnderAnywhere, testRedisClusterUrl } from '../redis/testutil/cluster.ts';
+import { kvSuite, type KvHarness } from './testutil/kv.suite.ts';
 import { RedisKv } from './redis.ts';
 
 /** A store in a namespace of its own for the crash test: what the child writes, read back after. */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EmbeddedKv } from './embedded.ts';
 import { appendToFile } from './files.ts';
-import { kvSuite, type KvHarness } from './kv.suite.ts';
+import { kvSuite, type KvHarness } from './testutil/kv.suite.ts';
 
 const dirs: string[] = [];
 afterAll(() => { for (const dir of dirs) rmSync(dir, { recursive: true, force: true }); });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { normalizePoll } from '../normalize/index.ts';
-import { product } from '../testing/product.ts';
+import { product } from '../testutil/product.ts';
 import { LaneBook, closureOfShipment } from './book.ts';
-import { journeyPoll } from './fixture.ts';
+import { journeyPoll } from './testutil/journeys.ts';
 import type { LaneClosure } from './closure.ts';
 import { laneStatsOf } from './window.ts';
 import type { KeyMode } from '../schemas/index.ts';

@@ -4,8 +4,8 @@
  * answers relay for Xpressbees and Ekart's web tracking.
  */
 import { describe, expect, it } from 'vitest';
-import { answer } from '../testing/product.ts';
-import { makePoll, scan } from '../testing/polls.ts';
+import { answer } from '../testutil/product.ts';
+import { makePoll, scan } from '../testutil/polls.ts';
 
 function latestOf(carrier: string, raw: string, remarks: string | null = null) {
   const record = answer(makePoll({ carrier, awb: '1234567890102', scans: [scan({ occurred_at: '2026-11-20T10:00:00', raw_status: raw, remarks, location: 'Hub' })] }));

@@ -1,7 +1,7 @@
 /** Every row of the interface spec's four raw-scan mapping tables, as decided in decisions.md. */
 import { describe, expect, it } from 'vitest';
-import { answer } from '../testing/product.ts';
-import { makePoll, scan } from '../testing/polls.ts';
+import { answer } from '../testutil/product.ts';
+import { makePoll, scan } from '../testutil/polls.ts';
 
 type Row = [raw: string, status: string, code: string, stage: string];
 

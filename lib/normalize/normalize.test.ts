@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { normalizePoll } from './index.ts';
-import { answer, normalized, product } from '../testing/product.ts';
-import { JOURNEYS, journeyPoll, makePoll, scan } from '../testing/polls.ts';
+import { answer, normalized, product } from '../testutil/product.ts';
+import { JOURNEYS, journeyPoll, makePoll, scan } from '../testutil/polls.ts';
 
 const at = (occurred_at: string, raw_status: string, extra: Partial<Parameters<typeof scan>[0]> = {}) =>
   scan({ occurred_at, raw_status, location: 'Delhi Hub', ...extra });

@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { NdrReason } from '../schemas/index.ts';
-import { answer } from '../testing/product.ts';
-import { makePoll, scan } from '../testing/polls.ts';
+import { answer } from '../testutil/product.ts';
+import { makePoll, scan } from '../testutil/polls.ts';
 
 export const POSTAL_NON_DELIVERY_REASONS: readonly [text: string, reason: NdrReason][] = [
   ['Addressee Absent', 'customer_unavailable'],

@@ -5,8 +5,8 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CORPUS, REAL_BODIES_DIR, corpusText, fixtureFilesOnDisk, mappingShares, unknownPercent } from '../testing/carrier-corpus.ts';
-import { product } from '../testing/product.ts';
+import { CORPUS, REAL_BODIES_DIR, corpusText, fixtureFilesOnDisk, mappingShares, unknownPercent } from '../testutil/carrier-corpus.ts';
+import { product } from '../testutil/product.ts';
 
 describe('the carrier body corpus maps without unknown events', () => {
   it('lists every fixture body on disk', () => {

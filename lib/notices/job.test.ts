@@ -11,7 +11,7 @@ import { DEFAULT_CONFIG_DIR, loadPlans } from '../config/index.ts';
 import { createMailer, type Mailer } from './mailer.ts';
 import { runNoticeJob } from './job.ts';
 import { scheduleNotices } from './schedule.ts';
-import { readMime, startCaptureServer, type CaptureServer } from './testing.ts';
+import { readMime, startCaptureServer, type CaptureServer } from './testutil/smtp-capture.ts';
 
 const plans = loadPlans(DEFAULT_CONFIG_DIR);
 const content = { paymentBaseUrl: 'https://pay.example.in/billing', plans };

@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { PollRows } from '../clickhouse/rows.ts';
-import { makePoll, scan } from '../testing/polls.ts';
-import { product } from '../testing/product.ts';
+import { makePoll, scan } from '../testutil/polls.ts';
+import { product } from '../testutil/product.ts';
 import { BatchFlow, type FetchedBatch } from './normalizer.ts';
 
 interface Deferred { resolve: () => void; reject: (err: Error) => void }

@@ -2,7 +2,7 @@
  * The shared process runner (run.ts) in real child processes: SIGTERM/SIGINT → the app's stop →
  * exit 0; a stop that fails or outlives the deadline → exit 1 with a line naming the app and what
  * happened (the step it hung at); a start that fails → exit 1 with the reason. The child is a stand-in app
- * (testing-child.ts) whose stop behaves as told.
+ * (testutil/stand-in-app.ts) whose stop behaves as told.
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -12,7 +12,9 @@ interface Outcome { code: number | null; signal: NodeJS.Signals | null; stdout: 
 
 /** Starts the stand-in, sends `signal` once it is ready (unless its start fails), and waits for its exit. */
 function run(options: object, signal: NodeJS.Signals | null = 'SIGTERM'): Promise<Outcome> {
-  const child = spawn(process.execPath, [join(import.meta.dirname, 'testing-child.ts'), JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(import.meta.dirname, 'testutil/stand-in-app.ts'), JSON.stringify(options)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => {

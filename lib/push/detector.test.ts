@@ -4,15 +4,15 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { normalizePoll, scanEventIds } from '../normalize/index.ts';
 import type { CarrierPoll } from '../schemas/index.ts';
-import { makePoll, scan } from '../testing/polls.ts';
-import { product } from '../testing/product.ts';
+import { makePoll, scan } from '../testutil/polls.ts';
+import { product } from '../testutil/product.ts';
 import { ChangeDetector } from './detector.ts';
 import type { EventLog } from './event-log.ts';
 import type { WebhookEvent } from './events.ts';
 import { pushKeys } from './keys.ts';
 import { EmbeddedKv } from '../kv/index.ts';
 import { WatchStore, type WatchDoc } from './watches.ts';
-import { EVERY_KEY_ACTIVE } from './testing/receiver.ts';
+import { EVERY_KEY_ACTIVE } from './testutil/receiver.ts';
 import { requireAwb } from '../schemas/index.ts';
 
 const PREFIX = 'trk_test_Ab3dE9x';

@@ -8,9 +8,9 @@ import { testEvent, type WebhookEvent } from './events.ts';
 import { EmbeddedKv } from '../kv/index.ts';
 import type { DeliveryOutcome, DeliveryRequest } from './sender.ts';
 import { WebhookSender } from './sender.ts';
-import { startReceiver, type Receiver, EVERY_KEY_ACTIVE } from './testing/receiver.ts';
+import { startReceiver, type Receiver, EVERY_KEY_ACTIVE } from './testutil/receiver.ts';
 import { DAY_MS as DAY } from '../time/index.ts';
-import { LOOPBACK_TARGETS } from './testing/receiver.ts';
+import { LOOPBACK_TARGETS } from './testutil/receiver.ts';
 
 const PREFIX = 'trk_test_Ab3dE9x';
 

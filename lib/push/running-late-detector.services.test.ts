@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
-import { deleteUnder, testNamespace, testRedisUrl } from '../access/testing.ts';
+import { deleteUnder, testNamespace, testRedisUrl } from '../access/testutil/stores.ts';
 import { RedisKv } from '../kv/index.ts';
-import { runningLateSuite } from './running-late.suite.ts';
+import { runningLateSuite } from './testutil/running-late.suite.ts';
 
 runningLateSuite('redis', async () => {
   const client = new Redis(await testRedisUrl());

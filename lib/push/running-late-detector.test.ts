@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EmbeddedKv } from '../kv/index.ts';
-import { runningLateSuite } from './running-late.suite.ts';
+import { runningLateSuite } from './testutil/running-late.suite.ts';
 
 runningLateSuite('embedded', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'push-late-'));

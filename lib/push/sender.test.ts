@@ -2,9 +2,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../testing/ports.ts';
+import { freePort } from '../testutil/ports.ts';
 import { keyVisibleError, parseRetryAfter, WEBHOOK_USER_AGENT, WebhookSender, type DeliveryRequest, type WebhookSenderOptions } from './sender.ts';
-import { LOOPBACK_TARGETS } from './testing/receiver.ts';
+import { LOOPBACK_TARGETS } from './testutil/receiver.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
 

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EmbeddedKv } from '../kv/index.ts';
 import { WatchStore } from './watches.ts';
 import { DAY_MS as DAY } from '../time/index.ts';
-import { EVERY_KEY_ACTIVE } from './testing/receiver.ts';
+import { EVERY_KEY_ACTIVE } from './testutil/receiver.ts';
 import { requireAwb } from '../schemas/index.ts';
 
 const PREFIX = 'trk_test_Ab3dE9x';

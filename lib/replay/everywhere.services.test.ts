@@ -12,14 +12,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClickHouseWriter, type ClickHouseClient } from '../clickhouse/index.ts';
 import { readCheckpoint } from '../clickhouse/replay-apply.ts';
-import { createTestDatabase, rowsOf, countOf, TEST_CLICKHOUSE_URL, type TestDatabase } from '../clickhouse/testing.ts';
+import { createTestDatabase, rowsOf, countOf, TEST_CLICKHOUSE_URL, type TestDatabase } from '../clickhouse/testutil/database.ts';
 import { pollKey } from '../kafka/topics.ts';
-import { TEST_BROKERS, testKafka } from '../kafka/testing.ts';
+import { TEST_BROKERS, testKafka } from '../kafka/testutil/broker.ts';
 import { processPollMessage } from '../pipeline/process-poll.ts';
 import { loadProduct } from '../product/index.ts';
 import type { CarrierPoll } from '../schemas/index.ts';
 import { PollLog } from '../store/poll-log.ts';
-import { journeyPoll } from '../testing/polls.ts';
+import { journeyPoll } from '../testutil/polls.ts';
 import { applyClickHouse, applyRunId, diffClickHouse } from './clickhouse-run.ts';
 import type { KeyMode } from '../schemas/index.ts';
 

@@ -1,8 +1,8 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { replayLine, replayStream } from './index.ts';
-import { expectValidRecord, product } from '../testing/product.ts';
-import { journeyPoll, makePoll, scan } from '../testing/polls.ts';
+import { expectValidRecord, product } from '../testutil/product.ts';
+import { journeyPoll, makePoll, scan } from '../testutil/polls.ts';
 
 const ctx = { rules: product.rules, resolveCarrier: (n: string) => product.registry.resolve(n) };
 

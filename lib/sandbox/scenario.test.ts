@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { product } from '../testing/product.ts';
+import { product } from '../testutil/product.ts';
 import { istParts, istToMs } from './ist.ts';
 import {
   ProgressBook,

@@ -12,7 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pollLogPath } from '../store/poll-log.ts';
 import { isFirstStart, seedEmbeddedHistory, seedingPath } from './seed.ts';
 
-const CHILD = fileURLToPath(new URL('./testing/seed-child.ts', import.meta.url));
+const CHILD = fileURLToPath(new URL('./testutil/seed-child.ts', import.meta.url));
 /** A fixed end, so two seeds of the same options write the same bytes. */
 const NOW = Date.parse('2026-06-01T00:00:00+05:30');
 /** Enough journeys that the seed writes its temporary file in many chunks (about 15). */

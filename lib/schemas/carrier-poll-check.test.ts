@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { goldenPolls } from '../testing/golden-polls.ts';
+import { goldenPolls } from '../testutil/golden-polls.ts';
 import { isCertainlyCarrierPoll } from './carrier-poll-check.ts';
 import { CarrierPollSchema } from './carrier-poll.ts';
 

@@ -7,7 +7,7 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makePoll, scan } from '../testing/polls.ts';
+import { makePoll, scan } from '../testutil/polls.ts';
 import { PollLog, pollLogPath, type LoggedPoll } from './poll-log.ts';
 import { cutTornTail } from './torn-tail.ts';
 

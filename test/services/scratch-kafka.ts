@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Kafka, logLevel } from 'kafkajs';
 import { dropKafkajsNegativeTimeoutWarning } from '../../lib/kafka/client.ts';
-import { freePort } from '../../lib/testing/ports.ts';
+import { freePort } from '../../lib/testutil/ports.ts';
 import { kafkaJavaOptions, writeKafkaConfig, type KafkaLayout } from './kafka-config.ts';
 import { STATE_DIR } from './state.ts';
 

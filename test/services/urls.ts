@@ -1,5 +1,5 @@
 /**
- * The address of a test service, for the test helpers (lib/*\/testing.ts): what the run's globalSetup
+ * The address of a test service, for the test helpers (lib/*\/testutil/): what the run's globalSetup
  * (global-setup.ts) provided, read with vitest's inject(); outside a vitest worker (a bench, a
  * script), where our instance of this checkout is (.services/ports.env). Never a hard-coded port:
  * when the conventional ports are taken, our services run on others.

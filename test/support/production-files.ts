@@ -1,7 +1,7 @@
 /**
  * The production .ts files under a folder, as the repository-wide checks see them (import cycles,
- * line length): test support is left out — `*.test.ts`, `*.suite.ts`, `testing*.ts`, and the
- * `testing/`, `testutil/` and `fixtures/` folders (eslint.config.js keeps production from importing them).
+ * line length): test support is left out — `*.test.ts` and the `testutil/` and `fixtures/` folders
+ * (eslint.config.js keeps production from importing them). Any other file is production code, whatever its name.
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,8 +9,8 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-const SUPPORT_FOLDERS = ['testing', 'testutil', 'fixtures', 'node_modules'];
-const SUPPORT_FILE = /\.test\.ts$|\.suite\.ts$|^testing/;
+const SUPPORT_FOLDERS = ['testutil', 'fixtures', 'node_modules'];
+const SUPPORT_FILE = /\.test\.ts$/;
 
 /** Paths from the repository root; none when `dir` does not exist. */
 export function productionFiles(dir: string): string[] {

@@ -1,7 +1,7 @@
 /** `npm run cli -- sql …` in process against a test database: what it printed, having exited 0. */
 import { expect } from 'vitest';
 import { runCli } from '../../apps/cli/commands/cli.ts';
-import { TEST_CLICKHOUSE_URL } from '../../lib/clickhouse/testing.ts';
+import { TEST_CLICKHOUSE_URL } from '../../lib/clickhouse/testutil/database.ts';
 
 export function sqlCli(database: string): (...argv: string[]) => Promise<string> {
   return async (...argv) => {

@@ -5,7 +5,7 @@
  * connection error is logged once, not at every reconnection attempt.
  */
 import { afterAll, beforeAll, describe, expect, it, vi, type MockInstance } from 'vitest';
-import { freePort } from '../../../lib/testing/ports.ts';
+import { freePort } from '../../../lib/testutil/ports.ts';
 import { expectError, startApiHarness, type ApiHarness } from '../testutil/harness.ts';
 
 const KEY = `trk_test_${'A'.repeat(32)}`;

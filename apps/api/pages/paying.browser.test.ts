@@ -16,7 +16,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadEnv } from '../../../lib/config/index.ts';
 import { createMailer, noticeSettingsOf, runNoticeJob } from '../../../lib/notices/index.ts';
-import { startCaptureServer, type CaptureServer } from '../../../lib/notices/testing.ts';
+import { startCaptureServer, type CaptureServer } from '../../../lib/notices/testutil/smtp-capture.ts';
 import { startGatewaySandbox, type RunningGateway } from '../../../lib/sandbox/gateway.ts';
 import { startSandbox, type RunningSandbox } from '../../../lib/sandbox/server.ts';
 import { UsageRecordSchema } from '../../../lib/schemas/index.ts';

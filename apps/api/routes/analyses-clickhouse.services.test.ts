@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AnalysisSchema } from '../../../lib/analyzer/index.ts';
-import { createTestDatabase, rowsOf, TEST_CLICKHOUSE_URL, type TestDatabase } from '../../../lib/clickhouse/testing.ts';
+import { createTestDatabase, rowsOf, TEST_CLICKHOUSE_URL, type TestDatabase } from '../../../lib/clickhouse/testutil/database.ts';
 import { waitFor } from '../testutil/analyses.suite.ts';
 import { startApiHarness, type ApiHarness } from '../testutil/harness.ts';
 

@@ -6,7 +6,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signWebhook } from '../../../lib/billing/index.ts';
-import { TEST_CLICKHOUSE_URL, createTestDatabase, rowsOf, type TestDatabase } from '../../../lib/clickhouse/testing.ts';
+import { TEST_CLICKHOUSE_URL, createTestDatabase, rowsOf, type TestDatabase } from '../../../lib/clickhouse/testutil/database.ts';
 import { paymentLinkPaidEvent, startGatewaySandbox, type RunningGateway } from '../../../lib/sandbox/gateway.ts';
 import { ErrorBodySchema } from '../../../lib/schemas/index.ts';
 import { billingSuite, deliver } from '../testutil/billing.suite.ts';

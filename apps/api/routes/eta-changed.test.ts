@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refreshPolicyOf, type RefreshTicks } from '../../../lib/poller/index.ts';
 import type { TrackingRecord } from '../../../lib/schemas/index.ts';
 import { ETA_CHANGE_MIN_INTERVAL_MS } from '../../../lib/push/change.ts';
-import { startReceiver, type Receiver } from '../../../lib/push/testing/receiver.ts';
+import { startReceiver, type Receiver } from '../../../lib/push/testutil/receiver.ts';
 import { startRuntimePoller } from '../testutil/poller.ts';
 import { awbFor, startApiHarness, type ApiHarness } from '../testutil/harness.ts';
 import { seedHistory } from '../testutil/history.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, TEST_CLICKHOUSE_URL, type TestDatabase } from '../../../lib/clickhouse/testing.ts';
+import { createTestDatabase, TEST_CLICKHOUSE_URL, type TestDatabase } from '../../../lib/clickhouse/testutil/database.ts';
 import { readLaneStats, refreshLaneStats } from '../../../lib/clickhouse/lanes-window.ts';
 import { writeClosures } from '../../../lib/clickhouse/lanes-closures.ts';
 import type { LaneClosure } from '../../../lib/lanes/index.ts';

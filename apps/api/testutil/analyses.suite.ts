@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AnalysisAcceptedSchema, AnalysisListSchema, AnalysisSchema, SHIPMENT_CSV_COLUMNS, analysisView, type Report } from '../../../lib/analyzer/index.ts';
 import { p50OfSorted, p90OfSorted } from '../../../lib/lanes/index.ts';
 import { deliveredTransitDays } from '../../../lib/sandbox/scenario.ts';
-import { startReceiver, type Receiver } from '../../../lib/push/testing/receiver.ts';
+import { startReceiver, type Receiver } from '../../../lib/push/testutil/receiver.ts';
 import { DAY_MS, expectError, startApiHarness, type ApiHarness, type StoreKind } from './harness.ts';
 
 const pad = (n: number) => String(n).padStart(2, '0');

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deleteUnder } from '../../../lib/access/testing.ts';
+import { deleteUnder } from '../../../lib/access/testutil/stores.ts';
 import { connectRedis } from '../../../lib/redis/index.ts';
 import { DEFAULT_CONFIG_DIR, loadEnv } from '../../../lib/config/index.ts';
 import { startSandbox, type RunningSandbox } from '../../../lib/sandbox/server.ts';

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signWebhook } from '../../../lib/billing/index.ts';
 import { formatPeriodEnd } from '../../../lib/notices/index.ts';
-import { startCaptureServer, type CaptureServer } from '../../../lib/notices/testing.ts';
+import { startCaptureServer, type CaptureServer } from '../../../lib/notices/testutil/smtp-capture.ts';
 import { paymentLinkPaidEvent, startGatewaySandbox, type RunningGateway } from '../../../lib/sandbox/gateway.ts';
 import { ErrorBodySchema } from '../../../lib/schemas/index.ts';
 import { ADMIN_TOKEN, MINUTE_MS, awbFor, expectRecord, startApiHarness, type ApiHarness, type StoreKind } from './harness.ts';

@@ -6,7 +6,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_BRANDING, parseBranding } from '../../../lib/branding/index.ts';
-import { dataUrl, jpegOf, pngOf } from '../../../lib/branding/testing/images.ts';
+import { dataUrl, jpegOf, pngOf } from '../../../lib/branding/testutil/images.ts';
 import { expectError, startApiHarness, type ApiHarness, type StoreKind } from './harness.ts';
 
 const BRANDING = {

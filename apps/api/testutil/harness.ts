@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
-import { deleteUnder, testRedisClusterUrl, testRedisUrl } from '../../../lib/access/testing.ts';
+import { deleteUnder, testRedisClusterUrl, testRedisUrl } from '../../../lib/access/testutil/stores.ts';
 import { connectRedis } from '../../../lib/redis/index.ts';
 import { DEFAULT_CONFIG_DIR, loadEnv, type Env } from '../../../lib/config/index.ts';
 import { startSandbox, type FaultsInput, type RunningSandbox } from '../../../lib/sandbox/server.ts';

@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { refreshPolicyOf, type RefreshTicks } from '../../../lib/poller/index.ts';
 import { HOUR_MS } from '../../../lib/time/index.ts';
-import { startReceiver, type Receiver } from '../../../lib/push/testing/receiver.ts';
+import { startReceiver, type Receiver } from '../../../lib/push/testutil/receiver.ts';
 import { startRuntimePoller } from './poller.ts';
 import { awbFor, DEFAULT_START, expectError, startApiHarness, type ApiHarness, type HarnessOptions, type StoreKind } from './harness.ts';
 

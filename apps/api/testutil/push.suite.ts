@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { refreshPolicyOf, type RefreshTicks } from '../../../lib/poller/index.ts';
-import { startReceiver, type Receiver } from '../../../lib/push/testing/receiver.ts';
+import { startReceiver, type Receiver } from '../../../lib/push/testutil/receiver.ts';
 import { startRuntimePoller } from './poller.ts';
 import { awbFor, expectError, startApiHarness, type ApiHarness , type StoreKind } from './harness.ts';
 

@@ -9,7 +9,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refreshPolicyOf, type RefreshTicks } from '../../../lib/poller/index.ts';
-import { startReceiver, type Receiver } from '../../../lib/push/testing/receiver.ts';
+import { startReceiver, type Receiver } from '../../../lib/push/testutil/receiver.ts';
 import type { TrackingRecord } from '../../../lib/schemas/index.ts';
 import { addDays, istDayOf } from '../../../lib/time/ist-day.ts';
 import { startRuntimePoller } from './poller.ts';

@@ -8,7 +8,7 @@ import { rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import { withoutProjectEnv } from '../../../lib/config/index.ts';
-import { freePort } from '../../../lib/testing/ports.ts';
+import { freePort } from '../../../lib/testutil/ports.ts';
 import { UsageRecordSchema, type UsageRecord } from '../../../lib/schemas/index.ts';
 import { HEAP_POLICY_FLAGS } from '../../api/context/heap-policy.ts';
 

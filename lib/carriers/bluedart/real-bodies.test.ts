@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { renderer } from '../../sandbox/carriers/bluedart.ts';
 import type { SandboxShipment, StepKind } from '../../sandbox/types.ts';
 import { requireAwb } from '../../schemas/index.ts';
-import { answer } from '../../testing/product.ts';
+import { answer } from '../../testutil/product.ts';
 import { fixtureResponse, fixtureText, pollAnswer } from '../../../test/support/carriers/fixtures.ts';
 import { fuzzParser } from '../../../test/support/carriers/fuzz.ts';
 import { recordingSend } from '../../../test/support/carriers/recording-send.ts';

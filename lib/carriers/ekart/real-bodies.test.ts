@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { renderer } from '../../sandbox/carriers/ekart.ts';
 import type { SandboxShipment, SandboxStep, StepKind } from '../../sandbox/types.ts';
 import type { CarrierPoll } from '../../schemas/index.ts';
-import { answer } from '../../testing/product.ts';
+import { answer } from '../../testutil/product.ts';
 import { fixtureResponse, fixtureText, pollAnswer } from '../../../test/support/carriers/fixtures.ts';
 import { fuzzParser } from '../../../test/support/carriers/fuzz.ts';
 import { fetchAndNormalize, storyOf } from '../../../test/support/carriers/round-trip.ts';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { renderer } from '../../sandbox/carriers/indiapost.ts';
 import type { SandboxRequest, SandboxShipment, SandboxStep, ScenarioAnswer, StepKind } from '../../sandbox/types.ts';
-import { makePoll } from '../../testing/polls.ts';
-import { answer } from '../../testing/product.ts';
+import { makePoll } from '../../testutil/polls.ts';
+import { answer } from '../../testutil/product.ts';
 import { fuzzParser } from '../../../test/support/carriers/fuzz.ts';
 import { queuedSend } from '../../../test/support/carriers/recording-send.ts';
 import { expectOk, normalizeAnswer, scanInstants } from '../../../test/support/carriers/round-trip.ts';

@@ -5,7 +5,7 @@ import type { SandboxShipment, SandboxStep, StepKind } from '../../sandbox/types
 import type { CarrierPoll } from '../../schemas/index.ts';
 import { fetchAndNormalize, storyOf } from '../../../test/support/carriers/round-trip.ts';
 import { storyStep } from '../../../test/support/carriers/story.ts';
-import { answer } from '../../testing/product.ts';
+import { answer } from '../../testutil/product.ts';
 import { fixtureResponse, fixtureText, pollAnswer } from '../../../test/support/carriers/fixtures.ts';
 import { fuzzParser } from '../../../test/support/carriers/fuzz.ts';
 import { adapter } from './adapter.ts';

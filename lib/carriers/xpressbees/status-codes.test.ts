@@ -9,7 +9,7 @@ import { createInProcessBus } from '../../bus/index.ts';
 import { createMemoryCache, type TrackingCache } from '../../cache/index.ts';
 import { createMetrics } from '../../metrics/index.ts';
 import { requireAwb, type CarrierPoll } from '../../schemas/index.ts';
-import { answer, product } from '../../testing/product.ts';
+import { answer, product } from '../../testutil/product.ts';
 import { TrackingService } from '../../tracking/index.ts';
 import { fixtureResponse, fixtureText, pollAnswer } from '../../../test/support/carriers/fixtures.ts';
 import { storyOf } from '../../../test/support/carriers/round-trip.ts';

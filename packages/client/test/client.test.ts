@@ -8,7 +8,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApiHarness, type ApiHarness } from '../../../apps/api/testutil/harness.ts';
-import { pngOf } from '../../../lib/branding/testing/images.ts';
+import { pngOf } from '../../../lib/branding/testutil/images.ts';
 import { retryAfterSeconds, retryingFetch, verifyWebhook } from '../src/index.ts';
 import { SCHEMA_FILE, clientTypes } from '../scripts/types.ts';
 

@@ -2,8 +2,8 @@
 import { expect } from 'vitest';
 import type { SandboxRenderer, SandboxShipment } from '../../../lib/sandbox/types.ts';
 import { PollShipmentSchema, RawScanSchema, requireAwb, type RawScan, type TrackingRecord } from '../../../lib/schemas/index.ts';
-import { makePoll } from '../../../lib/testing/polls.ts';
-import { answer } from '../../../lib/testing/product.ts';
+import { makePoll } from '../../../lib/testutil/polls.ts';
+import { answer } from '../../../lib/testutil/product.ts';
 import type { CarrierAdapter, CarrierEndpoint, NativeResponse, ParsedPoll } from '../../../lib/carriers/types.ts';
 import { sandboxSend } from './sandbox-transport.ts';
 

@@ -5,7 +5,7 @@
  * runner's deadline, `startFails` a start that throws. Prints "ready" once started, and "finally"
  * when the runner's last step runs.
  */
-import { StopSteps, runApp } from './run.ts';
+import { StopSteps, runApp } from '../run.ts';
 
 const { stop, deadlineMs, startFails } = JSON.parse(process.argv[2] ?? '{}') as {
   stop: 'ok' | 'fails' | 'hangs' | 'hangs-idle'; deadlineMs: number; startFails?: boolean;

@@ -1,7 +1,7 @@
 /**
  * A crash between renewing a key for a payment and settling the payment's record (issue 29: "one
  * between renewing and recording a payment lets a repeat delivery renew twice"): a child process
- * delivers the payment and is killed with SIGKILL at that point (testing-crash-child.ts); the
+ * delivers the payment and is killed with SIGKILL at that point (crash-child.ts); the
  * stores are opened again, as after a restart, and the payment is delivered again. The key was
  * renewed once: by the killed delivery, whose renewal carried the payment id. Run on the embedded
  * store by settle-crash.test.ts and on Redis by settle-crash.services.test.ts.
@@ -10,11 +10,11 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MINUTE_MS } from '../time/index.ts';
-import { PAYMENT_LEASE_MS } from './payments.ts';
-import { deliverPayment, growthPayment, openBillingStores, type BillingBackend, type BillingStores } from './testing-stores.ts';
+import { MINUTE_MS } from '../../time/index.ts';
+import { PAYMENT_LEASE_MS } from '../payments.ts';
+import { deliverPayment, growthPayment, openBillingStores, type BillingBackend, type BillingStores } from './stores.ts';
 
-const CHILD = fileURLToPath(new URL('./testing-crash-child.ts', import.meta.url));
+const CHILD = fileURLToPath(new URL('./crash-child.ts', import.meta.url));
 const T0 = Date.parse('2026-11-21T10:00:00.000Z');
 const PAID_AT = T0 + 60 * MINUTE_MS;
 

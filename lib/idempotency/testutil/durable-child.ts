@@ -5,10 +5,10 @@
  * `complete` resolved: the moment the route sends the answer. It never closes the store; the test
  * kills it with SIGKILL.
  */
-import { EmbeddedIdempotencyStore } from './embedded.ts';
+import { EmbeddedIdempotencyStore } from '../embedded.ts';
 
 const dir = process.argv[2];
-if (!dir) throw new Error('usage: testing-durable-child.ts DIR');
+if (!dir) throw new Error('usage: durable-child.ts DIR');
 const NOW = Date.parse('2026-11-28T05:00:00.000Z');
 const store = new EmbeddedIdempotencyStore(dir, () => NOW);
 

@@ -1,9 +1,9 @@
 /** `authorizeBatch` (POST /v1/track/batch's access step), run on the embedded store by batch.test.ts and on one Redis and the Redis Cluster by batch.services.test.ts. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { BatchConsumeResult, BatchGranted } from './limits.ts';
-import type { CreateKeyInput } from './record.ts';
-import type { AccessStore } from './store.ts';
-import type { Harness, HarnessFactory } from './testing.ts';
+import type { BatchConsumeResult, BatchGranted } from '../limits.ts';
+import type { CreateKeyInput } from '../record.ts';
+import type { AccessStore } from '../store.ts';
+import type { Harness, HarnessFactory } from './stores.ts';
 
 const T0 = Date.parse('2026-11-21T10:00:00.000Z');
 const at = (offsetMs = 0) => new Date(T0 + offsetMs);

@@ -1,8 +1,8 @@
-/** Shared by the analyzer's crash tests and the process they kill (testing-crash-child.ts). */
-import type { KeyRecord } from '../access/index.ts';
-import type { Plans } from '../config/index.ts';
-import { requireAwb } from '../schemas/index.ts';
-import type { ShipmentInput } from './types.ts';
+/** Shared by the analyzer's crash tests and the process they kill (crash-child.ts). */
+import type { KeyRecord } from '../../access/index.ts';
+import type { Plans } from '../../config/index.ts';
+import { requireAwb } from '../../schemas/index.ts';
+import type { ShipmentInput } from '../types.ts';
 
 export interface CrashChildOptions {
   store: { kind: 'embedded'; dir: string } | { kind: 'redis'; url: string; namespace: string };

@@ -4,8 +4,8 @@
  * origin, or cancelled, on a few lanes, closing at chosen instants.
  */
 import { randomUUID } from 'node:crypto';
-import type { CarrierPoll, RawScan } from '../schemas/index.ts';
-import { HOUR_MS as HOUR } from '../time/index.ts';
+import type { CarrierPoll, RawScan } from '../../schemas/index.ts';
+import { HOUR_MS as HOUR } from '../../time/index.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 

@@ -4,12 +4,12 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { DEFAULT_CONFIG_DIR, loadPlans } from '../config/index.ts';
-import { EmbeddedAccessStore } from './embedded-store.ts';
-import { connectRedis } from '../redis/index.ts';
-import { deleteUnder, keysUnder, testRedisClusterUrl } from '../redis/testing.ts';
-import { RedisAccessStore } from './redis-store.ts';
-import type { AccessStore } from './store.ts';
+import { DEFAULT_CONFIG_DIR, loadPlans } from '../../config/index.ts';
+import { EmbeddedAccessStore } from '../embedded-store.ts';
+import { connectRedis } from '../../redis/index.ts';
+import { deleteUnder, keysUnder, testRedisClusterUrl } from '../../redis/testutil/cluster.ts';
+import { RedisAccessStore } from '../redis-store.ts';
+import type { AccessStore } from '../store.ts';
 
 export const plans = loadPlans(DEFAULT_CONFIG_DIR);
 
@@ -48,7 +48,7 @@ let redisUrl: Promise<string> | undefined;
  */
 export function testRedisUrl(): Promise<string> {
   redisUrl ??= (async () => {
-    const url = (await import('../../test/services/urls.ts')).testServiceUrl('redis');
+    const url = (await import('../../../test/services/urls.ts')).testServiceUrl('redis');
     if (await answers(url)) return url;
     throw new Error(`No Redis at ${url}: run the tests with vitest (its globalSetup starts the services) or \`npm run services -- up\`.`);
   })();

@@ -4,10 +4,10 @@
  * `pad` large so that a kill can land inside a write) as fast as it can, printing `ack <n>` once
  * each append has returned. The test kills it with SIGKILL; it never closes anything.
  */
-import { Journal } from './journal.ts';
+import { Journal } from '../journal.ts';
 
 const dir = process.argv[2];
-if (!dir) throw new Error('usage: testing-crash-child.ts DIR');
+if (!dir) throw new Error('usage: crash-child.ts DIR');
 const { journal } = Journal.open<{ n: number; pad: string }>(dir);
 journal.compact(() => ({}));
 const pad = 'x'.repeat(256 * 1024);

@@ -5,15 +5,15 @@
  * argv[2] = ClickHouse URL, argv[3] = database.
  */
 import { readFileSync } from 'node:fs';
-import { normalizePoll } from '../normalize/index.ts';
-import { loadProduct } from '../product/index.ts';
-import type { CarrierPoll } from '../schemas/index.ts';
-import { createClickHouseClient } from './client.ts';
-import { toRows } from './rows.ts';
-import { ClickHouseWriter } from './writer.ts';
+import { normalizePoll } from '../../normalize/index.ts';
+import { loadProduct } from '../../product/index.ts';
+import type { CarrierPoll } from '../../schemas/index.ts';
+import { createClickHouseClient } from '../client.ts';
+import { toRows } from '../rows.ts';
+import { ClickHouseWriter } from '../writer.ts';
 
 const [url, database, file, flushedCount] = process.argv.slice(2);
-if (!url || !database || !file || !flushedCount) throw new Error('usage: testing-crash-child.ts URL DATABASE POLLS.ndjson FLUSHED_COUNT');
+if (!url || !database || !file || !flushedCount) throw new Error('usage: crash-child.ts URL DATABASE POLLS.ndjson FLUSHED_COUNT');
 const { rules } = loadProduct();
 const polls = readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as CarrierPoll);
 const rows = polls.map((poll) => toRows(poll, normalizePoll(poll, rules), rules.mappingVersion));

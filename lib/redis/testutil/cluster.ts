@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Cluster } from 'ioredis';
-import { connectRedis, type RedisClient } from './connect.ts';
+import { connectRedis, type RedisClient } from '../connect.ts';
 
 async function clusterAnswers(url: string): Promise<boolean> {
   const probe = connectRedis(url, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1000 }, () => undefined) as Cluster;
@@ -28,7 +28,7 @@ let clusterUrl: Promise<string> | undefined;
  */
 export function testRedisClusterUrl(): Promise<string> {
   clusterUrl ??= (async () => {
-    const url = (await import('../../test/services/urls.ts')).testServiceUrl('redis-cluster');
+    const url = (await import('../../../test/services/urls.ts')).testServiceUrl('redis-cluster');
     if (await clusterAnswers(url)) return url;
     throw new Error(`No Redis Cluster at ${url}: run the tests with vitest (its globalSetup starts the services) or \`npm run services -- up\`.`);
   })();

@@ -1,15 +1,15 @@
 /**
  * Test support: the keys and payments of one backend, opened the way the API opens them, so a
- * test and a child process it kills (testing-crash-child.ts) see the same state.
+ * test and a child process it kills (crash-child.ts) see the same state.
  */
-import { EmbeddedAccessStore, RedisAccessStore, embeddedAccessDir, type AccessStore } from '../access/index.ts';
-import { plans } from '../access/testing.ts';
-import { connectRedis, type RedisClient } from '../redis/index.ts';
-import { EmbeddedPaymentStore, embeddedPaymentsDir } from './payments-embedded.ts';
-import { RedisPaymentStore } from './payments-redis.ts';
-import type { PaymentStore } from './payments.ts';
-import { settlePaidLink, type SettleOutcome } from './settle.ts';
-import type { PaidLink } from './event.ts';
+import { EmbeddedAccessStore, RedisAccessStore, embeddedAccessDir, type AccessStore } from '../../access/index.ts';
+import { plans } from '../../access/testutil/stores.ts';
+import { connectRedis, type RedisClient } from '../../redis/index.ts';
+import { EmbeddedPaymentStore, embeddedPaymentsDir } from '../payments-embedded.ts';
+import { RedisPaymentStore } from '../payments-redis.ts';
+import type { PaymentStore } from '../payments.ts';
+import { settlePaidLink, type SettleOutcome } from '../settle.ts';
+import type { PaidLink } from '../event.ts';
 
 export type BillingBackend = { kind: 'embedded'; dataDir: string } | { kind: 'redis'; url: string; namespace: string };
 

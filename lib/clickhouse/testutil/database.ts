@@ -1,10 +1,10 @@
 /** Test helpers for the real ClickHouse (tests only; never used by the product). */
 import { randomBytes } from 'node:crypto';
 import { createServer, connect, type Server, type Socket } from 'node:net';
-import { testServiceUrl } from '../../test/services/urls.ts';
-import { createClickHouseClient, resolveTarget, type ClickHouseClient, type ClickHouseTarget } from './client.ts';
-import { migrate } from './migrate.ts';
-import { sqlIdentifier } from './sql.ts';
+import { testServiceUrl } from '../../../test/services/urls.ts';
+import { createClickHouseClient, resolveTarget, type ClickHouseClient, type ClickHouseTarget } from '../client.ts';
+import { migrate } from '../migrate.ts';
+import { sqlIdentifier } from '../sql.ts';
 
 /** The ClickHouse of the test services (test/services/clickhouse.ts), as the run's globalSetup provided it. */
 export const TEST_CLICKHOUSE_URL = testServiceUrl('clickhouse');

@@ -8,23 +8,23 @@
  * carrier moves its EDD between polls), B with promised_by 8 days out.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadCalendar } from '../calendar/index.ts';
-import type { Kv } from '../kv/index.ts';
-import { normalizePoll } from '../normalize/index.ts';
+import { loadCalendar } from '../../calendar/index.ts';
+import type { Kv } from '../../kv/index.ts';
+import { normalizePoll } from '../../normalize/index.ts';
 import {
   buildModel, predictorOf, promiseProbabilityOf, queryFactsOf, WorkdayIndex, type DeliveredShipment, type PlaceLookup,
-} from '../prediction/index.ts';
-import { requireAwb, type CarrierPoll, type TrackingRecord } from '../schemas/index.ts';
-import { makePoll, scan } from '../testing/polls.ts';
-import { product } from '../testing/product.ts';
-import { DAY_MS, HOUR_MS } from '../time/index.ts';
-import { addDays, istDayOf, istDayStartMs } from '../time/ist-day.ts';
-import { toTrackingRecord } from '../insights/index.ts';
-import { ChangeDetector } from './detector.ts';
-import type { EventLog } from './event-log.ts';
-import type { WebhookEvent } from './events.ts';
-import { EVERY_KEY_ACTIVE } from './testing/receiver.ts';
-import { WatchStore } from './watches.ts';
+} from '../../prediction/index.ts';
+import { requireAwb, type CarrierPoll, type TrackingRecord } from '../../schemas/index.ts';
+import { makePoll, scan } from '../../testutil/polls.ts';
+import { product } from '../../testutil/product.ts';
+import { DAY_MS, HOUR_MS } from '../../time/index.ts';
+import { addDays, istDayOf, istDayStartMs } from '../../time/ist-day.ts';
+import { toTrackingRecord } from '../../insights/index.ts';
+import { ChangeDetector } from '../detector.ts';
+import type { EventLog } from '../event-log.ts';
+import type { WebhookEvent } from '../events.ts';
+import { EVERY_KEY_ACTIVE } from './receiver.ts';
+import { WatchStore } from '../watches.ts';
 
 const A = 'trk_test_AAAAAA1';
 const B = 'trk_test_BBBBBB2';

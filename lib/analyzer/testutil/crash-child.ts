@@ -8,13 +8,13 @@
  * It prints `ready <id>` and kills itself with SIGKILL: no close, no flush, no lease given back.
  */
 import { Redis } from 'ioredis';
-import { LaneBook } from '../lanes/index.ts';
-import { EmbeddedKv, RedisKv, type Kv } from '../kv/index.ts';
-import { InProcessEventLog } from '../push/index.ts';
-import { Analyzer } from './analyzer.ts';
-import { missingShipment } from './shipment.ts';
-import { newAnalysisId } from './store.ts';
-import { CRASH_PLANS, crashRecord, crashShipments, type CrashChildOptions } from './testing-crash.ts';
+import { LaneBook } from '../../lanes/index.ts';
+import { EmbeddedKv, RedisKv, type Kv } from '../../kv/index.ts';
+import { InProcessEventLog } from '../../push/index.ts';
+import { Analyzer } from '../analyzer.ts';
+import { missingShipment } from '../shipment.ts';
+import { newAnalysisId } from '../store.ts';
+import { CRASH_PLANS, crashRecord, crashShipments, type CrashChildOptions } from './crash-setup.ts';
 
 const options = JSON.parse(process.argv[2] ?? '{}') as CrashChildOptions;
 const kv: Kv = options.store.kind === 'embedded' ? new EmbeddedKv(options.store.dir) : new RedisKv(new Redis(options.store.url), options.store.namespace);

@@ -1,8 +1,8 @@
 /** Helpers for tests against the real broker of the test services (test/services/kafka.ts). */
 import { randomUUID } from 'node:crypto';
 import type { Kafka } from 'kafkajs';
-import { testServiceUrl } from '../../test/services/urls.ts';
-import { createKafka } from './client.ts';
+import { testServiceUrl } from '../../../test/services/urls.ts';
+import { createKafka } from '../client.ts';
 
 /** The broker's address, as the run's globalSetup provided it. */
 export const TEST_BROKERS = testServiceUrl('kafka');

@@ -2,17 +2,17 @@
  * The analyzer under SIGKILL (issue 29): a process killed between storing an analysis and
  * scheduling it, or in the middle of its run holding its lease; a new runner on the same store (the
  * restart) completes it within 10 s, each shipment counted once and, mid-run, only the chunks
- * without results looked up again. The killed process is lib/analyzer/testing-crash-child.ts.
+ * without results looked up again. The killed process is lib/analyzer/testutil/crash-child.ts.
  * Run on the embedded store (crash.test.ts) and Redis (crash.services.test.ts).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { LaneBook } from '../lanes/index.ts';
-import { startChildApp } from '../testing/child-app.ts';
-import type { Kv } from '../kv/index.ts';
-import { InProcessEventLog } from '../push/index.ts';
-import { Analyzer } from './analyzer.ts';
-import { missingShipment } from './shipment.ts';
-import { CRASH_PLANS, crashRecord, type CrashChildOptions } from './testing-crash.ts';
+import { LaneBook } from '../../lanes/index.ts';
+import { startChildApp } from '../../testutil/child-app.ts';
+import type { Kv } from '../../kv/index.ts';
+import { InProcessEventLog } from '../../push/index.ts';
+import { Analyzer } from '../analyzer.ts';
+import { missingShipment } from '../shipment.ts';
+import { CRASH_PLANS, crashRecord, type CrashChildOptions } from './crash-setup.ts';
 
 export interface CrashStoreFactory {
   name: string;
@@ -34,7 +34,7 @@ export function crashSuite(factory: CrashStoreFactory): void {
       const store = await factory.create();
       cleanups.push(store.cleanup);
       const prefix = `trk_test_K${Math.random().toString(36).slice(2, 8).padEnd(6, '0')}`;
-      const child = await startChildApp('lib/analyzer/testing-crash-child.ts', { store: store.child, phase, prefix } satisfies CrashChildOptions, {});
+      const child = await startChildApp('lib/analyzer/testutil/crash-child.ts', { store: store.child, phase, prefix } satisfies CrashChildOptions, {});
       const id = child.readyWith;
       expect((await child.exited).signal, child.stderr()).toBe('SIGKILL');
 

@@ -1,13 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startChildApp } from '../testing/child-app.ts';
-import type { Kv } from './kv.ts';
-import type { KvChildStore } from './testing-kv-crash-child.ts';
+import { startChildApp } from '../../testutil/child-app.ts';
+import type { Kv } from '../kv.ts';
+import type { KvChildStore } from './kv-crash-child.ts';
 
 /** The key-value store's contract, run against each backend (kv.test.ts: embedded; kv.services.test.ts: Redis and Redis Cluster). */
 export interface KvHarness {
   name: string;
   open(clock?: () => number): Promise<{ kv: Kv; reopen(): Promise<Kv>; cleanup(): Promise<void> }>;
-  /** A store for another process to write (testing-kv-crash-child.ts), and this process's handle on it once that one is dead. */
+  /** A store for another process to write (kv-crash-child.ts), and this process's handle on it once that one is dead. */
   forChild(): Promise<{ store: KvChildStore; open(): Kv; cleanup(): Promise<void> }>;
 }
 
@@ -170,7 +170,7 @@ export function kvSuite(harness: KvHarness): void {
     it('a process killed with SIGKILL mid-stream keeps every step it was answered, each step whole', { timeout: 60_000 }, async () => {
       const store = await harness.forChild();
       cleanup = store.cleanup;
-      const child = await startChildApp('lib/kv/testing-kv-crash-child.ts', store.store, {});
+      const child = await startChildApp('lib/kv/testutil/kv-crash-child.ts', store.store, {});
       child.child.kill('SIGKILL');
       expect((await child.exited).signal, child.stderr()).toBe('SIGKILL');
       const kv = store.open();

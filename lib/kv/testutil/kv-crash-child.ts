@@ -4,10 +4,10 @@
  * `transact` step (documents `{c}a<n>` and `{c}b<n>`, member n of `{c}set`) then increments
  * `{c}count`. After the 30th round it prints `ready 30` and goes on until the test kills it.
  */
-import { connectRedis } from '../redis/index.ts';
-import { EmbeddedKv } from './embedded.ts';
-import type { Kv } from './kv.ts';
-import { RedisKv } from './redis.ts';
+import { connectRedis } from '../../redis/index.ts';
+import { EmbeddedKv } from '../embedded.ts';
+import type { Kv } from '../kv.ts';
+import { RedisKv } from '../redis.ts';
 
 export type KvChildStore = { kind: 'embedded'; dir: string } | { kind: 'redis'; url: string; namespace: string };
 

@@ -4,11 +4,11 @@
  * of BillingBackend), the key prefix, the payment id, the delivery time (epoch ms). It delivers
  * the payment with a payment store whose `settle` kills the process (SIGKILL) instead of writing.
  */
-import type { PaymentStore } from './payments.ts';
-import { deliverPayment, growthPayment, openBillingStores, type BillingBackend } from './testing-stores.ts';
+import type { PaymentStore } from '../payments.ts';
+import { deliverPayment, growthPayment, openBillingStores, type BillingBackend } from './stores.ts';
 
 const [backendJson, prefix, paymentId, at] = process.argv.slice(2);
-if (!backendJson || !prefix || !paymentId || !at) throw new Error('usage: testing-crash-child.ts BACKEND_JSON PREFIX PAYMENT_ID NOW_MS');
+if (!backendJson || !prefix || !paymentId || !at) throw new Error('usage: crash-child.ts BACKEND_JSON PREFIX PAYMENT_ID NOW_MS');
 const stores = openBillingStores(JSON.parse(backendJson) as BillingBackend);
 const dying: PaymentStore = {
   claim: (pending, nowMs) => stores.payments.claim(pending, nowMs),

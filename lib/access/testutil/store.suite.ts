@@ -1,12 +1,12 @@
 /** Every behaviour of the access store, run against both implementations (Redis: the real one). */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { UsageRecordSchema } from '../schemas/index.ts';
-import { AccessError } from './errors.ts';
-import { hashKey, keyMode, keyPrefix } from './key-format.ts';
-import type { ConsumeResult } from './limits.ts';
-import { toUsageRecord, type CreateKeyInput, type KeyRecord } from './record.ts';
-import type { AccessStore } from './store.ts';
-import type { Harness, HarnessFactory } from './testing.ts';
+import { UsageRecordSchema } from '../../schemas/index.ts';
+import { AccessError } from '../errors.ts';
+import { hashKey, keyMode, keyPrefix } from '../key-format.ts';
+import type { ConsumeResult } from '../limits.ts';
+import { toUsageRecord, type CreateKeyInput, type KeyRecord } from '../record.ts';
+import type { AccessStore } from '../store.ts';
+import type { Harness, HarnessFactory } from './stores.ts';
 
 const T0 = Date.parse('2026-11-21T10:00:00.000Z');
 const at = (offsetMs = 0) => new Date(T0 + offsetMs);

@@ -5,11 +5,11 @@
  * settle), printing `acked <id>` once `settle` resolved: the moment the route answers the gateway.
  * It never closes the store; the test kills it with SIGKILL.
  */
-import { EmbeddedPaymentStore } from './payments-embedded.ts';
-import type { PaymentRecord } from './payments.ts';
+import { EmbeddedPaymentStore } from '../payments-embedded.ts';
+import type { PaymentRecord } from '../payments.ts';
 
 const dir = process.argv[2];
-if (!dir) throw new Error('usage: testing-durable-child.ts DIR');
+if (!dir) throw new Error('usage: durable-child.ts DIR');
 const store = new EmbeddedPaymentStore(dir);
 const NOW = Date.parse('2026-11-28T05:00:00.000Z');
 

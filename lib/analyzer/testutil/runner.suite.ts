@@ -4,18 +4,18 @@
  * completed once. Run on the embedded store (runner.test.ts) and Redis (runner.services.test.ts).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { KeyRecord } from '../access/index.ts';
-import type { KeyStanding } from '../access/standing.ts';
-import { LaneBook } from '../lanes/index.ts';
-import type { Kv } from '../kv/index.ts';
-import { requireAwb } from '../schemas/index.ts';
-import type { WebhookEvent } from '../push/index.ts';
-import { InProcessEventLog } from '../push/index.ts';
-import { Analyzer, type AnalyzerOptions } from './analyzer.ts';
-import type { AnalyzerLookup } from './lookup.ts';
-import { missingShipment } from './shipment.ts';
-import type { ShipmentInput } from './types.ts';
-import { newAnalysisId, type AnalysisDoc } from './store.ts';
+import type { KeyRecord } from '../../access/index.ts';
+import type { KeyStanding } from '../../access/standing.ts';
+import { LaneBook } from '../../lanes/index.ts';
+import type { Kv } from '../../kv/index.ts';
+import { requireAwb } from '../../schemas/index.ts';
+import type { WebhookEvent } from '../../push/index.ts';
+import { InProcessEventLog } from '../../push/index.ts';
+import { Analyzer, type AnalyzerOptions } from '../analyzer.ts';
+import type { AnalyzerLookup } from '../lookup.ts';
+import { missingShipment } from '../shipment.ts';
+import type { ShipmentInput } from '../types.ts';
+import { newAnalysisId, type AnalysisDoc } from '../store.ts';
 
 export interface StoreFactory {
   name: string;
