@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { standingFromStore } from '../../lib/access/index.ts';
 import { backendOptionsOf, openBackend, type Backend } from '../../lib/backend/index.ts';
 import { migrate } from '../../lib/clickhouse/index.ts';
@@ -46,12 +46,16 @@ export interface DispatcherStartOptions {
 export async function startDispatcher(env: Env, options: DispatcherStartOptions = {}): Promise<DispatcherApp> {
   if (!env.KAFKA_BROKERS || !env.REDIS_URL) throw new Error('the dispatcher needs KAFKA_BROKERS and REDIS_URL (CLICKHOUSE_URL for webhook_deliveries)');
   const product = loadProduct(env.CONFIG_DIR);
+  // The backend's parts (Kafka's client above all) log through this app's logger, made just below.
+  const appLog: { to: FastifyBaseLogger | null } = { to: null };
   const backend = options.backend ?? openBackend(backendOptionsOf(env, {
     name: 'tracking-dispatcher', clickhouseDatabase: options.database, ...(options.redisNamespace ? { namespace: options.redisNamespace } : {}),
+    log: (level, message) => appLog.to?.[level](message),
   }));
   const registry = backend.metrics.registry;
   const checks = backend.readiness();
   const health = createHealthServer({ logLevel: env.LOG_LEVEL, registry, checks });
+  appLog.to = health.log;
   const log = (level: 'info' | 'warn' | 'error', message: string) => health.log[level](message);
   const kv = backend.kv('push');
   const access = backend.access(product.config.plans);

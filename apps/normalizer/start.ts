@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import cron from 'node-cron';
 import { standingFromStore } from '../../lib/access/index.ts';
 import { backendOptionsOf, openBackend, type Backend } from '../../lib/backend/index.ts';
@@ -70,12 +70,16 @@ export async function startNormalizer(env: Env, options: NormalizerStartOptions 
   if (!env.KAFKA_BROKERS || !env.CLICKHOUSE_URL) throw new Error('the normalizer needs KAFKA_BROKERS and CLICKHOUSE_URL');
   const product = loadProduct(env.CONFIG_DIR);
   const laneWindowDays = options.laneWindowDays ?? env.LANE_WINDOW_DAYS;
+  // The backend's parts (Kafka's client above all) log through this app's logger, made just below.
+  const appLog: { to: FastifyBaseLogger | null } = { to: null };
   const backend = options.backend ?? openBackend(backendOptionsOf(env, {
     name: 'tracking-normalizer', clickhouseDatabase: options.database, ...(options.redisNamespace ? { namespace: options.redisNamespace } : {}),
+    log: (level, message) => appLog.to?.[level](message),
   }));
   const registry = backend.metrics.registry;
   const checks = backend.readiness();
   const health = createHealthServer({ logLevel: env.LOG_LEVEL, registry, checks });
+  appLog.to = health.log;
   const log = health.log;
   await migrate(backend.clickhouseTarget!, { log: (line) => log.info(`migrate: ${line}`) });
 

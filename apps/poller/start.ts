@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { standingFromStore, type AccessStore } from '../../lib/access/index.ts';
 import { backendOptionsOf, openBackend, type Backend } from '../../lib/backend/index.ts';
 import { createCarrierPoller } from '../../lib/carriers/poll.ts';
@@ -49,12 +49,16 @@ export async function startPoller(env: Env, options: PollerStartOptions = {}): P
   if (!env.KAFKA_BROKERS || !env.CLICKHOUSE_URL || !env.REDIS_URL) throw new Error('the poller needs KAFKA_BROKERS, CLICKHOUSE_URL and REDIS_URL');
   const policy = options.policy ?? refreshPolicyOf(env.POLLER_INTERVAL_SECONDS);
   const product = loadProduct(env.CONFIG_DIR);
+  // The backend's parts (Kafka's client above all) log through this app's logger, made just below.
+  const appLog: { to: FastifyBaseLogger | null } = { to: null };
   const backend = options.backend ?? openBackend(backendOptionsOf(env, {
     name: 'tracking-poller', clickhouseDatabase: options.database, ...(options.redisNamespace ? { namespace: options.redisNamespace } : {}),
+    log: (level, message) => appLog.to?.[level](message),
   }));
   const metrics = backend.metrics;
   const checks = backend.readiness();
   const health = createHealthServer({ logLevel: env.LOG_LEVEL, registry: metrics.registry, checks });
+  appLog.to = health.log;
   const log = health.log;
   const carriers = createCarrierPoller({ sandboxUrl: options.sandboxUrl ?? env.SANDBOX_URL ?? null, liveTarget: options.liveTarget ?? 'carriers' });
   const tracking = new TrackingService({

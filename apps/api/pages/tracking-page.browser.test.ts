@@ -62,7 +62,7 @@ describe('tracking page in a browser at phone size', () => {
 
     const made = await fetch(`${base}/admin/keys`, {
       method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ plan: 'starter', mode: 'test', email: 'shop@example.com' }),
+      body: JSON.stringify({ plan: 'starter', mode: 'test', email: 'shop@example.com', burst_per_second: 1000 }),
     });
     const key = ((await made.json()) as { key: string }).key;
     const watch = async (carrier: string, awb: string, orderId?: string) => {
