@@ -4,7 +4,6 @@
  * any other host, and logs no console error. The screenshot is kept in PAGES_SCREENSHOT_DIR when
  * set, else in a temp dir removed afterwards.
  */
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,12 +12,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { AnalysisSchema, ShareLinkSchema } from '../../../lib/analyzer/index.ts';
 import { waitFor } from '../testutil/analyses.suite.ts';
 import { startApiHarness, type ApiHarness } from '../testutil/harness.ts';
+import { CHROMIUM, CHROMIUM_ARGS, requireChromium } from '../testutil/chromium.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-];
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 describe('the shared analysis report in a browser', () => {
@@ -35,7 +30,7 @@ describe('the shared analysis report in a browser', () => {
   });
 
   it('renders charts from the server alone: no request to another host, no console error', { timeout: 90_000 }, async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not installed at ${CHROMIUM}: run \`apt-get install -y chromium\` (scripts/test.sh does) and test again.`);
+    requireChromium();
     h = await startApiHarness();
     const base = await h.listen();
     const { key } = await h.createKey({ plan: 'business', mode: 'test', burst_per_second: 1000 });

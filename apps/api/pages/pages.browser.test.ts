@@ -7,7 +7,6 @@
  * file fails, saying so. Screenshots go to PAGES_SCREENSHOT_DIR when set (kept), else to a temp dir
  * removed afterwards.
  */
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,13 +19,8 @@ import { UsageRecordSchema } from '../../../lib/schemas/index.ts';
 import { buildApp } from '../app.ts';
 import { createApiRuntime, type ApiRuntime } from '../context/runtime.ts';
 import { keyIn, mailsTo } from '../testutil/mail.ts';
+import { CHROMIUM, CHROMIUM_ARGS, requireChromium } from '../testutil/chromium.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-/** The flags this machine needs (no GPU, no sandbox as root, no background calls to the closed network). */
-const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-];
 const API_TITLE = 'Shipment tracking API for Indian couriers';
 const TRACK_PATH = '/v1/track/{carrier}/{awb}';
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
@@ -55,9 +49,7 @@ describe('pages in a browser', () => {
    */
   let served: Promise<Served> | undefined;
   const serve = () => (served ??= (async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`Chromium is not installed at ${CHROMIUM}: run \`apt-get install -y chromium\` (scripts/test.sh does) and test again.`);
-    }
+    requireChromium();
     dataDir = await mkdtemp(join(tmpdir(), 'pages-data-'));
     profileDir = await mkdtemp(join(tmpdir(), 'pages-chromium-'));
     shotDir = process.env.PAGES_SCREENSHOT_DIR ?? await mkdtemp(join(tmpdir(), 'pages-shots-'));

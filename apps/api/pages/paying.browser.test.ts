@@ -7,7 +7,6 @@
  * - the plan notice e-mail (through a real SMTP server) links to the renewal page of that key and plan.
  * Screenshots go to PAGES_SCREENSHOT_DIR when set (kept), else to a temp dir removed afterwards.
  */
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,12 +22,8 @@ import { UsageRecordSchema } from '../../../lib/schemas/index.ts';
 import { buildApp } from '../app.ts';
 import { createApiRuntime, type ApiRuntime } from '../context/runtime.ts';
 import { HOUR_MS } from '../testutil/harness.ts';
+import { CHROMIUM, CHROMIUM_ARGS, requireChromium } from '../testutil/chromium.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-];
 const H = HOUR_MS;
 
 describe('paying in a browser', () => {
@@ -47,9 +42,7 @@ describe('paying in a browser', () => {
   /** Started inside the first test (a failure here fails the tests, where a hook would skip them). */
   let served: Promise<{ base: string; page: Page }> | undefined;
   const serve = () => (served ??= (async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`Chromium is not installed at ${CHROMIUM}: run \`apt-get install -y chromium\` (scripts/test.sh does) and test again.`);
-    }
+    requireChromium();
     dataDir = await mkdtemp(join(tmpdir(), 'paying-data-'));
     profileDir = await mkdtemp(join(tmpdir(), 'paying-chromium-'));
     shotDir = process.env.PAGES_SCREENSHOT_DIR ?? await mkdtemp(join(tmpdir(), 'paying-shots-'));

@@ -9,7 +9,6 @@
  * axe is evaluated through the DevTools protocol: the page's own policy allows no script at all,
  * which is the point of it. Screenshots go to PAGES_SCREENSHOT_DIR when set (kept), else a temp dir.
  */
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -22,12 +21,8 @@ import { startSandbox, type RunningSandbox } from '../../../lib/sandbox/server.t
 import { buildApp } from '../app.ts';
 import { createApiRuntime, type ApiRuntime } from '../context/runtime.ts';
 import { ADMIN_TOKEN, awbFor } from '../testutil/harness.ts';
+import { CHROMIUM, CHROMIUM_ARGS, requireChromium } from '../testutil/chromium.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-];
 const PHONE = { width: 360, height: 740 };
 const LANGS = ['en', 'hi', 'ta', 'bn'] as const;
 const AXE_SOURCE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
@@ -47,9 +42,7 @@ describe('tracking page in a browser at phone size', () => {
 
   let served: Promise<{ base: string; page: Page; pages: Record<string, string> }> | undefined;
   const serve = () => (served ??= (async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`Chromium is not installed at ${CHROMIUM}: run \`apt-get install -y chromium\` (scripts/test.sh does) and test again.`);
-    }
+    requireChromium();
     dataDir = await mkdtemp(join(tmpdir(), 'tracking-page-data-'));
     profileDir = await mkdtemp(join(tmpdir(), 'tracking-page-chromium-'));
     shotDir = process.env.PAGES_SCREENSHOT_DIR ?? await mkdtemp(join(tmpdir(), 'tracking-page-shots-'));

@@ -126,17 +126,20 @@ export function registerTrackingPages(app: FastifyInstance, deps: PageDeps, push
       return payload;
     });
 
-    const tags = ['Tracking page'];
     const params = z.object({ token: z.string() });
     const query = z.object({ lang: z.string().optional().describe('en, hi, ta or bn; else the watch\'s language, else Accept-Language') });
-    pages.get<{ Params: { token: string }; Querystring: PageQuery }>('/t/:token', api({
-      operationId: 'trackingPage', summary: 'A watched shipment\'s tracking page (no API key; consumes no lookup)', caller: 'none', tags, params, query,
+    /** Both pages' description: no key, HTML either way (the 404 page too). */
+    const pageSpec = (operationId: string, summary: string) => api({
+      operationId, summary, caller: 'none', tags: ['Tracking page'], params, query,
       responses: {
         200: { description: 'HTML: nothing from another host, no script; noindex', text: 'text/html', headers: ['Cache-Control'] },
         404: { description: GONE_DESCRIPTION, text: 'text/html', headers: ['Cache-Control'] },
       },
       errors: ['rate_limit_exceeded'],
-    }), async (request, reply) => {
+    });
+    type PageRequest = { Params: { token: string }; Querystring: PageQuery };
+    const shipmentSpec = pageSpec('trackingPage', 'A watched shipment\'s tracking page (no API key; consumes no lookup)');
+    pages.get<PageRequest>('/t/:token', shipmentSpec, async (request, reply) => {
       await viewAllowed(request);
       const target = await push.pages.resolve(request.params.token);
       if (target?.kind !== 'shipment' || !(await standingKey(target.prefix))) return gone(request, reply);
@@ -152,14 +155,8 @@ export function registerTrackingPages(app: FastifyInstance, deps: PageDeps, push
       return send(request, reply, { status: 200, lang, html, branding });
     });
 
-    pages.get<{ Params: { token: string }; Querystring: PageQuery }>('/o/:token', api({
-      operationId: 'orderTrackingPage', summary: 'Every watched parcel of one order (no API key; consumes no lookup)', caller: 'none', tags, params, query,
-      responses: {
-        200: { description: 'HTML: nothing from another host, no script; noindex', text: 'text/html', headers: ['Cache-Control'] },
-        404: { description: GONE_DESCRIPTION, text: 'text/html', headers: ['Cache-Control'] },
-      },
-      errors: ['rate_limit_exceeded'],
-    }), async (request, reply) => {
+    const orderSpec = pageSpec('orderTrackingPage', 'Every watched parcel of one order (no API key; consumes no lookup)');
+    pages.get<PageRequest>('/o/:token', orderSpec, async (request, reply) => {
       await viewAllowed(request);
       const target = await push.pages.resolve(request.params.token);
       if (target?.kind !== 'order' || !(await standingKey(target.prefix))) return gone(request, reply);
