@@ -5,11 +5,12 @@
  */
 import type { PageBranding } from './types.ts';
 
-const DATA_IMAGE = /^data:image\/(?:png|jpeg);base64,[A-Za-z0-9+/]+={0,2}$/;
+/** A path on the page's own host, relative to the page (`<token>/logo?v=<hex>`): no scheme, no other host. */
+const RELATIVE_PATH = /^[A-Za-z0-9_-]+(?:\/[A-Za-z0-9_-]+)*(?:\?v=[0-9a-f]{1,64})?$/;
 
-/** The logo as a data: URL of a PNG or JPEG, else null (nothing from another host, no SVG). */
-export function safeLogo(logo: string | null): string | null {
-  return logo !== null && DATA_IMAGE.test(logo) ? logo : null;
+/** The logo's URL when it is a path relative to the page, else null (nothing from another host, no data: or script URL). */
+export function safeLogoUrl(url: string | null | undefined): string | null {
+  return url && RELATIVE_PATH.test(url) ? url : null;
 }
 
 /** An https URL, else null. */

@@ -6,7 +6,7 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { Eta } from 'eta';
-import { safeHttpsUrl, safeLogo, shopName } from './branding.ts';
+import { safeHttpsUrl, safeLogoUrl, shopName } from './branding.ts';
 import { pageColors } from './colors.ts';
 import { t } from './messages.ts';
 import { LANGS, type Lang, type PageBranding, type PageShipment } from './types.ts';
@@ -42,14 +42,14 @@ interface Frame {
   istNote: string | null;
 }
 
-function frame(lang: Lang, branding: PageBranding | null, switchUrl: SwitchUrl | null): Frame {
+function frame(lang: Lang, branding: PageBranding | null, switchUrl: SwitchUrl | null, logoUrl: string | null = null): Frame {
   const name = branding ? shopName(branding) : '';
   const support = branding ? safeHttpsUrl(branding.support_url) : null;
   return {
     lang,
     title: name ? t(lang, 'page.title_shop', { shop: name }) : t(lang, 'page.title'),
     colors: pageColors(branding?.accent_color ?? null),
-    brand: branding ? { name: name || t(lang, 'page.title'), logo: safeLogo(branding.logo) } : null,
+    brand: branding ? { name: name || t(lang, 'page.title'), logo: branding.logo ? safeLogoUrl(logoUrl) : null } : null,
     switcher: switchUrl
       ? {
         label: t(lang, 'switcher.label'),
@@ -68,11 +68,17 @@ export interface ShipmentPageInput {
   lang: Lang;
   nowMs: number;
   switchUrl: SwitchUrl;
+  /**
+   * Where the page loads the shop's logo from: a path relative to the page on its own host (the
+   * routes serve it at `<token>/logo`), so the logo's bytes are not in every view. Null or absent:
+   * no logo shown.
+   */
+  logoUrl?: string | null;
 }
 
-export function renderShipmentPage({ shipment, branding, lang, nowMs, switchUrl }: ShipmentPageInput): string {
+export function renderShipmentPage({ shipment, branding, lang, nowMs, switchUrl, logoUrl }: ShipmentPageInput): string {
   const p = parcelView(lang, shipment, branding.mask_awb, nowMs);
-  return eta.render('@shipment', { ...frame(lang, branding, switchUrl), p, id: 's' });
+  return eta.render('@shipment', { ...frame(lang, branding, switchUrl, logoUrl), p, id: 's' });
 }
 
 export interface OrderPageInput {
@@ -82,12 +88,14 @@ export interface OrderPageInput {
   lang: Lang;
   nowMs: number;
   switchUrl: SwitchUrl;
+  /** As ShipmentPageInput's. */
+  logoUrl?: string | null;
 }
 
-export function renderOrderPage({ orderId, shipments, branding, lang, nowMs, switchUrl }: OrderPageInput): string {
+export function renderOrderPage({ orderId, shipments, branding, lang, nowMs, switchUrl, logoUrl }: OrderPageInput): string {
   const total = shipments.length;
   return eta.render('@order', {
-    ...frame(lang, branding, switchUrl),
+    ...frame(lang, branding, switchUrl, logoUrl),
     heading: t(lang, 'order.heading', { order: orderId }),
     count: t(lang, 'order.count', { count: total }),
     parcels: shipments.map((s) => parcelView(lang, s, branding.mask_awb, nowMs)),

@@ -18,7 +18,10 @@ export interface PageBranding {
   name: string;
   /** `#rrggbb`, used only where it keeps WCAG contrast (colors.ts). */
   accent_color: string | null;
-  /** `data:image/png;base64,…` or `data:image/jpeg;base64,…`: the page loads nothing from another host. */
+  /**
+   * The stored `data:image/png;base64,…` or `data:image/jpeg;base64,…`. The page does not inline it
+   * (up to 68 KB of base64 in every view): it shows the logo from the render input's `logoUrl`.
+   */
   logo: string | null;
   /** An https URL on the shop's side. */
   support_url: string | null;
@@ -30,9 +33,21 @@ export interface PageBranding {
 export const DEFAULT_BRANDING: PageBranding = { name: '', accent_color: null, logo: null, support_url: null, mask_awb: false };
 
 /** One watched parcel as the page shows it. */
-export interface PageShipment {
+export type PageShipment = PageParcel & (
   /** The watch's latest record, already redacted (lib/redact): its texts are safe to show. */
-  record: TrackingRecord;
+  | { record: TrackingRecord }
+  /**
+   * No record yet: the carrier has no scan of the watched number (a shop often sends the link at
+   * booking). The page says it waits for the courier's first update and shows what the shop sent.
+   */
+  | { record: null; carrier: string; awb: string }
+);
+
+/** A watched parcel the carrier has scanned. */
+export type ScannedShipment = PageParcel & { record: TrackingRecord };
+
+/** What the page knows of a watched parcel beside its record. */
+export interface PageParcel {
   /** The watch's promise is at risk (contracts.md "A shop's promise"). */
   running_late: boolean;
   /** The watch's `promised_by` (an IST day, YYYY-MM-DD), if the shop promised one. */

@@ -7,7 +7,7 @@ import type { Milestones, NdrReason, TrackingRecord } from '../schemas/index.ts'
 import { addDays, istDayOf } from '../time/ist-day.ts';
 import { shownAwb } from './branding.ts';
 import { type MessageKey, formatAgo, formatClock, formatDay, formatDayOf, formatTime, t } from './messages.ts';
-import type { Lang, PageShipment } from './types.ts';
+import type { Lang, PageShipment, ScannedShipment } from './types.ts';
 
 export interface StepView {
   label: string;
@@ -85,7 +85,7 @@ function promise(lang: Lang, record: TrackingRecord, nowMs: number): ParcelView[
   return { headline, window };
 }
 
-function late(lang: Lang, shipment: PageShipment): string | null {
+function late(lang: Lang, shipment: ScannedShipment): string | null {
   const { record } = shipment;
   if (!shipment.running_late || record.is_delivered) return null;
   const prediction = record.insights.prediction;
@@ -145,6 +145,7 @@ function events(lang: Lang, record: TrackingRecord, hide: (text: string) => stri
 }
 
 export function parcelView(lang: Lang, shipment: PageShipment, mask: boolean, nowMs: number): ParcelView {
+  if (shipment.record === null) return awaitingView(lang, shipment, mask);
   const { record } = shipment;
   const awb = shownAwb(record.awb, mask);
   // A carrier's text may repeat the number itself; a masked page hides it there too.
@@ -153,23 +154,45 @@ export function parcelView(lang: Lang, shipment: PageShipment, mask: boolean, no
     ?? record.last_updated_at;
   const deliveredAt = record.is_delivered ? (record.delivered_at ?? record.milestones.delivered_at) : null;
   return {
+    ...parcelFrame(lang, shipment, awb),
     status: headline(lang, record),
+    promise: promise(lang, record, nowMs),
+    late: late(lang, { ...shipment, record }),
+    delivered: deliveredAt ? t(lang, 'delivered.on', { day: formatDayOf(lang, deliveredAt), time: formatClock(lang, deliveredAt) }) : null,
+    ndr: ndr(lang, record),
+    steps: steps(lang, record),
+    updated: deliveredAt ? null : t(lang, 'updated.last', { ago: formatAgo(lang, latest, nowMs), time: formatTime(lang, latest) }),
+    events: events(lang, record, hide),
+  };
+}
+
+/** What every parcel shows whatever its record: labels, the carrier, the AWB as the shop wants it printed. */
+function parcelFrame(lang: Lang, shipment: PageShipment, awb: ReturnType<typeof shownAwb>) {
+  return {
     carrierLabel: t(lang, 'carrier.label'),
-    carrier: shipment.carrier_name || record.carrier,
+    carrier: shipment.carrier_name || (shipment.record === null ? shipment.carrier : shipment.record.carrier),
     awbLabel: t(lang, 'awb.label'),
     awb: awb.text,
     awbSpoken: awb.last4 === null ? null : t(lang, 'awb.masked', { last4: awb.last4 }),
-    promise: promise(lang, record, nowMs),
-    late: late(lang, shipment),
-    delivered: deliveredAt ? t(lang, 'delivered.on', { day: formatDayOf(lang, deliveredAt), time: formatClock(lang, deliveredAt) }) : null,
-    ndr: ndr(lang, record),
     milestonesHeading: t(lang, 'milestones.heading'),
-    steps: steps(lang, record),
-    updated: deliveredAt ? null : t(lang, 'updated.last', { ago: formatAgo(lang, latest, nowMs), time: formatTime(lang, latest) }),
     eventsHeading: t(lang, 'events.heading'),
     eventsNone: t(lang, 'events.none'),
-    events: events(lang, record, hide),
     detailsUrl: shipment.page_url ?? null,
     detailsLabel: t(lang, 'order.details'),
+  };
+}
+
+/** A watched number the carrier has not scanned yet: waiting for its first update, nothing reached, nothing promised. */
+function awaitingView(lang: Lang, shipment: PageShipment & { record: null }, mask: boolean): ParcelView {
+  return {
+    ...parcelFrame(lang, shipment, shownAwb(shipment.awb, mask)),
+    status: t(lang, 'status.pending'),
+    promise: null,
+    late: null,
+    delivered: null,
+    ndr: null,
+    steps: STEPS.map(([name]) => ({ label: t(lang, `milestone.${name}`), state: 'next', stateWords: t(lang, 'milestone.next') })),
+    updated: null,
+    events: [],
   };
 }

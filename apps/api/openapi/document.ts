@@ -136,7 +136,7 @@ function operation(spec: RouteSpec, schemas: SchemaSet): Json {
           },
         },
       } : {}),
-      ...(response.text ? { content: { [response.text]: { schema: { type: 'string' } } } } : {}),
+      ...(response.text ? { content: Object.fromEntries(response.text.split(' ').map((type) => [type, { schema: textSchemaOf(type) }])) } : {}),
     };
   }
   // Errors grouped by status; each status's body names exactly the codes this route can send with it.
@@ -334,3 +334,8 @@ export const ADMIN_INFO: DocumentInfo = {
     + 'Every call needs Authorization: Bearer <ADMIN_TOKEN>; after 10 wrong tokens in 15 minutes an address is refused (429 too_many_attempts).',
   securitySchemes: { AdminToken: { type: 'http', scheme: 'bearer', description: 'The ADMIN_TOKEN of the deployment.' } },
 };
+
+/** A non-JSON body's schema: an image is bytes, anything else text. */
+function textSchemaOf(type: string): { type: 'string'; format?: 'binary' } {
+  return type.startsWith('image/') ? { type: 'string', format: 'binary' } : { type: 'string' };
+}

@@ -19,7 +19,7 @@ export interface ResponseSpec {
   description: string;
   /** The JSON body; none for 204. */
   schema?: z.ZodType;
-  /** A body of another type (text/csv, text/html), described as text. */
+  /** A body of another type (text/csv, text/html; images as bytes); several types separated by spaces. */
   text?: string;
   /** Headers always sent with this answer, beyond those the route's kind implies. */
   headers?: HeaderName[];

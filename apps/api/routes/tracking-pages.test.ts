@@ -4,7 +4,8 @@
  * lookup, says noindex and loads nothing from another host; it is gone when the watch is deleted,
  * the key revoked, 30 days after the shipment ended, or for any token it did not hand out.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { pngOf } from '../../../lib/branding/testutil/images.ts';
 import { DAY_MS, awbFor, startApiHarness, type ApiHarness } from '../testutil/harness.ts';
 
 let h: ApiHarness;
@@ -36,7 +37,7 @@ describe('tracking page', () => {
     expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(page.headers['x-robots-tag']).toBe('noindex, nofollow');
     expect(page.headers['content-security-policy']).toBe(
-      "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+      "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
     );
     // The watch's language, then ?lang=, then the browser's.
     expect(page.body).toContain('<html lang="ta"');
@@ -161,6 +162,73 @@ describe('tracking page branding', () => {
     const theirs = await view(pathOf((await watch(other.key, { carrier: 'delhivery', awb })).page_url));
     expect(theirs.body).not.toContain('Kaveri');
     expect(theirs.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+  });
+});
+
+describe('the shop\'s logo', () => {
+  it('is served from the page\'s own host at <token>/logo (the page does not carry its bytes), versioned, for as long as the page opens', async () => {
+    const key = await h.createKey({ plan: 'starter', mode: 'test' });
+    const awb = awbFor('delhivery', 2);
+    const w = await watch(key.key, { carrier: 'delhivery', awb, order_id: 'ORD-7' });
+    const token = pathOf(w.page_url).slice(3);
+    expect((await view(`/t/${token}/logo`)).statusCode).toBe(404);
+    expect((await view(pathOf(w.page_url))).body).not.toContain('<img');
+
+    // The largest logo the branding allows: the page stays small, the logo comes apart.
+    const png = pngOf(1, 1, [0x1a, 0x73, 0xe8], 50 * 1024 - 200);
+    const logo = `data:image/png;base64,${png.toString('base64')}`;
+    const put = await h.app.inject({ method: 'PUT', url: '/v1/branding', headers: { 'x-api-key': key.key }, payload: { name: 'Kaveri', logo } });
+    expect(put.statusCode, put.body).toBe(200);
+    const page = await view(pathOf(w.page_url));
+    const src = /<img src="([^"]+)"/.exec(page.body)?.[1];
+    expect(src).toMatch(new RegExp(`^${token}/logo\\?v=[0-9a-f]{12}$`));
+    expect(Buffer.byteLength(page.body)).toBeLessThan(30 * 1024);
+    expect(page.body).not.toContain(png.toString('base64').slice(0, 40));
+
+    const served = await view(new URL(src!, `http://localhost${pathOf(w.page_url)}`).pathname + `?${src!.split('?')[1]}`);
+    expect(served.statusCode).toBe(200);
+    expect(served.headers['content-type']).toBe('image/png');
+    expect(served.headers['cache-control']).toBe('private, max-age=86400, immutable');
+    expect(served.rawPayload.equals(png)).toBe(true);
+    // The order's page shows it too, from its own address.
+    const orderToken = pathOf(w.order_page_url!).slice(3);
+    expect((await view(pathOf(w.order_page_url!))).body).toContain(`<img src="${orderToken}/logo?v=`);
+    expect((await view(`/o/${orderToken}/logo`)).rawPayload.equals(png)).toBe(true);
+    // A new logo is a new address.
+    const jpeg = { name: 'Kaveri', logo: `data:image/png;base64,${pngOf(2, 2).toString('base64')}` };
+    await h.app.inject({ method: 'PUT', url: '/v1/branding', headers: { 'x-api-key': key.key }, payload: jpeg });
+    expect(/<img src="([^"]+)"/.exec((await view(pathOf(w.page_url))).body)?.[1]).not.toBe(src);
+
+    // Gone with the page: a changed token, an order token as a shipment's, a deleted watch.
+    expect((await view(`/t/${token.slice(1)}x/logo`)).statusCode).toBe(404);
+    expect((await view(`/t/${orderToken}/logo`)).statusCode).toBe(404);
+    await h.app.inject({ method: 'DELETE', url: `/v1/trackings/delhivery/${awb}`, headers: { 'x-api-key': key.key } });
+    expect((await view(`/t/${token}/logo`)).statusCode).toBe(404);
+  });
+});
+
+describe('before the carrier\'s first scan', () => {
+  it('the page opens and says it waits for the courier\'s first update; a view asks for a fresh poll', async () => {
+    const key = await h.createKey({ plan: 'starter', mode: 'test' });
+    // Scenario 00: the carrier has no data for the number yet.
+    const awb = awbFor('delhivery', 0);
+    const res = await h.app.inject({ method: 'POST', url: '/v1/trackings', headers: { 'x-api-key': key.key }, payload: { carrier: 'delhivery', awb } });
+    expect(res.statusCode, res.body).toBe(201);
+    const answer = res.json() as WatchAnswer & { tracking: unknown };
+    expect(answer.tracking).toBeNull();
+    const polls = await h.carrierPolls('delhivery');
+    const page = await view(`${pathOf(answer.watch.page_url)}?lang=hi`);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('<h1>कूरियर की पहली जानकारी का इंतज़ार है</h1>');
+    expect(page.body).toContain(awb);
+    expect(page.body).not.toMatch(/class="(?:done|current)"/);
+    // One fresh poll in the background; more views within 30 minutes ask for none.
+    await vi.waitFor(async () => expect(await h.carrierPolls('delhivery')).toBe(polls + 1));
+    expect((await view(pathOf(answer.watch.page_url))).statusCode).toBe(200);
+    h.clock.advance(10 * 60_000);
+    expect((await view(pathOf(answer.watch.page_url))).statusCode).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await h.carrierPolls('delhivery')).toBe(polls + 1);
   });
 });
 

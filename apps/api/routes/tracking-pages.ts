@@ -6,9 +6,11 @@
  * record is older than 30 minutes, at most once per 30 minutes per shipment. Every failure is the
  * same 404 page: a visitor learns nothing about keys, watches or shipments.
  */
+import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { isGone, standingOf } from '../../../lib/access/index.ts';
+import { decodeLogo } from '../../../lib/branding/index.ts';
 import { isTerminalStage } from '../../../lib/cache/index.ts';
 import { PAGE_AFTER_END_MS, type Push, type WatchDoc } from '../../../lib/push/index.ts';
 import { parseAwb, type KeyMode, type TrackingRecord } from '../../../lib/schemas/index.ts';
@@ -33,11 +35,33 @@ const VIEWS_PER_MINUTE = 120;
 /** A moving shipment's record older than this is refreshed on a view, at most once per this long. */
 const REFRESH_AFTER_MS = 30 * MINUTE_MS;
 
-/** The page's own policy: nothing from another host, no script at all; framed only by the shop's listed origins. */
+/**
+ * The page's own policy: nothing from another host, no script at all; framed only by the shop's
+ * listed origins. Images: the shop's logo from this host (`<token>/logo`), and `data:` for the
+ * empty favicon that stops the browser asking for one.
+ */
 function pagePolicy(frameAncestors: readonly string[]): string {
   const frames = frameAncestors.length ? frameAncestors.join(' ') : "'none'";
-  return "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; "
+  return "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'none'; "
     + `frame-ancestors ${frames}`;
+}
+
+/** A logo stays a day in the visitor's browser: its URL names its version, so a new logo is a new URL. */
+const LOGO_CACHE_CONTROL = 'private, max-age=86400, immutable';
+/** Logo versions remembered (per key prefix) so a view does not hash 68 KB of base64 again. */
+const LOGO_VERSIONS_KEPT = 1_000;
+
+/** The logo's version for its URL: the first 12 hex digits of its SHA-256, remembered per key while the logo is the same. */
+function logoVersions(): (prefix: string, logo: string) => string {
+  const known = new Map<string, { logo: string; version: string }>();
+  return (prefix, logo) => {
+    const seen = known.get(prefix);
+    if (seen?.logo === logo) return seen.version;
+    if (known.size >= LOGO_VERSIONS_KEPT) known.clear();
+    const version = createHash('sha256').update(logo).digest('hex').slice(0, 12);
+    known.set(prefix, { logo, version });
+    return version;
+  };
 }
 
 interface PageQuery { lang?: string }
@@ -70,8 +94,8 @@ export function registerTrackingPages(app: FastifyInstance, deps: PageDeps, push
   const carrierName = (slug: string) => deps.product.registry.list().find((c) => c.slug === slug)?.name ?? slug;
 
   /**
-   * A watch's parcel as the page shows it, or null when its page is gone — or when the carrier has
-   * no scan of it yet (no record to show: that page opens with the first scan; a fresh poll is asked).
+   * A watch's parcel as the page shows it, or null when its page is gone. Before the carrier's
+   * first scan the page says it waits for it (shops send the link at booking) and asks for a poll.
    */
   const parcelOf = async (doc: WatchDoc | null, mode: KeyMode, pageUrl: string | null): Promise<PageShipment | null> => {
     if (!doc) return null;
@@ -80,11 +104,12 @@ export function registerTrackingPages(app: FastifyInstance, deps: PageDeps, push
     await refreshIfStale(found?.record ?? null, doc.carrier, doc.awb, mode);
     const promisedBy = doc.promised_by ?? null;
     const record = watchRecord(deps.tracking, found, { promised_by: promisedBy }, mode);
-    if (!record) return null;
-    return { record, running_late: doc.late_told === true, promised_by: promisedBy, carrier_name: carrierName(doc.carrier), page_url: pageUrl };
+    const parcel = { running_late: doc.late_told === true, promised_by: promisedBy, carrier_name: carrierName(doc.carrier), page_url: pageUrl };
+    return record ? { ...parcel, record } : { ...parcel, record: null, carrier: doc.carrier, awb: doc.awb };
   };
 
   const brandingOf = async (prefix: string) => (brandings ? await brandings.get(prefix) : null);
+  const logoVersion = logoVersions();
 
   const send = async (request: FastifyRequest<{ Querystring: PageQuery }>, reply: FastifyReply, page: {
     status: number; lang: Lang; html: string; branding: { frame_ancestors: readonly string[] } | null;
@@ -138,28 +163,20 @@ export function registerTrackingPages(app: FastifyInstance, deps: PageDeps, push
       errors: ['rate_limit_exceeded'],
     });
     type PageRequest = { Params: { token: string }; Querystring: PageQuery };
-    const shipmentSpec = pageSpec('trackingPage', 'A watched shipment\'s tracking page (no API key; consumes no lookup)');
-    pages.get<PageRequest>('/t/:token', shipmentSpec, async (request, reply) => {
-      await viewAllowed(request);
-      const target = await push.pages.resolve(request.params.token);
-      if (target?.kind !== 'shipment' || !(await standingKey(target.prefix))) return gone(request, reply);
+    /** A shipment token's watch and parcel, or null when its page is gone. */
+    const shipmentOf = async (token: string) => {
+      const target = await push.pages.resolve(token);
+      if (target?.kind !== 'shipment' || !(await standingKey(target.prefix))) return null;
       const doc = await push.watches.getDoc(target.prefix, target.carrier, target.awb);
       // A watch deleted and made again has a new link: the old one opens nothing.
       const parcel = doc?.watched_since_ms === target.watched_since_ms ? await parcelOf(doc, target.mode, null) : null;
-      if (!parcel) return gone(request, reply);
-      const branding = await brandingOf(target.prefix);
-      const lang = pageLanguage({ query: request.query.lang, watchLanguage: doc!.language ?? null, acceptLanguage: request.headers['accept-language'] });
-      const html = renderShipmentPage({
-        shipment: parcel, branding: branding ?? DEFAULT_BRANDING, lang, nowMs: deps.clock(), switchUrl: (l) => `?lang=${l}`,
-      });
-      return send(request, reply, { status: 200, lang, html, branding });
-    });
+      return parcel ? { target, doc: doc!, parcel } : null;
+    };
 
-    const orderSpec = pageSpec('orderTrackingPage', 'Every watched parcel of one order (no API key; consumes no lookup)');
-    pages.get<PageRequest>('/o/:token', orderSpec, async (request, reply) => {
-      await viewAllowed(request);
-      const target = await push.pages.resolve(request.params.token);
-      if (target?.kind !== 'order' || !(await standingKey(target.prefix))) return gone(request, reply);
+    /** An order token's watches and parcels (the order's own, of this key), or null when its page is gone. */
+    const orderOf = async (token: string) => {
+      const target = await push.pages.resolve(token);
+      if (target?.kind !== 'order' || !(await standingKey(target.prefix))) return null;
       const names = (await push.pages.orderMembers(target.prefix, target.order_id)).sort();
       const docs = await Promise.all(names.map((name) => {
         const split = name.indexOf(':');
@@ -175,17 +192,69 @@ export function registerTrackingPages(app: FastifyInstance, deps: PageDeps, push
         const parcel = own ? await parcelOf(own, target.mode, pageUrl) : null;
         if (parcel) parcels.push(parcel);
       }
-      if (parcels.length === 0) return gone(request, reply);
-      const branding = await brandingOf(target.prefix);
-      const first = docs.find((d) => d?.language)?.language ?? null;
-      const lang = pageLanguage({ query: request.query.lang, watchLanguage: first, acceptLanguage: request.headers['accept-language'] });
-      const html = renderOrderPage({
-        orderId: target.order_id, shipments: parcels, branding: branding ?? DEFAULT_BRANDING, lang, nowMs: deps.clock(), switchUrl: (l) => `?lang=${l}`,
+      return parcels.length ? { target, docs, parcels } : null;
+    };
+
+    /** The logo's address relative to the page (`/t/<token>` → `/t/<token>/logo`), so the page works behind any base URL. */
+    const logoUrlOf = (token: string, prefix: string, branding: PageBranding | null) =>
+      (branding?.logo ? `${token}/logo?v=${logoVersion(prefix, branding.logo)}` : null);
+
+    const shipmentSpec = pageSpec('trackingPage', 'A watched shipment\'s tracking page (no API key; consumes no lookup)');
+    pages.get<PageRequest>('/t/:token', shipmentSpec, async (request, reply) => {
+      await viewAllowed(request);
+      const found = await shipmentOf(request.params.token);
+      if (!found) return gone(request, reply);
+      const branding = await brandingOf(found.target.prefix);
+      const lang = pageLanguage({ query: request.query.lang, watchLanguage: found.doc.language ?? null, acceptLanguage: request.headers['accept-language'] });
+      const html = renderShipmentPage({
+        shipment: found.parcel, branding: branding ?? DEFAULT_BRANDING, lang, nowMs: deps.clock(), switchUrl: (l) => `?lang=${l}`,
+        logoUrl: logoUrlOf(request.params.token, found.target.prefix, branding),
       });
       return send(request, reply, { status: 200, lang, html, branding });
     });
 
+    const orderSpec = pageSpec('orderTrackingPage', 'Every watched parcel of one order (no API key; consumes no lookup)');
+    pages.get<PageRequest>('/o/:token', orderSpec, async (request, reply) => {
+      await viewAllowed(request);
+      const found = await orderOf(request.params.token);
+      if (!found) return gone(request, reply);
+      const branding = await brandingOf(found.target.prefix);
+      const first = found.docs.find((d) => d?.language)?.language ?? null;
+      const lang = pageLanguage({ query: request.query.lang, watchLanguage: first, acceptLanguage: request.headers['accept-language'] });
+      const html = renderOrderPage({
+        orderId: found.target.order_id, shipments: found.parcels, branding: branding ?? DEFAULT_BRANDING, lang, nowMs: deps.clock(),
+        switchUrl: (l) => `?lang=${l}`, logoUrl: logoUrlOf(request.params.token, found.target.prefix, branding),
+      });
+      return send(request, reply, { status: 200, lang, html, branding });
+    });
+
+    /** The shop's logo, from this host, for as long as the page it belongs to opens (the same 404 page otherwise). */
+    const logoSpec = (operationId: string, page: string) => api({
+      operationId, summary: `The shop's logo on ${page} (no API key; cached a day: its URL names its version)`, caller: 'none', tags: ['Tracking page'],
+      params, responses: {
+        200: { description: 'The logo as stored: image/png or image/jpeg', text: 'image/png image/jpeg', headers: ['Cache-Control'] },
+        404: { description: `${GONE_DESCRIPTION}; or the shop has no logo`, text: 'text/html', headers: ['Cache-Control'] },
+      },
+      errors: ['rate_limit_exceeded'],
+    });
+    const sendLogo = async (request: FastifyRequest<{ Querystring: PageQuery }>, reply: FastifyReply, prefix: string | null) => {
+      const logo = prefix ? (await brandingOf(prefix))?.logo : null;
+      if (!logo) return gone(request, reply);
+      const { contentType, bytes } = decodeLogo(logo);
+      return reply.type(contentType).header('Cache-Control', LOGO_CACHE_CONTROL).header('X-Robots-Tag', 'noindex, nofollow').send(bytes);
+    };
+    pages.get<PageRequest>('/t/:token/logo', logoSpec('trackingPageLogo', 'a tracking page'), async (request, reply) => {
+      await viewAllowed(request);
+      return sendLogo(request, reply, (await shipmentOf(request.params.token))?.target.prefix ?? null);
+    });
+    pages.get<PageRequest>('/o/:token/logo', logoSpec('orderTrackingPageLogo', 'an order\'s page'), async (request, reply) => {
+      await viewAllowed(request);
+      return sendLogo(request, reply, (await orderOf(request.params.token))?.target.prefix ?? null);
+    });
+
     methodNotAllowed(pages, '/t/:token', ['GET']);
     methodNotAllowed(pages, '/o/:token', ['GET']);
+    methodNotAllowed(pages, '/t/:token/logo', ['GET']);
+    methodNotAllowed(pages, '/o/:token/logo', ['GET']);
   });
 }

@@ -4,7 +4,7 @@
  */
 import { type NdrReason, type Status, type TrackingEvent, type TrackingRecord, TrackingRecordSchema } from '../../schemas/index.ts';
 import { HOUR_MS } from '../../time/index.ts';
-import type { PageBranding, PageShipment } from '../types.ts';
+import type { PageBranding, ScannedShipment } from '../types.ts';
 
 /** The tests' "now": Thursday 26 November 2026, 15:30 IST. */
 export const NOW_MS = Date.parse('2026-11-26T10:00:00.000Z');
@@ -115,7 +115,7 @@ export function prediction(day: string, p90End: string, promisedBy?: string): No
 }
 
 /** On the way, predicted for Saturday 28 November, 9 in 10 by Monday 30 November. */
-export function moving(awb = '1234567890102', carrier = 'delhivery'): PageShipment {
+export function moving(awb = '1234567890102', carrier = 'delhivery'): ScannedShipment {
   return {
     record: record({
       awb, carrier, status: 'in_transit', stage: 'in_transit', events: [BOOKED, PICKED, HUB], prediction: prediction('2026-11-28', '2026-11-30'),
@@ -126,7 +126,7 @@ export function moving(awb = '1234567890102', carrier = 'delhivery'): PageShipme
 }
 
 /** A failed attempt for `reason`, waiting for the next one. */
-export function failedAttempt(reason: NdrReason): PageShipment {
+export function failedAttempt(reason: NdrReason): ScannedShipment {
   const failedAt = NOW_MS - 3 * HOUR_MS;
   return {
     record: record({
@@ -147,7 +147,7 @@ export function failedAttempt(reason: NdrReason): PageShipment {
 }
 
 /** Promised for Friday 27 November; now predicted for Monday 30 November. */
-export function runningLate(): PageShipment {
+export function runningLate(): ScannedShipment {
   return {
     record: record({
       status: 'in_transit', stage: 'in_transit', events: [BOOKED, PICKED, HUB], prediction: prediction('2026-11-30', '2026-12-02', '2026-11-27'),
@@ -158,7 +158,7 @@ export function runningLate(): PageShipment {
 }
 
 /** Delivered on Wednesday 25 November. */
-export function delivered(): PageShipment {
+export function delivered(): ScannedShipment {
   return {
     record: record({
       status: 'delivered',
@@ -174,7 +174,7 @@ export function delivered(): PageShipment {
 }
 
 /** `count` events of a long journey, oldest first. */
-export function longJourney(count: number): PageShipment {
+export function longJourney(count: number): ScannedShipment {
   const events: EventInput[] = Array.from({ length: count }, (_, i) => ({
     status: 'in_transit',
     code: 'received',
