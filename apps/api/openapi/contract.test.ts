@@ -8,6 +8,7 @@
  */
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pngOf } from '../../../lib/branding/testutil/images.ts';
 import { openApiPath } from './document.ts';
 import { ADMIN_TOKEN, awbFor, expectError, startApiHarness, type ApiHarness } from '../testutil/harness.ts';
 
@@ -128,6 +129,16 @@ describe('the OpenAPI documents describe every answer', () => {
     expect((await put({ name: 'Chai Point', accent_color: '#1a73e8' })).statusCode).toBe(200);
     expectError(await put({ name: 'Chai Point', logo: 'https://cdn.example.com/logo.png' }), 400, 'invalid_branding');
     expectError(await put({ name: 'Chai Point' }, null), 401, 'missing_api_key');
+    // The logo, from the pages' own host: a watch's page and its order's, and a token that opens nothing.
+    expect((await put({ name: 'Chai Point', logo: `data:image/png;base64,${pngOf().toString('base64')}` })).statusCode).toBe(200);
+    const watched = await call('POST', '/v1/trackings', { body: { carrier: 'delhivery', awb: awbFor('delhivery', 2, 9), order_id: 'ORD-LOGO' } });
+    const links = (watched.json() as { watch: { page_url: string; order_page_url: string } }).watch;
+    for (const url of [links.page_url, links.order_page_url]) {
+      const logo = await call('GET', `${new URL(url).pathname}/logo`, { apiKey: null });
+      expect(logo.statusCode, url).toBe(200);
+      expect(logo.headers['content-type']).toBe('image/png');
+    }
+    for (const path of ['/t/nonsense/logo', '/o/nonsense/logo']) expect((await call('GET', path, { apiKey: null })).statusCode).toBe(404);
   });
 
   it('management calls past the burst limit: 429 with Retry-After and the limit headers, declared', async () => {

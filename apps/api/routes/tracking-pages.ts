@@ -231,7 +231,8 @@ export function registerTrackingPages(app: FastifyInstance, deps: PageDeps, push
     /** The shop's logo, from this host, for as long as the page it belongs to opens (the same 404 page otherwise). */
     const logoSpec = (operationId: string, page: string) => api({
       operationId, summary: `The shop's logo on ${page} (no API key; cached a day: its URL names its version)`, caller: 'none', tags: ['Tracking page'],
-      params, responses: {
+      params, query: z.object({ v: z.string().optional().describe('The logo\'s version, as the page names it; any value serves the current logo') }),
+      responses: {
         200: { description: 'The logo as stored: image/png or image/jpeg', text: 'image/png image/jpeg', headers: ['Cache-Control'] },
         404: { description: `${GONE_DESCRIPTION}; or the shop has no logo`, text: 'text/html', headers: ['Cache-Control'] },
       },

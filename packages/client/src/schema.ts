@@ -516,6 +516,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/t/{token}/logo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The shop's logo on a tracking page (no API key; cached a day: its URL names its version) */
+        get: operations["trackingPageLogo"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/o/{token}/logo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The shop's logo on an order's page (no API key; cached a day: its URL names its version) */
+        get: operations["orderTrackingPageLogo"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     tracking: {
@@ -7716,6 +7750,256 @@ export interface operations {
                 };
             };
             /** @description HTML: the link is not valid, deleted, revoked or past 30 days after the shipment ended */
+            404: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Never stored: the answer may name a key or an e-mail address. */
+                    "Cache-Control": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description request_timeout */
+            408: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "request_timeout";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                        };
+                    };
+                };
+            };
+            /** @description header_fields_too_large */
+            431: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "header_fields_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    trackingPageLogo: {
+        parameters: {
+            query?: {
+                /** @description The logo's version, as the page names it; any value serves the current logo */
+                v?: string;
+            };
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The logo as stored: image/png or image/jpeg */
+            200: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Never stored: the answer may name a key or an e-mail address. */
+                    "Cache-Control": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                    "image/jpeg": string;
+                };
+            };
+            /** @description bad_request */
+            400: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+            };
+            /** @description HTML: the link is not valid, deleted, revoked or past 30 days after the shipment ended; or the shop has no logo */
+            404: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Never stored: the answer may name a key or an e-mail address. */
+                    "Cache-Control": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description request_timeout */
+            408: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "request_timeout";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                        };
+                    };
+                };
+            };
+            /** @description header_fields_too_large */
+            431: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "header_fields_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    orderTrackingPageLogo: {
+        parameters: {
+            query?: {
+                /** @description The logo's version, as the page names it; any value serves the current logo */
+                v?: string;
+            };
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The logo as stored: image/png or image/jpeg */
+            200: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Never stored: the answer may name a key or an e-mail address. */
+                    "Cache-Control": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                    "image/jpeg": string;
+                };
+            };
+            /** @description bad_request */
+            400: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+            };
+            /** @description HTML: the link is not valid, deleted, revoked or past 30 days after the shipment ended; or the shop has no logo */
             404: {
                 headers: {
                     /** @description The request id, also in every error body: quote it to support. */
