@@ -2,4 +2,4 @@ export { BrandingSchema, DEFAULT_BRANDING, MAX_FRAME_ANCESTORS, MAX_LOGO_BYTES, 
 export { BrandingInputSchema, parseBranding } from './parse.ts';
 export { checkLogo, decodeLogo } from './logo.ts';
 export { checkFrameAncestor } from './origins.ts';
-export { BrandingStore } from './store.ts';
+export { BrandingStore, logoVersionOf, type PageBrandingDoc } from './store.ts';

@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EmbeddedKv } from '../kv/index.ts';
-import { BrandingStore, parseBranding, type BrandingDoc } from './index.ts';
-import { brandingKey } from './store.ts';
+import { BrandingStore, logoVersionOf, parseBranding, type BrandingDoc } from './index.ts';
+import { brandingKey, logoKey } from './store.ts';
+import { pngOf } from './testutil/images.ts';
 
 const doc = (name: string): BrandingDoc => {
   const parsed = parseBranding({ name, accent_color: '#1a73e8', frame_ancestors: ['https://shop.example.com'] });
@@ -39,5 +40,27 @@ describe('BrandingStore (embedded journal)', () => {
     await reopened.delete('trk_test_AAAAAAA');
     expect(await reopened.get('trk_test_AAAAAAA')).toBeNull();
     expect((await reopened.get('trk_test_BBBBBBB'))?.name).toBe('Shop B');
+  });
+
+  it('keeps the logo apart: a page reads the document with the logo\'s version, the logo on its own; null or delete removes it', async () => {
+    const store = new BrandingStore(kv);
+    const logo = `data:image/png;base64,${pngOf().toString('base64')}`;
+    await store.put('trk_test_CCCCCCC', { ...doc('Shop C'), logo });
+    expect(await store.get('trk_test_CCCCCCC')).toEqual({ ...doc('Shop C'), logo });
+    const { logo: _bytes, ...rest } = doc('Shop C');
+    expect(await store.forPage('trk_test_CCCCCCC')).toEqual({ ...rest, logo_version: logoVersionOf(logo) });
+    expect(logoVersionOf(logo)).toMatch(/^[0-9a-f]{12}$/);
+    expect(await store.logo('trk_test_CCCCCCC')).toBe(logo);
+    expect(await kv.get(logoKey('trk_test_CCCCCCC'))).toBe(logo);
+
+    await store.put('trk_test_CCCCCCC', doc('Shop C'));
+    expect(await store.get('trk_test_CCCCCCC')).toEqual(doc('Shop C'));
+    expect(await store.forPage('trk_test_CCCCCCC')).toMatchObject({ logo_version: null });
+    expect(await store.logo('trk_test_CCCCCCC')).toBeNull();
+
+    await store.put('trk_test_CCCCCCC', { ...doc('Shop C'), logo });
+    await store.delete('trk_test_CCCCCCC');
+    expect(await store.forPage('trk_test_CCCCCCC')).toBeNull();
+    expect(await store.logo('trk_test_CCCCCCC')).toBeNull();
   });
 });

@@ -49,7 +49,7 @@ function frame(lang: Lang, branding: PageBranding | null, switchUrl: SwitchUrl |
     lang,
     title: name ? t(lang, 'page.title_shop', { shop: name }) : t(lang, 'page.title'),
     colors: pageColors(branding?.accent_color ?? null),
-    brand: branding ? { name: name || t(lang, 'page.title'), logo: branding.logo ? safeLogoUrl(logoUrl) : null } : null,
+    brand: branding ? { name: name || t(lang, 'page.title'), logo: safeLogoUrl(logoUrl) } : null,
     switcher: switchUrl
       ? {
         label: t(lang, 'switcher.label'),

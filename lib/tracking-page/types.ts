@@ -12,17 +12,15 @@ export function isLang(value: string): value is Lang {
   return (LANGS as readonly string[]).includes(value);
 }
 
-/** The key's branding (`PUT /v1/branding`), already validated by the branding route. */
+/**
+ * The key's branding (`PUT /v1/branding`), already validated by the branding route. The logo is
+ * not here: the page shows it from the render input's `logoUrl` (served apart, not inlined).
+ */
 export interface PageBranding {
   /** The shop's name; '' means none (the page then says "Track your parcel"). */
   name: string;
   /** `#rrggbb`, used only where it keeps WCAG contrast (colors.ts). */
   accent_color: string | null;
-  /**
-   * The stored `data:image/png;base64,…` or `data:image/jpeg;base64,…`. The page does not inline it
-   * (up to 68 KB of base64 in every view): it shows the logo from the render input's `logoUrl`.
-   */
-  logo: string | null;
   /** An https URL on the shop's side. */
   support_url: string | null;
   /** Show only the AWB's last four characters. */
@@ -30,7 +28,7 @@ export interface PageBranding {
 }
 
 /** The branding of a key that set none: a neutral page. */
-export const DEFAULT_BRANDING: PageBranding = { name: '', accent_color: null, logo: null, support_url: null, mask_awb: false };
+export const DEFAULT_BRANDING: PageBranding = { name: '', accent_color: null, support_url: null, mask_awb: false };
 
 /** One watched parcel as the page shows it. */
 export type PageShipment = PageParcel & (

@@ -6,29 +6,27 @@
  * record is older than 30 minutes, at most once per 30 minutes per shipment. Every failure is the
  * same 404 page: a visitor learns nothing about keys, watches or shipments.
  */
-import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { isGone, standingOf } from '../../../lib/access/index.ts';
-import { decodeLogo } from '../../../lib/branding/index.ts';
+import { decodeLogo, type BrandingStore, type PageBrandingDoc } from '../../../lib/branding/index.ts';
 import { isTerminalStage } from '../../../lib/cache/index.ts';
 import { PAGE_AFTER_END_MS, type Push, type WatchDoc } from '../../../lib/push/index.ts';
 import { parseAwb, type KeyMode, type TrackingRecord } from '../../../lib/schemas/index.ts';
+import { WindowCounter } from '../../../lib/throttle/index.ts';
 import { MINUTE_MS } from '../../../lib/time/index.ts';
 import {
-  DEFAULT_BRANDING, pageLanguage, renderGonePage, renderOrderPage, renderShipmentPage, type Lang, type PageBranding, type PageShipment,
+  DEFAULT_BRANDING, pageLanguage, renderGonePage, renderOrderPage, renderShipmentPage, type Lang, type PageShipment,
 } from '../../../lib/tracking-page/index.ts';
 import type { ApiDeps } from '../context/deps.ts';
 import { ApiError, methodNotAllowed } from '../http/errors.ts';
 import { api } from '../openapi/spec.ts';
 import { watchRecord } from './trackings.ts';
 
-type PageDeps = Pick<ApiDeps, 'access' | 'clock' | 'product' | 'throttle' | 'tracking' | 'pageViewsPerMinute'>;
+type PageDeps = Pick<ApiDeps, 'access' | 'clock' | 'product' | 'tracking' | 'pageViewsPerMinute'>;
 
-/** A key's branding as the page reads it: what it shows, and the shop's origins that may frame it. */
-export interface PageBrandingSource {
-  get(prefix: string): Promise<(PageBranding & { frame_ancestors: readonly string[] }) | null>;
-}
+/** A key's branding as the page reads it (lib/branding's store): what it shows, the shop's origins that may frame it, the logo apart. */
+export type PageBrandingSource = Pick<BrandingStore, 'forPage' | 'logo'>;
 
 /** Views per client address a minute by default: a person reloads, a shop's order page frames it; a scraper is held back. */
 const VIEWS_PER_MINUTE = 120;
@@ -48,28 +46,13 @@ function pagePolicy(frameAncestors: readonly string[]): string {
 
 /** A logo stays a day in the visitor's browser: its URL names its version, so a new logo is a new URL. */
 const LOGO_CACHE_CONTROL = 'private, max-age=86400, immutable';
-/** Logo versions remembered (per key prefix) so a view does not hash 68 KB of base64 again. */
-const LOGO_VERSIONS_KEPT = 1_000;
-
-/** The logo's version for its URL: the first 12 hex digits of its SHA-256, remembered per key while the logo is the same. */
-function logoVersions(): (prefix: string, logo: string) => string {
-  const known = new Map<string, { logo: string; version: string }>();
-  return (prefix, logo) => {
-    const seen = known.get(prefix);
-    if (seen?.logo === logo) return seen.version;
-    if (known.size >= LOGO_VERSIONS_KEPT) known.clear();
-    const version = createHash('sha256').update(logo).digest('hex').slice(0, 12);
-    known.set(prefix, { logo, version });
-    return version;
-  };
-}
-
 interface PageQuery { lang?: string }
 
 const GONE_DESCRIPTION = 'HTML: the link is not valid, deleted, revoked or past 30 days after the shipment ended';
 
 export function registerTrackingPages(app: FastifyInstance, deps: PageDeps, push: Push, brandings: PageBrandingSource | null): void {
-  const VIEWS = { name: 'tracking-page', limit: deps.pageViewsPerMinute ?? VIEWS_PER_MINUTE, windowMs: MINUTE_MS };
+  // Counted in this process's memory: a view must cost less than a file or Redis write (lib/throttle/window-counter.ts).
+  const views = new WindowCounter({ limit: deps.pageViewsPerMinute ?? VIEWS_PER_MINUTE, windowMs: MINUTE_MS });
   const refreshAsked = (carrier: string, awb: string, mode: KeyMode) => push.kv.update<number, boolean>(
     `page-refresh:{${mode}:${carrier}:${awb}}`,
     (asked) => (asked !== null ? { result: false } : { next: deps.clock(), result: true, ttlMs: REFRESH_AFTER_MS }),
@@ -108,8 +91,7 @@ export function registerTrackingPages(app: FastifyInstance, deps: PageDeps, push
     return record ? { ...parcel, record } : { ...parcel, record: null, carrier: doc.carrier, awb: doc.awb };
   };
 
-  const brandingOf = async (prefix: string) => (brandings ? await brandings.get(prefix) : null);
-  const logoVersion = logoVersions();
+  const brandingOf = async (prefix: string) => (brandings ? await brandings.forPage(prefix) : null);
 
   const send = async (request: FastifyRequest<{ Querystring: PageQuery }>, reply: FastifyReply, page: {
     status: number; lang: Lang; html: string; branding: { frame_ancestors: readonly string[] } | null;
@@ -128,14 +110,11 @@ export function registerTrackingPages(app: FastifyInstance, deps: PageDeps, push
     return send(request, reply, { status: 404, lang, html: renderGonePage({ lang }), branding: null });
   };
 
-  const viewAllowed = async (request: FastifyRequest) => {
-    const now = deps.clock();
-    const throttled = await deps.throttle.check(VIEWS, request.ip, now);
-    if (throttled.blocked) {
-      const retry = { 'Retry-After': throttled.retryAfterSeconds };
-      throw new ApiError('rate_limit_exceeded', 'Too many page views from this address; try again in a minute.', retry);
+  const viewAllowed = (request: FastifyRequest) => {
+    const verdict = views.take(request.ip, deps.clock());
+    if (!verdict.allowed) {
+      throw new ApiError('rate_limit_exceeded', 'Too many page views from this address; try again in a minute.', { 'Retry-After': verdict.retryAfterSeconds });
     }
-    await deps.throttle.record(VIEWS, request.ip, now);
   };
 
   app.register(async (pages) => {
@@ -196,26 +175,25 @@ export function registerTrackingPages(app: FastifyInstance, deps: PageDeps, push
     };
 
     /** The logo's address relative to the page (`/t/<token>` → `/t/<token>/logo`), so the page works behind any base URL. */
-    const logoUrlOf = (token: string, prefix: string, branding: PageBranding | null) =>
-      (branding?.logo ? `${token}/logo?v=${logoVersion(prefix, branding.logo)}` : null);
+    const logoUrlOf = (token: string, branding: PageBrandingDoc | null) => (branding?.logo_version ? `${token}/logo?v=${branding.logo_version}` : null);
 
     const shipmentSpec = pageSpec('trackingPage', 'A watched shipment\'s tracking page (no API key; consumes no lookup)');
     pages.get<PageRequest>('/t/:token', shipmentSpec, async (request, reply) => {
-      await viewAllowed(request);
+      viewAllowed(request);
       const found = await shipmentOf(request.params.token);
       if (!found) return gone(request, reply);
       const branding = await brandingOf(found.target.prefix);
       const lang = pageLanguage({ query: request.query.lang, watchLanguage: found.doc.language ?? null, acceptLanguage: request.headers['accept-language'] });
       const html = renderShipmentPage({
         shipment: found.parcel, branding: branding ?? DEFAULT_BRANDING, lang, nowMs: deps.clock(), switchUrl: (l) => `?lang=${l}`,
-        logoUrl: logoUrlOf(request.params.token, found.target.prefix, branding),
+        logoUrl: logoUrlOf(request.params.token, branding),
       });
       return send(request, reply, { status: 200, lang, html, branding });
     });
 
     const orderSpec = pageSpec('orderTrackingPage', 'Every watched parcel of one order (no API key; consumes no lookup)');
     pages.get<PageRequest>('/o/:token', orderSpec, async (request, reply) => {
-      await viewAllowed(request);
+      viewAllowed(request);
       const found = await orderOf(request.params.token);
       if (!found) return gone(request, reply);
       const branding = await brandingOf(found.target.prefix);
@@ -223,7 +201,7 @@ export function registerTrackingPages(app: FastifyInstance, deps: PageDeps, push
       const lang = pageLanguage({ query: request.query.lang, watchLanguage: first, acceptLanguage: request.headers['accept-language'] });
       const html = renderOrderPage({
         orderId: found.target.order_id, shipments: found.parcels, branding: branding ?? DEFAULT_BRANDING, lang, nowMs: deps.clock(),
-        switchUrl: (l) => `?lang=${l}`, logoUrl: logoUrlOf(request.params.token, found.target.prefix, branding),
+        switchUrl: (l) => `?lang=${l}`, logoUrl: logoUrlOf(request.params.token, branding),
       });
       return send(request, reply, { status: 200, lang, html, branding });
     });
@@ -239,17 +217,17 @@ export function registerTrackingPages(app: FastifyInstance, deps: PageDeps, push
       errors: ['rate_limit_exceeded'],
     });
     const sendLogo = async (request: FastifyRequest<{ Querystring: PageQuery }>, reply: FastifyReply, prefix: string | null) => {
-      const logo = prefix ? (await brandingOf(prefix))?.logo : null;
+      const logo = prefix && brandings ? await brandings.logo(prefix) : null;
       if (!logo) return gone(request, reply);
       const { contentType, bytes } = decodeLogo(logo);
       return reply.type(contentType).header('Cache-Control', LOGO_CACHE_CONTROL).header('X-Robots-Tag', 'noindex, nofollow').send(bytes);
     };
     pages.get<PageRequest>('/t/:token/logo', logoSpec('trackingPageLogo', 'a tracking page'), async (request, reply) => {
-      await viewAllowed(request);
+      viewAllowed(request);
       return sendLogo(request, reply, (await shipmentOf(request.params.token))?.target.prefix ?? null);
     });
     pages.get<PageRequest>('/o/:token/logo', logoSpec('orderTrackingPageLogo', 'an order\'s page'), async (request, reply) => {
-      await viewAllowed(request);
+      viewAllowed(request);
       return sendLogo(request, reply, (await orderOf(request.params.token))?.target.prefix ?? null);
     });
 

@@ -192,7 +192,6 @@ export function longJourney(count: number): ScannedShipment {
 export const BRANDING: PageBranding = {
   name: 'Chai & Chutney Co.',
   accent_color: '#7a1f5c',
-  logo: null,
   support_url: 'https://help.example.in/orders',
   mask_awb: false,
 };
