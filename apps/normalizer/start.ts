@@ -64,7 +64,9 @@ export interface NormalizerStartOptions {
 
 /**
  * The normalizer app: migrations, the batched ClickHouse writer, the Kafka consumer group, the
- * lane benchmark refresh and a health server. Stops in order: health → consumer → cron → writer.
+ * lane benchmark refresh and a health server. Stops in order: health → push detection → consumer
+ * (its last flush bounded: BatchFlow.stop) → cron → writer (the insert under way only; the rest is
+ * uncommitted, left to Kafka).
  */
 export async function startNormalizer(env: Env, options: NormalizerStartOptions = {}): Promise<NormalizerApp> {
   if (!env.KAFKA_BROKERS || !env.CLICKHOUSE_URL) throw new Error('the normalizer needs KAFKA_BROKERS and CLICKHOUSE_URL');
@@ -168,9 +170,10 @@ export async function startNormalizer(env: Env, options: NormalizerStartOptions 
       await steps.step('the lane refresh job', () => laneJob.stop());
       await steps.step('the delivery model rebuild', async () => { clearInterval(predictionTimer); await rebuilding; });
       try {
-        // Rejects when queued rows cannot be written (ClickHouse away): their offsets are not
-        // committed, so the next start reads those polls again.
-        await steps.step('the ClickHouse writer (last flush)', () => writer.close());
+        // What is still queued belongs to batches the consumer left uncommitted: Kafka hands those
+        // polls to the group's next member, so they are dropped here, not inserted; only the
+        // insert under way is waited for.
+        await steps.step('the ClickHouse writer (the insert under way)', () => writer.abandon());
       } finally {
         if (!options.backend) await steps.step('the backend (stores, ClickHouse and Redis clients)', () => backend.close());
       }

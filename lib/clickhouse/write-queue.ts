@@ -67,6 +67,14 @@ export class WriteQueue {
     this.add(rows, 1);
   }
 
+  /** Drops every queued row; returns how many rows that was. */
+  clear(): number {
+    const rows = this.size;
+    this.parts = [];
+    for (const t of WRITER_TABLES) this.counts[t] = 0;
+    return rows;
+  }
+
   get queued(): TableCounts {
     return { ...this.counts };
   }

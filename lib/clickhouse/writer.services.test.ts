@@ -276,4 +276,25 @@ describe('ClickHouseWriter (real ClickHouse)', () => {
     expect(() => writer.write(rowsFor(polls[0]!))).toThrow(WriterClosedError);
     expect(writer.stats().inserted).toEqual({ carrier_polls: 2, events: 20, shipments: 2 });
   });
+
+  it('abandon() lets the insert under way finish, drops the queued rows, rejects their waiters and refuses later writes', async () => {
+    const [first, second, third] = freshPolls(3) as [CarrierPoll, CarrierPoll, CarrierPoll];
+    // One write per insert: the first is under way while the other two wait in the queue.
+    const writer = new ClickHouseWriter(db.client, { flushIntervalMs: 3_600_000, maxBatchRows: 1 });
+    writer.write(rowsFor(first));
+    const firstStored = writer.flush();
+    writer.write(rowsFor(second));
+    writer.write(rowsFor(third));
+    const allStored = writer.flush();
+    allStored.catch(() => undefined);
+    await new Promise((resolve) => setImmediate(resolve));
+    const dropped = await writer.abandon();
+    await expect(firstStored).resolves.toBeUndefined();
+    await expect(allStored).rejects.toThrow(/stopped before these rows were inserted/);
+    const rows = [second, third].map(rowsFor);
+    expect(dropped).toBe(rows.reduce((n, r) => n + 1 + r.events.length + (r.shipment ? 1 : 0), 0));
+    expect(await countsFor(db, [first])).toEqual(expectedCounts([first]));
+    expect(await countsFor(db, [second, third])).toEqual({ polls: 0, events: 0, distinctEvents: 0, shipments: 0 });
+    expect(() => writer.write(rowsFor(second))).toThrow(WriterClosedError);
+  });
 });

@@ -128,6 +128,8 @@ export class ClickHouseWriter {
   /** Sequence number of the last write(); every write up to `storedSeq` is stored. */
   private writeSeq = 0;
   private storedSeq = 0;
+  /** The newest write in the insert under way (null between inserts): abandon() keeps the waiters up to it. */
+  private flushingSeq: number | null = null;
   private closed = false;
   private lastIngestVersion = 0;
   private readonly totals = { inserted: zero(), duplicates: zero(), retries: 0, failedFlushes: 0 };
@@ -183,6 +185,28 @@ export class ClickHouseWriter {
     this.closed = true;
     this.clearTimer();
     await this.waitStored('close');
+  }
+
+  /**
+   * Stops taking rows, as close() does, but drops the queued rows instead of inserting them, and
+   * waits only for the insert under way (its failure ignored). For a consumer that stops: no
+   * offset of a dropped row was committed, so Kafka hands those polls to the group's next member,
+   * and the writer's idempotence skips whatever the insert under way stored. Waiters of dropped
+   * rows are rejected. Returns how many rows were dropped.
+   */
+  async abandon(): Promise<number> {
+    this.closed = true;
+    this.clearTimer();
+    const kept = this.flushingSeq ?? this.storedSeq;
+    const dropped = this.queue.clear();
+    const gone = new Error('the writer stopped before these rows were inserted; their offsets stay uncommitted');
+    this.waiters = this.waiters.filter((waiter) => {
+      if (waiter.seq <= kept) return true;
+      waiter.reject(gone);
+      return false;
+    });
+    await this.loop;
+    return dropped;
   }
 
   /** Health: true when ClickHouse answers. */
@@ -244,11 +268,14 @@ export class ClickHouseWriter {
         this.backgroundReason = null;
         if (reason === null || this.queue.size === 0) break;
         const { batch, seq } = this.queue.take(this.maxBatchRows);
+        this.flushingSeq = seq;
         try {
           await this.runFlush(reason, batch, seq);
         } catch (err) {
           for (const waiter of this.waiters.splice(0)) waiter.reject(err as Error);
           return;
+        } finally {
+          this.flushingSeq = null;
         }
         this.storedSeq = this.queue.size === 0 ? this.writeSeq : Math.max(this.storedSeq, seq);
         this.settleWaiters();

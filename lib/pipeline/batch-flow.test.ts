@@ -2,7 +2,8 @@
  * The normalizer's batch handling without a broker (as PostHog tests handleKafkaBatch): a sink whose
  * flushes the test resolves or rejects by hand, and ports that record commits. What it pins: commits
  * per partition in order, none before the flush holding the batch's rows, backpressure, a rebalance
- * waiting for queued rows before kafkajs re-joins, and a stop during a failing flush committing nothing.
+ * waiting for queued rows before kafkajs re-joins, a stop during a failing flush committing nothing,
+ * and a stop bounded by its flush budget.
  */
 import { describe, expect, it } from 'vitest';
 import type { PollRows } from '../clickhouse/rows.ts';
@@ -161,5 +162,24 @@ describe('BatchFlow (no broker)', () => {
     // A batch fetched after the stop is not taken.
     await flow.eachBatch(batchOf(0, 1));
     expect(sink.written).toHaveLength(1);
+  });
+
+  it('a stop waits for the last flush at most its budget: a batch still being written then stays uncommitted', async () => {
+    const sink = new HandSink();
+    const { flow, commits } = flowWith(sink);
+    await flow.eachBatch(batchOf(0, 2));
+    await flow.eachBatch(batchOf(1, 1));
+    // Partition 1's rows are stored; partition 0's insert goes on (a slow ClickHouse).
+    sink.flushes[1]!.resolve();
+    await settle();
+    expect(commits).toHaveLength(1);
+    const started = Date.now();
+    await flow.stop(() => {}, 50);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    // The insert finishing after the stop commits nothing: Kafka hands those polls to the next member.
+    sink.flushes[0]!.resolve();
+    for (const flush of sink.flushes.slice(2)) flush.resolve();
+    await settle();
+    expect(commits).toEqual([expect.stringMatching(/^polls:1@/)]);
   });
 });

@@ -109,6 +109,9 @@ function isRebalancing(err: unknown): boolean {
   return REBALANCING_ERRORS.has((err as { type?: unknown } | null)?.type as string);
 }
 
+/** How long a stop waits for the last flush before leaving the queued batches to Kafka (BatchFlow.stop). */
+export const STOP_FLUSH_BUDGET_MS = 3_000;
+
 const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
@@ -208,10 +211,12 @@ export class BatchFlow {
   private async durably(written: Promise<BatchResult>): Promise<boolean> {
     let failure: unknown;
     try {
-      await written;
+      // A stop gives up on a batch still being written: it stays uncommitted.
+      if (!(await Promise.race([written.then(() => true), this.stoppedSignal.then(() => false)]))) return false;
       this.lastBatchError = null;
       return true;
     } catch (err) {
+      if (this.stopping) return false;
       failure = err;
     }
     for (let attempt = 1; ; attempt++) {
@@ -318,18 +323,17 @@ export class BatchFlow {
   }
 
   /**
-   * Lets the batches already queued be written and committed (one more flush; if it fails they
-   * stay uncommitted and are re-delivered to the next consumer), then gives up on the rest.
-   * `pause` stops fetching first.
+   * Lets the batches already queued be written and committed (one more flush, for at most
+   * `flushBudgetMs`; if it fails or takes longer they stay uncommitted and are re-delivered to the
+   * group's next member, whose writer skips the rows already stored), then gives up on the rest.
+   * `pause` stops fetching first. The budget keeps a stop within the process's deadline however
+   * much was queued (up to maxPendingMessages, several seconds of inserts on a busy machine).
    */
-  async stop(pause: () => void = () => {}): Promise<void> {
+  async stop(pause: () => void = () => {}, flushBudgetMs = STOP_FLUSH_BUDGET_MS): Promise<void> {
     if (this.commits.size > 0) {
       pause();
-      try {
-        await this.options.sink.flush();
-      } catch {
-        // ClickHouse away: the retries give up at once, nothing more is committed.
-      }
+      // ClickHouse away: the flush fails at once, nothing more is committed.
+      await Promise.race([this.options.sink.flush().catch(() => undefined), sleep(flushBudgetMs)]);
     }
     this.stopping = true;
     this.stopped();
