@@ -105,9 +105,12 @@ describe('SIGTERM exits 0', () => {
     });
     expect(created.statusCode).toBe(201);
     const { key } = (await created.body.json()) as { key: string };
-    const agent = new Agent({ connections: 20 });
+    // A request that hangs ends its loop with an error (reported below) rather than the test's timeout.
+    const agent = new Agent({ connections: 20, headersTimeout: 30_000, bodyTimeout: 30_000 });
     let answered = 0;
     let sending = true;
+    let loopsEnded = 0;
+    let firstError: unknown = null;
     // 20 loops of lookups of fresh consignments (cache misses: each polls the sandbox).
     const load = Promise.all(Array.from({ length: 20 }, async (_, loop) => {
       for (let i = 0; sending; i++) {
@@ -115,12 +118,18 @@ describe('SIGTERM exits 0', () => {
           const res = await request(`${base}/v1/track/delhivery/${String(1000000 + loop * 10_000 + i).padStart(10, '0')}0102`, { headers: { 'x-api-key': key }, dispatcher: agent });
           await res.body.text();
           answered++;
-        } catch {
+        } catch (err) {
+          firstError ??= err;
+          loopsEnded++;
           return; // the server closed: this loop is done
         }
       }
     }));
-    while (answered < 200) await new Promise((resolve) => setTimeout(resolve, 20));
+    // Before the stop, a loop ends only on a transport error: if all did, say why instead of waiting for the test's timeout.
+    while (answered < 200) {
+      if (loopsEnded === 20) throw new Error(`every lookup loop failed after ${answered} answers (${String(firstError)}); the API child wrote: ${api.stderr()}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     await terminate(api);
     sending = false;
     await load;
