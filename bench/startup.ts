@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { withoutProjectEnv } from '../lib/config/index.ts';
 import { freePort } from '../lib/testutil/ports.ts';
+import { COMPILE_CACHE_FLAGS } from '../lib/process/start-flags.ts';
 import { HEAP_POLICY_FLAGS } from '../apps/api/context/heap-policy.ts';
 import { loadCalendar } from '../lib/calendar/index.ts';
 import { loadNetworkConfig } from '../lib/network/config.ts';
@@ -71,7 +72,7 @@ async function ready(url: string, deadline: number): Promise<void> {
 async function startOnce(leg: Leg, dataDir: string, boundMs = 120_000): Promise<{ readyMs: number; idleRssMiB: number; load: string }> {
   const port = await freePort();
   const started = performance.now();
-  const child = spawn(process.execPath, [...HEAP_POLICY_FLAGS, ...leg.loaderArgs, 'apps/embedded/main.ts'], {
+  const child = spawn(process.execPath, [...HEAP_POLICY_FLAGS, ...COMPILE_CACHE_FLAGS, ...leg.loaderArgs, 'apps/embedded/main.ts'], {
     cwd: REPO_ROOT, env: { ...withoutProjectEnv(process.env), DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'inherit'],
   });
   const exited = new Promise((resolve) => child.once('exit', resolve));

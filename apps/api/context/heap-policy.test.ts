@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { COMPILE_CACHE_FLAGS } from '../../../lib/process/start-flags.ts';
 import { HEAP_POLICY_FLAGS } from './heap-policy.ts';
 
 describe('heap policy', () => {
@@ -12,5 +13,11 @@ describe('heap policy', () => {
       expect(start.indexOf(flag), flag).toBeGreaterThan(0);
       expect(start.indexOf(flag), `${flag} before the script`).toBeLessThan(script);
     }
+  });
+
+  it('npm start preloads the compile cache, as the forks of it pass it', () => {
+    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> };
+    const start = pkg.scripts.start!;
+    expect(start).toContain(` ${COMPILE_CACHE_FLAGS.join(' ')} apps/embedded/main.ts`);
   });
 });
