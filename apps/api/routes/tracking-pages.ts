@@ -46,6 +46,7 @@ function pagePolicy(frameAncestors: readonly string[]): string {
 
 /** A logo stays a day in the visitor's browser: its URL names its version, so a new logo is a new URL. */
 const LOGO_CACHE_CONTROL = 'private, max-age=86400, immutable';
+
 interface PageQuery { lang?: string }
 
 const GONE_DESCRIPTION = 'HTML: the link is not valid, deleted, revoked or past 30 days after the shipment ended';
