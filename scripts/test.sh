@@ -77,6 +77,7 @@ stop_started_services
 node -e '
   const fs = require("fs");
   let passed = 0, failed = 0, skipped = 0, reports = 0;
+  const names = [];
   for (const file of process.argv.slice(1)) {
     if (!fs.existsSync(file)) continue;
     const r = JSON.parse(fs.readFileSync(file, "utf8"));
@@ -84,7 +85,16 @@ node -e '
     passed += r.numPassedTests;
     failed += r.numFailedTests + (r.success || r.numFailedTests ? 0 : 1);
     skipped += r.numPendingTests + r.numTodoTests;
+    // The failed tests by name, so a log that keeps only its end still says which they were.
+    for (const f of r.testResults ?? []) {
+      const file = String(f.name).replace(process.cwd() + "/", "");
+      const tests = (f.assertionResults ?? []).filter((t) => t.status === "failed");
+      if (f.status === "failed" && tests.length === 0) names.push(`${file}: ${String(f.message ?? "").split("\n")[0].slice(0, 200)}`);
+      for (const t of tests) names.push(`${file} > ${t.fullName ?? t.title}: ${String(t.failureMessages?.[0] ?? "").split("\n")[0].slice(0, 200)}`);
+    }
   }
+  for (const name of names.slice(0, 30)) console.log(`FAILED ${name}`);
+  if (names.length > 30) console.log(`FAILED … and ${names.length - 30} more`);
   if (reports === 0) failed = 1;
   console.log(`${passed} passed, ${failed} failed` + (skipped ? `, ${skipped} skipped` : ""));
 ' .test-results.json .test-results-outage.json .test-results-recording.json
