@@ -110,7 +110,7 @@ function isRebalancing(err: unknown): boolean {
 }
 
 /** How long a stop waits for the last flush before leaving the queued batches to Kafka (BatchFlow.stop). */
-export const STOP_FLUSH_BUDGET_MS = 3_000;
+const STOP_FLUSH_BUDGET_MS = 3_000;
 
 const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());

@@ -157,7 +157,7 @@ export function parcelView(lang: Lang, shipment: PageShipment, mask: boolean, no
     ...parcelFrame(lang, shipment, awb),
     status: headline(lang, record),
     promise: promise(lang, record, nowMs),
-    late: late(lang, { ...shipment, record }),
+    late: late(lang, shipment),
     delivered: deliveredAt ? t(lang, 'delivered.on', { day: formatDayOf(lang, deliveredAt), time: formatClock(lang, deliveredAt) }) : null,
     ndr: ndr(lang, record),
     steps: steps(lang, record),

@@ -77,13 +77,15 @@ export function registerTrackingPages(app: FastifyInstance, deps: PageDeps, push
 
   const carrierName = (slug: string) => deps.product.registry.list().find((c) => c.slug === slug)?.name ?? slug;
 
+  /** A watch whose page still opens: not deleted, not past 30 days after its shipment ended. */
+  const pageOpens = (doc: WatchDoc | null): doc is WatchDoc =>
+    doc !== null && !(doc.terminal_ms !== null && deps.clock() > doc.terminal_ms + PAGE_AFTER_END_MS);
+
   /**
-   * A watch's parcel as the page shows it, or null when its page is gone. Before the carrier's
-   * first scan the page says it waits for it (shops send the link at booking) and asks for a poll.
+   * A watch's parcel as the page shows it. Before the carrier's first scan the page says it waits
+   * for it (shops send the link at booking); a stale or missing record asks for a poll.
    */
-  const parcelOf = async (doc: WatchDoc | null, mode: KeyMode, pageUrl: string | null): Promise<PageShipment | null> => {
-    if (!doc) return null;
-    if (doc.terminal_ms !== null && deps.clock() > doc.terminal_ms + PAGE_AFTER_END_MS) return null;
+  const parcelOf = async (doc: WatchDoc, mode: KeyMode, pageUrl: string | null): Promise<PageShipment> => {
     const found = await deps.tracking.peekFound(doc.carrier, doc.awb, mode);
     await refreshIfStale(found?.record ?? null, doc.carrier, doc.awb, mode);
     const promisedBy = doc.promised_by ?? null;
@@ -143,18 +145,20 @@ export function registerTrackingPages(app: FastifyInstance, deps: PageDeps, push
       errors: ['rate_limit_exceeded'],
     });
     type PageRequest = { Params: { token: string }; Querystring: PageQuery };
-    /** A shipment token's watch and parcel, or null when its page is gone. */
-    const shipmentOf = async (token: string) => {
+    /**
+     * A shipment token's watch, or null when its page is gone. Reads no record: the logo route
+     * asks only this.
+     */
+    const shipmentWatch = async (token: string) => {
       const target = await push.pages.resolve(token);
       if (target?.kind !== 'shipment' || !(await standingKey(target.prefix))) return null;
       const doc = await push.watches.getDoc(target.prefix, target.carrier, target.awb);
       // A watch deleted and made again has a new link: the old one opens nothing.
-      const parcel = doc?.watched_since_ms === target.watched_since_ms ? await parcelOf(doc, target.mode, null) : null;
-      return parcel ? { target, doc: doc!, parcel } : null;
+      return doc?.watched_since_ms === target.watched_since_ms && pageOpens(doc) ? { target, doc } : null;
     };
 
-    /** An order token's watches and parcels (the order's own, of this key), or null when its page is gone. */
-    const orderOf = async (token: string) => {
+    /** An order token's watches (the order's own, of this key, whose pages open), or null when none is left. */
+    const orderWatches = async (token: string) => {
       const target = await push.pages.resolve(token);
       if (target?.kind !== 'order' || !(await standingKey(target.prefix))) return null;
       const names = (await push.pages.orderMembers(target.prefix, target.order_id)).sort();
@@ -162,17 +166,9 @@ export function registerTrackingPages(app: FastifyInstance, deps: PageDeps, push
         const split = name.indexOf(':');
         return push.watches.getDoc(target.prefix, name.slice(0, split), name.slice(split + 1));
       }));
-      const parcels: PageShipment[] = [];
-      for (const doc of docs) {
-        // Only the order's own parcels, of this key: a watch moved to another order is not listed here.
-        const own = doc?.order_id === target.order_id ? doc : null;
-        const pageUrl = own ? `../t/${await push.pages.tokenOf({
-          kind: 'shipment', prefix: target.prefix, mode: target.mode, carrier: own.carrier, awb: own.awb, watched_since_ms: own.watched_since_ms,
-        })}` : null;
-        const parcel = own ? await parcelOf(own, target.mode, pageUrl) : null;
-        if (parcel) parcels.push(parcel);
-      }
-      return parcels.length ? { target, docs, parcels } : null;
+      // Only the order's own parcels, of this key: a watch moved to another order is not listed here.
+      const own = docs.filter((doc): doc is WatchDoc => doc?.order_id === target.order_id && pageOpens(doc));
+      return own.length ? { target, docs: own } : null;
     };
 
     /** The logo's address relative to the page (`/t/<token>` → `/t/<token>/logo`), so the page works behind any base URL. */
@@ -181,12 +177,13 @@ export function registerTrackingPages(app: FastifyInstance, deps: PageDeps, push
     const shipmentSpec = pageSpec('trackingPage', 'A watched shipment\'s tracking page (no API key; consumes no lookup)');
     pages.get<PageRequest>('/t/:token', shipmentSpec, async (request, reply) => {
       viewAllowed(request);
-      const found = await shipmentOf(request.params.token);
+      const found = await shipmentWatch(request.params.token);
       if (!found) return gone(request, reply);
+      const parcel = await parcelOf(found.doc, found.target.mode, null);
       const branding = await brandingOf(found.target.prefix);
       const lang = pageLanguage({ query: request.query.lang, watchLanguage: found.doc.language ?? null, acceptLanguage: request.headers['accept-language'] });
       const html = renderShipmentPage({
-        shipment: found.parcel, branding: branding ?? DEFAULT_BRANDING, lang, nowMs: deps.clock(), switchUrl: (l) => `?lang=${l}`,
+        shipment: parcel, branding: branding ?? DEFAULT_BRANDING, lang, nowMs: deps.clock(), switchUrl: (l) => `?lang=${l}`,
         logoUrl: logoUrlOf(request.params.token, branding),
       });
       return send(request, reply, { status: 200, lang, html, branding });
@@ -195,13 +192,21 @@ export function registerTrackingPages(app: FastifyInstance, deps: PageDeps, push
     const orderSpec = pageSpec('orderTrackingPage', 'Every watched parcel of one order (no API key; consumes no lookup)');
     pages.get<PageRequest>('/o/:token', orderSpec, async (request, reply) => {
       viewAllowed(request);
-      const found = await orderOf(request.params.token);
+      const found = await orderWatches(request.params.token);
       if (!found) return gone(request, reply);
-      const branding = await brandingOf(found.target.prefix);
-      const first = found.docs.find((d) => d?.language)?.language ?? null;
+      const { target } = found;
+      const parcels: PageShipment[] = [];
+      for (const doc of found.docs) {
+        const token = await push.pages.tokenOf({
+          kind: 'shipment', prefix: target.prefix, mode: target.mode, carrier: doc.carrier, awb: doc.awb, watched_since_ms: doc.watched_since_ms,
+        });
+        parcels.push(await parcelOf(doc, target.mode, `../t/${token}`));
+      }
+      const branding = await brandingOf(target.prefix);
+      const first = found.docs.find((d) => d.language)?.language ?? null;
       const lang = pageLanguage({ query: request.query.lang, watchLanguage: first, acceptLanguage: request.headers['accept-language'] });
       const html = renderOrderPage({
-        orderId: found.target.order_id, shipments: found.parcels, branding: branding ?? DEFAULT_BRANDING, lang, nowMs: deps.clock(),
+        orderId: target.order_id, shipments: parcels, branding: branding ?? DEFAULT_BRANDING, lang, nowMs: deps.clock(),
         switchUrl: (l) => `?lang=${l}`, logoUrl: logoUrlOf(request.params.token, branding),
       });
       return send(request, reply, { status: 200, lang, html, branding });
@@ -225,11 +230,11 @@ export function registerTrackingPages(app: FastifyInstance, deps: PageDeps, push
     };
     pages.get<PageRequest>('/t/:token/logo', logoSpec('trackingPageLogo', 'a tracking page'), async (request, reply) => {
       viewAllowed(request);
-      return sendLogo(request, reply, (await shipmentOf(request.params.token))?.target.prefix ?? null);
+      return sendLogo(request, reply, (await shipmentWatch(request.params.token))?.target.prefix ?? null);
     });
     pages.get<PageRequest>('/o/:token/logo', logoSpec('orderTrackingPageLogo', 'an order\'s page'), async (request, reply) => {
       viewAllowed(request);
-      return sendLogo(request, reply, (await orderOf(request.params.token))?.target.prefix ?? null);
+      return sendLogo(request, reply, (await orderWatches(request.params.token))?.target.prefix ?? null);
     });
 
     methodNotAllowed(pages, '/t/:token', ['GET']);
