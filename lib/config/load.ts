@@ -4,7 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import {
   CarrierMappingFileSchema, CarriersFileSchema, CommonMappingFileSchema, EnvSchema, NdrFileSchema, SandboxEnvSchema,
-  DEFAULT_CONFIG_DIR, PlansFileSchema, type CarrierConfig, type CarrierMapping, type Env, type MappingRule, type NdrRules,
+  DEFAULT_CONFIG_DIR, NoticeTemplatesFileSchema, PlansFileSchema, type NoticeTemplates, type CarrierConfig, type CarrierMapping, type Env, type MappingRule, type NdrRules,
   type Plans,
 } from './schemas.ts';
 
@@ -54,6 +54,11 @@ export function loadSandboxEnv(env: NodeJS.ProcessEnv = process.env): Env {
 export function loadPlans(configDir: string): Plans {
   const path = join(configDir, 'plans.yaml');
   return validateConfig(PlansFileSchema, readYaml(path), path).plans;
+}
+
+export function loadNoticeTemplates(configDir: string): NoticeTemplates {
+  const path = join(configDir, 'notices.yaml');
+  return validateConfig(NoticeTemplatesFileSchema, readYaml(path), path);
 }
 
 export function loadCarriers(configDir: string): CarrierConfig[] {

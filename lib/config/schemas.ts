@@ -24,6 +24,16 @@ export const PlansFileSchema = z.object({
 });
 export type Plans = z.infer<typeof PlansFileSchema>['plans'];
 
+/** The customer notices' registered templates (config/notices.yaml); one key per notice kind. */
+const NOTICE_KIND_NAMES = ['picked_up', 'out_for_delivery', 'delivered', 'failed_attempt', 'running_late', 'returned'] as const;
+const perKind = <T extends z.ZodType>(value: T) => z.object(Object.fromEntries(NOTICE_KIND_NAMES.map((k) => [k, value])) as Record<(typeof NOTICE_KIND_NAMES)[number], T>).strict();
+const templateId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'a template id of letters, digits, _ or -');
+export const NoticeTemplatesFileSchema = z.object({
+  whatsapp: perKind(z.string().regex(/^[a-z0-9_]{1,512}$/, 'a WhatsApp template name (lower case, digits, _)')),
+  sms: perKind(z.object({ en: templateId, hi: templateId, ta: templateId, bn: templateId }).strict()),
+}).strict();
+export type NoticeTemplates = z.infer<typeof NoticeTemplatesFileSchema>;
+
 const regexString = z.string().refine((s) => {
   try { new RegExp(s); return true; } catch { return false; }
 }, 'a valid regular expression');
