@@ -20,6 +20,8 @@ import { registerBatchRoute } from './routes/batch.ts';
 import { registerBillingRoutes } from './routes/billing.ts';
 import { registerBrandingRoutes } from './routes/branding.ts';
 import { registerCarrierRoutes } from './routes/carriers.ts';
+import { registerCustomerNoticeRoutes } from './routes/customer-notices.ts';
+import { publicBaseOf } from './context/public-base.ts';
 import { registerLaneRoutes } from './routes/lanes.ts';
 import { registerEstimateRoutes } from './routes/estimate.ts';
 import { registerOpsRoutes } from './routes/ops.ts';
@@ -136,6 +138,13 @@ export async function buildApp(deps: ApiDeps, options: AppOptions = {}): Promise
     if (deps.branding) registerBrandingRoutes(app, deps, deps.branding, push.kv);
     // The shop's customer's page of a watch or an order: no key, the link's token is the permission.
     registerTrackingPages(app, deps, push, deps.branding ?? null);
+    // Notices to the shop's customers: settings and list (management calls), providers' webhooks, unsubscribe.
+    if (deps.notices) {
+      const notices = deps.notices;
+      registerCustomerNoticeRoutes(app, { ...deps, notices }, push.kv);
+      // Links in notices name the address this server is reached at (PUBLIC_BASE_URL, else where it listens).
+      notices.bindBase(() => publicBaseOf(deps, app));
+    }
   }
   if (deps.analyzer) registerAnalysisRoutes(app, deps, deps.analyzer);
   return app;

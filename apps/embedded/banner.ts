@@ -6,6 +6,8 @@ export interface BannerFacts {
   mode: { distributed: boolean; banner: string };
   gatewayUrl: string;
   sandboxUrl: string;
+  /** The sandbox messaging providers' page: the customer notices they received. */
+  messagingUrl: string;
   /** The trial key whole (first start only), and its prefix. */
   key: string | null;
   trialPrefix: string;
@@ -28,6 +30,7 @@ export function startBanner(env: Env, facts: BannerFacts): string {
     `  renew/pay:   ${base}/billing/renew?key=${facts.trialPrefix}&plan=starter   (sandbox payment gateway: ${facts.gatewayUrl})`,
     `  data dir:    ${env.DATA_DIR}   sandbox carriers: ${facts.sandboxUrl}`,
     `  metrics:     ${base}/metrics   health: ${base}/healthz`,
+    `  notices:     ${facts.messagingUrl}/   (customer notices the sandbox WhatsApp, SMS and e-mail providers received)`,
     ...(facts.mode.distributed
       ? [`  services:    ${serviceLines(env, ['kafka', 'clickhouse', 'redis']).map(([name, value]) => `${name} ${value}`).join('   ')}`]
       : []),

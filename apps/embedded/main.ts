@@ -18,6 +18,7 @@ import { refreshPolicyOf, startRefreshTicks } from '../../lib/poller/index.ts';
 import { unmovedStoreNotice } from '../../lib/move/index.ts';
 import { runApp } from '../../lib/process/run.ts';
 import { startGatewaySandbox } from '../../lib/sandbox/gateway.ts';
+import { startMessagingSandbox } from '../../lib/sandbox/messaging.ts';
 import { seedEmbeddedHistory } from '../../lib/sandbox/seed.ts';
 import { startSandbox } from '../../lib/sandbox/server.ts';
 import { startBanner } from './banner.ts';
@@ -88,16 +89,20 @@ async function start() {
   const sandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
   // The sandbox payment gateway: every key pays there unless Razorpay is configured for live keys.
   const gateway = await startGatewaySandbox();
+  // The sandbox messaging providers (WhatsApp Cloud API, MSG91 Flow, SMTP): customer notices go there.
+  const messaging = await startMessagingSandbox();
   const backend = openBackend(backendOptionsOf(env, { name: 'tracking' }));
-  const api = await startApi(env, { backend, sandboxUrl: sandbox.url, liveTarget: 'sandbox', paymentSandbox: gateway });
+  const api = await startApi(env, { backend, sandboxUrl: sandbox.url, liveTarget: 'sandbox', paymentSandbox: gateway, messagingSandbox: messaging });
   // As Razorpay's dashboard would: the sandbox gateway's paid links are reported to this API.
   gateway.setWebhookUrl(`${api.url}/billing/razorpay/webhook`);
+  // As Meta's and MSG91's dashboards would: statuses and customers' replies come to this API.
+  messaging.setWebhooks({ whatsapp: `${api.url}/notices/whatsapp/webhook`, sms: null });
   const stopJobs = mode.distributed ? await startDistributedApps(env, backend, sandbox.url) : startEmbeddedJobs(env, backend, api);
 
   // One trial key per store: made and shown whole at the first start, named by its prefix later.
   const { key, record: trial } = await quickstartKey(api.runtime.deps.access, new Date());
   process.stdout.write(startBanner(env, {
-    base: api.url, mode, gatewayUrl: gateway.url, sandboxUrl: sandbox.url, key, trialPrefix: trial.prefix,
+    base: api.url, mode, gatewayUrl: gateway.url, sandboxUrl: sandbox.url, messagingUrl: messaging.url, key, trialPrefix: trial.prefix,
     adminTokenLine: adminTokenLine(api), adminTokenFile: api.adminTokenFile,
     unmoved: unmovedStoreNotice(env.DATA_DIR, { pollLog: Boolean(env.KAFKA_BROKERS) }),
   }));
@@ -111,6 +116,7 @@ async function start() {
       await api.runtime.close();
       await backend.close();
       await gateway.close();
+      await messaging.close();
       await sandbox.close();
     },
   };

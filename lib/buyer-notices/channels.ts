@@ -20,6 +20,8 @@ import { emailOf, smsTemplate, whatsappTemplate, type NoticeValues } from './tem
 
 export interface ChannelMessage {
   noticeId: string;
+  /** What the provider echoes in its status webhooks: `prefix|noticeId` (WhatsApp's biz_opaque_callback_data). */
+  reference: string;
   kind: NoticeKind;
   lang: Lang;
   values: NoticeValues;
@@ -68,7 +70,7 @@ export class WhatsAppChannel implements NoticeChannelClient {
         headers: { authorization: `Bearer ${o.accessToken}`, 'content-type': 'application/json' },
         body: JSON.stringify({
           messaging_product: 'whatsapp', recipient_type: 'individual', to: m.contact.phone.slice(1), type: 'template',
-          template: whatsappTemplate(o.templates, m.kind, m.lang, m.values), biz_opaque_callback_data: m.noticeId,
+          template: whatsappTemplate(o.templates, m.kind, m.lang, m.values), biz_opaque_callback_data: m.reference,
         }),
         headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS,
       });

@@ -6,3 +6,6 @@ export { CONTACT_AFTER_END_MS, ContactVault, contactKeyOf, customerViewOf, type 
 export { EmailChannel, Msg91SmsChannel, WhatsAppChannel, type ChannelMessage, type NoticeChannelClient, type SendOutcome } from './channels.ts';
 export { BuyerNotices, TRIES_PER_CHANNEL, type BuyerNoticesOptions } from './service.ts';
 export { NOTICE_CATALOGUES, bodyOf, emailOf, smsTemplate, valuesOf, variablesOf, whatsappTemplate, type NoticeValues } from './templates.ts';
+export { readUnsubscribeToken, unsubscribeTokenOf } from './unsubscribe.ts';
+export { createNotices, type MessagingSandboxTarget, type NoticesRuntime, type NoticesWiring } from './wire.ts';
+export { noticesSpentMessage } from './spent-mail.ts';

@@ -226,7 +226,7 @@ export class BuyerNotices {
       lang, await this.o.shopNameOf(doc.key_prefix), this.o.carrierNameOf(doc.carrier), await this.o.pageLinkOf(doc.key_prefix, doc.mode, doc.carrier, doc.awb),
     );
     const message: ChannelMessage = {
-      noticeId: doc.id, kind: doc.kind, lang, values, contact,
+      noticeId: doc.id, reference: `${doc.key_prefix}|${doc.id}`, kind: doc.kind, lang, values, contact,
       unsubscribeUrl: contact.email ? this.o.unsubscribeUrlOf(doc.key_prefix, contact.email) : '',
     };
     const outcome = await client.send(message);

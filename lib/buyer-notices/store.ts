@@ -162,7 +162,12 @@ export class NoticeStore {
 
   /** Stops every notice of the key to this phone (E.164) or address. */
   async stop(prefix: string, address: string): Promise<void> {
-    await this.kv.setAdd(noticeKeys.stops(prefix), stopDigestOf(prefix, address));
+    await this.stopDigest(prefix, stopDigestOf(prefix, address));
+  }
+
+  /** The same, by the digest an unsubscribe token carries. */
+  async stopDigest(prefix: string, digest: string): Promise<void> {
+    await this.kv.setAdd(noticeKeys.stops(prefix), digest);
   }
 
   async stopped(prefix: string): Promise<ReadonlySet<string>> {

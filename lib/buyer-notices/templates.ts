@@ -51,7 +51,7 @@ const cut = (value: string) => (value.length > VARIABLE_MAX ? `${value.slice(0, 
 /** The template's values from the notice's facts, in the customer's language. */
 export function valuesOf(facts: NoticeFacts, lang: Lang, shop: string, carrierName: string, link: string): NoticeValues {
   return {
-    shop: cut(shop),
+    shop: cut(shop || text(lang, 'shop_unknown')),
     awb: facts.awb,
     carrier: cut(carrierName),
     day: facts.day ? formatDay(lang, facts.day) : text(lang, 'day_unknown'),

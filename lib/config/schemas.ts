@@ -16,6 +16,8 @@ export const PlanSchema = z.object({
   lookups: z.number().int().positive(),
   burst_per_second: z.number().int().positive(),
   daily_quota: z.number().int().positive(),
+  /** Customer notices per period (WhatsApp, SMS, e-mail to the shop's customers); 0: not in the plan. */
+  notices: z.number().int().nonnegative().default(0),
 });
 export type Plan = z.infer<typeof PlanSchema>;
 
@@ -168,6 +170,25 @@ export const EnvSchema = z.object({
   NOTICE_CRON: unsetWhenEmpty(z.string().trim().refine((s) => cron.validate(s), 'a cron expression (node-cron syntax)').optional()),
   /** The sandbox carrier network's faults at start: JSON object slug → faults (lib/sandbox checks its shape). */
   SANDBOX_FAULTS: unsetWhenEmpty(z.string().optional()),
+  /**
+   * Customer notices (lib/buyer-notices). The contact vault's key: 32 bytes, base64; unset: one made
+   * once in DATA_DIR/contact-key (mode 0600). Processes sharing Redis must all have the same one.
+   */
+  CONTACT_ENCRYPTION_KEY: unsetWhenEmpty(z.string().trim().optional()),
+  /** WhatsApp Cloud API: live keys' notices go there when the phone number id and token are set. */
+  WHATSAPP_API_URL: unsetWhenEmpty(z.url({ protocol: /^https?$/ }).default('https://graph.facebook.com')),
+  WHATSAPP_API_VERSION: unsetWhenEmpty(z.string().regex(/^v\d+\.\d+$/, 'a Graph API version such as v23.0').default('v23.0')),
+  WHATSAPP_PHONE_NUMBER_ID: unsetWhenEmpty(z.string().regex(/^\d{5,20}$/, 'the business phone number id (digits)').optional()),
+  WHATSAPP_ACCESS_TOKEN: unsetWhenEmpty(z.string().trim().min(1).optional()),
+  /** The Meta app's secret: status and reply webhooks are checked against X-Hub-Signature-256 with it. */
+  WHATSAPP_APP_SECRET: unsetWhenEmpty(z.string().trim().min(1).optional()),
+  /** The token Meta's webhook verification handshake must present (hub.verify_token). */
+  WHATSAPP_VERIFY_TOKEN: unsetWhenEmpty(z.string().trim().min(8, 'at least 8 characters').optional()),
+  /** MSG91 Flow API (DLT SMS): live keys' SMS go there when the auth key is set. */
+  MSG91_API_URL: unsetWhenEmpty(z.url({ protocol: /^https?$/ }).default('https://control.msg91.com')),
+  MSG91_AUTHKEY: unsetWhenEmpty(z.string().trim().min(1).optional()),
+  /** The secret in the SMS inbound URL (/notices/sms/inbound?token=…) MSG91 posts replies to (STOP). */
+  SMS_INBOUND_TOKEN: unsetWhenEmpty(z.string().trim().min(16, 'at least 16 characters').optional()),
   /** The CLI's key for `lanes` (or --key). */
   TRACKING_API_KEY: unsetWhenEmpty(z.string().optional()),
 });

@@ -6,6 +6,7 @@ import { ChangeDetector, type CurrentShipment } from './detector.ts';
 import { Dispatcher, type DispatcherOptions } from './dispatcher.ts';
 import { EndpointStore, type EndpointTargetRules } from './endpoints.ts';
 import { InProcessEventLog, type EventLog } from './event-log.ts';
+import type { WebhookEvent } from './events.ts';
 import type { Kv } from '../kv/index.ts';
 import { PageLinks } from './page-links.ts';
 import { WatchStore } from './watches.ts';
@@ -44,15 +45,25 @@ export interface PushOptions extends Omit<DispatcherOptions, 'kv' | 'endpoints'>
   currentRecord?: (carrier: string, awb: string, mode: KeyMode) => Promise<CurrentShipment | null>;
   /** Where endpoints may point (WEBHOOK_ALLOWED_TARGETS), checked when one is created. */
   targets?: EndpointTargetRules;
+  /**
+   * Customer notices' intake (lib/buyer-notices): without a distributed event log, this process's
+   * events go there too, after the dispatcher's queues have them.
+   */
+  notices?: { enqueue(events: readonly WebhookEvent[]): Promise<void> };
+  /** A watch ended (deleted, or its key revoked): what hangs on it goes too (the customer's contact). */
+  onWatchRemoved?: (prefix: string, carrier: string, awb: string) => Promise<void>;
 }
 
 export function createPush(options: PushOptions): Push {
-  const { kv, lanes, predictor, events: eventLog, targets, currentRecord, ...dispatcherOptions } = options;
+  const { kv, lanes, predictor, events: eventLog, targets, currentRecord, notices, onWatchRemoved, ...dispatcherOptions } = options;
   const endpoints = new EndpointStore(kv, Date.now, targets);
   const dispatcher = new Dispatcher({ ...dispatcherOptions, kv, endpoints });
-  const events = eventLog ?? new InProcessEventLog((batch) => dispatcher.enqueue(batch));
+  const events = eventLog ?? new InProcessEventLog(async (batch) => {
+    await dispatcher.enqueue(batch);
+    await notices?.enqueue(batch);
+  });
   const detector = new ChangeDetector({ kv, events, lanes, predictor, standing: options.standing, clock: options.clock ?? Date.now });
-  const watches = new WatchStore(kv);
+  const watches = new WatchStore(kv, onWatchRemoved);
   return {
     kv, watches, pages: new PageLinks(kv), endpoints, dispatcher, events, detector, standing: options.standing,
     async keyChanged(prefix, mode, standing) {

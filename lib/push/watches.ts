@@ -117,8 +117,11 @@ export interface WatchListPage {
 /** Watches: create, read, list, end. Change detection (detector.ts) updates their state. */
 export class WatchStore {
   private readonly kv: Kv;
-  constructor(kv: Kv) {
+  private readonly onRemoved: ((prefix: string, carrier: string, awb: string) => Promise<void>) | undefined;
+  /** `onRemoved`: a watch ended before its time (deleted, its key revoked); what hangs on it goes too. */
+  constructor(kv: Kv, onRemoved?: (prefix: string, carrier: string, awb: string) => Promise<void>) {
     this.kv = kv;
+    this.onRemoved = onRemoved;
   }
 
   /**
@@ -228,6 +231,7 @@ export class WatchStore {
       delete watchers[prefix];
       return { next: Object.keys(watchers).length ? { ...doc, watchers } : null, result: undefined };
     });
+    await this.onRemoved?.(prefix, carrier, upper);
     return removed !== null;
   }
 

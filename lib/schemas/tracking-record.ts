@@ -165,6 +165,8 @@ export const UsageRecordSchema = z.object({
   rate_limits: z.object({ burst_per_second: z.number().int().positive(), daily_quota: z.number().int().positive() }),
   /** Growth and business keys: the shipment analyzer's allowance of the period (contracts.md). */
   analyzer: z.object({ shipments_used: z.number().int().nonnegative(), shipments_limit: z.number().int().positive() }).optional(),
+  /** Plans with customer notices: the notices sent in the period and the plan's allowance (contracts.md). */
+  notices: z.object({ used: z.number().int().nonnegative(), limit: z.number().int().positive() }).optional(),
 });
 export type UsageRecord = z.infer<typeof UsageRecordSchema>;
 
@@ -186,6 +188,8 @@ export const ERROR_CODES = [
   'invalid_signature', 'payment_in_progress',
   // A key's branding of its tracking pages (contracts.md "Tracking page"): PUT /v1/branding.
   'invalid_branding',
+  // A watch's customer contact (contracts.md "Customer notices"): no consent, or a contact that cannot be used.
+  'consent_required', 'invalid_customer',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 

@@ -13,6 +13,7 @@ import type { ServerLimits } from '../http/hardening.ts';
 import type { AddressThrottle } from '../../../lib/throttle/index.ts';
 import type { Push } from '../../../lib/push/index.ts';
 import type { BrandingStore } from '../../../lib/branding/index.ts';
+import type { NoticesRuntime } from '../../../lib/buyer-notices/index.ts';
 
 import type { ReadinessCheck } from '../../../lib/readiness/index.ts';
 export type { ReadinessCheck };
@@ -30,6 +31,18 @@ export interface ApiDeps {
   push?: Push;
   /** Each key's branding of its tracking pages (PUT/GET /v1/branding); without it (or push) those routes are not served. */
   branding?: BrandingStore;
+  /**
+   * Customer notices (contacts on watches, settings, the list, provider webhooks, unsubscribe);
+   * without it (or push) those routes are not served and a watch's `customer` is refused.
+   */
+  notices?: NoticesRuntime & {
+    /** WhatsApp webhooks: the app secret (X-Hub-Signature-256) and the handshake's verify token. */
+    whatsappAppSecret: string | null;
+    whatsappVerifyToken: string | null;
+    smsInboundToken: string | null;
+    /** Binds the links in notices to this server's address (PUBLIC_BASE_URL, else where it listens). */
+    bindBase(base: () => string): void;
+  };
   /** The shipment analyzer; without it its routes are not served. */
   analyzer?: Analyzer;
   /** Windowed lane statistics for GET /v1/lanes (the embedded book or ClickHouse's lane_stats). */

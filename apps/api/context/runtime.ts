@@ -16,6 +16,9 @@ import { Billing, RazorpayGateway, type PaymentGateway } from '../../../lib/bill
 import { createPush, endpointDisabledMessage, parseAllowedTargets, parseRetrySchedule, type Push } from '../../../lib/push/index.ts';
 import { WebhookSender } from '../../../lib/push/sender.ts';
 import { BrandingStore } from '../../../lib/branding/index.ts';
+import { createNotices, noticesSpentMessage, type MessagingSandboxTarget } from '../../../lib/buyer-notices/index.ts';
+import { loadNoticeTemplates } from '../../../lib/config/index.ts';
+import { PageLinks } from '../../../lib/push/index.ts';
 import type { ApiDeps, ReadinessCheck } from './deps.ts';
 
 /** TRUST_PROXY: "true" or a comma-separated list of proxy addresses/ranges; unset trusts none. */
@@ -49,6 +52,11 @@ export interface RuntimeOptions {
   paymentSandbox?: { url: string; keyId: string; keySecret: string; webhookSecret: string } | null;
   /** The process's backend when the start opened one (the combined start shares it); else the runtime opens and owns its own. */
   backend?: Backend;
+  /**
+   * The sandbox messaging providers (lib/sandbox/messaging.ts): test keys' and trial plans' notices
+   * go there, and live keys' too for a channel with no real provider when `liveTarget` is the sandbox.
+   */
+  messagingSandbox?: MessagingSandboxTarget | null;
 }
 
 /** Razorpay when its three variables are set, else null. */
@@ -105,11 +113,29 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
   const embedded = backend.embeddedPipeline();
   const tracking = new TrackingService({ cache, carriers, bus, rules: product.rules, lanes: lanes.stats, metrics, clock, predictor: predictions.predictor });
 
+  // Customer notices: contacts sealed beside the watches; in the embedded default this process sends them.
+  const pushKv = backend.kv('push');
+  const branding = new BrandingStore(backend.kv('branding'));
+  const noticesBase = { get: (): string => env.PUBLIC_BASE_URL ?? 'http://localhost' };
+  const notices = createNotices({
+    env, kv: pushKv, access, plans: product.config.plans, templates: loadNoticeTemplates(resolve(env.CONFIG_DIR)), branding, pages: new PageLinks(pushKv),
+    carrierNameOf: (slug) => product.config.carriers.find((c) => c.slug === slug)?.name ?? slug,
+    baseUrl: () => noticesBase.get(),
+    sandbox: options.messagingSandbox ?? null,
+    liveFallsBackToSandbox: options.liveTarget === 'sandbox',
+    from: noticeSettingsOf(env).from,
+    onAllowanceSpent: async (key) => { await mailer.send(noticesSpentMessage(key, product.config.plans[key.plan].notices)); },
+    clock,
+    log: (level, message) => console[level === 'info' ? 'log' : level](message),
+  });
+
   const allowedTargets = parseAllowedTargets(env.WEBHOOK_ALLOWED_TARGETS);
   // Embedded: this process delivers webhooks itself, and /metrics counts its attempts as the dispatcher app's does.
   const deliveries = backend.pipeline === 'embedded' ? createDispatcherMetrics(metrics.registry) : null;
   const push = createPush({
-    kv: backend.kv('push'),
+    kv: pushKv,
+    notices: notices.notices,
+    onWatchRemoved: async (prefix, carrier, awb) => { await notices.vault.erase(prefix, carrier, awb); },
     standing: standingFromStore(access),
     currentRecord: (carrier, awb, mode) => tracking.peekShipment(carrier, awb, mode),
     lanes: lanes.stats,
@@ -127,7 +153,10 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
       if (key) await mailer.send(endpointDisabledMessage(key.email, endpoint, reason));
     },
   });
-  if (backend.pipeline === 'embedded') push.dispatcher.start();
+  if (backend.pipeline === 'embedded') {
+    push.dispatcher.start();
+    notices.notices.start();
+  }
 
   // Push: a change of a watched shipment becomes an event, queued durably before the next poll.
   embedded?.onNormalized(async (poll, mode, result) => { await push.detector.handle(poll, mode, result); });
@@ -190,7 +219,14 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
     deps: {
       product, access, billing, idempotency: backend.idempotency(), tracking, push, analyzer, throttle: backend.throttle(), mailer,
       // Its own store (DATA_DIR/branding, Redis `<ns>branding:`): backed up and restored as one piece.
-      branding: new BrandingStore(backend.kv('branding')),
+      branding,
+      notices: {
+        ...notices,
+        whatsappAppSecret: env.WHATSAPP_APP_SECRET ?? options.messagingSandbox?.whatsapp.appSecret ?? null,
+        whatsappVerifyToken: env.WHATSAPP_VERIFY_TOKEN ?? null,
+        smsInboundToken: env.SMS_INBOUND_TOKEN ?? null,
+        bindBase(base) { if (!env.PUBLIC_BASE_URL) noticesBase.get = base; },
+      },
       lanes: lanes.windows, estimator: predictions.estimator, metrics, adminToken, clock, readiness,
       logLevel: env.LOG_LEVEL, trustProxy: trustProxyOf(env.TRUST_PROXY), publicBaseUrl: env.PUBLIC_BASE_URL,
       pageViewsPerMinute: env.TRACKING_PAGE_VIEWS_PER_MINUTE,
@@ -206,6 +242,7 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
       await analyzer.stop();
       // Polls published so far reach the normalizer (and push detection) before push closes.
       await bus.flush();
+      await notices.close();
       await push.close();
       mailer.close();
       await carriers.close();

@@ -7,6 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { PAGE_LANGUAGES } from '../../../lib/push/index.ts';
+import { NOTICE_CHANNELS } from '../../../lib/buyer-notices/contact.ts';
 import type { ErrorCode } from '../../../lib/schemas/index.ts';
 import { isIstDay } from '../../../lib/time/ist-day.ts';
 import { ApiError } from './errors.ts';
@@ -45,6 +46,14 @@ export const WatchBodySchema = z.object({
   running_late_below: z.number('must be a number from 0 to 1').min(0, 'must be from 0 to 1').max(1, 'must be from 0 to 1').nullish(),
   order_id: text.regex(/^[A-Za-z0-9._:#-]{1,64}$/, 'must be 1 to 64 letters, digits or . _ : # -').nullish(),
   language: z.enum(PAGE_LANGUAGES, `must be one of ${PAGE_LANGUAGES.join(', ')}`).nullish(),
+  /** The shop's customer's contact for notices (contracts.md "Customer notices"); null erases it. */
+  customer: z.object({
+    phone: text.nullish(),
+    email: text.nullish(),
+    language: z.enum(PAGE_LANGUAGES, `must be one of ${PAGE_LANGUAGES.join(', ')}`).nullish(),
+    channels: z.array(z.enum(NOTICE_CHANNELS, `must each be one of ${NOTICE_CHANNELS.join(', ')}`)).max(3, 'names at most 3 channels').nullish(),
+    consent: z.boolean('must be true: the shop confirms its customer agreed to these notices').nullish(),
+  }, 'must be an object such as {"phone": "+919876543210", "channels": ["whatsapp", "sms"], "consent": true}').nullish(),
 });
 
 /** One item of `POST /v1/track/batch`; a bad item refuses that item only. */
@@ -61,7 +70,10 @@ export const WebhookBodySchema = z.object({
 });
 
 /** The error code a field's problem deserves (as a single lookup reports it); else `fallback`. */
-const FIELD_CODES: Record<string, ErrorCode> = { awb: 'invalid_awb', carrier: 'unsupported_carrier', url: 'invalid_url', promised_by: 'invalid_date' };
+const FIELD_CODES: Record<string, ErrorCode> = {
+  awb: 'invalid_awb', carrier: 'unsupported_carrier', url: 'invalid_url', promised_by: 'invalid_date', consent: 'consent_required',
+  customer: 'invalid_customer', phone: 'invalid_customer', email: 'invalid_customer', channels: 'invalid_customer',
+};
 
 /**
  * The body as `schema` reads it, or the 400 it deserves. `example` shows the expected shape in the

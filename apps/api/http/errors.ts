@@ -37,6 +37,8 @@ export const CODE_TO_STATUS: Record<ErrorCode, number> = {
   invalid_signature: 400,
   payment_in_progress: 409,
   invalid_branding: 400,
+  consent_required: 400,
+  invalid_customer: 400,
 };
 
 /** An answer with the standard error body; thrown by handlers, rendered by the root error handler. */

@@ -12,6 +12,7 @@ import {
 import type { Product } from '../../../lib/product/index.ts';
 import { PAGE_LANGUAGES, SUBSCRIBABLE_EVENT_TYPES, TRACKING_EVENT_TYPES } from '../../../lib/push/index.ts';
 import { BrandingSchema } from '../../../lib/branding/index.ts';
+import { NOTICE_CHANNELS } from '../../../lib/buyer-notices/index.ts';
 
 const Instant = z.string().describe('UTC ISO 8601 instant');
 
@@ -41,6 +42,12 @@ export const WatchSchema = z.object({
   language: z.enum(PAGE_LANGUAGES).nullable().describe('The language of the shop\'s customer: the tracking page\'s default; null: from the browser'),
   page_url: z.string().describe('The tracking page of this shipment for the shop\'s customer: no key needed, no lookup consumed, noindex'),
   order_page_url: z.string().nullable().describe('The page of every watched parcel of order_id; null without order_id'),
+  customer: z.object({
+    channels: z.array(z.enum(NOTICE_CHANNELS)).describe('The channels notices try, in order (a failed one falls back to the next)'),
+    language: z.string().describe('The language of the notices'),
+    phone: z.string().nullable().describe('Masked: +91******1234'),
+    email: z.string().nullable().describe('Masked: r***@example.com'),
+  }).nullable().describe('The customer contact given for notices, masked (never shown in full); null: none, or erased'),
 });
 
 export const WatchAnswerSchema = z.object({

@@ -14,9 +14,44 @@ import { publicBaseOf } from '../context/public-base.ts';
 import { AwbParam, OneWatchSchema, PageQuerySchema, WatchAnswerSchema, WatchListSchema, carrierParam } from '../openapi/schemas.ts';
 import { z } from 'zod';
 import { isTerminalStage } from '../../../lib/cache/index.ts';
+import {
+  contactProblem, NOTICE_CHANNELS, normalizeEmail, normalizePhone, usableChannels, type Contact, type CustomerView, type NoticeChannel,
+} from '../../../lib/buyer-notices/index.ts';
 
 /** What these routes use of the API's dependencies. */
-type TrackingDeps = Pick<ApiDeps, 'access' | 'clock' | 'metrics' | 'product' | 'tracking' | 'publicBaseUrl'>;
+type TrackingDeps = Pick<ApiDeps, 'access' | 'clock' | 'metrics' | 'product' | 'tracking' | 'publicBaseUrl' | 'notices'>;
+
+type WatchBody = z.output<typeof WatchBodySchema>;
+/** A watch call's customer contact: absent (unchanged), null (erase it), or one to store. */
+type CustomerChange = undefined | null | { channels: NoticeChannel[]; language: string; contact: Contact };
+
+/** The customer contact a watch call gives, checked (contracts.md "Customer notices"), or the 400 it deserves. */
+function customerChangeOf(body: WatchBody): CustomerChange | ApiError {
+  const c = body.customer;
+  if (c === undefined || c === null) return c;
+  if (c.consent !== true) {
+    return new ApiError('consent_required', '"customer.consent" must be true: the shop confirms its customer agreed to get notices about this shipment.');
+  }
+  const phone = c.phone ? normalizePhone(c.phone) : null;
+  if (c.phone && !phone) return new ApiError('invalid_customer', '"customer.phone" must be an Indian mobile number, e.g. +919876543210.');
+  const email = c.email ? normalizeEmail(c.email) : null;
+  if (c.email && !email) return new ApiError('invalid_customer', '"customer.email" must be an e-mail address, e.g. ravi@example.com.');
+  const contact = { phone, email };
+  // Channels not named: every one the contact can serve, WhatsApp first.
+  const channels = c.channels ?? usableChannels(NOTICE_CHANNELS, contact);
+  const problem = contactProblem(channels, contact);
+  if (problem) return new ApiError('invalid_customer', `${problem}.`);
+  return { channels, language: c.language ?? body.language ?? 'en', contact };
+}
+
+/** Stores or erases the watch's contact as the call asks, and answers what the watch shows of it. */
+async function applyCustomer(deps: TrackingDeps, prefix: string, carrier: string, awb: string, change: CustomerChange): Promise<CustomerView | null> {
+  const vault = deps.notices?.vault;
+  if (!vault) return null;
+  if (change === null) await vault.erase(prefix, carrier, awb);
+  else if (change !== undefined) return vault.put(prefix, carrier, awb, change, deps.clock());
+  return vault.view(prefix, carrier, awb);
+}
 
 const MAX_PAGE = 100;
 
@@ -30,20 +65,22 @@ function promiseChangeOf(body: { promised_by?: string | null; running_late_below
   return change;
 }
 
-/** A watch as answered: its view and the tracking page's links (contracts.md "Tracking page"). */
-type WatchAnswer = WatchView & { page_url: string; order_page_url: string | null };
+/** A watch as answered: its view, the tracking page's links (contracts.md "Tracking page") and its customer, masked. */
+type WatchAnswer = WatchView & { page_url: string; order_page_url: string | null; customer: CustomerView | null };
 
 /**
  * The page links of a watch. `register`: made to open now (a new watch, one read by itself);
  * a list only computes them (links of watches made before pages existed open once read alone).
  */
-async function withPages(push: Push, base: string, key: { prefix: string; mode: KeyMode }, watch: WatchView, register: boolean): Promise<WatchAnswer> {
+async function withPages(
+  push: Push, base: string, key: { prefix: string; mode: KeyMode }, watch: WatchView, register: boolean, customer: CustomerView | null,
+): Promise<WatchAnswer> {
   const link = register ? push.pages.register.bind(push.pages) : push.pages.tokenOf.bind(push.pages);
   const shipment = await link({
     kind: 'shipment', prefix: key.prefix, mode: key.mode, carrier: watch.carrier, awb: watch.awb, watched_since_ms: Date.parse(watch.watched_since),
   });
   const order = watch.order_id ? await link({ kind: 'order', prefix: key.prefix, mode: key.mode, order_id: watch.order_id }) : null;
-  return { ...watch, page_url: `${base}/t/${shipment}`, order_page_url: order ? `${base}/o/${order}` : null };
+  return { ...watch, page_url: `${base}/t/${shipment}`, order_page_url: order ? `${base}/o/${order}` : null, customer };
 }
 
 /** A watch's record: the answered one, with `insights.prediction.promise` when the watch has a promise. */
@@ -77,12 +114,15 @@ export function registerTrackingRoutes(app: FastifyInstance, deps: TrackingDeps,
         description: 'Already watched by this key: nothing consumed', schema: WatchAnswerSchema, limits: 'burst', optionalHeaders: ['X-Lookups-Remaining'],
       },
     },
-    errors: ['invalid_awb', 'unsupported_carrier', 'invalid_date', 'bad_request', 'daily_quota_exceeded', 'plan_quota_exceeded', 'upstream_error'],
+    errors: ['invalid_awb', 'unsupported_carrier', 'invalid_date', 'bad_request', 'consent_required', 'invalid_customer', 'daily_quota_exceeded', 'plan_quota_exceeded', 'upstream_error'],
   }), async (request: FastifyRequest, reply: FastifyReply) => {
     // A malformed body is reported after the key checks (meteredLookup), as a lookup's bad input is.
     const body = readBody(WatchBodySchema, request.body, WATCH_EXAMPLE);
     const presented = request.headers['x-api-key'];
-    const input = body instanceof ApiError ? body : checkShipmentInput(deps, body.carrier, body.awb);
+    const customer = body instanceof ApiError ? undefined : customerChangeOf(body);
+    // A bad contact is refused like any bad input: after the key checks, nothing consumed.
+    const input = body instanceof ApiError ? body : customer instanceof ApiError ? customer : checkShipmentInput(deps, body.carrier, body.awb);
+    const contact = customer instanceof ApiError ? undefined : customer;
     const promise = body instanceof ApiError ? {} : promiseChangeOf(body);
     const page = body instanceof ApiError ? {} : { order_id: body.order_id ?? null, language: body.language ?? null };
     const changesPromise = Object.keys(promise).length > 0;
@@ -93,7 +133,8 @@ export function registerTrackingRoutes(app: FastifyInstance, deps: TrackingDeps,
       if (existing?.status === 'active') {
         const watch = (changesPromise ? await push.watches.setPromise(key.prefix, input.carrier, input.awb, promise, deps.clock()) : null) ?? existing;
         const found = await deps.tracking.peekFound(input.carrier, input.awb, key.mode);
-        const answer = await withPages(push, publicBaseOf(deps, app), key, watch, true);
+        const shown = await applyCustomer(deps, key.prefix, input.carrier, input.awb, contact);
+        const answer = await withPages(push, publicBaseOf(deps, app), key, watch, true, shown);
         return reply.code(200).send({ watch: answer, tracking: watchRecord(deps.tracking, found, watch, key.mode) });
       }
     }
@@ -116,7 +157,9 @@ export function registerTrackingRoutes(app: FastifyInstance, deps: TrackingDeps,
       reply.header('X-Lookups-Remaining', looked.remaining + 1);
       if (changesPromise) watch = (await push.watches.setPromise(looked.key.prefix, looked.carrier, looked.awb, promise, deps.clock())) ?? watch;
     }
-    const answer = await withPages(push, publicBaseOf(deps, app), looked.key, watch, true);
+    // A new watch starts without the contact of an earlier one of the same shipment.
+    const shown = await applyCustomer(deps, looked.key.prefix, looked.carrier, looked.awb, made.created && contact === undefined ? null : contact);
+    const answer = await withPages(push, publicBaseOf(deps, app), looked.key, watch, true, shown);
     return reply.code(made.created ? 201 : 200).send({ watch: answer, tracking: watchRecord(deps.tracking, found, watch, looked.key.mode) });
   });
 
@@ -131,7 +174,8 @@ export function registerTrackingRoutes(app: FastifyInstance, deps: TrackingDeps,
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw new ApiError('bad_request', `"limit" must be a whole number from 1 to ${MAX_PAGE}.`);
     const page = await push.watches.list(key.prefix, deps.clock(), { cursor: request.query.cursor ?? null, limit });
     const base = publicBaseOf(deps, app);
-    const watches = await Promise.all(page.items.map((watch) => withPages(push, base, key, watch, false)));
+    const watches = await Promise.all(page.items.map(async (watch) => withPages(
+      push, base, key, watch, false, (await deps.notices?.vault.view(key.prefix, watch.carrier, watch.awb)) ?? null)));
     return { watches, next_cursor: page.next_cursor };
   });
 
@@ -149,7 +193,8 @@ export function registerTrackingRoutes(app: FastifyInstance, deps: TrackingDeps,
     const { key, carrier, awb } = await one(request, reply);
     const watch = await push.watches.get(key.prefix, carrier, awb, deps.clock());
     if (!watch) throw new ApiError('not_found', `This key does not watch ${carrier} consignment ${awb}.`);
-    return { watch: await withPages(push, publicBaseOf(deps, app), key, watch, true) };
+    const customer = (await deps.notices?.vault.view(key.prefix, carrier, awb)) ?? null;
+    return { watch: await withPages(push, publicBaseOf(deps, app), key, watch, true, customer) };
   });
   app.delete('/v1/trackings/:carrier/:awb', api({
     tags, operationId: 'deleteWatch', summary: 'End a watch', caller: 'key', limits: 'burst', params: shipmentParams,
@@ -162,6 +207,19 @@ export function registerTrackingRoutes(app: FastifyInstance, deps: TrackingDeps,
     }
     return reply.code(204).send();
   });
+  app.delete('/v1/trackings/:carrier/:awb/customer', api({
+    tags, operationId: 'deleteWatchCustomer', summary: 'Erase the customer contact of a watch now', caller: 'key', limits: 'burst', params: shipmentParams,
+    description: 'Erases the phone and e-mail given with the watch (they are also erased 7 days after the shipment ends and when the watch is deleted). '
+      + 'No notice goes to that customer after it; the watch and its tracking page go on.',
+    responses: { 204: { description: 'Erased (or there was none)' } },
+    errors: ['invalid_awb', 'unsupported_carrier', 'not_found'],
+  }), async (request: FastifyRequest<{ Params: { carrier: string; awb: string } }>, reply) => {
+    const { key, carrier, awb } = await one(request, reply);
+    if (!(await push.watches.get(key.prefix, carrier, awb, deps.clock()))) throw new ApiError('not_found', `This key does not watch ${carrier} consignment ${awb}.`);
+    await deps.notices?.vault.erase(key.prefix, carrier, awb);
+    return reply.code(204).send();
+  });
   methodNotAllowed(app, '/v1/trackings', ['GET', 'POST']);
   methodNotAllowed(app, '/v1/trackings/:carrier/:awb', ['GET', 'DELETE']);
+  methodNotAllowed(app, '/v1/trackings/:carrier/:awb/customer', ['DELETE']);
 }

@@ -7,7 +7,7 @@ import { api } from '../openapi/spec.ts';
 import { UsageRecordSchema } from '../../../lib/schemas/index.ts';
 
 /** What these routes use of the API's dependencies. */
-type UsageDeps = Pick<ApiDeps, 'access' | 'analyzer' | 'clock'>;
+type UsageDeps = Pick<ApiDeps, 'access' | 'analyzer' | 'clock' | 'notices' | 'product'>;
 
 /** GET /v1/usage: the caller's plan, period and remaining lookups. Consumes nothing; answers after expiry too. */
 export function registerUsageRoutes(app: FastifyInstance, deps: UsageDeps): void {
@@ -22,7 +22,10 @@ export function registerUsageRoutes(app: FastifyInstance, deps: UsageDeps): void
     const usage = toUsageRecord(record, await deps.access.usage(record.prefix, now), now);
     // Growth and business keys: the shipment analyzer's own allowance (contracts.md).
     const analyzer = await deps.analyzer?.usage(record);
-    return analyzer ? { ...usage, analyzer } : usage;
+    // Plans with customer notices: the period's count and allowance (contracts.md "Customer notices").
+    const limit = deps.product.config.plans[record.plan].notices;
+    const notices = deps.notices && limit > 0 ? { used: Math.min(await deps.notices.store.used(record.prefix, record.period_start), limit), limit } : null;
+    return { ...usage, ...(analyzer ? { analyzer } : {}), ...(notices ? { notices } : {}) };
   });
   methodNotAllowed(app, '/v1/usage', ['GET']);
 }

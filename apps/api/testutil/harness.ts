@@ -107,6 +107,8 @@ export interface HarnessOptions {
   webhookLookup?: (host: string) => Promise<string[]>;
   /** A sandbox payment gateway (lib/sandbox/gateway.ts) test keys pay through. */
   paymentSandbox?: RuntimeOptions['paymentSandbox'];
+  /** The sandbox messaging providers (lib/sandbox/messaging.ts) customer notices go to. */
+  messagingSandbox?: RuntimeOptions['messagingSandbox'];
 }
 
 export interface ApiHarness {
@@ -184,6 +186,7 @@ export async function startApiHarness(options: HarnessOptions = {}): Promise<Api
       ...(options.webhookLookup ? { webhookSender: { lookup: options.webhookLookup } } : {}),
       ...(options.clickhouseDatabase ? { clickhouseDatabase: options.clickhouseDatabase } : {}),
       ...(options.paymentSandbox ? { paymentSandbox: options.paymentSandbox } : {}),
+      ...(options.messagingSandbox ? { messagingSandbox: options.messagingSandbox } : {}),
     });
     const startedDeps = options.deps ? options.deps(started.deps) : started.deps;
     return { runtime: started, deps: startedDeps, app: await buildApp(startedDeps, { onAnswer: recorder.onAnswer }) };

@@ -24,10 +24,10 @@ export interface StoreFactory {
 }
 
 const PLANS = {
-  trial: { price_inr: 0, validity_days: 14, lookups: 100, burst_per_second: 5, daily_quota: 100 },
-  starter: { price_inr: 399, validity_days: 30, lookups: 1500, burst_per_second: 5, daily_quota: 300 },
-  growth: { price_inr: 999, validity_days: 30, lookups: 4000, burst_per_second: 10, daily_quota: 800 },
-  business: { price_inr: 3000, validity_days: 30, lookups: 12000, burst_per_second: 20, daily_quota: 2400 },
+  trial: { price_inr: 0, validity_days: 14, lookups: 100, burst_per_second: 5, daily_quota: 100, notices: 0 },
+  starter: { price_inr: 399, validity_days: 30, lookups: 1500, burst_per_second: 5, daily_quota: 300, notices: 0 },
+  growth: { price_inr: 999, validity_days: 30, lookups: 4000, burst_per_second: 10, daily_quota: 800, notices: 0 },
+  business: { price_inr: 3000, validity_days: 30, lookups: 12000, burst_per_second: 20, daily_quota: 2400, notices: 0 },
 };
 
 const record = (prefix: string): KeyRecord => ({

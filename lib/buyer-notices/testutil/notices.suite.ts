@@ -123,7 +123,7 @@ export function noticesSuite(harness: NoticesHarness): void {
       expect(wa).toMatchObject({ template: templates.whatsapp.picked_up, language: 'hi', to: '+91******3210' });
       expect(wa.variables).toMatchObject({ shop: 'Chai Point Store', awb: '2000000000011', carrier: 'Delhivery', link: 'https://track.example.in/t/delhivery-2000000000011' });
       expect(wa.text).toContain('उठा लिया');
-      expect(wa.reference).toMatch(/^ntc_/);
+      expect(wa.reference).toMatch(/^trk_test_N0tic3s\|ntc_/);
       const sms = got.find((m) => m.channel === 'sms')!;
       expect(sms).toMatchObject({ template: templates.sms.picked_up.ta, language: 'ta' });
       expect(Object.keys(sms.variables).sort()).toEqual(['awb', 'carrier', 'day', 'link', 'shop']);
