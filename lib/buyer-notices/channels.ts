@@ -78,7 +78,8 @@ export class WhatsAppChannel implements NoticeChannelClient {
       const id = body?.messages?.[0]?.id;
       if (res.statusCode >= 200 && res.statusCode < 300 && id) return { ok: true, providerId: id };
       const code = body?.error?.code;
-      return { ok: false, permanent: !transient(res.statusCode) && (code === undefined || WHATSAPP_PERMANENT.has(code) || res.statusCode < 500), error: `whatsapp HTTP ${res.statusCode}${code ? ` code ${code}` : ''}` };
+      const permanent = !transient(res.statusCode) && (code === undefined || WHATSAPP_PERMANENT.has(code) || res.statusCode < 500);
+      return { ok: false, permanent, error: `whatsapp HTTP ${res.statusCode}${code ? ` code ${code}` : ''}` };
     } catch (err) {
       return { ok: false, permanent: false, error: `whatsapp ${(err as { code?: string }).code ?? 'request failed'}` };
     }
@@ -109,7 +110,9 @@ export class Msg91SmsChannel implements NoticeChannelClient {
         method: 'POST',
         headers: { authkey: this.options.authKey, 'content-type': 'application/json', accept: 'application/json' },
         // Unicode for the Indian scripts; no URL shortening (DLT whitelists the link's own domain).
-        body: JSON.stringify({ template_id: templateId, short_url: '0', unicode: m.lang === 'en' ? 0 : 1, recipients: [{ mobiles: m.contact.phone.slice(1), ...variables }] }),
+        body: JSON.stringify({
+          template_id: templateId, short_url: '0', unicode: m.lang === 'en' ? 0 : 1, recipients: [{ mobiles: m.contact.phone.slice(1), ...variables }],
+        }),
         headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS,
       });
       const body = await res.body.json().catch(() => null) as { type?: string; message?: string } | null;
@@ -133,7 +136,8 @@ export class EmailChannel implements NoticeChannelClient {
   readonly channel = 'email' as const;
   private readonly transport: Transporter;
   constructor(options: EmailOptions) {
-    this.transport = nodemailer.createTransport({ url: options.smtpUrl, connectionTimeout: TIMEOUT_MS, greetingTimeout: TIMEOUT_MS, socketTimeout: 30_000 } as never, { from: options.from });
+    const connection = { url: options.smtpUrl, connectionTimeout: TIMEOUT_MS, greetingTimeout: TIMEOUT_MS, socketTimeout: 30_000 };
+    this.transport = nodemailer.createTransport(connection as never, { from: options.from });
   }
 
   async send(m: ChannelMessage): Promise<SendOutcome> {

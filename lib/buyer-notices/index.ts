@@ -1,4 +1,6 @@
-export { NOTICE_CHANNELS, contactProblem, maskEmail, maskPhone, normalizeEmail, normalizePhone, usableChannels, type Contact, type NoticeChannel } from './contact.ts';
+export {
+  NOTICE_CHANNELS, contactProblem, maskEmail, maskPhone, normalizeEmail, normalizePhone, usableChannels, type Contact, type NoticeChannel,
+} from './contact.ts';
 export { NOTICE_KINDS, noticeOf, type NoticeFacts, type NoticeKind } from './kinds.ts';
 export { DAILY_CAP, DEFAULT_NOTICE_SETTINGS, isClock, sendableAt, underDailyCap, type NoticeSettings, type QuietHours } from './policy.ts';
 export { NOTICE_STATUSES, NoticeStore, noticeIdOf, noticeKeys, stopDigestOf, type NoticeDoc, type NoticeStatus, type NoticeView } from './store.ts';

@@ -68,7 +68,8 @@ export function noticeOf(event: WebhookEvent): NoticeFacts | null {
     return { ...base, kind: 'failed_attempt', dedupeKey: `failed_attempt#${Math.max(attempts, 1)}`, day: null, reason };
   }
   const before = previous?.current_stage ?? null;
-  const pickedNow = fresh.some((e) => e.code === 'picked_up') || (tracking.milestones.picked_up_at !== null && (before === null || before === 'awaiting_pickup'));
+  const firstPickup = tracking.milestones.picked_up_at !== null && (before === null || before === 'awaiting_pickup');
+  const pickedNow = fresh.some((e) => e.code === 'picked_up') || firstPickup;
   if (pickedNow && stage !== 'awaiting_pickup' && !RTO_STAGES.has(stage) && stage !== 'delivered') {
     return { ...base, kind: 'picked_up', dedupeKey: 'picked_up', day: dayOf(tracking, null) };
   }

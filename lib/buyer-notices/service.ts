@@ -216,7 +216,8 @@ export class BuyerNotices {
   private async send(member: string, doc: NoticeDoc, key: KeyRecord, channel: NoticeChannel, contact: Contact, now: number): Promise<void> {
     const client = this.o.channelsFor(key)[channel];
     const lang: Lang = isLang(doc.language) ? doc.language : 'en';
-    const template = channel === 'whatsapp' ? this.o.templates.whatsapp[doc.kind] : channel === 'sms' ? this.o.templates.sms[doc.kind][lang] : `email:${doc.kind}`;
+    const templates = this.o.templates;
+    const template = channel === 'whatsapp' ? templates.whatsapp[doc.kind] : channel === 'sms' ? templates.sms[doc.kind][lang] : `email:${doc.kind}`;
     if (!client) {
       await this.store.put({ ...doc, failed_channels: [...doc.failed_channels, channel], tries: 0, detail: `${channel} not configured`, updated_ms: now });
       return this.later(member, now);
@@ -242,7 +243,8 @@ export class BuyerNotices {
     }
     const tries = doc.tries + 1;
     if (outcome.permanent || tries >= TRIES_PER_CHANNEL) {
-      await this.store.put({ ...doc, status: 'queued', channel, template, failed_channels: [...doc.failed_channels, channel], tries: 0, detail: outcome.error, updated_ms: at });
+      const failed = [...doc.failed_channels, channel];
+      await this.store.put({ ...doc, status: 'queued', channel, template, failed_channels: failed, tries: 0, detail: outcome.error, updated_ms: at });
       return this.later(member, at);
     }
     await this.store.put({ ...doc, status: 'queued', channel, template, tries, detail: outcome.error, updated_ms: at });

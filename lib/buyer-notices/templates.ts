@@ -78,7 +78,9 @@ export function whatsappTemplate(templates: NoticeTemplates, kind: NoticeKind, l
 }
 
 /** MSG91 Flow: the template id of the notice in that language and its variables by name. */
-export function smsTemplate(templates: NoticeTemplates, kind: NoticeKind, lang: Lang, values: NoticeValues): { templateId: string; variables: Record<string, string> } {
+export function smsTemplate(
+  templates: NoticeTemplates, kind: NoticeKind, lang: Lang, values: NoticeValues,
+): { templateId: string; variables: Record<string, string> } {
   return { templateId: templates.sms[kind][lang], variables: Object.fromEntries(variablesOf(kind, lang).map((name) => [name, values[name]])) };
 }
 

@@ -65,7 +65,9 @@ export function contactKeyOf(configured: string | undefined, file: string): Buff
   }
   if (existsSync(file)) {
     const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
-    if (key.length !== KEY_BYTES) throw new Error(`${file} does not hold a 32-byte base64 key; restore it from a backup (contacts sealed with it cannot be read otherwise)`);
+    if (key.length !== KEY_BYTES) {
+      throw new Error(`${file} does not hold a 32-byte base64 key; restore it from a backup (contacts sealed with it cannot be read otherwise)`);
+    }
     return key;
   }
   mkdirSync(dirname(file), { recursive: true });
@@ -107,7 +109,9 @@ export class ContactVault {
   }
 
   /** Stores (or replaces) a watch's contact. */
-  async put(prefix: string, carrier: string, awb: string, input: { channels: NoticeChannel[]; language: string; contact: Contact }, nowMs: number): Promise<CustomerView> {
+  async put(
+    prefix: string, carrier: string, awb: string, input: { channels: NoticeChannel[]; language: string; contact: Contact }, nowMs: number,
+  ): Promise<CustomerView> {
     const doc: ContactDoc = {
       channels: input.channels, language: input.language,
       phone_masked: input.contact.phone ? maskPhone(input.contact.phone) : null,

@@ -73,13 +73,17 @@ export function createNotices(w: NoticesWiring): NoticesRuntime {
   const vault = new ContactVault(w.kv, key);
   const store = new NoticeStore(w.kv);
   const sandbox: Channels = w.sandbox ? channelsOf({
-    whatsapp: new WhatsAppChannel({ apiUrl: w.sandbox.url, version: w.sandbox.whatsapp.version, phoneNumberId: w.sandbox.whatsapp.phoneNumberId, accessToken: w.sandbox.whatsapp.accessToken, templates }),
+    whatsapp: new WhatsAppChannel({
+      apiUrl: w.sandbox.url, version: w.sandbox.whatsapp.version, phoneNumberId: w.sandbox.whatsapp.phoneNumberId,
+      accessToken: w.sandbox.whatsapp.accessToken, templates,
+    }),
     sms: new Msg91SmsChannel({ apiUrl: w.sandbox.url, authKey: w.sandbox.msg91.authKey, templates }),
     email: new EmailChannel({ smtpUrl: w.sandbox.smtpUrl, from: w.from }),
   }) : {};
   const live = channelsOf({
     whatsapp: env.WHATSAPP_PHONE_NUMBER_ID && env.WHATSAPP_ACCESS_TOKEN ? new WhatsAppChannel({
-      apiUrl: env.WHATSAPP_API_URL, version: env.WHATSAPP_API_VERSION, phoneNumberId: env.WHATSAPP_PHONE_NUMBER_ID, accessToken: env.WHATSAPP_ACCESS_TOKEN, templates,
+      apiUrl: env.WHATSAPP_API_URL, version: env.WHATSAPP_API_VERSION, phoneNumberId: env.WHATSAPP_PHONE_NUMBER_ID,
+      accessToken: env.WHATSAPP_ACCESS_TOKEN, templates,
     }) : null,
     sms: env.MSG91_AUTHKEY ? new Msg91SmsChannel({ apiUrl: env.MSG91_API_URL, authKey: env.MSG91_AUTHKEY, templates }) : null,
     email: env.SMTP_URL ? new EmailChannel({ smtpUrl: env.SMTP_URL, from: w.from }) : null,

@@ -4,7 +4,8 @@ import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import {
   CarrierMappingFileSchema, CarriersFileSchema, CommonMappingFileSchema, EnvSchema, NdrFileSchema, SandboxEnvSchema,
-  DEFAULT_CONFIG_DIR, NoticeTemplatesFileSchema, PlansFileSchema, type NoticeTemplates, type CarrierConfig, type CarrierMapping, type Env, type MappingRule, type NdrRules,
+  DEFAULT_CONFIG_DIR, NoticeTemplatesFileSchema, PlansFileSchema, type NoticeTemplates, type CarrierConfig, type CarrierMapping, type Env,
+  type MappingRule, type NdrRules,
   type Plans,
 } from './schemas.ts';
 

@@ -28,7 +28,8 @@ export type Plans = z.infer<typeof PlansFileSchema>['plans'];
 
 /** The customer notices' registered templates (config/notices.yaml); one key per notice kind. */
 const NOTICE_KIND_NAMES = ['picked_up', 'out_for_delivery', 'delivered', 'failed_attempt', 'running_late', 'returned'] as const;
-const perKind = <T extends z.ZodType>(value: T) => z.object(Object.fromEntries(NOTICE_KIND_NAMES.map((k) => [k, value])) as Record<(typeof NOTICE_KIND_NAMES)[number], T>).strict();
+type NoticeKindName = (typeof NOTICE_KIND_NAMES)[number];
+const perKind = <T extends z.ZodType>(value: T) => z.object(Object.fromEntries(NOTICE_KIND_NAMES.map((k) => [k, value])) as Record<NoticeKindName, T>).strict();
 const templateId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'a template id of letters, digits, _ or -');
 export const NoticeTemplatesFileSchema = z.object({
   whatsapp: perKind(z.string().regex(/^[a-z0-9_]{1,512}$/, 'a WhatsApp template name (lower case, digits, _)')),

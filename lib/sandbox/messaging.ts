@@ -83,7 +83,9 @@ function exactVariables(kind: NoticeKind, lang: Lang, given: Record<string, unkn
 export async function startMessagingSandbox(options: { templates?: NoticeTemplates; host?: string } = {}): Promise<RunningMessaging> {
   const templates = options.templates ?? loadNoticeTemplates(DEFAULT_CONFIG_DIR);
   const host = options.host ?? '127.0.0.1';
-  const whatsapp = { version: 'v23.0', phoneNumberId: '100000000000001', accessToken: `EAAsandbox${randomBytes(12).toString('hex')}`, appSecret: randomBytes(16).toString('hex') };
+  const whatsapp = {
+    version: 'v23.0', phoneNumberId: '100000000000001', accessToken: `EAAsandbox${randomBytes(12).toString('hex')}`, appSecret: randomBytes(16).toString('hex'),
+  };
   const msg91 = { authKey: randomBytes(12).toString('hex') };
   const messages: ReceivedMessage[] = [];
   const failures: Record<SandboxChannel, { count: number; transient: boolean }> = {
@@ -110,11 +112,20 @@ export async function startMessagingSandbox(options: { templates?: NoticeTemplat
   };
   const envelope = (value: Record<string, unknown>) => JSON.stringify({
     object: 'whatsapp_business_account',
-    entry: [{ id: '200000000000002', changes: [{ field: 'messages', value: { messaging_product: 'whatsapp', metadata: { display_phone_number: '15550000000', phone_number_id: whatsapp.phoneNumberId }, ...value } }] }],
+    entry: [{
+      id: '200000000000002',
+      changes: [{
+        field: 'messages',
+        value: { messaging_product: 'whatsapp', metadata: { display_phone_number: '15550000000', phone_number_id: whatsapp.phoneNumberId }, ...value },
+      }],
+    }],
   });
   const sendStatus = (id: string, recipient: string, reference: string | null) => {
     if (!hooks.whatsapp) return;
-    const status = { id, status: 'delivered', timestamp: String(Math.floor(Date.now() / 1000)), recipient_id: recipient, ...(reference ? { biz_opaque_callback_data: reference } : {}) };
+    const status = {
+      id, status: 'delivered', timestamp: String(Math.floor(Date.now() / 1000)), recipient_id: recipient,
+      ...(reference ? { biz_opaque_callback_data: reference } : {}),
+    };
     // After the answer, as Meta's webhooks come: a failed delivery of it is only a lost status.
     setTimeout(() => { void signedPost(hooks.whatsapp!, envelope({ statuses: [status] }), true).catch(() => {}); }, 20);
   };
@@ -122,14 +133,20 @@ export async function startMessagingSandbox(options: { templates?: NoticeTemplat
   const app: FastifyInstance = Fastify({ logger: false });
   app.post('/:version/:phoneNumberId/messages', async (req, reply) => {
     const params = req.params as { version: string; phoneNumberId: string };
-    const error = (status: number, code: number, message: string) => reply.code(status).send({ error: { message, type: 'OAuthException', code, fbtrace_id: randomBytes(8).toString('hex') } });
+    const error = (status: number, code: number, message: string) =>
+      reply.code(status).send({ error: { message, type: 'OAuthException', code, fbtrace_id: randomBytes(8).toString('hex') } });
     if (req.headers.authorization !== `Bearer ${whatsapp.accessToken}`) return error(401, 190, 'Invalid OAuth access token.');
     if (params.phoneNumberId !== whatsapp.phoneNumberId) return error(400, 100, 'Unsupported post request: unknown phone number id.');
     const body = req.body as {
       messaging_product?: string; to?: string; type?: string; biz_opaque_callback_data?: string;
-      template?: { name?: string; language?: { code?: string }; components?: { type?: string; parameters?: { type?: string; parameter_name?: string; text?: string }[] }[] };
+      template?: {
+        name?: string; language?: { code?: string };
+        components?: { type?: string; parameters?: { type?: string; parameter_name?: string; text?: string }[] }[];
+      };
     } | null;
-    if (body?.messaging_product !== 'whatsapp' || body.type !== 'template' || !body.template) return error(400, 100, 'Invalid parameter: a template message is expected.');
+    if (body?.messaging_product !== 'whatsapp' || body.type !== 'template' || !body.template) {
+      return error(400, 100, 'Invalid parameter: a template message is expected.');
+    }
     if (!/^91[6-9]\d{9}$/.test(body.to ?? '')) return error(400, 100, 'Invalid parameter: to.');
     const kind = byWhatsappName.get(body.template.name ?? '');
     const lang = body.template.language?.code ?? '';
@@ -173,12 +190,15 @@ export async function startMessagingSandbox(options: { templates?: NoticeTemplat
   });
 
   app.get('/', async (_req, reply) => {
-    const rows = [...messages].reverse().map((m) => `<tr><td>${escapeHtml(m.at)}</td><td>${m.channel}</td><td>${escapeHtml(m.to)}</td><td>${escapeHtml(m.template)}</td>`
-      + `<td>${escapeHtml(m.language ?? '')}</td><td lang="${escapeHtml(m.language ?? 'en')}">${escapeHtml(m.text)}</td></tr>`).join('');
-    return reply.type('text/html; charset=utf-8').send('<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">'
+    const cells = (m: ReceivedMessage) => [m.at, m.channel, m.to, m.template, m.language ?? ''].map((v) => `<td>${escapeHtml(v)}</td>`).join('');
+    const rows = [...messages].reverse().map((m) => `<tr>${cells(m)}`
+      + `<td lang="${escapeHtml(m.language ?? 'en')}">${escapeHtml(m.text)}</td></tr>`).join('');
+    const head = ['Received', 'Channel', 'To', 'Template', 'Language', 'Text'].map((h) => `<th scope="col">${h}</th>`).join('');
+    return reply.type('text/html; charset=utf-8').send('<!doctype html><html lang="en"><head><meta charset="utf-8">'
+      + '<meta name="viewport" content="width=device-width">'
       + '<title>Sandbox notices</title></head><body><main><h1>Notices the sandbox providers received</h1>'
       + '<p>WhatsApp (Cloud API), SMS (MSG91 Flow) and e-mail (SMTP) sent by this service, newest first; kept in memory only, recipients masked.</p>'
-      + `<table><thead><tr><th scope="col">Received</th><th scope="col">Channel</th><th scope="col">To</th><th scope="col">Template</th><th scope="col">Language</th><th scope="col">Text</th></tr></thead><tbody>${rows}</tbody></table></main></body></html>`);
+      + `<table><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table></main></body></html>`);
   });
   app.get('/messages', async () => ({ messages }));
 
@@ -206,7 +226,8 @@ export async function startMessagingSandbox(options: { templates?: NoticeTemplat
         }
         const to = session.envelope.rcptTo[0]?.address ?? '';
         keep({
-          channel: 'email', id: headers['message-id'] ?? randomBytes(8).toString('hex'), to: to ? maskEmail(to) : '', template: decodeWords(headers.subject ?? ''),
+          channel: 'email', id: headers['message-id'] ?? randomBytes(8).toString('hex'), to: to ? maskEmail(to) : '',
+          template: decodeWords(headers.subject ?? ''),
           language: null, variables: {}, text: rest.join('\n\n'), reference: headers['message-id'] ?? null,
           headers: Object.fromEntries(Object.entries(headers).filter(([k]) => k.startsWith('list-unsubscribe') || k === 'x-notice-id' || k === 'content-type')),
           at: new Date().toISOString(),

@@ -27,7 +27,7 @@ describe('the OpenAPI documents describe every answer', () => {
   let h: ApiHarness;
   let key: string;
   let prefix: string;
-  const call = (method: 'GET' | 'POST' | 'DELETE', url: string, options: { body?: unknown; apiKey?: string | null; headers?: Record<string, string> } = {}) =>
+  const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, options: { body?: unknown; apiKey?: string | null; headers?: Record<string, string> } = {}) =>
     h.app.inject({
       method, url,
       headers: { ...(options.apiKey === null ? {} : { 'x-api-key': options.apiKey ?? key }), ...options.headers },
@@ -79,6 +79,7 @@ describe('the OpenAPI documents describe every answer', () => {
       ['POST', '/v1/webhooks/wh_x/rotate-secret'], ['POST', '/v1/webhooks/wh_x/enable'], ['POST', '/v1/webhooks/wh_x/test'],
       ['GET', '/v1/webhooks/wh_x/deliveries'], ['POST', '/v1/webhooks/wh_x/deliveries/evt_x/resend'],
       ['POST', '/v1/trackings'], ['GET', '/v1/trackings'], ['GET', '/v1/trackings/delhivery/1234567890102'], ['DELETE', '/v1/trackings/delhivery/1234567890102'],
+      ['DELETE', '/v1/trackings/delhivery/1234567890102/customer'], ['GET', '/v1/notices/settings'], ['GET', '/v1/notices'],
     ];
     for (const [method, url] of calls) {
       expectError(await call(method, url, { apiKey: null, ...(method === 'POST' ? { body: {} } : {}) }), 401, 'missing_api_key');
@@ -106,6 +107,20 @@ describe('the OpenAPI documents describe every answer', () => {
     for (const path of ['/t/nonsense', '/o/nonsense']) expect((await call('GET', path, { apiKey: null })).statusCode).toBe(404);
     expect((await call('DELETE', `/v1/trackings/delhivery/${awb}`)).statusCode).toBe(204);
     expectError(await call('GET', `/v1/trackings/delhivery/${awb}`), 404, 'not_found');
+
+    // Customer notices: a contact on a watch (consent required), erased on request; settings and the list.
+    const customer = { phone: '+919876543210', email: 'ravi@example.com', language: 'hi', channels: ['whatsapp', 'email'] };
+    expectError(await call('POST', '/v1/trackings', { body: { carrier: 'delhivery', awb: awbFor('delhivery', 4), customer } }), 400, 'consent_required');
+    expectError(await call('POST', '/v1/trackings', { body: { carrier: 'delhivery', awb: awbFor('delhivery', 4), customer: { phone: '123', consent: true } } }), 400, 'invalid_customer');
+    const withContact = await call('POST', '/v1/trackings', { body: { carrier: 'delhivery', awb: awbFor('delhivery', 4), customer: { ...customer, consent: true } } });
+    expect(withContact.statusCode, withContact.body).toBe(201);
+    expect((await call('DELETE', `/v1/trackings/delhivery/${awbFor('delhivery', 4)}/customer`)).statusCode).toBe(204);
+    expectError(await call('DELETE', `/v1/trackings/delhivery/${awbFor('delhivery', 5)}/customer`), 404, 'not_found');
+    expect((await call('GET', '/v1/notices/settings')).statusCode).toBe(200);
+    expect((await call('PUT', '/v1/notices/settings', { body: { events: ['delivered'], quiet_hours: null } })).statusCode).toBe(200);
+    expectError(await call('PUT', '/v1/notices/settings', { body: { events: ['nope'] } }), 400, 'bad_request');
+    expect((await call('GET', '/v1/notices?limit=5')).statusCode).toBe(200);
+    expectError(await call('GET', '/v1/notices?carrier=delhivery'), 400, 'bad_request');
 
     const created = await call('POST', '/v1/webhooks', { body: { url: 'http://127.0.0.1:9/hooks', events: ['tracking.delivered'] } });
     expect(created.statusCode, created.body).toBe(201);

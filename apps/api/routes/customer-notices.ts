@@ -143,7 +143,9 @@ export function registerCustomerNoticeRoutes(app: FastifyInstance, deps: NoticeD
     const doc = await store.get(prefix, id);
     if (!doc || doc.status !== 'sent') return;
     const failed = status.status === 'failed';
-    await store.put({ ...doc, status: failed ? 'failed' : 'delivered', detail: failed ? `whatsapp status failed${status.errors?.[0]?.code ? ` code ${status.errors[0].code}` : ''}` : null, updated_ms: deps.clock() });
+    const code = status.errors?.[0]?.code;
+    const detail = failed ? `whatsapp status failed${code ? ` code ${code}` : ''}` : null;
+    await store.put({ ...doc, status: failed ? 'failed' : 'delivered', detail, updated_ms: deps.clock() });
   }
 
   /** STOP from a phone: every key that notified it lately stops notifying it. */

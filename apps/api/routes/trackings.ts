@@ -114,7 +114,10 @@ export function registerTrackingRoutes(app: FastifyInstance, deps: TrackingDeps,
         description: 'Already watched by this key: nothing consumed', schema: WatchAnswerSchema, limits: 'burst', optionalHeaders: ['X-Lookups-Remaining'],
       },
     },
-    errors: ['invalid_awb', 'unsupported_carrier', 'invalid_date', 'bad_request', 'consent_required', 'invalid_customer', 'daily_quota_exceeded', 'plan_quota_exceeded', 'upstream_error'],
+    errors: [
+      'invalid_awb', 'unsupported_carrier', 'invalid_date', 'bad_request', 'consent_required', 'invalid_customer', 'daily_quota_exceeded',
+      'plan_quota_exceeded', 'upstream_error',
+    ],
   }), async (request: FastifyRequest, reply: FastifyReply) => {
     // A malformed body is reported after the key checks (meteredLookup), as a lookup's bad input is.
     const body = readBody(WatchBodySchema, request.body, WATCH_EXAMPLE);
@@ -215,7 +218,9 @@ export function registerTrackingRoutes(app: FastifyInstance, deps: TrackingDeps,
     errors: ['invalid_awb', 'unsupported_carrier', 'not_found'],
   }), async (request: FastifyRequest<{ Params: { carrier: string; awb: string } }>, reply) => {
     const { key, carrier, awb } = await one(request, reply);
-    if (!(await push.watches.get(key.prefix, carrier, awb, deps.clock()))) throw new ApiError('not_found', `This key does not watch ${carrier} consignment ${awb}.`);
+    if (!(await push.watches.get(key.prefix, carrier, awb, deps.clock()))) {
+      throw new ApiError('not_found', `This key does not watch ${carrier} consignment ${awb}.`);
+    }
     await deps.notices?.vault.erase(key.prefix, carrier, awb);
     return reply.code(204).send();
   });

@@ -238,6 +238,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/trackings/{carrier}/{awb}/customer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Erase the customer contact of a watch now
+         * @description Erases the phone and e-mail given with the watch (they are also erased 7 days after the shipment ends and when the watch is deleted). No notice goes to that customer after it; the watch and its tracking page go on.
+         */
+        delete: operations["deleteWatchCustomer"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks": {
         parameters: {
             query?: never;
@@ -379,6 +399,47 @@ export interface paths {
          * @description A field left out takes its default (null, false, no origins). The logo is sent and stored here: PNG or JPEG, at most 51,200 bytes decoded, its bytes checked against the declared type; SVG and remote URLs are refused. `frame_ancestors` lists the origins whose pages may frame the tracking page (https; http only for localhost and 127.0.0.1). A refused body changes nothing; the 400 `invalid_branding` names every problem.
          */
         put: operations["putBranding"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/notices/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Which notices the key's customers get, and its quiet hours */
+        get: operations["getNoticeSettings"];
+        /**
+         * Choose which notices the key's customers get, and its quiet hours
+         * @description A field left out stays as it was. `events` may be empty (no notices at all).
+         */
+        put: operations["putNoticeSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/notices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The key's customer notices, newest first (never the contact)
+         * @description Every notice made for a watch with a customer contact, with its channel, template, language and status. Kept a year.
+         */
+        get: operations["listNotices"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -779,11 +840,15 @@ export interface components {
                 shipments_used: number;
                 shipments_limit: number;
             };
+            notices?: {
+                used: number;
+                limit: number;
+            };
         };
         ErrorBody: {
             error: {
                 /** @enum {string} */
-                code: "invalid_awb" | "unsupported_carrier" | "missing_api_key" | "invalid_api_key" | "payment_required" | "shipment_not_found" | "rate_limit_exceeded" | "plan_quota_exceeded" | "daily_quota_exceeded" | "upstream_error" | "not_found" | "method_not_allowed" | "internal_error" | "bad_request" | "unauthorized" | "conflict" | "invalid_url" | "too_many_endpoints" | "invalid_pincode" | "invalid_date" | "carrier_not_detected" | "idempotency_key_reused" | "plan_feature_unavailable" | "analyzer_quota_exceeded" | "invalid_analysis" | "analysis_not_found" | "payload_too_large" | "unsupported_media_type" | "header_fields_too_large" | "request_timeout" | "too_many_attempts" | "invalid_signature" | "payment_in_progress" | "invalid_branding";
+                code: "invalid_awb" | "unsupported_carrier" | "missing_api_key" | "invalid_api_key" | "payment_required" | "shipment_not_found" | "rate_limit_exceeded" | "plan_quota_exceeded" | "daily_quota_exceeded" | "upstream_error" | "not_found" | "method_not_allowed" | "internal_error" | "bad_request" | "unauthorized" | "conflict" | "invalid_url" | "too_many_endpoints" | "invalid_pincode" | "invalid_date" | "carrier_not_detected" | "idempotency_key_reused" | "plan_feature_unavailable" | "analyzer_quota_exceeded" | "invalid_analysis" | "analysis_not_found" | "payload_too_large" | "unsupported_media_type" | "header_fields_too_large" | "request_timeout" | "too_many_attempts" | "invalid_signature" | "payment_in_progress" | "invalid_branding" | "consent_required" | "invalid_customer";
                 message: string;
                 request_id: string;
             };
@@ -809,6 +874,17 @@ export interface components {
             page_url: string;
             /** @description The page of every watched parcel of order_id; null without order_id */
             order_page_url: string | null;
+            /** @description The customer contact given for notices, masked (never shown in full); null: none, or erased */
+            customer: {
+                /** @description The channels notices try, in order (a failed one falls back to the next) */
+                channels: ("whatsapp" | "sms" | "email")[];
+                /** @description The language of the notices */
+                language: string;
+                /** @description Masked: +91******1234 */
+                phone: string | null;
+                /** @description Masked: r***@example.com */
+                email: string | null;
+            } | null;
         };
         WatchAnswer: {
             watch: components["schemas"]["Watch"];
@@ -1344,6 +1420,34 @@ export interface components {
                 ok: boolean;
                 error?: string;
             }[];
+        };
+        GetNoticeSettingsAnswer: {
+            /** @description The notices the key's customers get (default all) */
+            events: ("picked_up" | "out_for_delivery" | "delivered" | "failed_attempt" | "running_late" | "returned")[];
+            /** @description IST; notices due inside wait for the end, out for delivery excepted (default 21:00–09:00); null: none */
+            quiet_hours: {
+                start: string;
+                end: string;
+            } | null;
+        };
+        ListNoticesAnswer: {
+            notices: {
+                id: string;
+                carrier: string;
+                awb: string;
+                /** @enum {string} */
+                event: "picked_up" | "out_for_delivery" | "delivered" | "failed_attempt" | "running_late" | "returned";
+                channel: ("whatsapp" | "sms" | "email") | null;
+                template: string | null;
+                language: string;
+                /** @enum {string} */
+                status: "queued" | "deferred" | "sent" | "delivered" | "failed" | "suppressed";
+                /** @description Why it was not sent, or the last provider error's code */
+                detail: string | null;
+                /** @description UTC ISO 8601: the latest change of its status */
+                at: string;
+            }[];
+            next_cursor: string | null;
         };
     };
     responses: never;
@@ -3205,6 +3309,13 @@ export interface operations {
                     running_late_below?: number | null;
                     order_id?: string | null;
                     language?: ("en" | "hi" | "ta" | "bn") | null;
+                    customer?: {
+                        phone?: string | null;
+                        email?: string | null;
+                        language?: ("en" | "hi" | "ta" | "bn") | null;
+                        channels?: ("whatsapp" | "sms" | "email")[] | null;
+                        consent?: boolean | null;
+                    } | null;
                 };
             };
         };
@@ -3247,7 +3358,7 @@ export interface operations {
                     "application/json": components["schemas"]["WatchAnswer"];
                 };
             };
-            /** @description invalid_awb, unsupported_carrier, invalid_date, bad_request */
+            /** @description invalid_awb, unsupported_carrier, invalid_date, bad_request, consent_required, invalid_customer */
             400: {
                 headers: {
                     /** @description The request id, also in every error body: quote it to support. */
@@ -3266,7 +3377,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_awb" | "unsupported_carrier" | "invalid_date" | "bad_request";
+                            code?: "invalid_awb" | "unsupported_carrier" | "invalid_date" | "bad_request" | "consent_required" | "invalid_customer";
                         };
                     };
                 };
@@ -3689,6 +3800,203 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Ended */
+            204: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_awb, unsupported_carrier, bad_request */
+            400: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_awb" | "unsupported_carrier" | "bad_request";
+                        };
+                    };
+                };
+            };
+            /** @description missing_api_key, invalid_api_key */
+            401: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "missing_api_key" | "invalid_api_key";
+                        };
+                    };
+                };
+            };
+            /** @description payment_required */
+            402: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payment_required";
+                        };
+                    };
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description request_timeout */
+            408: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "request_timeout";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                        };
+                    };
+                };
+            };
+            /** @description header_fields_too_large */
+            431: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "header_fields_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deleteWatchCustomer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Canonical slug or alias: delhivery; bluedart | blue-dart | blue_dart | bd; dtdc; shiprocket | ship-rocket | ship_rocket | sr; shreemaruti | shree-maruti | shree_maruti | smc; indiapost | india-post | india_post | ip; speedpost | speed-post | speed_post | sp; xpressbees | xpress-bees | xpress_bees | xb; shadowfax | shadow-fax | shadow_fax | sfx; ekart | e-kart | e_kart; professionalcouriers | professional-couriers | professional_couriers | tpc | theprofessionalcouriers | the-professional-couriers | the_professional_couriers. Anything else is refused (400 unsupported_carrier). */
+                carrier: "delhivery" | "bluedart" | "blue-dart" | "blue_dart" | "bd" | "dtdc" | "shiprocket" | "ship-rocket" | "ship_rocket" | "sr" | "shreemaruti" | "shree-maruti" | "shree_maruti" | "smc" | "indiapost" | "india-post" | "india_post" | "ip" | "speedpost" | "speed-post" | "speed_post" | "sp" | "xpressbees" | "xpress-bees" | "xpress_bees" | "xb" | "shadowfax" | "shadow-fax" | "shadow_fax" | "sfx" | "ekart" | "e-kart" | "e_kart" | "professionalcouriers" | "professional-couriers" | "professional_couriers" | "tpc" | "theprofessionalcouriers" | "the-professional-couriers" | "the_professional_couriers";
+                /** @description Consignment number (alias name: tracking_number): 4 to 40 of [A-Za-z0-9-] once trimmed. */
+                awb: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Erased (or there was none) */
             204: {
                 headers: {
                     /** @description The request id, also in every error body: quote it to support. */
@@ -6041,6 +6349,624 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                        };
+                    };
+                };
+            };
+            /** @description header_fields_too_large */
+            431: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "header_fields_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getNoticeSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings (defaults until set) */
+            200: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "events": [
+                     *         "out_for_delivery",
+                     *         "failed_attempt",
+                     *         "delivered"
+                     *       ],
+                     *       "quiet_hours": {
+                     *         "start": "21:00",
+                     *         "end": "09:00"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetNoticeSettingsAnswer"];
+                };
+            };
+            /** @description bad_request */
+            400: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+            };
+            /** @description missing_api_key, invalid_api_key */
+            401: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "missing_api_key" | "invalid_api_key";
+                        };
+                    };
+                };
+            };
+            /** @description payment_required */
+            402: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payment_required";
+                        };
+                    };
+                };
+            };
+            /** @description request_timeout */
+            408: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "request_timeout";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                        };
+                    };
+                };
+            };
+            /** @description header_fields_too_large */
+            431: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "header_fields_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    putNoticeSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "events": [
+                 *         "out_for_delivery",
+                 *         "failed_attempt",
+                 *         "delivered"
+                 *       ],
+                 *       "quiet_hours": {
+                 *         "start": "21:00",
+                 *         "end": "09:00"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The notices the key's customers get (default all) */
+                    events?: ("picked_up" | "out_for_delivery" | "delivered" | "failed_attempt" | "running_late" | "returned")[];
+                    /** @description IST; notices due inside wait for the end, out for delivery excepted (default 21:00–09:00); null: none */
+                    quiet_hours?: {
+                        start: string;
+                        end: string;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The settings as stored */
+            200: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "events": [
+                     *         "out_for_delivery",
+                     *         "failed_attempt",
+                     *         "delivered"
+                     *       ],
+                     *       "quiet_hours": {
+                     *         "start": "21:00",
+                     *         "end": "09:00"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetNoticeSettingsAnswer"];
+                };
+            };
+            /** @description bad_request */
+            400: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+            };
+            /** @description missing_api_key, invalid_api_key */
+            401: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "missing_api_key" | "invalid_api_key";
+                        };
+                    };
+                };
+            };
+            /** @description payment_required */
+            402: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payment_required";
+                        };
+                    };
+                };
+            };
+            /** @description request_timeout */
+            408: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "request_timeout";
+                        };
+                    };
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset": number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                        };
+                    };
+                };
+            };
+            /** @description header_fields_too_large */
+            431: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "header_fields_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listNotices: {
+        parameters: {
+            query?: {
+                /** @description With awb: that shipment's notices only */
+                carrier?: string;
+                awb?: string;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of notices */
+            200: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit": number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining": number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListNoticesAnswer"];
+                };
+            };
+            /** @description bad_request */
+            400: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+            };
+            /** @description missing_api_key, invalid_api_key */
+            401: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "missing_api_key" | "invalid_api_key";
+                        };
+                    };
+                };
+            };
+            /** @description payment_required */
+            402: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payment_required";
+                        };
+                    };
+                };
+            };
+            /** @description request_timeout */
+            408: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "request_timeout";
                         };
                     };
                 };
