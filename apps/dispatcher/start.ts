@@ -3,19 +3,23 @@ import { standingFromStore } from '../../lib/access/index.ts';
 import { backendOptionsOf, openBackend, type Backend } from '../../lib/backend/index.ts';
 import { migrate } from '../../lib/clickhouse/index.ts';
 import type { Env } from '../../lib/config/index.ts';
-import { createMailer } from '../../lib/notices/index.ts';
+import { createMailer, noticeSettingsOf } from '../../lib/notices/index.ts';
+import { BrandingStore } from '../../lib/branding/index.ts';
+import { createNotices, noticesSpentMessage, type MessagingSandboxTarget, type NoticesRuntime } from '../../lib/buyer-notices/index.ts';
+import { loadNoticeTemplates } from '../../lib/config/index.ts';
 import { createDispatcherMetrics } from '../../lib/metrics/index.ts';
 import { loadProduct } from '../../lib/product/index.ts';
 import { createHealthServer } from '../../lib/process/health.ts';
 import { StopSteps } from '../../lib/process/run.ts';
 import {
-  AttemptRowOutbox, DeliveryWriter, Dispatcher, EndpointStore, WebhookEventConsumer, endpointDisabledMessage, ensureWebhookTopic, parseAllowedTargets,
+  AttemptRowOutbox, DeliveryWriter, Dispatcher, EndpointStore, PageLinks, WebhookEventConsumer, endpointDisabledMessage, ensureWebhookTopic, parseAllowedTargets,
   parseRetrySchedule,
 } from '../../lib/push/index.ts';
 import { WebhookSender, type WebhookSenderOptions } from '../../lib/push/sender.ts';
 
 export interface DispatcherApp {
   dispatcher: Dispatcher;
+  notices: NoticesRuntime;
   health: FastifyInstance;
   stop(): Promise<void>;
   stopStep(): string | null;
@@ -36,6 +40,11 @@ export interface DispatcherStartOptions {
   leaseMs?: number;
   /** Attempt rows left by a dead dispatcher: when one counts as left (default 2 min) and how often to look (default 30 s). */
   attemptRows?: { orphanAfterMs?: number; everyMs?: number };
+  /**
+   * Sandbox messaging providers for test keys' and trial plans' customer notices (none: those are not sent); live keys'
+   * too for a channel with no real provider (the one-process start).
+   */
+  messagingSandbox?: MessagingSandboxTarget | null;
 }
 
 /**
@@ -98,24 +107,35 @@ export async function startDispatcher(env: Env, options: DispatcherStartOptions 
       if (key) await mailer.send(endpointDisabledMessage(key.email, endpoint, reason));
     },
   });
+  // Customer notices ride on the same events: made and sent here, with the contacts sealed beside the watches.
+  const notices = createNotices({
+    env, kv, access, plans: product.config.plans, templates: loadNoticeTemplates(env.CONFIG_DIR), branding: new BrandingStore(backend.kv('branding')),
+    pages: new PageLinks(kv), carrierNameOf: (slug) => product.config.carriers.find((c) => c.slug === slug)?.name ?? slug,
+    baseUrl: () => env.PUBLIC_BASE_URL ?? `http://${env.HOST}:${env.PORT}`,
+    sandbox: options.messagingSandbox ?? null, liveFallsBackToSandbox: Boolean(options.messagingSandbox), from: noticeSettingsOf(env).from,
+    onAllowanceSpent: async (key) => { await mailer.send(noticesSpentMessage(key, product.config.plans[key.plan].notices)); },
+    log,
+  });
   const kafka = backend.kafka();
   await ensureWebhookTopic(kafka);
-  const intake = new WebhookEventConsumer({ kafka, dispatcher, groupId: options.groupId, fromLatest: options.fromLatest, log });
+  const intake = new WebhookEventConsumer({ kafka, dispatcher, notices: notices.notices, groupId: options.groupId, fromLatest: options.fromLatest, log });
   await intake.start();
   dispatcher.start();
+  notices.notices.start();
 
   checks.push({ name: 'intake', check: async () => { if (!intake.isHealthy()) throw new Error('the webhook event consumer is not running'); } });
   if (options.healthPort !== null) await health.listen({ port: options.healthPort ?? env.PORT, host: env.HOST });
 
   const steps = new StopSteps();
   return {
-    dispatcher, health,
+    dispatcher, health, notices,
     stopStep: () => steps.underWay(),
     async stop() {
       await steps.step('the health server', () => health.close());
       await steps.step('the event intake (Kafka consumer)', () => intake.stop());
       clearInterval(reconciling);
       await steps.step('the deliveries in flight', () => dispatcher.stop());
+      await steps.step('the customer notices in flight', () => notices.close());
       await steps.step('the webhook_deliveries writer', () => writer?.close().catch((err: unknown) => {
         log('warn', `webhook_deliveries rows not written at stop: ${(err as Error).message}`);
       }));

@@ -19,6 +19,7 @@ import { unmovedStoreNotice } from '../../lib/move/index.ts';
 import { runApp } from '../../lib/process/run.ts';
 import { startGatewaySandbox } from '../../lib/sandbox/gateway.ts';
 import { startMessagingSandbox } from '../../lib/sandbox/messaging.ts';
+import type { MessagingSandboxTarget } from '../../lib/buyer-notices/index.ts';
 import { seedEmbeddedHistory } from '../../lib/sandbox/seed.ts';
 import { startSandbox } from '../../lib/sandbox/server.ts';
 import { startBanner } from './banner.ts';
@@ -59,10 +60,10 @@ function startEmbeddedJobs(env: Env, backend: Backend, api: ApiApp): Stop {
 }
 
 /** The distributed apps in this process, on its backend: normalizer (and push detection), poller (and notices), dispatcher. */
-async function startDistributedApps(env: Env, backend: Backend, sandboxUrl: string): Promise<Stop> {
+async function startDistributedApps(env: Env, backend: Backend, sandboxUrl: string, messaging: MessagingSandboxTarget): Promise<Stop> {
   const normalizer = await startNormalizer(env, { backend, healthPort: null });
   const poller = await startPoller(env, { backend, healthPort: null, sandboxUrl, liveTarget: 'sandbox' });
-  const dispatcher = await startDispatcher(env, { backend, healthPort: null });
+  const dispatcher = await startDispatcher(env, { backend, healthPort: null, messagingSandbox: messaging });
   return async () => {
     await poller.stop();
     await dispatcher.stop();
@@ -97,7 +98,7 @@ async function start() {
   gateway.setWebhookUrl(`${api.url}/billing/razorpay/webhook`);
   // As Meta's and MSG91's dashboards would: statuses and customers' replies come to this API.
   messaging.setWebhooks({ whatsapp: `${api.url}/notices/whatsapp/webhook`, sms: null });
-  const stopJobs = mode.distributed ? await startDistributedApps(env, backend, sandbox.url) : startEmbeddedJobs(env, backend, api);
+  const stopJobs = mode.distributed ? await startDistributedApps(env, backend, sandbox.url, messaging) : startEmbeddedJobs(env, backend, api);
 
   // One trial key per store: made and shown whole at the first start, named by its prefix later.
   const { key, record: trial } = await quickstartKey(api.runtime.deps.access, new Date());

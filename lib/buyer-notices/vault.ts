@@ -72,7 +72,13 @@ export function contactKeyOf(configured: string | undefined, file: string): Buff
   }
   mkdirSync(dirname(file), { recursive: true });
   const key = randomBytes(KEY_BYTES);
-  writeFileSync(file, `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+  try {
+    writeFileSync(file, `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+  } catch (err) {
+    // Another process of this DATA_DIR made it first: use theirs.
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return contactKeyOf(undefined, file);
+    throw err;
+  }
   chmodSync(file, 0o600);
   return key;
 }

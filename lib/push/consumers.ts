@@ -109,7 +109,11 @@ export class PollChangeConsumer extends HandledConsumer {
 
 /** The dispatcher's intake: events from Kafka into the durable per-endpoint queues. */
 export class WebhookEventConsumer extends HandledConsumer {
-  constructor(options: { kafka: Kafka; dispatcher: Dispatcher; groupId?: string; topic?: string; fromLatest?: boolean; log?: Log }) {
+  /** `notices`: customer notices' intake, after the dispatcher's queues (lib/buyer-notices). */
+  constructor(options: {
+    kafka: Kafka; dispatcher: Dispatcher; groupId?: string; topic?: string; fromLatest?: boolean; log?: Log;
+    notices?: { enqueue(events: readonly WebhookEvent[]): Promise<void> };
+  }) {
     super({
       kafka: options.kafka, groupId: options.groupId ?? 'tracking-dispatcher', topic: options.topic ?? WEBHOOK_EVENTS_TOPIC,
       fromLatest: options.fromLatest, log: options.log,
@@ -123,6 +127,7 @@ export class WebhookEventConsumer extends HandledConsumer {
         }
         if (event.schema !== 'webhook_event.v1') return;
         await options.dispatcher.enqueue([event]);
+        await options.notices?.enqueue([event]);
       },
     });
   }

@@ -1,0 +1,3 @@
+import { customerNoticesApiSuite } from '../testutil/customer-notices.suite.ts';
+
+customerNoticesApiSuite('redis');
