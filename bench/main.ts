@@ -1,6 +1,6 @@
 /**
  * npm run bench [-- <section>...] — prints every figure the issues ask for, measured side by side
- * in one run on this machine. Sections: normalize, mapping, carriers, api, pipeline, lanes, replay, webhooks, analyzer, network, prediction, startup, outage, page.
+ * in one run on this machine. Sections: normalize, mapping, carriers, api, pipeline, lanes, replay, webhooks, analyzer, network, prediction, startup, outage, page, notify.
  */
 import { benchAnalyzer } from './analyzer.ts';
 import { benchApi } from './api.ts';
@@ -11,6 +11,7 @@ import { benchNetwork } from './network.ts';
 import { benchNormalize } from './normalize.ts';
 import { benchOutage } from './outage.ts';
 import { benchPage } from './page.ts';
+import { benchNotify } from './notify.ts';
 import { benchPipeline } from './pipeline.ts';
 import { benchPrediction } from './prediction.ts';
 import { benchReplay } from './replay.ts';
@@ -35,6 +36,7 @@ const SECTIONS: Record<string, { title: string; run: () => Promise<BenchResult[]
   prediction: { title: 'Delivery prediction: backtests on two generators, rebuild over 1 M delivered, cost per lookup (npm run bench -- prediction)', run: benchPrediction },
   startup: { title: 'npm start: spawn to /readyz (first start and restart) and idle RSS, native vs tsx (npm run bench -- startup)', run: benchStartup },
   outage: { title: 'After a broker outage: lookups while a 100,000-poll spool drains to Kafka, and the drain\'s rate (npm run bench -- outage)', run: benchOutage },
+  notify: { title: 'Customer notices: a burst of changes → WhatsApp notices accepted by the sandbox provider, rate, p99, duplicates (npm run bench -- notify)', run: benchNotify },
   page: { title: 'Tracking page: views per second from the cache, p99, bytes per page in each language (npm run bench -- page)', run: benchPage },
   analyzer: { title: 'Shipment analyzer: end to end on the embedded default, the report alone (npm run bench -- analyzer)', run: benchAnalyzer },
 };

@@ -80,7 +80,14 @@ function exactVariables(kind: NoticeKind, lang: Lang, given: Record<string, unkn
   return long.length ? `variables longer than 30 characters: ${long.join(', ')}` : null;
 }
 
-export async function startMessagingSandbox(options: { templates?: NoticeTemplates; host?: string } = {}): Promise<RunningMessaging> {
+export interface MessagingSandboxOptions {
+  templates?: NoticeTemplates;
+  host?: string;
+  /** Every message as it is accepted (the bench counts arrivals with it); the list keeps the last 500. */
+  onReceived?: (message: ReceivedMessage) => void;
+}
+
+export async function startMessagingSandbox(options: MessagingSandboxOptions = {}): Promise<RunningMessaging> {
   const templates = options.templates ?? loadNoticeTemplates(DEFAULT_CONFIG_DIR);
   const host = options.host ?? '127.0.0.1';
   const whatsapp = {
@@ -92,7 +99,11 @@ export async function startMessagingSandbox(options: { templates?: NoticeTemplat
     whatsapp: { count: 0, transient: true }, sms: { count: 0, transient: true }, email: { count: 0, transient: true },
   };
   const hooks: { whatsapp: string | null; sms: string | null } = { whatsapp: null, sms: null };
-  const keep = (m: ReceivedMessage) => { messages.push(m); if (messages.length > KEEP) messages.shift(); };
+  const keep = (m: ReceivedMessage) => {
+    messages.push(m);
+    if (messages.length > KEEP) messages.shift();
+    options.onReceived?.(m);
+  };
   const failing = (channel: SandboxChannel) => {
     const f = failures[channel];
     if (f.count <= 0) return null;
