@@ -7,7 +7,7 @@ import { createMailer, noticeSettingsOf } from '../../lib/notices/index.ts';
 import { BrandingStore } from '../../lib/branding/index.ts';
 import { createNotices, noticesSpentMessage, type MessagingSandboxTarget, type NoticesRuntime } from '../../lib/buyer-notices/index.ts';
 import { loadNoticeTemplates } from '../../lib/config/index.ts';
-import { createDispatcherMetrics } from '../../lib/metrics/index.ts';
+import { createDispatcherMetrics, createNoticeMetrics } from '../../lib/metrics/index.ts';
 import { loadProduct } from '../../lib/product/index.ts';
 import { createHealthServer } from '../../lib/process/health.ts';
 import { StopSteps } from '../../lib/process/run.ts';
@@ -114,6 +114,7 @@ export async function startDispatcher(env: Env, options: DispatcherStartOptions 
     baseUrl: () => env.PUBLIC_BASE_URL ?? `http://${env.HOST}:${env.PORT}`,
     sandbox: options.messagingSandbox ?? null, liveFallsBackToSandbox: Boolean(options.messagingSandbox), from: noticeSettingsOf(env).from,
     onAllowanceSpent: async (key) => { await mailer.send(noticesSpentMessage(key, product.config.plans[key.plan].notices)); },
+    metrics: createNoticeMetrics(registry),
     log,
   });
   const kafka = backend.kafka();

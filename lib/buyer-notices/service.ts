@@ -67,6 +67,8 @@ export interface BuyerNoticesOptions {
   idleMs?: number;
   /** Notices sent at once by this process. */
   concurrency?: number;
+  /** How long a claimed notice is this process's (default 60 s; a send's timeouts are 10–30 s). */
+  leaseMs?: number;
 }
 
 export class BuyerNotices {
@@ -110,7 +112,7 @@ export class BuyerNotices {
       key_prefix: event.key_prefix, mode: event.mode, carrier: facts.carrier, awb: facts.awb, kind: facts.kind, sequence: event.sequence,
       day: facts.day, reason: facts.reason,
       language, status: 'queued', channel: null, template: null, failed_channels: [], tries: 0, provider_id: null, detail: null,
-      created_ms: now, updated_ms: now,
+      attempt_started_ms: null, created_ms: now, updated_ms: now,
     };
   }
 
@@ -134,7 +136,7 @@ export class BuyerNotices {
       this.lastSweepMs = now;
       await this.o.vault.sweep(now);
     }
-    const members = await this.store.kv.claimDue(noticeKeys.due(), now, LEASE_MS, limit);
+    const members = await this.store.kv.claimDue(noticeKeys.due(), now, this.o.leaseMs ?? LEASE_MS, limit);
     // A shipment's notices one after another in event order (picked up before delivered); shipments side by side.
     const docs = await this.store.kv.getMany<NoticeDoc>(members.map((m) => noticeKeys.notice(m.split('|')[0] ?? '', m.split('|')[1] ?? '')));
     const byShipment = new Map<string, { member: string; doc: NoticeDoc | null }[]>();
@@ -230,11 +232,17 @@ export class BuyerNotices {
       noticeId: doc.id, reference: `${doc.key_prefix}|${doc.id}`, kind: doc.kind, lang, values, contact,
       unsubscribeUrl: contact.email ? this.o.unsubscribeUrlOf(doc.key_prefix, contact.email) : '',
     };
+    // The attempt is on record before the provider hears of it: one cut short by a kill is known as such.
+    const interrupted = doc.attempt_started_ms !== null && doc.attempt_started_ms !== undefined;
+    await this.store.put({ ...doc, attempt_started_ms: now, ...(interrupted ? { detail: 'an attempt was cut short: sent again with the same reference' } : {}) });
     const outcome = await client.send(message);
     const at = this.clock();
     if (outcome.ok) {
       await this.store.countUsed(doc.key_prefix, key.period_start);
-      const sent: NoticeDoc = { ...doc, status: 'sent', channel, template, language: lang, provider_id: outcome.providerId, detail: null, updated_ms: at };
+      const sent: NoticeDoc = {
+        ...doc, status: 'sent', channel, template, language: lang, provider_id: outcome.providerId, attempt_started_ms: null,
+        detail: interrupted ? 'an attempt was cut short: sent again with the same reference' : null, updated_ms: at,
+      };
       await this.store.put(sent);
       // A STOP reply names only the number: remember which keys notified it.
       if (channel !== 'email' && contact.phone) await this.store.rememberSender(contact.phone, doc.key_prefix, at);
@@ -244,10 +252,10 @@ export class BuyerNotices {
     const tries = doc.tries + 1;
     if (outcome.permanent || tries >= TRIES_PER_CHANNEL) {
       const failed = [...doc.failed_channels, channel];
-      await this.store.put({ ...doc, status: 'queued', channel, template, failed_channels: failed, tries: 0, detail: outcome.error, updated_ms: at });
+      await this.store.put({ ...doc, status: 'queued', channel, template, failed_channels: failed, tries: 0, detail: outcome.error, attempt_started_ms: null, updated_ms: at });
       return this.later(member, at);
     }
-    await this.store.put({ ...doc, status: 'queued', channel, template, tries, detail: outcome.error, updated_ms: at });
+    await this.store.put({ ...doc, status: 'queued', channel, template, tries, detail: outcome.error, attempt_started_ms: null, updated_ms: at });
     return this.later(member, at + RETRY_BASE_MS * 2 ** (tries - 1));
   }
 

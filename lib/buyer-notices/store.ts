@@ -42,6 +42,8 @@ export interface NoticeDoc {
   provider_id: string | null;
   /** Why it was not sent, or the last failure's code: never the provider's message text. */
   detail: string | null;
+  /** A send to the provider began then and has no outcome yet (a kill leaves it set). */
+  attempt_started_ms?: number | null;
   created_ms: number;
   updated_ms: number;
 }

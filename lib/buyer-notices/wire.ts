@@ -14,7 +14,8 @@ import { pushKeys, type PageLinks, type WatchDoc } from '../push/index.ts';
 import { EmailChannel, Msg91SmsChannel, WhatsAppChannel, type NoticeChannelClient } from './channels.ts';
 import type { NoticeChannel } from './contact.ts';
 import { BuyerNotices } from './service.ts';
-import { NoticeStore } from './store.ts';
+import { NoticeStore, type NoticeDoc } from './store.ts';
+import type { NoticeMetrics } from '../metrics/index.ts';
 import { unsubscribeTokenOf } from './unsubscribe.ts';
 import { ContactVault, contactKeyOf } from './vault.ts';
 
@@ -46,6 +47,8 @@ export interface NoticesWiring {
   liveFallsBackToSandbox: boolean;
   from: string;
   onAllowanceSpent?: (key: KeyRecord) => Promise<void>;
+  /** Counts settled notices (lib/metrics createNoticeMetrics) where this process sends them. */
+  metrics?: NoticeMetrics | null;
   clock?: () => number;
   log?: (level: 'info' | 'warn' | 'error', message: string) => void;
 }
@@ -106,6 +109,7 @@ export function createNotices(w: NoticesWiring): NoticesRuntime {
     },
     unsubscribeUrlOf: (prefix, email) => `${base()}/notices/unsubscribe/${unsubscribeTokenOf(key, prefix, email)}`,
     onAllowanceSpent: w.onAllowanceSpent,
+    ...(w.metrics ? { onSettled: (doc: NoticeDoc, madeMs: number) => w.metrics!.settled(doc.channel, doc.status, doc.updated_ms - madeMs) } : {}),
     clock: w.clock,
     log: w.log,
   });

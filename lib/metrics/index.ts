@@ -38,5 +38,6 @@ export function createMetrics(withProcessMetrics = true): Metrics {
 }
 export { countProbe, countProbesOf, createProbeCounter, isProbe, type ProbeCounter } from './probes.ts';
 export {
-  createDispatcherMetrics, createNormalizerMetrics, createPollerMetrics, type DispatcherMetrics, type NormalizerMetrics, type PollerMetrics,
+  createDispatcherMetrics, createNormalizerMetrics, createNoticeMetrics, createPollerMetrics, type DispatcherMetrics, type NoticeMetrics,
+  type NormalizerMetrics, type PollerMetrics,
 } from './pipeline.ts';

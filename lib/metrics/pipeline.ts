@@ -84,3 +84,25 @@ export function createDispatcherMetrics(registry: Registry): DispatcherMetrics {
     },
   };
 }
+
+/** What a process that sends customer notices exports (the embedded API, or the dispatcher app). */
+export interface NoticeMetrics {
+  /** A notice reached its final state: its channel (none when never sent), its status and how long since it was made. */
+  settled(channel: string | null, status: string, ageMs: number): void;
+}
+
+export function createNoticeMetrics(registry: Registry): NoticeMetrics {
+  const settled = new Counter({
+    name: 'customer_notices_total', help: 'Customer notices by final status and channel', labelNames: ['channel', 'status'], registers: [registry],
+  });
+  const latency = new Histogram({
+    name: 'customer_notice_latency_seconds', help: 'From a notice made (the change) to it sent', buckets: [0.1, 0.5, 1, 5, 30, 300, 3600, 43_200],
+    registers: [registry],
+  });
+  return {
+    settled(channel, status, ageMs) {
+      settled.inc({ channel: channel ?? 'none', status });
+      if (status === 'sent') latency.observe(ageMs / 1000);
+    },
+  };
+}

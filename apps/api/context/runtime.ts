@@ -5,7 +5,7 @@ import { backendOptionsOf, openBackend, type Backend } from '../../../lib/backen
 import type { PollBus } from '../../../lib/bus/index.ts';
 import { createCarrierPoller } from '../../../lib/carriers/poll.ts';
 import { adminTokenOf, type Env } from '../../../lib/config/index.ts';
-import { createDispatcherMetrics } from '../../../lib/metrics/index.ts';
+import { createDispatcherMetrics, createNoticeMetrics } from '../../../lib/metrics/index.ts';
 import { registerReadinessMetrics } from '../../../lib/readiness/index.ts';
 import type { ShipmentIndex } from '../../../lib/pipeline/shipment-index.ts';
 import type { PredictionBook } from '../../../lib/prediction/index.ts';
@@ -125,6 +125,8 @@ export async function createApiRuntime(env: Env, options: RuntimeOptions): Promi
     liveFallsBackToSandbox: options.liveTarget === 'sandbox',
     from: noticeSettingsOf(env).from,
     onAllowanceSpent: async (key) => { await mailer.send(noticesSpentMessage(key, product.config.plans[key.plan].notices)); },
+    // Embedded: this process sends them (distributed: the dispatcher app, which counts them).
+    metrics: backend.pipeline === 'embedded' ? createNoticeMetrics(metrics.registry) : null,
     clock,
     log: (level, message) => console[level === 'info' ? 'log' : level](message),
   });

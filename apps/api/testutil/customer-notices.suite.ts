@@ -145,6 +145,8 @@ export function customerNoticesApiSuite(store: StoreKind): void {
     it('counts notices in GET /v1/usage, keeps settings, and erases the contact on request', async () => {
       const usage = await h.usage(key) as unknown as { notices: { used: number; limit: number } };
       expect(usage.notices).toEqual({ used: 4, limit: 10000 });
+      // The process that sends them counts them (the embedded default: the API's).
+      if (store === 'embedded') expect(await h.metric('customer_notices_total', { status: 'sent' })).toBe(4);
       const put = await call('PUT', '/v1/notices/settings', { events: ['delivered', 'out_for_delivery'] });
       expect(put.json()).toEqual({ events: ['out_for_delivery', 'delivered'], quiet_hours: null });
       expectError(await call('PUT', '/v1/notices/settings', { events: ['gossip'] }), 400, 'bad_request');

@@ -1,0 +1,31 @@
+/**
+ * A notices sender killed mid-burst, for crash.test.ts: opens the embedded store in argv[2] and
+ * sends its due notices through the WhatsApp Cloud API at the sandbox given in NOTICES_SANDBOX
+ * (JSON: url, version, phoneNumberId, accessToken), with the vault key in NOTICES_KEY (base64) and
+ * a 1 s lease, until killed. It prints `ready` once its loop runs. It never closes anything.
+ */
+import { standingOf } from '../../access/standing.ts';
+import type { KeyRecord } from '../../access/index.ts';
+import { DEFAULT_CONFIG_DIR, loadNoticeTemplates } from '../../config/index.ts';
+import { EmbeddedKv } from '../../kv/index.ts';
+import { WhatsAppChannel } from '../channels.ts';
+import { BuyerNotices } from '../service.ts';
+import { NoticeStore } from '../store.ts';
+import { ContactVault } from '../vault.ts';
+
+const dir = process.argv[2];
+if (!dir) throw new Error('usage: send-child.ts DIR');
+const sandbox = JSON.parse(process.env.NOTICES_SANDBOX ?? '{}') as { url: string; version: string; phoneNumberId: string; accessToken: string };
+const key = JSON.parse(process.env.NOTICES_KEY_RECORD ?? '{}') as KeyRecord;
+const templates = loadNoticeTemplates(DEFAULT_CONFIG_DIR);
+const kv = new EmbeddedKv(dir);
+const channel = new WhatsAppChannel({ apiUrl: sandbox.url, version: sandbox.version, phoneNumberId: sandbox.phoneNumberId, accessToken: sandbox.accessToken, templates });
+const notices = new BuyerNotices({
+  store: new NoticeStore(kv), vault: new ContactVault(kv, Buffer.from(process.env.NOTICES_KEY ?? '', 'base64')), templates,
+  keyOf: async () => key, standingOf: (k, ms) => standingOf(k, new Date(ms)), channelsFor: () => ({ whatsapp: channel }),
+  allowanceOf: () => 1_000_000, shopNameOf: async () => 'Crash Test Store', carrierNameOf: () => 'Delhivery',
+  pageLinkOf: async (_p, _m, carrier, awb) => `https://track.example.in/t/${carrier}${awb}`, unsubscribeUrlOf: () => 'https://track.example.in/u',
+  leaseMs: 1_000, idleMs: 50,
+});
+notices.start();
+process.stdout.write('ready\n');
