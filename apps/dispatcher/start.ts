@@ -12,7 +12,8 @@ import { loadProduct } from '../../lib/product/index.ts';
 import { createHealthServer } from '../../lib/process/health.ts';
 import { StopSteps } from '../../lib/process/run.ts';
 import {
-  AttemptRowOutbox, DeliveryWriter, Dispatcher, EndpointStore, PageLinks, WebhookEventConsumer, endpointDisabledMessage, ensureWebhookTopic, parseAllowedTargets,
+  AttemptRowOutbox, DeliveryWriter, Dispatcher, EndpointStore, PageLinks, WebhookEventConsumer, endpointDisabledMessage, ensureWebhookTopic,
+  parseAllowedTargets,
   parseRetrySchedule,
 } from '../../lib/push/index.ts';
 import { WebhookSender, type WebhookSenderOptions } from '../../lib/push/sender.ts';

@@ -35,6 +35,8 @@ export const TRIES_PER_CHANNEL = 3;
 const RETRY_BASE_MS = 15_000;
 /** A claimed notice is this process's for this long (a send's timeouts are 10–30 s). */
 const LEASE_MS = 60_000;
+/** What a notice's detail says when a kill cut its send short and it went again (the provider may have taken the first). */
+const CUT_SHORT = 'an attempt was cut short: sent again with the same reference';
 /** How often a paused key's notices are looked at again. */
 const PAUSED_RETRY_MS = 10 * 60_000;
 
@@ -234,14 +236,14 @@ export class BuyerNotices {
     };
     // The attempt is on record before the provider hears of it: one cut short by a kill is known as such.
     const interrupted = doc.attempt_started_ms !== null && doc.attempt_started_ms !== undefined;
-    await this.store.put({ ...doc, attempt_started_ms: now, ...(interrupted ? { detail: 'an attempt was cut short: sent again with the same reference' } : {}) });
+    await this.store.put({ ...doc, attempt_started_ms: now, ...(interrupted ? { detail: CUT_SHORT } : {}) });
     const outcome = await client.send(message);
     const at = this.clock();
     if (outcome.ok) {
       await this.store.countUsed(doc.key_prefix, key.period_start);
       const sent: NoticeDoc = {
         ...doc, status: 'sent', channel, template, language: lang, provider_id: outcome.providerId, attempt_started_ms: null,
-        detail: interrupted ? 'an attempt was cut short: sent again with the same reference' : null, updated_ms: at,
+        detail: interrupted ? CUT_SHORT : null, updated_ms: at,
       };
       await this.store.put(sent);
       // A STOP reply names only the number: remember which keys notified it.
@@ -252,7 +254,9 @@ export class BuyerNotices {
     const tries = doc.tries + 1;
     if (outcome.permanent || tries >= TRIES_PER_CHANNEL) {
       const failed = [...doc.failed_channels, channel];
-      await this.store.put({ ...doc, status: 'queued', channel, template, failed_channels: failed, tries: 0, detail: outcome.error, attempt_started_ms: null, updated_ms: at });
+      await this.store.put({
+        ...doc, status: 'queued', channel, template, failed_channels: failed, tries: 0, detail: outcome.error, attempt_started_ms: null, updated_ms: at,
+      });
       return this.later(member, at);
     }
     await this.store.put({ ...doc, status: 'queued', channel, template, tries, detail: outcome.error, attempt_started_ms: null, updated_ms: at });
