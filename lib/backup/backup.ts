@@ -31,7 +31,8 @@ import { replaceFile } from '../kv/index.ts';
 const FIRST = ['payments', 'idempotency', 'push'];
 const LAST = 'access';
 /** Replaced whole or written once: copied as they are. */
-const WHOLE_FILES = ['throttle/attempts.json', 'replay/applied-mapping.json', 'admin-token', 'moved.json'];
+// contact-key: without it the customers' contacts sealed in push/ cannot be read after a restore.
+const WHOLE_FILES = ['throttle/attempts.json', 'replay/applied-mapping.json', 'admin-token', 'moved.json', 'contact-key'];
 /** Appended to only: copied up to the last complete line. */
 const LOGS = ['polls.ndjson'];
 /** Known and left out on purpose (the file's comment says why). */

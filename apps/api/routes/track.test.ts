@@ -578,6 +578,8 @@ describe('usage, renew, suspend, resume, revoke', () => {
       rate_limits: { burst_per_second: 10, daily_quota: 800 },
       // Growth includes the shipment analyzer, with its own allowance (contracts.md).
       analyzer: { shipments_used: 0, shipments_limit: 4000 },
+      // And customer notices, a monthly allowance of its own (contracts.md "Customer notices").
+      notices: { used: 0, limit: 2000 },
     });
     expectRecord(await h.track(k.key, 'delhivery', IN_TRANSIT));
     expect((await h.usage(k.key)).period).toMatchObject({ lookups_used: 1, lookups_remaining: 3999 });

@@ -55,6 +55,8 @@ export function trialSuite(store: StoreKind): void {
         status: 'active',
         period: { start: h.clock.iso(), end: h.clock.iso(14 * DAY_MS), lookups_used: 0, lookups_limit: 100, lookups_remaining: 100 },
         rate_limits: { burst_per_second: 5, daily_quota: 100 },
+        // Trial keys notify customers through the sandbox providers only (config/plans.yaml).
+        notices: { used: 0, limit: 100 },
       });
       const view = await h.admin('GET', `/admin/keys/${key!.slice(0, 16)}`);
       expect(view.json()).toMatchObject({ email: 'new.user@example.com', plan: 'trial' });
