@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DAILY_CAP, sendableAt, underDailyCap } from './policy.ts';
+import { DAILY_CAP, sendableAt, takeDaySlot, type DaySlots } from './policy.ts';
 
 const ist = (text: string) => Date.parse(`${text}+05:30`);
 const quiet = { start: '21:00', end: '09:00' };
@@ -23,11 +23,13 @@ describe('quiet hours', () => {
 });
 
 describe('the daily cap', () => {
-  it(`lets ${DAILY_CAP} notices a shipment go per IST day, then none until the next`, () => {
-    const day = [ist('2026-11-28T09:00:00'), ist('2026-11-28T10:00:00'), ist('2026-11-28T11:00:00')];
-    expect(underDailyCap(day, ist('2026-11-28T12:00:00'))).toBe(true);
-    const full = [...day, ist('2026-11-28T12:00:00')];
-    expect(underDailyCap(full, ist('2026-11-28T23:59:00'))).toBe(false);
-    expect(underDailyCap(full, ist('2026-11-29T00:01:00'))).toBe(true);
+  it(`lets ${DAILY_CAP} notices a shipment go per IST day, then none until the next; a retry keeps its slot`, () => {
+    let slots: DaySlots | null = null;
+    for (const id of ['a', 'b', 'c', 'd']) slots = takeDaySlot(slots, id, ist('2026-11-28T10:00:00'));
+    expect(slots!.ids).toEqual(['a', 'b', 'c', 'd']);
+    expect(takeDaySlot(slots, 'e', ist('2026-11-28T23:59:00'))).toBeNull();
+    expect(takeDaySlot(slots, 'b', ist('2026-11-28T23:59:00'))).toEqual(slots);
+    // 00:01 IST is a new day (18:31 UTC the day before).
+    expect(takeDaySlot(slots, 'e', Date.parse('2026-11-28T18:31:00Z'))).toEqual({ day: slots!.day + 1, ids: ['e'] });
   });
 });

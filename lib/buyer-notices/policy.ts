@@ -49,10 +49,18 @@ export function sendableAt(kind: NoticeKind, nowMs: number, quiet: QuietHours | 
 /** The IST day (days since the epoch) of an instant: the daily cap's day. */
 export const istDayNumber = (ms: number) => Math.floor((ms + IST_OFFSET_MS) / DAY_MS);
 
-/** Whether one more notice fits the day's cap, given the send times of those already sent. */
-export function underDailyCap(sentMs: readonly number[], nowMs: number): boolean {
+/** A shipment's notices of one IST day (the daily cap's slots). */
+export interface DaySlots { day: number; ids: string[] }
+
+/**
+ * Notice `id` takes one of the shipment's slots of the day at `nowMs`: the slots after it, or null
+ * when the day is full. A notice that holds one already keeps it (a retry); a new day starts empty.
+ */
+export function takeDaySlot(slots: DaySlots | null, id: string, nowMs: number): DaySlots | null {
   const today = istDayNumber(nowMs);
-  return sentMs.filter((ms) => istDayNumber(ms) === today).length < DAILY_CAP;
+  const held = slots?.day === today ? slots.ids : [];
+  if (held.includes(id)) return { day: today, ids: held };
+  return held.length < DAILY_CAP ? { day: today, ids: [...held, id] } : null;
 }
 
 export const isClock = (value: string) => /^([01]\d|2[0-3]):[0-5]\d$/.test(value);

@@ -80,7 +80,6 @@ export class BuyerNotices {
   private running = false;
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
-  private readonly inFlight = new Set<Promise<void>>();
   private lastSweepMs = 0;
 
   constructor(options: BuyerNoticesOptions) {
@@ -127,8 +126,8 @@ export class BuyerNotices {
   async stop(): Promise<void> {
     this.running = false;
     this.wake?.();
+    // The loop's pass in flight ends first: its sends finish and their outcomes are written.
     await this.loop;
-    await Promise.all([...this.inFlight]);
   }
 
   /** One pass: claims what is due and tries it (tests call this instead of the loop). */
@@ -163,9 +162,7 @@ export class BuyerNotices {
     while (this.running) {
       let claimed = 0;
       if (this.store.kv.available()) {
-        const pass = this.runDue();
-        this.inFlight.add(pass.then(() => {}, () => {}));
-        claimed = await pass.catch((err: unknown) => { this.o.log?.('warn', `customer notices: ${(err as Error).message}`); return 0; });
+        claimed = await this.runDue().catch((err: unknown) => { this.o.log?.('warn', `customer notices: ${(err as Error).message}`); return 0; });
       }
       if (claimed === 0 && this.running) {
         await new Promise<void>((resolve) => {

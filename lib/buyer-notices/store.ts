@@ -10,7 +10,7 @@ import type { KeyMode, NdrReason } from '../schemas/index.ts';
 import { DAY_MS } from '../time/index.ts';
 import type { NoticeChannel } from './contact.ts';
 import type { NoticeKind } from './kinds.ts';
-import { DAILY_CAP, DEFAULT_NOTICE_SETTINGS, istDayNumber, type NoticeSettings } from './policy.ts';
+import { DEFAULT_NOTICE_SETTINGS, takeDaySlot, type DaySlots, type NoticeSettings } from './policy.ts';
 
 export const NOTICE_STATUSES = ['queued', 'deferred', 'sent', 'delivered', 'failed', 'suppressed'] as const;
 export type NoticeStatus = (typeof NOTICE_STATUSES)[number];
@@ -93,8 +93,6 @@ export function stopDigestOf(prefix: string, address: string): string {
 }
 
 const SENDER_KEEP_MS = 30 * DAY_MS;
-/** The shipment's notices of one IST day (the daily cap). */
-interface DaySlots { day: number; ids: string[] }
 
 const phoneDigestOf = (phone: string) => createHash('sha256').update(`phone|${phone}`).digest('hex');
 
@@ -104,15 +102,26 @@ export class NoticeStore {
     this.kv = kv;
   }
 
-  /** Creates the notice unless it exists (answers whether it was new), lists it and makes it due. */
+  /**
+   * Creates the notice unless it exists, and lists it, in one atomic step; then makes it due.
+   * Answers whether it was new. The same event again (re-delivered after a crash) adds nothing, but
+   * makes a notice due again that was never tried: a crash between the two steps would otherwise
+   * leave it made and never sent.
+   */
   async add(doc: NoticeDoc, dueMs: number): Promise<boolean> {
-    const created = await this.kv.update<NoticeDoc, boolean>(noticeKeys.notice(doc.key_prefix, doc.id), (current) => (
-      current ? { result: false } : { next: doc, result: true, ttlMs: NOTICE_KEEP_MS }));
-    if (!created) return false;
-    await this.kv.listPush(noticeKeys.list(doc.key_prefix), doc.id, LIST_KEEP);
-    await this.kv.listPush(noticeKeys.shipmentList(doc.key_prefix, doc.carrier, doc.awb), doc.id, 100);
-    await this.kv.schedule(noticeKeys.due(), `${doc.key_prefix}|${doc.id}`, dueMs);
-    return true;
+    const prefix = doc.key_prefix;
+    const key = noticeKeys.notice(prefix, doc.id);
+    const existing = await this.kv.transact([key], ([current]) => (current ? { result: current as NoticeDoc } : {
+      writes: [{ key, value: doc, ttlMs: NOTICE_KEEP_MS }],
+      listPushes: [
+        { key: noticeKeys.list(prefix), value: doc.id, keep: LIST_KEEP },
+        { key: noticeKeys.shipmentList(prefix, doc.carrier, doc.awb), value: doc.id, keep: 100 },
+      ],
+      result: null,
+    }));
+    const neverTried = existing !== null && existing.status === 'queued' && existing.attempt_started_ms == null && existing.channel === null;
+    if (existing === null || neverTried) await this.kv.schedule(noticeKeys.due(), `${prefix}|${doc.id}`, dueMs);
+    return existing === null;
   }
 
   get(prefix: string, id: string): Promise<NoticeDoc | null> {
@@ -148,11 +157,8 @@ export class NoticeStore {
    */
   async takeDaySlot(prefix: string, carrier: string, awb: string, id: string, nowMs: number): Promise<boolean> {
     return this.kv.update<DaySlots, boolean>(noticeKeys.sent(prefix, carrier, awb), (doc) => {
-      const today = istDayNumber(nowMs);
-      const slots = doc?.day === today ? doc.ids : [];
-      if (slots.includes(id)) return { result: true };
-      if (slots.length >= DAILY_CAP) return { result: false };
-      return { next: { day: today, ids: [...slots, id] }, result: true, ttlMs: 2 * DAY_MS };
+      const next = takeDaySlot(doc, id, nowMs);
+      return next ? { next, result: true, ttlMs: 2 * DAY_MS } : { result: false };
     });
   }
 
