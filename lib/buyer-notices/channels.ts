@@ -111,7 +111,8 @@ export class Msg91SmsChannel implements NoticeChannelClient {
         headers: { authkey: this.options.authKey, 'content-type': 'application/json', accept: 'application/json' },
         // Unicode for the Indian scripts; no URL shortening (DLT whitelists the link's own domain).
         body: JSON.stringify({
-          template_id: templateId, short_url: '0', unicode: m.lang === 'en' ? 0 : 1, recipients: [{ mobiles: m.contact.phone.slice(1), ...variables }],
+          template_id: templateId, sender: this.options.templates.dlt.sender, short_url: '0', unicode: m.lang === 'en' ? 0 : 1,
+          recipients: [{ mobiles: m.contact.phone.slice(1), ...variables }],
         }),
         headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS,
       });

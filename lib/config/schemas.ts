@@ -33,6 +33,10 @@ const perKind = <T extends z.ZodType>(value: T) => z.object(Object.fromEntries(N
 const templateId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'a template id of letters, digits, _ or -');
 export const NoticeTemplatesFileSchema = z.object({
   whatsapp: perKind(z.string().regex(/^[a-z0-9_]{1,512}$/, 'a WhatsApp template name (lower case, digits, _)')),
+  dlt: z.object({
+    entity_id: z.string().regex(/^\d{10,25}$/, 'the DLT principal entity id (digits)'),
+    sender: z.string().regex(/^[A-Z]{6}$/, 'the 6-letter DLT sender header, upper case'),
+  }).strict(),
   sms: perKind(z.object({ en: templateId, hi: templateId, ta: templateId, bn: templateId }).strict()),
 }).strict();
 export type NoticeTemplates = z.infer<typeof NoticeTemplatesFileSchema>;

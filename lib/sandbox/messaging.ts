@@ -181,9 +181,11 @@ export async function startMessagingSandbox(options: MessagingSandboxOptions = {
   app.post('/api/v5/flow', async (req, reply) => {
     const error = (status: number, message: string) => reply.code(status).send({ type: 'error', message });
     if (req.headers.authkey !== msg91.authKey) return error(401, 'Authentication failure');
-    const body = req.body as { template_id?: string; recipients?: Record<string, unknown>[] } | null;
+    const body = req.body as { template_id?: string; sender?: string; recipients?: Record<string, unknown>[] } | null;
     const registered = bySmsId.get(body?.template_id ?? '');
     if (!registered) return error(400, 'Invalid template id (not mapped to a DLT content template)');
+    // DLT: the header must be the one the template is registered under, or the operator drops the SMS.
+    if (body?.sender !== templates.dlt.sender) return error(400, 'Sender header does not match the DLT template\'s header');
     const recipients = body?.recipients ?? [];
     if (recipients.length !== 1) return error(400, 'Exactly one recipient per request in this sandbox');
     const { mobiles, ...variables } = recipients[0]!;
@@ -193,9 +195,10 @@ export async function startMessagingSandbox(options: MessagingSandboxOptions = {
     const fail = failing('sms');
     if (fail) return fail.transient ? error(500, 'Internal server error') : error(400, 'Number blocked (DLT scrubbing)');
     const id = randomBytes(12).toString('hex');
+    const values = variables as Record<string, string>;
     keep({
-      channel: 'sms', id, to: maskPhone(`+${mobiles}`), template: body!.template_id!, language: registered.lang, variables: variables as Record<string, string>,
-      text: render(registered.kind, registered.lang, variables as Record<string, string>), reference: null, headers: {}, at: new Date().toISOString(),
+      channel: 'sms', id, to: maskPhone(`+${mobiles}`), template: body!.template_id!, language: registered.lang, variables: values,
+      text: render(registered.kind, registered.lang, values), reference: null, headers: { sender: body!.sender! }, at: new Date().toISOString(),
     });
     return { type: 'success', message: id };
   });

@@ -16,7 +16,7 @@ import { storedAwb } from '../../../lib/schemas/index.ts';
 import { isLang, type Lang } from '../../../lib/tracking-page/types.ts';
 import { managementKey } from '../auth/management-key.ts';
 import type { ApiDeps } from '../context/deps.ts';
-import { deferJsonErrors, NOT_JSON, readBody } from '../http/bodies.ts';
+import { deferJsonErrors, readBody } from '../http/bodies.ts';
 import { ApiError, methodNotAllowed } from '../http/errors.ts';
 import { api, type RouteSpec } from '../openapi/spec.ts';
 import { unsubscribeAsk, unsubscribeDone, unsubscribeInvalid } from '../pages/unsubscribe.ts';
@@ -90,7 +90,7 @@ export function registerCustomerNoticeRoutes(app: FastifyInstance, deps: NoticeD
       errors: ['bad_request'],
     }), async (request, reply) => {
       const key = await managementKey(deps, counters, request, reply);
-      const body = readBody(SettingsInputSchema, request.body === NOT_JSON ? NOT_JSON : request.body, JSON.stringify(SETTINGS_EXAMPLE));
+      const body = readBody(SettingsInputSchema, request.body, JSON.stringify(SETTINGS_EXAMPLE));
       if (body instanceof ApiError) throw body;
       const current = await store.settings(key.prefix);
       const next: NoticeSettings = {

@@ -105,7 +105,10 @@ export function registerTrackingRoutes(app: FastifyInstance, deps: TrackingDeps,
       + 'promised_by (YYYY-MM-DD, the day the shop promised its customer, IST) makes the watch\'s records carry insights.prediction.promise '
       + '(P(delivered by the end of that day)); tracking.running_late is sent once when that probability (without promised_by: the carrier '
       + 'EDD\'s on_time_probability) falls below running_late_below (0 to 1, default 0.5) while the shipment moves, again only after it recovered. '
-      + 'Watching again with either field changes it (a bad one is 400: invalid_date, bad_request).',
+      + 'Watching again with either field changes it (a bad one is 400: invalid_date, bad_request). '
+      + 'customer (phone, email, language, channels, consent: true) lets us send the shop\'s customer WhatsApp, SMS or e-mail notices about this '
+      + 'shipment (docs/integrators/customer-notices.md): without consent 400 consent_required, an unusable contact 400 invalid_customer; it is '
+      + 'kept encrypted, shown only masked, erased 7 days after the shipment ends, with the watch, or by DELETE …/customer; null erases it.',
     body: WatchBodySchema, bodyExample: { carrier: 'delhivery', awb: '1234567890102', promised_by: '2026-11-28', running_late_below: 0.5 },
     responses: {
       201: { description: 'Watch started (tracking null while the carrier has no scans)', schema: WatchAnswerSchema },

@@ -125,7 +125,7 @@ export function noticesSuite(harness: NoticesHarness): void {
       expect(wa.text).toContain('उठा लिया');
       expect(wa.reference).toMatch(/^trk_test_N0tic3s\|ntc_/);
       const sms = got.find((m) => m.channel === 'sms')!;
-      expect(sms).toMatchObject({ template: templates.sms.picked_up.ta, language: 'ta' });
+      expect(sms).toMatchObject({ template: templates.sms.picked_up.ta, language: 'ta', headers: { sender: templates.dlt.sender } });
       expect(Object.keys(sms.variables).sort()).toEqual(['awb', 'carrier', 'day', 'link', 'shop']);
       const mail = got.find((m) => m.channel === 'email')!;
       expect(mail).toMatchObject({ to: 'r***@example.com' });
