@@ -11,3 +11,4 @@ export { NOTICE_CATALOGUES, bodyOf, emailOf, smsTemplate, valuesOf, variablesOf,
 export { readUnsubscribeToken, unsubscribeTokenOf } from './unsubscribe.ts';
 export { createNotices, type MessagingSandboxTarget, type NoticesRuntime, type NoticesWiring } from './wire.ts';
 export { noticesSpentMessage } from './spent-mail.ts';
+export { applyWhatsAppWebhook, isStop, signedByMeta, STOP_WORDS, type WhatsAppWebhookTarget } from './whatsapp-webhook.ts';

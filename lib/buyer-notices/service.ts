@@ -12,9 +12,12 @@
  * the next on a refusal (WhatsApp → SMS → e-mail as the watch lists them).
  *
  * The contact is decrypted here, right before the send, and goes nowhere but the provider's request.
- * A kill after the provider accepted a notice and before its state is written sends it again when
- * the lease ends, with the same id (WhatsApp `biz_opaque_callback_data`, the e-mail's Message-ID):
- * that window is one provider round trip.
+ * Every send is on record before the provider hears of it, so a kill leaves its notice "cut short"
+ * (leased, no outcome). WhatsApp settles such a one by Meta's status webhook, which names the notice
+ * (`biz_opaque_callback_data`) and which Meta retries: taken, it is sent and not sent again; after
+ * `inDoubtWaitMs` without a status the provider never had it, and it is sent. SMS and e-mail have no
+ * such answer: a cut-short one is sent again after the lease, with the same reference (the
+ * e-mail's Message-ID), and its detail says so.
  */
 import pLimit from 'p-limit';
 import { isGone, type KeyStanding } from '../access/standing.ts';
@@ -22,7 +25,7 @@ import type { KeyRecord } from '../access/index.ts';
 import type { NoticeTemplates } from '../config/index.ts';
 import type { WebhookEvent } from '../push/index.ts';
 import { isLang, type Lang } from '../tracking-page/types.ts';
-import { usableChannels, type Contact, type NoticeChannel } from './contact.ts';
+import { normalizePhone, usableChannels, type Contact, type NoticeChannel } from './contact.ts';
 import type { ChannelMessage, NoticeChannelClient } from './channels.ts';
 import { noticeOf, type NoticeFacts } from './kinds.ts';
 import { sendableAt } from './policy.ts';
@@ -37,6 +40,11 @@ const RETRY_BASE_MS = 15_000;
 const LEASE_MS = 60_000;
 /** What a notice's detail says when a kill cut its send short and it went again (the provider may have taken the first). */
 const CUT_SHORT = 'an attempt was cut short: sent again with the same reference';
+const IN_DOUBT_WAIT_MS = 10 * 60_000;
+const TAKEN_AFTER_ALL = 'an attempt was cut short: WhatsApp\'s status says it was taken';
+/** A notice with no send under way. */
+const NO_ATTEMPT = { attempt_started_ms: null, attempt_channel: null } as const;
+const WAITING_FOR_STATUS = 'an attempt was cut short: waiting for WhatsApp\'s status of it';
 /** How often a paused key's notices are looked at again. */
 const PAUSED_RETRY_MS = 10 * 60_000;
 
@@ -71,6 +79,11 @@ export interface BuyerNoticesOptions {
   concurrency?: number;
   /** How long a claimed notice is this process's (default 60 s; a send's timeouts are 10–30 s). */
   leaseMs?: number;
+  /**
+   * A WhatsApp send a kill cut short waits this long for Meta's status of it before it is sent again
+   * (default 10 minutes; Meta retries a status webhook it could not deliver for a day).
+   */
+  inDoubtWaitMs?: number;
 }
 
 export class BuyerNotices {
@@ -178,6 +191,13 @@ export class BuyerNotices {
     const prefix = doc?.key_prefix;
     if (!doc || !prefix || ['sent', 'delivered', 'failed', 'suppressed'].includes(doc.status)) return this.done(member);
     const now = this.clock();
+    // A WhatsApp send cut short: Meta's status (which names the notice) says whether it took it.
+    const cutShort = doc.attempt_channel === 'whatsapp' && doc.attempt_started_ms != null;
+    const inDoubtUntil = cutShort ? doc.attempt_started_ms! + (this.o.inDoubtWaitMs ?? IN_DOUBT_WAIT_MS) : 0;
+    if (now < inDoubtUntil) {
+      if (doc.detail !== WAITING_FOR_STATUS) await this.store.put({ ...doc, detail: WAITING_FOR_STATUS, updated_ms: now });
+      return this.later(member, inDoubtUntil);
+    }
     const key = await this.o.keyOf(prefix);
     const standing = this.o.standingOf(key, now);
     if (isGone(standing)) return this.settle(member, doc, 'suppressed', 'key revoked');
@@ -233,13 +253,13 @@ export class BuyerNotices {
     };
     // The attempt is on record before the provider hears of it: one cut short by a kill is known as such.
     const interrupted = doc.attempt_started_ms !== null && doc.attempt_started_ms !== undefined;
-    await this.store.put({ ...doc, attempt_started_ms: now, ...(interrupted ? { detail: CUT_SHORT } : {}) });
+    await this.store.put({ ...doc, attempt_started_ms: now, attempt_channel: channel, ...(interrupted ? { detail: CUT_SHORT } : {}) });
     const outcome = await client.send(message);
     const at = this.clock();
     if (outcome.ok) {
       await this.store.countUsed(doc.key_prefix, key.period_start);
       const sent: NoticeDoc = {
-        ...doc, status: 'sent', channel, template, language: lang, provider_id: outcome.providerId, attempt_started_ms: null,
+        ...doc, status: 'sent', channel, template, language: lang, provider_id: outcome.providerId, ...NO_ATTEMPT,
         detail: interrupted ? CUT_SHORT : null, updated_ms: at,
       };
       await this.store.put(sent);
@@ -252,12 +272,59 @@ export class BuyerNotices {
     if (outcome.permanent || tries >= TRIES_PER_CHANNEL) {
       const failed = [...doc.failed_channels, channel];
       await this.store.put({
-        ...doc, status: 'queued', channel, template, failed_channels: failed, tries: 0, detail: outcome.error, attempt_started_ms: null, updated_ms: at,
+        ...doc, status: 'queued', channel, template, failed_channels: failed, tries: 0, detail: outcome.error, ...NO_ATTEMPT,
+        updated_ms: at,
       });
       return this.later(member, at);
     }
-    await this.store.put({ ...doc, status: 'queued', channel, template, tries, detail: outcome.error, attempt_started_ms: null, updated_ms: at });
+    await this.store.put({ ...doc, status: 'queued', channel, template, tries, detail: outcome.error, ...NO_ATTEMPT, updated_ms: at });
     return this.later(member, at + RETRY_BASE_MS * 2 ** (tries - 1));
+  }
+
+  /**
+   * A WhatsApp status of a notice (Meta's webhook; the notice named by its `prefix|id` reference):
+   * a sent notice becomes delivered (read counts as delivered) or failed; one whose send a kill cut
+   * short is settled by it, so it is not sent again: taken by the provider (sent, delivered, read)
+   * is sent, a failure moves on to the next channel.
+   */
+  async providerStatus(reference: string, status: string, providerId: string | null, errorCode: number | null): Promise<void> {
+    const [prefix, id] = reference.split('|');
+    if (!prefix || !id) return;
+    const doc = await this.store.get(prefix, id);
+    if (!doc) return;
+    const taken = status === 'sent' || status === 'delivered' || status === 'read';
+    const now = this.clock();
+    const failure = `whatsapp status failed${errorCode ? ` code ${errorCode}` : ''}`;
+    if (doc.status === 'sent' && status !== 'sent') {
+      await this.store.put({ ...doc, status: taken ? 'delivered' : 'failed', detail: taken ? doc.detail : failure, updated_ms: now });
+      return;
+    }
+    const inDoubt = doc.status === 'queued' && doc.attempt_channel === 'whatsapp' && doc.attempt_started_ms != null;
+    if (!inDoubt) return;
+    const member = `${prefix}|${id}`;
+    if (!taken) {
+      await this.store.put({ ...doc, failed_channels: [...doc.failed_channels, 'whatsapp'], tries: 0, detail: failure, ...NO_ATTEMPT, updated_ms: now });
+      return this.later(member, now);
+    }
+    const key = await this.o.keyOf(prefix);
+    if (key) await this.store.countUsed(prefix, key.period_start);
+    const opened = await this.o.vault.open(prefix, doc.carrier, doc.awb);
+    if (opened?.contact.phone) await this.store.rememberSender(opened.contact.phone, prefix, now);
+    const lang: Lang = isLang(doc.language) ? doc.language : 'en';
+    const sent: NoticeDoc = {
+      ...doc, status: status === 'sent' ? 'sent' : 'delivered', channel: 'whatsapp', template: this.o.templates.whatsapp[doc.kind], language: lang,
+      provider_id: providerId, ...NO_ATTEMPT, detail: TAKEN_AFTER_ALL, updated_ms: now,
+    };
+    await this.store.put(sent);
+    this.o.onSettled?.(sent, doc.created_ms);
+    await this.done(member);
+  }
+
+  /** STOP from a phone: every key that notified it lately stops notifying it. */
+  async stopFromReply(phone: string): Promise<void> {
+    const normalized = normalizePhone(phone);
+    if (!normalized) return;
+    for (const prefix of await this.store.sendersOf(normalized)) await this.store.stop(prefix, normalized);
   }
 
   private async settle(member: string, doc: NoticeDoc, status: NoticeDoc['status'], detail: string): Promise<void> {

@@ -42,8 +42,9 @@ export interface NoticeDoc {
   provider_id: string | null;
   /** Why it was not sent, or the last failure's code: never the provider's message text. */
   detail: string | null;
-  /** A send to the provider began then and has no outcome yet (a kill leaves it set). */
+  /** A send to the provider began then and has no outcome yet (a kill leaves it set), on this channel. */
   attempt_started_ms?: number | null;
+  attempt_channel?: NoticeChannel | null;
   created_ms: number;
   updated_ms: number;
 }

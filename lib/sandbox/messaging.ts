@@ -63,6 +63,8 @@ export interface RunningMessaging {
 }
 
 const KEEP = 500;
+const STATUS_TRIES = 40;
+const STATUS_RETRY_MS = 250;
 
 function render(kind: NoticeKind, lang: Lang, variables: Record<string, string>): string {
   return String(new IntlMessageFormat(NOTICE_CATALOGUES[lang][kind], `${lang}-IN`).format(variables));
@@ -99,6 +101,7 @@ export async function startMessagingSandbox(options: MessagingSandboxOptions = {
     whatsapp: { count: 0, transient: true }, sms: { count: 0, transient: true }, email: { count: 0, transient: true },
   };
   const hooks: { whatsapp: string | null; sms: string | null } = { whatsapp: null, sms: null };
+  let closed = false;
   const keep = (m: ReceivedMessage) => {
     messages.push(m);
     if (messages.length > KEEP) messages.shift();
@@ -137,8 +140,19 @@ export async function startMessagingSandbox(options: MessagingSandboxOptions = {
       id, status: 'delivered', timestamp: String(Math.floor(Date.now() / 1000)), recipient_id: recipient,
       ...(reference ? { biz_opaque_callback_data: reference } : {}),
     };
-    // After the answer, as Meta's webhooks come: a failed delivery of it is only a lost status.
-    setTimeout(() => { void signedPost(hooks.whatsapp!, envelope({ statuses: [status] }), true).catch(() => {}); }, 20);
+    // After the answer, as Meta's webhooks come; one not answered 200 is tried again (Meta: with growing
+    // delays for a day; here every STATUS_RETRY_MS, STATUS_TRIES times), so a receiver down a moment misses none.
+    const body = envelope({ statuses: [status] });
+    let tries = 0;
+    const attempt = () => {
+      tries++;
+      const url = hooks.whatsapp;
+      if (!url || closed) return;
+      void signedPost(url, body, true).then((code) => code === 200, () => false).then((ok) => {
+        if (!ok && tries < STATUS_TRIES && !closed) setTimeout(attempt, STATUS_RETRY_MS).unref();
+      });
+    };
+    setTimeout(attempt, 20).unref();
   };
 
   const app: FastifyInstance = Fastify({ logger: false });
@@ -278,6 +292,7 @@ export async function startMessagingSandbox(options: MessagingSandboxOptions = {
       return signedPost(hooks.sms, JSON.stringify({ mobile: from, message: text, received_at: ts }), false);
     },
     async close() {
+      closed = true;
       await app.close();
       await new Promise<void>((resolve) => smtp.close(() => resolve()));
     },

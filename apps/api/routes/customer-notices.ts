@@ -4,12 +4,12 @@
  * WhatsApp webhook (delivery statuses, a customer's STOP), the SMS gateway's inbound replies, and
  * the e-mail's unsubscribe link. None of these answers ever carries a phone or an address.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import {
-  isClock, NOTICE_KINDS, NOTICE_STATUSES, normalizePhone, readUnsubscribeToken, type NoticeSettings,
+  applyWhatsAppWebhook, isClock, isStop, NOTICE_KINDS, NOTICE_STATUSES, readUnsubscribeToken, signedByMeta, type NoticeSettings,
 } from '../../../lib/buyer-notices/index.ts';
 import type { Kv } from '../../../lib/kv/index.ts';
 import { storedAwb } from '../../../lib/schemas/index.ts';
@@ -46,8 +46,6 @@ const ListQuerySchema = z.object({
 const SETTINGS_EXAMPLE = { events: ['out_for_delivery', 'failed_attempt', 'delivered'], quiet_hours: { start: '21:00', end: '09:00' } };
 
 const noticeCall = (spec: Omit<RouteSpec, 'caller' | 'limits' | 'tags'>) => api({ ...spec, caller: 'key', limits: 'burst', tags: ['Customer notices'] });
-/** Words that stop every notice to the sender (case and spaces aside). */
-const STOP_WORDS = new Set(['stop', 'stop all', 'unsubscribe', 'cancel', 'end', 'quit']);
 
 export function registerCustomerNoticeRoutes(app: FastifyInstance, deps: NoticeDeps, counters: Kv): void {
   const { notices } = deps;
@@ -118,42 +116,17 @@ export function registerCustomerNoticeRoutes(app: FastifyInstance, deps: NoticeD
       if (!signedByMeta(raw, request.headers['x-hub-signature-256'], notices.whatsappAppSecret)) {
         throw new ApiError('invalid_signature', 'Missing or wrong X-Hub-Signature-256: the body must be signed with the Meta app secret.');
       }
-      let json: WhatsAppWebhook;
+      let json: unknown;
       try {
-        json = JSON.parse(raw.toString('utf8')) as WhatsAppWebhook;
+        json = JSON.parse(raw.toString('utf8'));
       } catch {
         throw new ApiError('bad_request', 'The webhook body is not JSON.');
       }
-      for (const change of (json.entry ?? []).flatMap((e) => e.changes ?? [])) {
-        for (const status of change.value?.statuses ?? []) await applyStatus(status);
-        for (const message of change.value?.messages ?? []) {
-          const said = message.type === 'text' ? message.text?.body : message.type === 'button' ? message.button?.text : undefined;
-          if (said && STOP_WORDS.has(said.trim().toLowerCase()) && message.from) await stopPhone(`+${message.from}`);
-        }
-      }
+      await applyWhatsAppWebhook(json, notices.notices);
       return reply.code(200).send({ received: true });
     });
     methodNotAllowed(hook, '/notices/whatsapp/webhook', ['GET', 'POST']);
   });
-
-  /** A delivery status of a notice (the notice named by biz_opaque_callback_data, `prefix|id`). */
-  async function applyStatus(status: { status?: string; biz_opaque_callback_data?: string; errors?: { code?: number }[] }): Promise<void> {
-    const [prefix, id] = (status.biz_opaque_callback_data ?? '').split('|');
-    if (!prefix || !id || (status.status !== 'delivered' && status.status !== 'read' && status.status !== 'failed')) return;
-    const doc = await store.get(prefix, id);
-    if (!doc || doc.status !== 'sent') return;
-    const failed = status.status === 'failed';
-    const code = status.errors?.[0]?.code;
-    const detail = failed ? `whatsapp status failed${code ? ` code ${code}` : ''}` : null;
-    await store.put({ ...doc, status: failed ? 'failed' : 'delivered', detail, updated_ms: deps.clock() });
-  }
-
-  /** STOP from a phone: every key that notified it lately stops notifying it. */
-  async function stopPhone(phone: string): Promise<void> {
-    const normalized = normalizePhone(phone);
-    if (!normalized) return;
-    for (const prefix of await store.sendersOf(normalized)) await store.stop(prefix, normalized);
-  }
 
   app.post('/notices/sms/inbound', async (request: FastifyRequest<{ Querystring: { token?: string } }>, reply) => {
     const token = request.query.token ?? '';
@@ -164,7 +137,7 @@ export function registerCustomerNoticeRoutes(app: FastifyInstance, deps: NoticeD
     const body = (request.body ?? {}) as { mobile?: unknown; number?: unknown; message?: unknown; text?: unknown };
     const from = String(body.mobile ?? body.number ?? '');
     const said = String(body.message ?? body.text ?? '');
-    if (STOP_WORDS.has(said.trim().toLowerCase())) await stopPhone(from);
+    if (isStop(said)) await notices.notices.stopFromReply(from);
     return reply.code(200).send({ received: true });
   });
   methodNotAllowed(app, '/notices/sms/inbound', ['POST']);
@@ -196,23 +169,4 @@ export function registerCustomerNoticeRoutes(app: FastifyInstance, deps: NoticeD
 
   methodNotAllowed(app, '/v1/notices/settings', ['GET', 'PUT']);
   methodNotAllowed(app, '/v1/notices', ['GET']);
-}
-
-interface WhatsAppWebhook {
-  entry?: {
-    changes?: {
-      value?: {
-        statuses?: { id?: string; status?: string; biz_opaque_callback_data?: string; errors?: { code?: number }[] }[];
-        messages?: { from?: string; type?: string; text?: { body?: string }; button?: { text?: string } }[];
-      };
-    }[];
-  }[];
-}
-
-/** X-Hub-Signature-256: `sha256=` and the hex HMAC-SHA256 of the raw body under the app secret, compared in constant time. */
-function signedByMeta(raw: Buffer, header: string | string[] | undefined, secret: string | null): boolean {
-  if (!secret || typeof header !== 'string' || !header.startsWith('sha256=')) return false;
-  const given = Buffer.from(header.slice(7), 'hex');
-  const wanted = createHmac('sha256', secret).update(raw).digest();
-  return given.length === wanted.length && timingSafeEqual(given, wanted);
 }

@@ -1,9 +1,12 @@
 /**
  * A notices sender killed mid-burst, for crash.test.ts: opens the embedded store in argv[2] and
  * sends its due notices through the WhatsApp Cloud API at the sandbox given in NOTICES_SANDBOX
- * (JSON: url, version, phoneNumberId, accessToken), with the vault key in NOTICES_KEY (base64) and
- * a 1 s lease, until killed. It prints `ready` once its loop runs. It never closes anything.
+ * (JSON: url, version, phoneNumberId, accessToken, appSecret), with the vault key in NOTICES_KEY
+ * (base64), a 1 s lease and a 3 s wait for the status of a send cut short, until killed. Meta's
+ * webhook (statuses) is taken on NOTICES_WEBHOOK_PORT, as the API's route takes it (signature,
+ * then lib/buyer-notices applyWhatsAppWebhook). It prints `ready` once both run. It closes nothing.
  */
+import { createServer } from 'node:http';
 import { standingOf } from '../../access/standing.ts';
 import type { KeyRecord } from '../../access/index.ts';
 import { DEFAULT_CONFIG_DIR, loadNoticeTemplates } from '../../config/index.ts';
@@ -12,10 +15,11 @@ import { WhatsAppChannel } from '../channels.ts';
 import { BuyerNotices } from '../service.ts';
 import { NoticeStore } from '../store.ts';
 import { ContactVault } from '../vault.ts';
+import { applyWhatsAppWebhook, signedByMeta } from '../whatsapp-webhook.ts';
 
 const dir = process.argv[2];
 if (!dir) throw new Error('usage: send-child.ts DIR');
-const sandbox = JSON.parse(process.env.NOTICES_SANDBOX ?? '{}') as { url: string; version: string; phoneNumberId: string; accessToken: string };
+const sandbox = JSON.parse(process.env.NOTICES_SANDBOX ?? '{}') as { url: string; version: string; phoneNumberId: string; accessToken: string; appSecret: string };
 const key = JSON.parse(process.env.NOTICES_KEY_RECORD ?? '{}') as KeyRecord;
 const templates = loadNoticeTemplates(DEFAULT_CONFIG_DIR);
 const kv = new EmbeddedKv(dir);
@@ -25,7 +29,18 @@ const notices = new BuyerNotices({
   keyOf: async () => key, standingOf: (k, ms) => standingOf(k, new Date(ms)), channelsFor: () => ({ whatsapp: channel }),
   allowanceOf: () => 1_000_000, shopNameOf: async () => 'Crash Test Store', carrierNameOf: () => 'Delhivery',
   pageLinkOf: async (_p, _m, carrier, awb) => `https://track.example.in/t/${carrier}${awb}`, unsubscribeUrlOf: () => 'https://track.example.in/u',
-  leaseMs: 1_000, idleMs: 50,
+  leaseMs: 1_000, idleMs: 50, inDoubtWaitMs: 3_000,
 });
-notices.start();
-process.stdout.write('ready\n');
+const webhook = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    const raw = Buffer.concat(chunks);
+    if (!signedByMeta(raw, req.headers['x-hub-signature-256'], sandbox.appSecret)) { res.writeHead(400).end(); return; }
+    applyWhatsAppWebhook(JSON.parse(raw.toString('utf8')), notices).then(() => res.writeHead(200).end(), () => res.writeHead(500).end());
+  });
+});
+webhook.listen(Number(process.env.NOTICES_WEBHOOK_PORT), '127.0.0.1', () => {
+  notices.start();
+  process.stdout.write('ready\n');
+});
