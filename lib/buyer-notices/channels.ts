@@ -39,8 +39,12 @@ export interface NoticeChannelClient {
 }
 
 const TIMEOUT_MS = 10_000;
-/** Meta's codes after which the same message will not go through on WhatsApp: try the next channel. */
-const WHATSAPP_PERMANENT = new Set([100, 131008, 131009, 131026, 131047, 131051, 132000, 132001, 132005, 132007, 132012, 132015, 132016]);
+/**
+ * Meta's codes that pass (throughput, too many messages to this user, an unknown error): tried again
+ * on WhatsApp. Any other refusal (131026 not on WhatsApp, a template problem, a bad parameter) will
+ * not go through there: the next channel is tried.
+ */
+const WHATSAPP_RETRY = new Set([130429, 131000, 131056]);
 
 const transient = (status: number) => status === 429 || status >= 500;
 
@@ -78,7 +82,7 @@ export class WhatsAppChannel implements NoticeChannelClient {
       const id = body?.messages?.[0]?.id;
       if (res.statusCode >= 200 && res.statusCode < 300 && id) return { ok: true, providerId: id };
       const code = body?.error?.code;
-      const permanent = !transient(res.statusCode) && (code === undefined || WHATSAPP_PERMANENT.has(code) || res.statusCode < 500);
+      const permanent = !transient(res.statusCode) && !(code !== undefined && WHATSAPP_RETRY.has(code));
       return { ok: false, permanent, error: `whatsapp HTTP ${res.statusCode}${code ? ` code ${code}` : ''}` };
     } catch (err) {
       return { ok: false, permanent: false, error: `whatsapp ${(err as { code?: string }).code ?? 'request failed'}` };
