@@ -19,6 +19,7 @@ import { awbFor, expectError, MINUTE_MS, startApiHarness, type ApiHarness, type 
 const MARKER_DIGITS = '9988776655';
 const MARKER_PHONE = `+91${MARKER_DIGITS}`;
 const MARKER_EMAIL = 'marker.q7z@example.com';
+const SMS_TOKEN = 'sms-inbound-token-0123456789';
 
 async function filesUnder(dir: string): Promise<string[]> {
   const out: string[] = [];
@@ -39,7 +40,9 @@ export function customerNoticesApiSuite(store: StoreKind): void {
     beforeAll(async () => {
       messaging = await startMessagingSandbox();
       const logStream = new Writable({ write(chunk, _enc, done) { logs.push(String(chunk)); done(); } });
-      h = await startApiHarness({ store, logLevel: 'info', messagingSandbox: messaging, deps: (deps) => ({ ...deps, logStream }) });
+      h = await startApiHarness({
+        store, logLevel: 'info', messagingSandbox: messaging, env: { SMS_INBOUND_TOKEN: SMS_TOKEN }, deps: (deps) => ({ ...deps, logStream }),
+      });
       messaging.setWebhooks({ whatsapp: 'http://127.0.0.1:1/unused' });
       key = (await h.createKey({ plan: 'business', mode: 'test', burst_per_second: 1000 })).key;
       // Quiet hours would hold the day's notices at this test's clock; this suite tests them elsewhere.
@@ -127,6 +130,20 @@ export function customerNoticesApiSuite(store: StoreKind): void {
       expect(last).toMatchObject({ event: 'out_for_delivery', channel: 'email', status: 'sent' });
     }, 60_000);
 
+    it('takes an SMS STOP only at the inbound URL with its token', async () => {
+      const awb = awbFor('delhivery', 26, 3);
+      const phone = '+919812300001';
+      expect((await call('POST', '/v1/trackings', { carrier: 'delhivery', awb, customer: { phone, channels: ['sms'], consent: true } })).statusCode).toBe(201);
+      await step(awb);
+      expect((await noticesOf(awb))[0]).toMatchObject({ event: 'picked_up', channel: 'sms', status: 'sent' });
+      const reply = (token: string) => h.app.inject({ method: 'POST', url: `/notices/sms/inbound?token=${token}`, payload: { mobile: '919812300001', message: ' stop ' } });
+      expectError(await reply('wrong-token-0123456789'), 401, 'unauthorized');
+      expect((await reply(SMS_TOKEN)).statusCode).toBe(200);
+      await step(awb);
+      await step(awb);
+      expect((await noticesOf(awb))[0]).toMatchObject({ event: 'out_for_delivery', status: 'suppressed', detail: 'customer stopped notices' });
+    }, 60_000);
+
     it('unsubscribes an address by the e-mail\'s one-click link (GET only asks)', async () => {
       const awb = awbFor('delhivery', 26, 2);
       const mail = messaging.received().filter((m) => m.channel === 'email').at(-1)!;
@@ -144,9 +161,9 @@ export function customerNoticesApiSuite(store: StoreKind): void {
 
     it('counts notices in GET /v1/usage, keeps settings, and erases the contact on request', async () => {
       const usage = await h.usage(key) as unknown as { notices: { used: number; limit: number } };
-      expect(usage.notices).toEqual({ used: 4, limit: 10000 });
+      expect(usage.notices).toEqual({ used: 5, limit: 10000 });
       // The process that sends them counts them (the embedded default: the API's).
-      if (store === 'embedded') expect(await h.metric('customer_notices_total', { status: 'sent' })).toBe(4);
+      if (store === 'embedded') expect(await h.metric('customer_notices_total', { status: 'sent' })).toBe(5);
       const put = await call('PUT', '/v1/notices/settings', { events: ['delivered', 'out_for_delivery'] });
       expect(put.json()).toEqual({ events: ['out_for_delivery', 'delivered'], quiet_hours: null });
       expectError(await call('PUT', '/v1/notices/settings', { events: ['gossip'] }), 400, 'bad_request');
