@@ -107,7 +107,8 @@ export function registerTrackingRoutes(app: FastifyInstance, deps: TrackingDeps,
       + 'EDD\'s on_time_probability) falls below running_late_below (0 to 1, default 0.5) while the shipment moves, again only after it recovered. '
       + 'Watching again with either field changes it (a bad one is 400: invalid_date, bad_request). '
       + 'customer (phone, email, language, channels, consent: true) lets us send the shop\'s customer WhatsApp, SMS or e-mail notices about this '
-      + 'shipment (docs/integrators/customer-notices.md): without consent 400 consent_required, an unusable contact 400 invalid_customer; it is '
+      + 'shipment (docs/integrators/customer-notices.md): without consent 400 consent_required, an unusable contact 400 invalid_customer, a '
+      + 'plan without notices 403 plan_feature_unavailable; it is '
       + 'kept encrypted, shown only masked, erased 7 days after the shipment ends, with the watch, or by DELETE …/customer; null erases it.',
     body: WatchBodySchema, bodyExample: { carrier: 'delhivery', awb: '1234567890102', promised_by: '2026-11-28', running_late_below: 0.5 },
     responses: {
@@ -118,8 +119,8 @@ export function registerTrackingRoutes(app: FastifyInstance, deps: TrackingDeps,
       },
     },
     errors: [
-      'invalid_awb', 'unsupported_carrier', 'invalid_date', 'bad_request', 'consent_required', 'invalid_customer', 'daily_quota_exceeded',
-      'plan_quota_exceeded', 'upstream_error',
+      'invalid_awb', 'unsupported_carrier', 'invalid_date', 'bad_request', 'consent_required', 'invalid_customer', 'plan_feature_unavailable',
+      'daily_quota_exceeded', 'plan_quota_exceeded', 'upstream_error',
     ],
   }), async (request: FastifyRequest, reply: FastifyReply) => {
     // A malformed body is reported after the key checks (meteredLookup), as a lookup's bad input is.
@@ -135,6 +136,11 @@ export function registerTrackingRoutes(app: FastifyInstance, deps: TrackingDeps,
     // Already watching: answered without counting a lookup (nor polling a carrier); promise fields given change it.
     if (typeof presented === 'string' && keyMode(presented) && !(input instanceof ApiError)) {
       const key = await managementKey(deps, push.kv, request, reply);
+      // A contact is kept only for notices: a plan without them keeps none (refused before anything is consumed).
+      if (contact && deps.product.config.plans[key.plan].notices === 0) {
+        throw new ApiError('plan_feature_unavailable', `Customer notices are not part of the ${key.plan} plan (they are in trial, on the sandbox `
+          + 'providers, growth and business): watch without "customer", or upgrade the plan.');
+      }
       const existing = await push.watches.get(key.prefix, input.carrier, input.awb, deps.clock());
       if (existing?.status === 'active') {
         const watch = (changesPromise ? await push.watches.setPromise(key.prefix, input.carrier, input.awb, promise, deps.clock()) : null) ?? existing;

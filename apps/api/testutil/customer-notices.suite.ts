@@ -83,6 +83,13 @@ export function customerNoticesApiSuite(store: StoreKind): void {
       }
       expect(await used()).toBe(before);
       expectError(await call('GET', `/v1/trackings/delhivery/${awb}`), 404, 'not_found');
+      // A plan without notices keeps no contact: refused whole, nothing consumed.
+      const starter = (await h.createKey({ plan: 'starter', mode: 'test', burst_per_second: 1000 })).key;
+      const refused = await h.app.inject({
+        method: 'POST', url: '/v1/trackings', headers: { 'x-api-key': starter }, payload: { ...base, customer: { phone: MARKER_PHONE, consent: true } },
+      });
+      expectError(refused, 403, 'plan_feature_unavailable');
+      expect((await h.usage(starter)).period.lookups_used).toBe(0);
     });
 
     it('tells the customer the whole journey in their language on their channel, and lists it without the contact', async () => {

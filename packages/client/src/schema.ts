@@ -211,7 +211,7 @@ export interface paths {
         put?: never;
         /**
          * Watch a shipment (consumes one lookup; watching again is free)
-         * @description Starts pushing every change of the shipment to the key's webhook endpoints. Consumes one lookup exactly as a track call answered 200 or 404 would. A watch ends 3 days after a terminal state or 60 days after it began. promised_by (YYYY-MM-DD, the day the shop promised its customer, IST) makes the watch's records carry insights.prediction.promise (P(delivered by the end of that day)); tracking.running_late is sent once when that probability (without promised_by: the carrier EDD's on_time_probability) falls below running_late_below (0 to 1, default 0.5) while the shipment moves, again only after it recovered. Watching again with either field changes it (a bad one is 400: invalid_date, bad_request). customer (phone, email, language, channels, consent: true) lets us send the shop's customer WhatsApp, SMS or e-mail notices about this shipment (docs/integrators/customer-notices.md): without consent 400 consent_required, an unusable contact 400 invalid_customer; it is kept encrypted, shown only masked, erased 7 days after the shipment ends, with the watch, or by DELETE …/customer; null erases it.
+         * @description Starts pushing every change of the shipment to the key's webhook endpoints. Consumes one lookup exactly as a track call answered 200 or 404 would. A watch ends 3 days after a terminal state or 60 days after it began. promised_by (YYYY-MM-DD, the day the shop promised its customer, IST) makes the watch's records carry insights.prediction.promise (P(delivered by the end of that day)); tracking.running_late is sent once when that probability (without promised_by: the carrier EDD's on_time_probability) falls below running_late_below (0 to 1, default 0.5) while the shipment moves, again only after it recovered. Watching again with either field changes it (a bad one is 400: invalid_date, bad_request). customer (phone, email, language, channels, consent: true) lets us send the shop's customer WhatsApp, SMS or e-mail notices about this shipment (docs/integrators/customer-notices.md): without consent 400 consent_required, an unusable contact 400 invalid_customer, a plan without notices 403 plan_feature_unavailable; it is kept encrypted, shown only masked, erased 7 days after the shipment ends, with the watch, or by DELETE …/customer; null erases it.
          */
         post: operations["watch"];
         delete?: never;
@@ -3410,6 +3410,30 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "payment_required";
+                        };
+                    };
+                };
+            };
+            /** @description plan_feature_unavailable */
+            403: {
+                headers: {
+                    /** @description The request id, also in every error body: quote it to support. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per second (the burst limit). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Lookups left in the plan period. */
+                    "X-Lookups-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "plan_feature_unavailable";
                         };
                     };
                 };
