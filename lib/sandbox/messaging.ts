@@ -63,7 +63,7 @@ export interface RunningMessaging {
 }
 
 const KEEP = 500;
-const STATUS_TRIES = 40;
+const STATUS_TRIES = 240;
 const STATUS_RETRY_MS = 250;
 
 function render(kind: NoticeKind, lang: Lang, variables: Record<string, string>): string {

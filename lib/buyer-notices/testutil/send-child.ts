@@ -2,7 +2,7 @@
  * A notices sender killed mid-burst, for crash.test.ts: opens the embedded store in argv[2] and
  * sends its due notices through the WhatsApp Cloud API at the sandbox given in NOTICES_SANDBOX
  * (JSON: url, version, phoneNumberId, accessToken, appSecret), with the vault key in NOTICES_KEY
- * (base64), a 1 s lease and a 3 s wait for the status of a send cut short, until killed. Meta's
+ * (base64), a 1 s lease and a 20 s wait for the status of a send cut short, until killed. Meta's
  * webhook (statuses) is taken on NOTICES_WEBHOOK_PORT, as the API's route takes it (signature,
  * then lib/buyer-notices applyWhatsAppWebhook). It prints `ready` once both run. It closes nothing.
  */
@@ -29,7 +29,8 @@ const notices = new BuyerNotices({
   keyOf: async () => key, standingOf: (k, ms) => standingOf(k, new Date(ms)), channelsFor: () => ({ whatsapp: channel }),
   allowanceOf: () => 1_000_000, shopNameOf: async () => 'Crash Test Store', carrierNameOf: () => 'Delhivery',
   pageLinkOf: async (_p, _m, carrier, awb) => `https://track.example.in/t/${carrier}${awb}`, unsubscribeUrlOf: () => 'https://track.example.in/u',
-  leaseMs: 1_000, idleMs: 50, inDoubtWaitMs: 3_000,
+  // The wait for a status outlasts a second sender's start on a busy machine, as Meta's outlasts a restart.
+  leaseMs: 1_000, idleMs: 50, inDoubtWaitMs: 20_000,
 });
 const webhook = createServer((req, res) => {
   const chunks: Buffer[] = [];
