@@ -4,6 +4,7 @@
  * sandbox where no real provider can be reached, as on the embedded default), and what a notice
  * needs to read (the key, its plan, the shop's name, the watch's page).
  */
+import { hkdfSync } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import type { AccessStore, KeyRecord } from '../access/index.ts';
 import { standingOf } from '../access/standing.ts';
@@ -57,7 +58,7 @@ export interface NoticesRuntime {
   notices: BuyerNotices;
   vault: ContactVault;
   store: NoticeStore;
-  /** The secret of unsubscribe tokens (the vault's key: it never leaves the process). */
+  /** The secret of unsubscribe tokens (derived from the vault's key; it never leaves the process). */
   unsubscribeSecret: Buffer;
   close(): Promise<void>;
 }
@@ -74,6 +75,8 @@ export function createNotices(w: NoticesWiring): NoticesRuntime {
   const { env, templates } = w;
   const key = contactKeyOf(env.CONTACT_ENCRYPTION_KEY, join(resolve(env.DATA_DIR), 'contact-key'));
   const vault = new ContactVault(w.kv, key);
+  // Unsubscribe links are signed with a key of their own, derived from the vault's (one secret to keep, two uses apart).
+  const unsubscribeSecret = Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), 'customer-notices unsubscribe links', 32));
   const store = new NoticeStore(w.kv);
   const sandbox: Channels = w.sandbox ? channelsOf({
     whatsapp: new WhatsAppChannel({
@@ -107,14 +110,14 @@ export function createNotices(w: NoticesWiring): NoticesRuntime {
       const token = await w.pages.register({ kind: 'shipment', prefix, mode, carrier, awb, watched_since_ms: watch?.watched_since_ms ?? 0 });
       return `${base()}/t/${token}`;
     },
-    unsubscribeUrlOf: (prefix, email) => `${base()}/notices/unsubscribe/${unsubscribeTokenOf(key, prefix, email)}`,
+    unsubscribeUrlOf: (prefix, email) => `${base()}/notices/unsubscribe/${unsubscribeTokenOf(unsubscribeSecret, prefix, email)}`,
     onAllowanceSpent: w.onAllowanceSpent,
     ...(w.metrics ? { onSettled: (doc: NoticeDoc, madeMs: number) => w.metrics!.settled(doc.channel, doc.status, doc.updated_ms - madeMs) } : {}),
     clock: w.clock,
     log: w.log,
   });
   return {
-    notices, vault, store, unsubscribeSecret: key,
+    notices, vault, store, unsubscribeSecret,
     async close() {
       await notices.stop();
       await Promise.all([...Object.values(sandbox), ...Object.values(live)].map((c) => c.close()));
