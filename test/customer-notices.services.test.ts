@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { startDispatcher, type DispatcherApp } from '../apps/dispatcher/start.ts';
 import { startNormalizer, type NormalizerApp } from '../apps/normalizer/start.ts';
 import { awbFor, MINUTE_MS, startApiHarness, type ApiHarness } from '../apps/api/testutil/harness.ts';
@@ -36,14 +36,6 @@ let api: ApiHarness;
 let messaging: RunningMessaging;
 let normalizer: NormalizerApp;
 let dispatcher: DispatcherApp;
-
-async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -91,7 +83,7 @@ it('sends the notices from the dispatcher app, and leaves the customer\'s phone 
     expect((await api.track(key, 'delhivery', awb)).statusCode).toBe(200);
     await api.runtime.bus.flush();
   }
-  await waitUntil(() => mine().length >= wanted.length, 60_000);
+  await vi.waitFor(() => expect(mine().length).toBeGreaterThanOrEqual(wanted.length), { timeout: 60_000, interval: 100 });
   expect(mine().map((m) => m.template)).toEqual(wanted.map((k) => ({
     picked_up: '6560a1000000000000000103', out_for_delivery: '6560a1000000000000000203', failed_attempt: '6560a1000000000000000403',
   } as Record<string, string>)[k]));

@@ -47,6 +47,20 @@ const TIMEOUT_MS = 10_000;
 const WHATSAPP_RETRY = new Set([130429, 131000, 131056]);
 
 const transient = (status: number) => status === 429 || status >= 500;
+const accepted = (status: number) => status >= 200 && status < 300;
+
+/** A provider's JSON API call: its status and parsed answer (null when not JSON), or a network failure's code. */
+async function postJson<T>(url: string, headers: Record<string, string>, payload: unknown): Promise<{ status: number; body: T | null } | { failed: string }> {
+  try {
+    const res = await request(url, {
+      method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(payload),
+      headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS,
+    });
+    return { status: res.statusCode, body: await res.body.json().catch(() => null) as T | null };
+  } catch (err) {
+    return { failed: (err as { code?: string }).code ?? 'request failed' };
+  }
+}
 
 export interface WhatsAppOptions {
   /** `https://graph.facebook.com` or a sandbox's URL. */
@@ -68,25 +82,19 @@ export class WhatsAppChannel implements NoticeChannelClient {
   async send(m: ChannelMessage): Promise<SendOutcome> {
     if (!m.contact.phone) return { ok: false, permanent: true, error: 'no phone' };
     const o = this.options;
-    try {
-      const res = await request(`${o.apiUrl}/${o.version}/${o.phoneNumberId}/messages`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${o.accessToken}`, 'content-type': 'application/json' },
-        body: JSON.stringify({
-          messaging_product: 'whatsapp', recipient_type: 'individual', to: m.contact.phone.slice(1), type: 'template',
-          template: whatsappTemplate(o.templates, m.kind, m.lang, m.values), biz_opaque_callback_data: m.reference,
-        }),
-        headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS,
-      });
-      const body = await res.body.json().catch(() => null) as { messages?: { id?: string }[]; error?: { code?: number } } | null;
-      const id = body?.messages?.[0]?.id;
-      if (res.statusCode >= 200 && res.statusCode < 300 && id) return { ok: true, providerId: id };
-      const code = body?.error?.code;
-      const permanent = !transient(res.statusCode) && !(code !== undefined && WHATSAPP_RETRY.has(code));
-      return { ok: false, permanent, error: `whatsapp HTTP ${res.statusCode}${code ? ` code ${code}` : ''}` };
-    } catch (err) {
-      return { ok: false, permanent: false, error: `whatsapp ${(err as { code?: string }).code ?? 'request failed'}` };
-    }
+    const res = await postJson<{ messages?: { id?: string }[]; error?: { code?: number } }>(
+      `${o.apiUrl}/${o.version}/${o.phoneNumberId}/messages`, { authorization: `Bearer ${o.accessToken}` },
+      {
+        messaging_product: 'whatsapp', recipient_type: 'individual', to: m.contact.phone.slice(1), type: 'template',
+        template: whatsappTemplate(o.templates, m.kind, m.lang, m.values), biz_opaque_callback_data: m.reference,
+      },
+    );
+    if ('failed' in res) return { ok: false, permanent: false, error: `whatsapp ${res.failed}` };
+    const id = res.body?.messages?.[0]?.id;
+    if (accepted(res.status) && id) return { ok: true, providerId: id };
+    const code = res.body?.error?.code;
+    const permanent = !transient(res.status) && !(code !== undefined && WHATSAPP_RETRY.has(code));
+    return { ok: false, permanent, error: `whatsapp HTTP ${res.status}${code ? ` code ${code}` : ''}` };
   }
 
   async close(): Promise<void> {}
@@ -109,23 +117,17 @@ export class Msg91SmsChannel implements NoticeChannelClient {
   async send(m: ChannelMessage): Promise<SendOutcome> {
     if (!m.contact.phone) return { ok: false, permanent: true, error: 'no phone' };
     const { templateId, variables } = smsTemplate(this.options.templates, m.kind, m.lang, m.values);
-    try {
-      const res = await request(`${this.options.apiUrl}/api/v5/flow`, {
-        method: 'POST',
-        headers: { authkey: this.options.authKey, 'content-type': 'application/json', accept: 'application/json' },
-        // Unicode for the Indian scripts; no URL shortening (DLT whitelists the link's own domain).
-        body: JSON.stringify({
-          template_id: templateId, sender: this.options.templates.dlt.sender, short_url: '0', unicode: m.lang === 'en' ? 0 : 1,
-          recipients: [{ mobiles: m.contact.phone.slice(1), ...variables }],
-        }),
-        headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS,
-      });
-      const body = await res.body.json().catch(() => null) as { type?: string; message?: string } | null;
-      if (res.statusCode >= 200 && res.statusCode < 300 && body?.type === 'success' && body.message) return { ok: true, providerId: body.message };
-      return { ok: false, permanent: !transient(res.statusCode), error: `sms HTTP ${res.statusCode}${body?.type ? ` ${body.type}` : ''}` };
-    } catch (err) {
-      return { ok: false, permanent: false, error: `sms ${(err as { code?: string }).code ?? 'request failed'}` };
-    }
+    const res = await postJson<{ type?: string; message?: string }>(
+      `${this.options.apiUrl}/api/v5/flow`, { authkey: this.options.authKey, accept: 'application/json' },
+      // Unicode for the Indian scripts; no URL shortening (DLT whitelists the link's own domain).
+      {
+        template_id: templateId, sender: this.options.templates.dlt.sender, short_url: '0', unicode: m.lang === 'en' ? 0 : 1,
+        recipients: [{ mobiles: m.contact.phone.slice(1), ...variables }],
+      },
+    );
+    if ('failed' in res) return { ok: false, permanent: false, error: `sms ${res.failed}` };
+    if (accepted(res.status) && res.body?.type === 'success' && res.body.message) return { ok: true, providerId: res.body.message };
+    return { ok: false, permanent: !transient(res.status), error: `sms HTTP ${res.status}${res.body?.type ? ` ${res.body.type}` : ''}` };
   }
 
   async close(): Promise<void> {}

@@ -244,8 +244,8 @@ export class BuyerNotices {
       return this.later(member, now);
     }
     const values = valuesOf(
-      { kind: doc.kind, dedupeKey: '', carrier: doc.carrier, awb: doc.awb, day: doc.day, reason: doc.reason, ends: false },
-      lang, await this.o.shopNameOf(doc.key_prefix), this.o.carrierNameOf(doc.carrier), await this.o.pageLinkOf(doc.key_prefix, doc.mode, doc.carrier, doc.awb),
+      doc, lang, await this.o.shopNameOf(doc.key_prefix), this.o.carrierNameOf(doc.carrier),
+      await this.o.pageLinkOf(doc.key_prefix, doc.mode, doc.carrier, doc.awb),
     );
     const message: ChannelMessage = {
       noticeId: doc.id, reference: `${doc.key_prefix}|${doc.id}`, kind: doc.kind, lang, values, contact,

@@ -140,7 +140,7 @@ export class NoticeStore {
     const ids = await this.kv.listRange<string>(key, cursor + limit + 1);
     const page = ids.slice(cursor, cursor + limit);
     const docs = await this.kv.getMany<NoticeDoc>(page.map((id) => noticeKeys.notice(prefix, id)));
-    const items = docs.filter((d): d is NoticeDoc => d !== null && (!filter.carrier || d.carrier === filter.carrier)).map(noticeViewOf);
+    const items = docs.filter((d): d is NoticeDoc => d !== null).map(noticeViewOf);
     return { items, next: ids.length > cursor + limit ? cursor + limit : null };
   }
 

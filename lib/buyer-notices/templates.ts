@@ -35,9 +35,14 @@ export interface NoticeValues {
   link: string;
 }
 
+const compiled = new Map<string, IntlMessageFormat>();
+
+/** A catalogue message in `lang` with its values; each message is parsed once, on first use. */
 export function text(lang: Lang, key: NoticeMessageKey, values: Record<string, string> = {}): string {
-  const source = NOTICE_CATALOGUES[lang][key] ?? en[key];
-  return String(new IntlMessageFormat(source, `${lang}-IN`).format(values));
+  const id = `${lang}:${key}`;
+  let format = compiled.get(id);
+  if (!format) compiled.set(id, (format = new IntlMessageFormat(NOTICE_CATALOGUES[lang][key] ?? en[key], `${lang}-IN`)));
+  return String(format.format(values));
 }
 
 /** The variables of a notice's template, in order of appearance. */
@@ -49,7 +54,7 @@ export function variablesOf(kind: NoticeKind, lang: Lang = 'en'): (keyof NoticeV
 const cut = (value: string) => (value.length > VARIABLE_MAX ? `${value.slice(0, VARIABLE_MAX - 1)}…` : value);
 
 /** The template's values from the notice's facts, in the customer's language. */
-export function valuesOf(facts: NoticeFacts, lang: Lang, shop: string, carrierName: string, link: string): NoticeValues {
+export function valuesOf(facts: Pick<NoticeFacts, 'awb' | 'day' | 'reason'>, lang: Lang, shop: string, carrierName: string, link: string): NoticeValues {
   return {
     shop: cut(shop || text(lang, 'shop_unknown')),
     awb: facts.awb,
