@@ -103,6 +103,8 @@ beforeAll(async () => {
   await normalizer.writer.flush();
   let closures = -1;
   await until(async () => {
+    // Each look flushes first: closures still queued in the writer count before two looks can agree.
+    await normalizer.writer.flush();
     const now = await read(() => countOf(db.client, 'SELECT count() AS c FROM lane_closures'));
     const settled = now === closures && now > 0;
     closures = now;
