@@ -318,8 +318,8 @@ export function finishCell(counts: ArrayLike<number>, n: number, stage: number, 
   const windows = new Uint8Array(POSITION_COUNT * 4);
   for (let p = 0; p < POSITION_COUNT; p++) {
     const t80 = thresholds[thresholdIndex(stage, p, 0)]!;
-    const w80 = windowAt(ranked, t80);
-    const w90 = windowAt(ranked, Math.max(thresholds[thresholdIndex(stage, p, 1)]!, t80));
+    const w80 = windowAt(ranked, t80, TARGETS[0]);
+    const w90 = windowAt(ranked, Math.max(thresholds[thresholdIndex(stage, p, 1)]!, t80), TARGETS[1]);
     windows.set([w80[0], w80[1], w90[0], w90[1]], p * 4);
   }
   return { n, point: ranked.mode, cdf, windows };

@@ -9,6 +9,7 @@ import { etaChangeOf, ETA_CHANGE_MIN_INTERVAL_MS } from '../push/change.ts';
 import { backtest } from './backtest.ts';
 import { loadPlaces } from '../places/index.ts';
 import { placeLookupOf } from './places.ts';
+import { K_SLOTS, rankCell, windowAt } from './cells.ts';
 import { buildModel, type DeliveredShipment } from './model.ts';
 import { queryOf } from './records.ts';
 import { otherNetworkPolls } from './testutil/other-network.ts';
@@ -52,6 +53,35 @@ function query(overrides: Partial<PredictionQuery>): PredictionQuery {
     mode: 'live', carrier: 'delhivery', serviceType: 'surface', originPincode: '110001', destinationPincode: '560001', destinationState: 'KA',
     stage: 'in_transit', stageEnteredMs: MODEL_AT - 2 * HOUR_MS, asOfMs: MODEL_AT, eddMs: null, ...overrides,
   };
+}
+
+/**
+ * Out for delivery at 09:00-11:00 IST in the 40 days before the model; a share of attempts fails and
+ * the parcel goes out again the next working day.
+ */
+function outForDeliveryShipments(failShare: number, seed: number, carrier = 'delhivery'): DeliveredShipment[] {
+  const r = rng(seed);
+  const data: DeliveredShipment[] = [];
+  for (let i = 0; i < 1200; i++) {
+    const day = istDayStartMs(addDays(istDayOf(MODEL_AT - 50 * DAY_MS), Math.floor(r() * 40)));
+    const ofd = day + (9 + 2 * r()) * HOUR_MS;
+    if (!calendar.isWorkingDay(istDayOf(ofd), { carrier, state: 'KA' })) continue;
+    const fails = r() < failShare;
+    let next = addDays(istDayOf(ofd), 1);
+    while (!calendar.isWorkingDay(next, { carrier, state: 'KA' })) next = addDays(next, 1);
+    const attemptAt = ofd + (2 + 4 * r()) * HOUR_MS;
+    const secondOfd = istDayStartMs(next) + (9 + 2 * r()) * HOUR_MS;
+    const delivered = fails ? secondOfd + 3 * HOUR_MS : attemptAt;
+    data.push({
+      mode: 'live', carrier, serviceType: 'surface', originPincode: '110001', destinationPincode: '560001', destinationState: 'KA',
+      deliveredMs: delivered, seed: seed * 10_000 + i,
+      episodes: fails
+        ? [{ stage: 'out_for_delivery', enteredMs: ofd, leftMs: attemptAt }, { stage: 'delivery_attempted', enteredMs: attemptAt, leftMs: secondOfd },
+          { stage: 'out_for_delivery', enteredMs: secondOfd, leftMs: delivered }]
+        : [{ stage: 'out_for_delivery', enteredMs: ofd, leftMs: delivered }],
+    });
+  }
+  return data;
 }
 
 describe('delivery model', () => {
@@ -153,28 +183,8 @@ describe('delivery model', () => {
   });
 
   it('out for delivery: when attempts fail, the p90 window reaches the next delivery day; probabilityBy reads the same cell', () => {
-    const r = rng(6);
-    // Out for delivery at 09:00-11:00 IST; one attempt in six fails and the parcel goes out again the next working day.
-    const data: DeliveredShipment[] = [];
-    for (let i = 0; i < 1200; i++) {
-      const day = istDayStartMs(addDays(istDayOf(MODEL_AT - 50 * DAY_MS), Math.floor(r() * 40)));
-      const ofd = day + (9 + 2 * r()) * HOUR_MS;
-      if (!calendar.isWorkingDay(istDayOf(ofd), { carrier: 'delhivery', state: 'KA' })) continue;
-      const fails = r() < 1 / 6;
-      let next = addDays(istDayOf(ofd), 1);
-      while (!calendar.isWorkingDay(next, { carrier: 'delhivery', state: 'KA' })) next = addDays(next, 1);
-      const attemptAt = ofd + (2 + 4 * r()) * HOUR_MS;
-      const secondOfd = istDayStartMs(next) + (9 + 2 * r()) * HOUR_MS;
-      const delivered = fails ? secondOfd + 3 * HOUR_MS : attemptAt;
-      data.push({
-        mode: 'live', carrier: 'delhivery', serviceType: 'surface', originPincode: '110001', destinationPincode: '560001', destinationState: 'KA',
-        deliveredMs: delivered, seed: 60_000 + i,
-        episodes: fails
-          ? [{ stage: 'out_for_delivery', enteredMs: ofd, leftMs: attemptAt }, { stage: 'delivery_attempted', enteredMs: attemptAt, leftMs: secondOfd },
-            { stage: 'out_for_delivery', enteredMs: secondOfd, leftMs: delivered }]
-          : [{ stage: 'out_for_delivery', enteredMs: ofd, leftMs: delivered }],
-      });
-    }
+    // One attempt in six fails.
+    const data = outForDeliveryShipments(1 / 6, 6);
     const model = buildModel(data, { modelAtMs: MODEL_AT, windowDays: 90, places: NO_PLACES, workdays });
     // Saturday 2026-06-27, 11:00 IST, an hour after going out: delhivery rests on Sunday, so the next delivery day is Monday.
     const asOf = Date.parse('2026-06-27T11:00:00+05:30');
@@ -190,6 +200,32 @@ describe('delivery model', () => {
     expect(model.probabilityBy(q, '2026-06-28')).toBe(model.probabilityBy(q, '2026-06-27'));
     expect(model.probabilityBy(q, '2026-06-29')).toBe(1);
     expect(model.predict({ ...q, eddMs: Date.parse('2026-06-27T20:00:00+05:30') })!.on_time_probability).toBe(model.probabilityBy(q, '2026-06-27'));
+  });
+
+  it('a window stops growing once its days hold the target: where the day itself holds 90 %, p90 is that day alone', () => {
+    // One attempt in four fails at one carrier, one in twenty at another. Over both, more than 10 % of
+    // deliveries miss their cell's first day, so calibration's p90 threshold takes in a second day;
+    // the second carrier's day already holds 95 % and needs none.
+    const data = [...outForDeliveryShipments(1 / 4, 7), ...outForDeliveryShipments(1 / 20, 8, 'dtdc')];
+    const model = buildModel(data, { modelAtMs: MODEL_AT, windowDays: 90, places: NO_PLACES, workdays });
+    const asOf = Date.parse('2026-06-24T11:00:00+05:30');
+    const sharp = query({ carrier: 'dtdc', stage: 'out_for_delivery', stageEnteredMs: asOf - HOUR_MS, asOfMs: asOf });
+    const spread = { ...sharp, carrier: 'delhivery' };
+    expect(model.predict(sharp)!.basis.level).toBe('carrier');
+    expect(model.probabilityBy(sharp, '2026-06-24')).toBeGreaterThanOrEqual(0.9);
+    expect(model.predict(sharp)!.window.p90).toEqual(['2026-06-24', '2026-06-24']);
+    expect(model.probabilityBy(spread, '2026-06-24')).toBeLessThan(0.9);
+    expect(model.predict(spread)!.window.p90).toEqual(['2026-06-24', '2026-06-25']);
+    // The cap itself: a cell of 95 % on one day and 5 % on the next, at a threshold that reaches both.
+    const counts = new Array<number>(K_SLOTS).fill(0);
+    counts[1] = 950;
+    counts[2] = 50;
+    const ranked = rankCell(counts);
+    expect(windowAt(ranked, 1000)).toEqual([1, 2]);
+    expect(windowAt(ranked, 1000, 900)).toEqual([1, 1]);
+    counts[1] = 860;
+    counts[2] = 140;
+    expect(windowAt(rankCell(counts), 1000, 900)).toEqual([1, 2]);
   });
 
   it('is null where the contract says null; on_time_probability null without an EDD', () => {
