@@ -1,12 +1,12 @@
 /**
  * The delivery calendar: which IST days a carrier picks up and delivers in a state. Sundays rest
  * unless the carrier's last mile works them; national and state public holidays (date-holidays,
- * country IN) and the festival days of config/calendar.yaml rest for every carrier.
+ * country IN, through holiday-table.ts) and the festival days of config/calendar.yaml rest for every carrier.
  * Pure once built: answers are memoised per state and day, since the network model and the
  * prediction ask the same few hundred days millions of times.
  */
-import Holidays from 'date-holidays';
 import { addDays, weekdayOf, type IstDay } from '../time/ist-day.ts';
+import { publicHolidays } from './holiday-table.ts';
 import { stateCodeOf } from './states.ts';
 
 export interface Festival {
@@ -107,9 +107,7 @@ export class DeliveryCalendar {
       if (!names) byDay.set(day, [name]);
       else if (!names.includes(name)) names.push(name);
     };
-    const source = code === NATIONAL ? new Holidays('IN') : new Holidays('IN', code);
-    // Only public holidays close hubs; observances and optional days do not.
-    for (const holiday of source.getHolidays(year)) if (holiday.type === 'public') add(holiday.date.slice(0, 10), holiday.name);
+    for (const [day, name] of publicHolidays(code, year)) add(day, name);
     for (const festival of this.config.festivals) {
       if (festival.states !== 'all' && (code === NATIONAL || !festival.states.includes(code))) continue;
       for (const day of festival.dates) if (Number(day.slice(0, 4)) === year) add(day, festival.name);

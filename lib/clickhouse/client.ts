@@ -1,6 +1,10 @@
-import { ClickHouseLogLevel, createClient, type ClickHouseClient, type ClickHouseClientConfigOptions } from '@clickhouse/client';
+import type { ClickHouseClient, ClickHouseClientConfigOptions } from '@clickhouse/client';
+import { lazyModule } from '../lazy/lazy-module.ts';
 import { recordingWhenAsked } from './statement-recorder.ts';
 import { sqlIdentifier } from './sql.ts';
+
+/** @clickhouse/client, loaded at the first client (lib/lazy/lazy-module.ts says why). */
+const clickhouseClientLibrary = lazyModule<typeof import('@clickhouse/client')>('@clickhouse/client');
 
 export type { ClickHouseClient };
 
@@ -41,9 +45,10 @@ export function createClickHouseClient(
   target: ClickHouseTarget | { url: string; database?: string },
   options: Omit<ClickHouseClientConfigOptions, 'url' | 'database'> = {},
 ): ClickHouseClient {
-  const client = createClient({
+  const library = clickhouseClientLibrary();
+  const client = library.createClient({
     request_timeout: 30_000,
-    log: { level: ClickHouseLogLevel.OFF },
+    log: { level: library.ClickHouseLogLevel.OFF },
     // A kept-alive socket the server has already closed fails its next request ("socket hang up").
     // Servers before 23.11 close idle sockets after 3 s, and the client's default of 2.5 s left
     // half a second, which a busy event loop overran (a normalizer's first batch failed so in a

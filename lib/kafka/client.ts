@@ -1,4 +1,5 @@
-import { Kafka, logLevel, type LogEntry } from 'kafkajs';
+import type { Kafka, LogEntry, logLevel } from 'kafkajs';
+import { kafkajs } from './kafkajs.ts';
 import { withoutRepeats, type LineLog } from '../logging/index.ts';
 
 export interface KafkaOptions {
@@ -93,20 +94,21 @@ export function createKafka(options: KafkaOptions): Kafka {
   dropKafkajsNegativeTimeoutWarning();
   const log = withoutRepeats(options.log ?? ((level, message) => { if (level === 'error') console.error(message); }));
   const startState = startStateFilter();
-  return new Kafka({
+  const library = kafkajs();
+  return new library.Kafka({
     clientId: options.clientId,
     brokers: options.brokers.split(',').map((b) => b.trim()).filter(Boolean),
     connectionTimeout: 3_000,
     requestTimeout: 10_000,
     retry: { initialRetryTime: 200, retries: 3, maxRetryTime: 2_000 },
-    logLevel: logLevel.WARN,
+    logLevel: library.logLevel.WARN,
     logCreator: () => ({ level, log: entry }: { level: logLevel; log: LogEntry['log'] }) => {
       const expected = startState(entry);
       if (expected) {
         log('info', `kafka: ${expected}`);
         return;
       }
-      const name = level === logLevel.ERROR ? 'error' : level === logLevel.WARN ? 'warn' : 'info';
+      const name = level === library.logLevel.ERROR ? 'error' : level === library.logLevel.WARN ? 'warn' : 'info';
       log(name, `kafka: ${entry.message}`);
     },
   });

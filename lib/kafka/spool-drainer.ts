@@ -1,5 +1,6 @@
 import { rmSync } from 'node:fs';
-import { CompressionTypes, Partitioners, type Kafka, type Producer } from 'kafkajs';
+import type { Kafka, Producer } from 'kafkajs';
+import { kafkajs } from './kafkajs.ts';
 import { SECOND_MS } from '../time/index.ts';
 import { SPOOL_START, comparePositions, packPosition, unpackPosition, type Spool, type SpoolPosition } from './spool.ts';
 import type { SpoolSlot } from './spool-slot.ts';
@@ -132,7 +133,7 @@ export class SpoolDrainer {
     const { kafka, slot, spool } = this.options;
     const producer = kafka.producer({
       transactionalId: `trk-poll-spool-${slot.id}`, idempotent: true, maxInFlightRequests: 1, transactionTimeout: 30 * SECOND_MS,
-      allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner,
+      allowAutoTopicCreation: false, createPartitioner: kafkajs().Partitioners.DefaultPartitioner,
     });
     this.producer = producer;
     const admin = kafka.admin();
@@ -158,7 +159,7 @@ export class SpoolDrainer {
     const steps = (async () => {
       await transaction.send({
         topic: this.options.topic ?? POLLS_TOPIC,
-        compression: CompressionTypes.None,
+        compression: kafkajs().CompressionTypes.None,
         messages: polls.map((p) => ({ key: p.key, value: p.value, headers: { mode: p.mode } })),
       });
       await transaction.sendOffsets({

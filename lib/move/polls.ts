@@ -1,4 +1,5 @@
-import { CompressionTypes, Partitioners, type Kafka } from 'kafkajs';
+import type { Kafka } from 'kafkajs';
+import { kafkajs } from '../kafka/kafkajs.ts';
 import { POLLS_TOPIC, ensureTopics, pollKey } from '../kafka/topics.ts';
 import { PollLog, type LoggedPoll } from '../store/poll-log.ts';
 
@@ -22,7 +23,7 @@ export interface PollsMoveOptions {
  */
 export async function sendPollLog(options: PollsMoveOptions): Promise<{ sent: number; skipped: number; damaged: number }> {
   const batchSize = options.batchSize ?? 1_000;
-  const producer = options.kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: Partitioners.DefaultPartitioner });
+  const producer = options.kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: kafkajs().Partitioners.DefaultPartitioner });
   if (options.topic === POLLS_TOPIC) {
     // As the KafkaBus does; another topic (a normalizer started on its own) must exist already.
     const admin = options.kafka.admin();
@@ -40,7 +41,7 @@ export async function sendPollLog(options: PollsMoveOptions): Promise<{ sent: nu
   const send = async () => {
     await producer.send({
       topic: options.topic,
-      compression: CompressionTypes.None,
+      compression: kafkajs().CompressionTypes.None,
       messages: batch.map(({ poll, mode }) => ({ key: pollKey(poll.carrier, poll.awb), value: JSON.stringify(poll), headers: { mode } })),
     });
     batch = [];

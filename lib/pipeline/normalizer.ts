@@ -1,4 +1,5 @@
-import { Partitioners, type Consumer, type Kafka, type KafkaMessage, type Producer } from 'kafkajs';
+import type { Consumer, Kafka, KafkaMessage, Producer } from 'kafkajs';
+import { kafkajs } from '../kafka/kafkajs.ts';
 import type { PollRows, RowSink } from '../clickhouse/rows.ts';
 import type { NormalizerMetrics } from '../metrics/pipeline.ts';
 import { DLQ_TOPIC, POLLS_TOPIC, ensureTopics } from '../kafka/topics.ts';
@@ -360,7 +361,7 @@ export class NormalizerConsumer {
     });
     // The partitioner named (kafkajs warns when it is left implicit): the v2 default, murmur2 as the
     // Java client, which the DLQ has always used, so keys land where they did.
-    this.dlq = options.kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: Partitioners.DefaultPartitioner });
+    this.dlq = options.kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: kafkajs().Partitioners.DefaultPartitioner });
     this.flow = new BatchFlow({
       ...options,
       maxPendingMessages: this.tuning.maxPendingMessages,

@@ -1,4 +1,5 @@
-import { CompressionTypes, Partitioners, type Kafka, type Producer } from 'kafkajs';
+import type { Kafka, Producer } from 'kafkajs';
+import { kafkajs } from '../kafka/kafkajs.ts';
 import type { WebhookEvent } from './events.ts';
 import { shipmentKeyOf } from './events.ts';
 
@@ -51,7 +52,7 @@ export class KafkaEventLog implements EventLog {
   constructor(kafka: Kafka, topic: string = WEBHOOK_EVENTS_TOPIC) {
     this.topic = topic;
     this.producer = kafka.producer({
-      idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner,
+      idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false, createPartitioner: kafkajs().Partitioners.DefaultPartitioner,
     });
   }
 
@@ -80,7 +81,7 @@ export class KafkaEventLog implements EventLog {
           await this.producer.send({
             topic: this.topic,
             acks: -1,
-            compression: CompressionTypes.None,
+            compression: kafkajs().CompressionTypes.None,
             messages: batch.flatMap((call) => call.events.map((event) => ({ key: eventMessageKey(event), value: JSON.stringify(event) }))),
           });
           for (const call of batch) call.resolve();

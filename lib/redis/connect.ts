@@ -1,5 +1,9 @@
-import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import { withoutRepeats, type LineLog } from '../logging/index.ts';
+import { lazyModule } from '../lazy/lazy-module.ts';
+
+/** ioredis, loaded at the first connection (lib/lazy/lazy-module.ts says why). */
+const ioredis = lazyModule<typeof import('ioredis')>('ioredis');
 
 /** One Redis server or a Redis Cluster: the commands the stores use exist on both. */
 export type RedisClient = Redis | Cluster;
@@ -49,13 +53,13 @@ export function connectRedis(url: string, options: RedisOptions = {}, log: LineL
   const target = parseRedisUrl(url);
   const quiet = withoutRepeats(log);
   if (target.kind === 'single') {
-    const redis = new Redis(url, options);
+    const redis = new (ioredis().Redis)(url, options);
     redis.on('error', (err: Error) => quiet('error', `redis: ${err.message}`));
     return redis;
   }
   // Connection-wide options live at the cluster's top level; the rest applies to each node.
   const { enableAutoPipelining, lazyConnect, enableOfflineQueue, retryStrategy: _retry, ...perNode } = options;
-  const cluster = new Cluster(target.nodes, {
+  const cluster = new (ioredis().Cluster)(target.nodes, {
     enableAutoPipelining,
     // The slot map is re-read every second. ioredis follows a MOVED reply for a command sent alone,
     // but an auto-pipelined batch whose commands get different MOVED replies (several slots moved,
@@ -74,5 +78,5 @@ export function connectRedis(url: string, options: RedisOptions = {}, log: LineL
 
 /** True for a cluster client: every script call must then keep to one hash slot. */
 export function isCluster(redis: RedisClient): redis is Cluster {
-  return redis instanceof Cluster;
+  return redis instanceof ioredis().Cluster;
 }
