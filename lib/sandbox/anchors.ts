@@ -8,7 +8,8 @@
  * new story at its next poll, as after a sandbox restart), so a load test's millions of numbers
  * cannot grow the process without end.
  */
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
+import { boundedLru } from '../lru/bounded-lru.ts';
 
 export const DEFAULT_MAX_ANCHORS = 200_000;
 
@@ -16,7 +17,7 @@ export class AnchorBook {
   private readonly firstSeen: LRUCache<string, number>;
 
   constructor(max = DEFAULT_MAX_ANCHORS) {
-    this.firstSeen = new LRUCache({ max });
+    this.firstSeen = boundedLru(max);
   }
 
   /** The moment `awb` of `carrier` was first polled; `now` when this is the first poll. */

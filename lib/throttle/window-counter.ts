@@ -6,7 +6,8 @@
  * its own views (with several processes an address may make that many times as many). Pure apart
  * from its memory: the time comes in as `now`.
  */
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
+import { boundedLru } from '../lru/bounded-lru.ts';
 
 export type WindowVerdict = { allowed: true } | { allowed: false; retryAfterSeconds: number };
 
@@ -26,7 +27,7 @@ export class WindowCounter {
   constructor(options: { limit: number; windowMs: number; addresses?: number }) {
     this.limit = options.limit;
     this.windowMs = options.windowMs;
-    this.windows = new LRUCache({ max: options.addresses ?? DEFAULT_ADDRESSES });
+    this.windows = boundedLru(options.addresses ?? DEFAULT_ADDRESSES);
   }
 
   /** Counts one request of `address` at `now` if its window has room; else says when the window ends. */
