@@ -49,15 +49,110 @@ export interface PredictionBookState {
   served: string[];
 }
 
+/** Columns grow by doubling: a row or an observation appended costs O(1) amortised. */
+function grown<T extends Int32Array | Float64Array | Uint32Array>(column: T, needed: number, make: (length: number) => T): T {
+  if (needed <= column.length) return column;
+  const next = make(Math.max(needed, column.length * 2));
+  next.set(column);
+  return next;
+}
+
+/**
+ * The delivered shipments in book-wide columns, a row each: its LEVEL_COUNT level keys (indexes into
+ * `levelKeys`, -1 for none), its delivery instant and its observations' range in one shared array.
+ * An object, a key array and a typed-array view per shipment held ~420 bytes beyond the
+ * observations themselves (70 MiB at a million polls); a row holds 36 and its id's map entry.
+ */
+class DeliveredRows {
+  readonly rowOf = new Map<string, number>();
+  ids: string[] = [];
+  levelKeys: string[] = [];
+  private readonly keyRefOf = new Map<string, number>();
+  keyRefs = new Int32Array(256 * LEVEL_COUNT);
+  deliveredMs = new Float64Array(256);
+  obsStart = new Uint32Array(256);
+  obsEnd = new Uint32Array(256);
+  obs = new Uint32Array(4096);
+  /** Observations written; a row written again leaves its old range unused until `kept` packs them. */
+  obsUsed = 0;
+
+  get count(): number {
+    return this.ids.length;
+  }
+
+  /** Writes `id`'s row (a new one, or over its earlier one). */
+  put(id: string, shipment: ObservedShipment): void {
+    let row = this.rowOf.get(id);
+    if (row === undefined) {
+      row = this.ids.length;
+      this.ids.push(id);
+      this.rowOf.set(id, row);
+      this.keyRefs = grown(this.keyRefs, (row + 1) * LEVEL_COUNT, (n) => new Int32Array(n));
+      this.deliveredMs = grown(this.deliveredMs, row + 1, (n) => new Float64Array(n));
+      this.obsStart = grown(this.obsStart, row + 1, (n) => new Uint32Array(n));
+      this.obsEnd = grown(this.obsEnd, row + 1, (n) => new Uint32Array(n));
+    }
+    for (let l = 0; l < LEVEL_COUNT; l++) {
+      const key = shipment.keys[l];
+      this.keyRefs[row * LEVEL_COUNT + l] = key == null ? -1 : this.refOf(key);
+    }
+    this.deliveredMs[row] = shipment.deliveredMs;
+    this.obs = grown(this.obs, this.obsUsed + shipment.obs.length, (n) => new Uint32Array(n));
+    this.obs.set(shipment.obs, this.obsUsed);
+    this.obsStart[row] = this.obsUsed;
+    this.obsUsed += shipment.obs.length;
+    this.obsEnd[row] = this.obsUsed;
+  }
+
+  private refOf(key: string): number {
+    let ref = this.keyRefOf.get(key);
+    if (ref === undefined) {
+      ref = this.levelKeys.length;
+      this.levelKeys.push(key);
+      this.keyRefOf.set(key, ref);
+    }
+    return ref;
+  }
+
+  /** Row `row` as the model's build reads a shipment (its observations a view, not a copy). */
+  shipment(row: number): ObservedShipment {
+    const keys = new Array<string | null>(LEVEL_COUNT);
+    for (let l = 0; l < LEVEL_COUNT; l++) {
+      const ref = this.keyRefs[row * LEVEL_COUNT + l]!;
+      keys[l] = ref < 0 ? null : this.levelKeys[ref]!;
+    }
+    return { keys, deliveredMs: this.deliveredMs[row]!, obs: this.obs.subarray(this.obsStart[row], this.obsEnd[row]) };
+  }
+
+  /** The rows `keep` accepts, packed in a new set of columns (their keys and observations only). */
+  kept(keep: (row: number) => boolean): DeliveredRows {
+    const out = new DeliveredRows();
+    for (let row = 0; row < this.count; row++) if (keep(row)) out.put(this.ids[row]!, this.shipment(row));
+    return out;
+  }
+
+  /** A row per exported shipment; the arrays are copied (they may be views of a whole checkpoint file). */
+  static fromState(state: PredictionBookState): DeliveredRows {
+    const rows = new DeliveredRows();
+    const count = state.ids.length;
+    rows.ids = state.ids.slice();
+    state.ids.forEach((id, row) => rows.rowOf.set(id, row));
+    rows.levelKeys = state.levelKeys.slice();
+    rows.levelKeys.forEach((key, ref) => rows.keyRefOf.set(key, ref));
+    rows.keyRefs = state.keyRefs.slice();
+    rows.deliveredMs = state.deliveredMs.slice();
+    rows.obs = state.obs.slice();
+    rows.obsUsed = rows.obs.length;
+    rows.obsEnd = state.obsEnds.slice();
+    rows.obsStart = new Uint32Array(count);
+    for (let row = 1; row < count; row++) rows.obsStart[row] = rows.obsEnd[row - 1]!;
+    return rows;
+  }
+}
+
 export class PredictionBook {
   /** Each delivered shipment's observations, computed once when it is added. */
-  private readonly delivered = new Map<string, ObservedShipment>();
-  /**
-   * One copy of each level key: shipments of a lane share their keys. Built by concatenation, a
-   * shipment's five keys held ~16 string pieces (~1.2 KB per delivered shipment) until pooled.
-   * Started afresh at each rebuild, so keys of shipments gone from the window do not stay.
-   */
-  private keyPool = new Map<string, string>();
+  private rows = new DeliveredRows();
   private current: PredictionModel;
   /** Destination states each carrier delivered into in the window, as of the last rebuild (served.ts). */
   private served = ServedStates.NONE;
@@ -82,28 +177,20 @@ export class PredictionBook {
   add(shipment: NormalizedShipment, mode: KeyMode): void {
     const d = deliveredShipmentOf(shipment.record, shipment.facts, mode, this.options.places);
     if (!d) return;
-    const observed = observeShipment(d, this.options.places, this.options.workdays);
-    this.delivered.set(`${mode}:${shipment.record.carrier}:${shipment.record.awb}`, {
-      ...observed, keys: observed.keys.map((k) => (k === null ? null : this.pooled(k))),
-    });
-  }
-
-  private pooled(key: string): string {
-    const known = this.keyPool.get(key);
-    if (known !== undefined) return known;
-    this.keyPool.set(key, key);
-    return key;
+    this.rows.put(`${mode}:${shipment.record.carrier}:${shipment.record.awb}`, observeShipment(d, this.options.places, this.options.workdays));
   }
 
   /** Rebuilds the model now; shipments delivered before the window are forgotten. */
   rebuild(): PredictionModel {
     const now = this.clock();
     const oldest = now - this.options.windowDays * DAY_MS;
-    for (const [key, d] of this.delivered) if (d.deliveredMs < oldest) this.delivered.delete(key);
-    this.keyPool = new Map();
+    // Packed afresh: keys of shipments gone from the window and observations written over do not stay.
+    const rows = this.rows.kept((row) => this.rows.deliveredMs[row]! >= oldest);
+    this.rows = rows;
+    const shipments = Array.from({ length: rows.count }, (_, row) => rows.shipment(row));
     // keys[1] is the state-pair level's key (model.ts levelKeys).
-    this.served = ServedStates.fromStateKeys(stateKeysOf(this.delivered.values()));
-    this.current = buildFromObserved(this.delivered.values(), {
+    this.served = ServedStates.fromStateKeys(stateKeysOf(shipments));
+    this.current = buildFromObserved(shipments, {
       modelAtMs: now, windowDays: this.options.windowDays, places: this.options.places, workdays: this.options.workdays,
     });
     this.built = true;
@@ -120,66 +207,26 @@ export class PredictionBook {
     };
   }
 
-  /** The delivered shipments' observations, the model and its served states, in columns. */
+  /** The delivered shipments' observations, the model and its served states, in columns (packed). */
   exportState(): PredictionBookState {
-    const count = this.delivered.size;
-    const ids = new Array<string>(count);
-    const keyIndex = new Map<string, number>();
-    const levelKeys: string[] = [];
-    const keyRefs = new Int32Array(count * LEVEL_COUNT).fill(-1);
-    const deliveredMs = new Float64Array(count);
-    const obsEnds = new Uint32Array(count);
-    let total = 0;
-    for (const d of this.delivered.values()) total += d.obs.length;
-    const obs = new Uint32Array(total);
-    let i = 0;
-    let at = 0;
-    for (const [id, d] of this.delivered) {
-      ids[i] = id;
-      for (let l = 0; l < LEVEL_COUNT; l++) {
-        const key = d.keys[l];
-        if (key == null) continue;
-        let ref = keyIndex.get(key);
-        if (ref === undefined) {
-          ref = levelKeys.length;
-          keyIndex.set(key, ref);
-          levelKeys.push(key);
-        }
-        keyRefs[i * LEVEL_COUNT + l] = ref;
-      }
-      deliveredMs[i] = d.deliveredMs;
-      obs.set(d.obs, at);
-      at += d.obs.length;
-      obsEnds[i++] = at;
-    }
+    const rows = this.rows.kept(() => true);
+    const count = rows.count;
     return {
-      ids, levelKeys, keyRefs, deliveredMs, obsEnds, obs,
+      ids: rows.ids, levelKeys: rows.levelKeys, keyRefs: rows.keyRefs.slice(0, count * LEVEL_COUNT),
+      deliveredMs: rows.deliveredMs.slice(0, count), obsEnds: rows.obsEnd.slice(0, count), obs: rows.obs.slice(0, rows.obsUsed),
       model: this.built ? this.current.exportState() : null, served: this.served.entries(),
     };
   }
 
-  /** Takes back an exported state into this (empty) book; its observations are views of one array. */
+  /** Takes back an exported state into this (empty) book. */
   importState(state: PredictionBookState): void {
-    if (this.delivered.size > 0) throw new Error('prediction book state: import into an empty book only');
+    if (this.rows.count > 0) throw new Error('prediction book state: import into an empty book only');
     const count = state.ids.length;
     if (state.keyRefs.length !== count * LEVEL_COUNT || state.deliveredMs.length !== count || state.obsEnds.length !== count
       || (count > 0 && state.obsEnds[count - 1] !== state.obs.length)) {
       throw new Error('prediction book state: columns differ in length');
     }
-    // A copy: the state's arrays may be views of a whole checkpoint file (v8.deserialize), which
-    // views kept here would keep in memory.
-    const obs = state.obs.slice();
-    let from = 0;
-    for (let i = 0; i < count; i++) {
-      const keys = new Array<string | null>(LEVEL_COUNT);
-      for (let l = 0; l < LEVEL_COUNT; l++) {
-        const ref = state.keyRefs[i * LEVEL_COUNT + l]!;
-        keys[l] = ref < 0 ? null : state.levelKeys[ref]!;
-      }
-      const to = state.obsEnds[i]!;
-      this.delivered.set(state.ids[i]!, { keys, deliveredMs: state.deliveredMs[i]!, obs: obs.subarray(from, to) });
-      from = to;
-    }
+    this.rows = DeliveredRows.fromState(state);
     if (state.model) {
       this.current = PredictionModel.fromState(state.model, this.options.places, this.options.workdays);
       this.served = ServedStates.of(state.served);
