@@ -36,6 +36,26 @@ describe('embedded lane book', () => {
   });
 });
 
+describe('a lane past its scanned slots', () => {
+  it('finds each shipment again once it indexes them: re-polls replace, a checkpoint round-trips', async () => {
+    const book = new LaneBook({ clock: () => NOW, ttlMs: 0 });
+    // Twelve shipments, more than a lane scans in its list, each re-polled with a longer transit.
+    for (let i = 0; i < 12; i++) book.add(closure(`N${i}`, 24 + i));
+    for (let i = 0; i < 12; i++) book.add(closure(`N${i}`, 48 + 24 * i));
+    const stats = await book.get('delhivery:110:560');
+    expect(stats?.sample_size).toBe(12);
+    expect(book.closures().map((c) => c.awb).sort()).toEqual(Array.from({ length: 12 }, (_, i) => `N${i}`).sort());
+    const again = new LaneBook({ clock: () => NOW, ttlMs: 0 });
+    again.importState(book.exportState());
+    expect(await again.get('delhivery:110:560')).toEqual(stats);
+    again.add(closure('N3', 500)); // found in the imported lane's index, not added twice
+    expect((await again.get('delhivery:110:560'))?.sample_size).toBe(12);
+    const state = book.exportState();
+    state.awbs[5] = state.awbs[4]!;
+    expect(() => new LaneBook({ clock: () => NOW }).importState(state)).toThrow(/twice in lane/);
+  });
+});
+
 describe('lane book cost on a hot lane', () => {
   const LANE = 'delhivery:110:560';
   const hotClosure = (i: number, closedAtS: number): LaneClosure => ({
