@@ -83,6 +83,9 @@ const NO_REASONS: readonly string[] = Object.freeze([]);
 const tri = (v: 0 | 1 | null) => (v === null ? 2 : v);
 const untri = (v: number): 0 | 1 | null => (v === 2 ? null : (v as 0 | 1));
 
+/** Above this many closures a lane indexes its AWBs in a Map; at or below, a scan of the list is as fast. */
+const SCANNED_SLOTS = 8;
+
 /** A closure's four numbers in its lane's `cols`: closedAtS, transit days (NaN: none), version, flags. */
 const CLOSED_AT = 0;
 const TRANSIT = 1;
@@ -100,16 +103,13 @@ const STRIDE = 4;
  * and Maps made only when needed, not four typed arrays and two Maps per lane, which cost ~1.7 KB a
  * lane (166 MiB for those lanes) in their object headers and buffers.
  */
-/** Above this many closures a lane indexes its AWBs in a Map; at or below, a scan of the list is as fast. */
-const SCANNED_SLOTS = 8;
-
 class Lane {
   /** The AWB of each slot, in slot order: the newest poll's closure of a shipment replaces older ones. */
   readonly awbs: string[] = [];
   /**
    * AWB → slot, made once the lane outgrows SCANNED_SLOTS. Most lanes hold a few closures (a history
-   * of 285,000 shipments spread over 85,000 lanes), and a Map per lane cost ~200 bytes more than the
-   * list it indexes (17 MiB at a million polls).
+   * of 285,000 shipments spread over 85,000 lanes), and a Map per lane costs ~200 bytes more than
+   * the list it indexes (~17 MiB over those lanes).
    */
   private index: Map<string, number> | null = null;
   /** STRIDE numbers per slot (CLOSED_AT, TRANSIT, VERSION, FLAGS). */
