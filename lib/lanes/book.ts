@@ -95,7 +95,7 @@ const STRIDE = 4;
 
 /**
  * One lane's closures (what the statistics need and nothing else: four numbers per closure in one
- * array, plus its AWB in the index, its transit time in the sorted blocks and the reasons of failed
+ * array, plus its AWB in the lane's list, its transit time in the sorted blocks and the reasons of failed
  * attempts, held only for closures that had some), and the running aggregates of the closures
  * inside the window, so figures are read without a pass over the lane.
  *
