@@ -324,7 +324,11 @@ export async function rebuildPredictionModel(client: ClickHouseClient, options: 
     `cum, arrayResize([total], length(cum), total), arrayResize([toFloat64(n)], length(cum), toFloat64(n))))]`;
   // Per stage × position, and per stage over every position (position 255), from one pass of the
   // joins: each scored delivery counts in both groups. A position with under 30 scores takes its
-  // stage's (model.ts thresholdsOf, applied when the model is read).
+  // stage's (model.ts thresholdsOf, applied when the model is read). Weights are summed per score
+  // before sorting (n still counts deliveries): the threshold is the score at which the running
+  // weight first reaches the bar, and as weights are positive, a run of equal scores reaches it
+  // somewhere exactly when it does by the run's end; so the sums pick the same score as sorting every
+  // scored delivery did (1.6 M pairs on the bench, 1.5 s of CPU).
   await client.command({
     query: `INSERT INTO prediction_thresholds (version, stage, daypart, position, n, t80, t90)
       SELECT toUInt64(${sqlInt(version)}), stage, toUInt8(0), position, n,
@@ -335,13 +339,14 @@ export async function rebuildPredictionModel(client: ClickHouseClient, options: 
           arraySum(arrayMap(t -> toFloat64(t.2), sorted)) AS total
         FROM
         (
-          SELECT stage, grouped AS position, toUInt32(count()) AS n, arraySort(groupArray((score, weight))) AS sorted
+          SELECT stage, grouped AS position, toUInt32(sum(c)) AS n, arraySort(groupArray((score, w))) AS sorted
           FROM
           (
-            SELECT stage, grouped, toUInt64(weight) AS weight, score
+            SELECT stage, grouped, score, sum(toUInt64(weight)) AS w, count() AS c
             FROM ${scored}
             ARRAY JOIN [position, toUInt8(255)] AS grouped
             WHERE score != 0
+            GROUP BY stage, grouped, score
           )
           GROUP BY stage, grouped
         )
