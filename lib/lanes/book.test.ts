@@ -36,23 +36,41 @@ describe('embedded lane book', () => {
   });
 });
 
-describe('a lane past its scanned slots', () => {
-  it('finds each shipment again once it indexes them: re-polls replace, a checkpoint round-trips', async () => {
+describe('a lane growing past the size from which it keeps its times sorted', () => {
+  it('gives laneStatsOf\'s figures below and above it: re-polls replace, a checkpoint round-trips', async () => {
     const book = new LaneBook({ clock: () => NOW, ttlMs: 0 });
-    // Twelve shipments, more than a lane scans in its list, each re-polled with a longer transit.
-    for (let i = 0; i < 12; i++) book.add(closure(`N${i}`, 24 + i));
-    for (let i = 0; i < 12; i++) book.add(closure(`N${i}`, 48 + 24 * i));
+    const nowS = Math.floor(NOW / 1000);
+    const figures = () => laneStatsOf('delhivery:110:560', book.closures(), nowS, 90);
+    // Forty shipments (a lane of more than 32 keeps its times sorted), each re-polled with a longer transit.
+    for (let i = 0; i < 40; i++) {
+      book.add(closure(`N${i}`, 24 + i));
+      expect(book.statsOf('delhivery:110:560')).toEqual(figures());
+    }
+    for (let i = 0; i < 40; i++) book.add(closure(`N${i}`, 48 + 24 * i));
+    expect(book.statsOf('delhivery:110:560')).toEqual(figures());
     const stats = await book.get('delhivery:110:560');
-    expect(stats?.sample_size).toBe(12);
-    expect(book.closures().map((c) => c.awb).sort()).toEqual(Array.from({ length: 12 }, (_, i) => `N${i}`).sort());
+    expect(stats?.sample_size).toBe(40);
+    expect(book.closures().map((c) => c.awb).sort()).toEqual(Array.from({ length: 40 }, (_, i) => `N${i}`).sort());
     const again = new LaneBook({ clock: () => NOW, ttlMs: 0 });
     again.importState(book.exportState());
     expect(await again.get('delhivery:110:560')).toEqual(stats);
-    again.add(closure('N3', 500)); // found in the imported lane's index, not added twice
-    expect((await again.get('delhivery:110:560'))?.sample_size).toBe(12);
+    again.add(closure('N3', 500)); // found in the imported lane, not added twice
+    expect((await again.get('delhivery:110:560'))?.sample_size).toBe(40);
     const state = book.exportState();
     state.awbs[5] = state.awbs[4]!;
     expect(() => new LaneBook({ clock: () => NOW }).importState(state)).toThrow(/twice in lane/);
+  });
+
+  it('keeps one AWB on two lanes (two carriers, or test and live) apart', async () => {
+    const book = new LaneBook({ clock: () => NOW, ttlMs: 0 });
+    book.add(closure('SAME', 24));
+    book.add(closure('SAME', 48, NOW - DAY, 'test'));
+    book.add(closure('SAME', 72)); // replaces the live one only
+    expect(await book.get('delhivery:110:560')).toEqual({ median_transit_days: 3, sample_size: 1 });
+    expect(await book.get('test:delhivery:110:560')).toEqual({ median_transit_days: 2, sample_size: 1 });
+    const again = new LaneBook({ clock: () => NOW, ttlMs: 0 });
+    again.importState(book.exportState());
+    expect(again.closures()).toEqual(book.closures());
   });
 });
 

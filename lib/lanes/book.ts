@@ -83,182 +83,97 @@ const NO_REASONS: readonly string[] = Object.freeze([]);
 const tri = (v: 0 | 1 | null) => (v === null ? 2 : v);
 const untri = (v: number): 0 | 1 | null => (v === 2 ? null : (v as 0 | 1));
 
-/** Above this many closures a lane indexes its AWBs in a Map; at or below, a scan of the list is as fast. */
-const SCANNED_SLOTS = 8;
-
-/** A closure's four numbers in its lane's `cols`: closedAtS, transit days (NaN: none), version, flags. */
-const CLOSED_AT = 0;
-const TRANSIT = 1;
-const VERSION = 2;
-const FLAGS = 3;
-const STRIDE = 4;
+/** A lane's running aggregates of its counted closures (inside the window), AGG numbers per lane. */
+const CLOSED = 0;
+const DELIVERED = 1;
+const RETURNED = 2;
+const EDD_KNOWN = 3;
+const ON_TIME = 4;
+const FIRST_ATTEMPT = 5;
+const FAILED = 6;
+const AGG = 7;
 
 /**
- * One lane's closures (what the statistics need and nothing else: four numbers per closure in one
- * array, plus its AWB in the lane's list, its transit time in the sorted blocks and the reasons of failed
- * attempts, held only for closures that had some), and the running aggregates of the closures
- * inside the window, so figures are read without a pass over the lane.
- *
- * Most lanes are small (a history of 285,000 shipments spread over 85,000 lanes): one plain array
- * and Maps made only when needed, not four typed arrays and two Maps per lane, which cost ~1.7 KB a
- * lane (166 MiB for those lanes) in their object headers and buffers.
+ * Above this many closures a lane keeps its counted transit times sorted (SortedNumbers) and its
+ * figures built; at or below, a read sorts its few times (most lanes: a history of 285,000
+ * shipments spread over 85,000 lanes), which costs less than a structure per lane.
  */
-class Lane {
-  /** The AWB of each slot, in slot order: the newest poll's closure of a shipment replaces older ones. */
-  readonly awbs: string[] = [];
-  /**
-   * AWB → slot, made once the lane outgrows SCANNED_SLOTS. Most lanes hold a few closures (a history
-   * of 285,000 shipments spread over 85,000 lanes), and a Map per lane costs ~200 bytes more than
-   * the list it indexes (~17 MiB over those lanes).
-   */
-  private index: Map<string, number> | null = null;
-  /** STRIDE numbers per slot (CLOSED_AT, TRANSIT, VERSION, FLAGS). */
-  readonly cols: number[] = [];
-  /** Failed-attempt reasons by slot, only for closures that had some (null until one has). */
-  ndr: Map<number, readonly string[]> | null = null;
-  // Aggregates of counted closures (inside the window): laneStatsOf's sums, kept up to date.
-  closed = 0;
-  delivered = 0;
-  returned = 0;
-  eddKnown = 0;
-  onTime = 0;
-  firstAttempt = 0;
-  failed = 0;
-  /** Counted failed attempts by reason (null until one is counted). */
-  reasons: Map<string, number> | null = null;
-  readonly sortedTransit = new SortedNumbers();
-  /** A lower bound of the counted closures' closedAtS: the sweep has work only below it. */
-  oldestCountedS = Infinity;
-  lastSweptMs = -Infinity;
-  /** The figures as last built, until the lane changes. */
-  built: WindowedLaneStats | null = null;
+const SORTED_FROM = 32;
 
-  readonly key: string;
-  constructor(key: string) {
-    this.key = key;
-  }
-
-  get size(): number {
-    return this.awbs.length;
-  }
-
-  /** The slot of `awb`'s closure, or undefined. */
-  slotOf(awb: string): number | undefined {
-    if (this.index) return this.index.get(awb);
-    const at = this.awbs.indexOf(awb);
-    return at < 0 ? undefined : at;
-  }
-
-  slotFor(awb: string): number {
-    const known = this.slotOf(awb);
-    if (known !== undefined) return known;
-    const slot = this.awbs.length;
-    this.cols.push(0, Number.NaN, 0, 0);
-    this.awbs.push(awb);
-    if (this.index) this.index.set(awb, slot);
-    else if (this.awbs.length > SCANNED_SLOTS) this.index = new Map(this.awbs.map((a, i) => [a, i]));
-    return slot;
-  }
-
-  closedAtS(slot: number): number {
-    return this.cols[slot * STRIDE + CLOSED_AT]!;
-  }
-
-  flags(slot: number): number {
-    return this.cols[slot * STRIDE + FLAGS]!;
-  }
-
-  version(slot: number): number {
-    return this.cols[slot * STRIDE + VERSION]!;
-  }
-
-  reasonsOf(slot: number): readonly string[] {
-    return this.ndr?.get(slot) ?? NO_REASONS;
-  }
-
-  /** Adds (sign 1) or takes away (-1) the closure in `slot` from the aggregates. */
-  tally(slot: number, sign: 1 | -1): void {
-    const flags = this.flags(slot);
-    const outcome = flags & 3;
-    this.closed += sign;
-    if (outcome === 0) {
-      this.delivered += sign;
-      const transit = this.cols[slot * STRIDE + TRANSIT]!;
-      if (!Number.isNaN(transit)) {
-        if (sign === 1) this.sortedTransit.add(transit);
-        else this.sortedTransit.remove(transit);
-      }
-      const onTime = untri((flags >> 2) & 3);
-      if (onTime !== null) { this.eddKnown += sign; this.onTime += sign * onTime; }
-      if (untri((flags >> 4) & 3) === 1) this.firstAttempt += sign;
-    } else if (outcome === 1) this.returned += sign;
-    for (const r of this.reasonsOf(slot)) {
-      const reasons = (this.reasons ??= new Map());
-      const left = (reasons.get(r) ?? 0) + sign;
-      if (left === 0) reasons.delete(r);
-      else reasons.set(r, left);
-      this.failed += sign;
-    }
-    this.cols[slot * STRIDE + FLAGS] = sign === 1 ? flags | COUNTED : flags & ~COUNTED;
-    this.built = null;
-  }
-
-  closureAt(awb: string, slot: number): LaneClosure {
-    const flags = this.flags(slot);
-    const transit = this.cols[slot * STRIDE + TRANSIT]!;
-    const { carrier, mode } = laneParts(this.key);
-    return {
-      lane: this.key, carrier, awb, mode,
-      outcome: OUTCOMES[flags & 3]!,
-      closedAtS: this.closedAtS(slot),
-      transitDays: Number.isNaN(transit) ? null : transit,
-      onTime: untri((flags >> 2) & 3),
-      firstAttempt: untri((flags >> 4) & 3),
-      ndrReasons: [...this.reasonsOf(slot)],
-      version: this.version(slot),
-    };
-  }
-
-  stats(windowDays: number): WindowedLaneStats {
-    if (this.built) return this.built;
-    const n = this.sortedTransit.size;
-    const at = (i: number) => this.sortedTransit.at(i);
-    const rate = (part: number, whole: number) => (whole === 0 ? null : part / whole);
-    this.built = {
-      lane: this.key,
-      ...laneParts(this.key),
-      window_days: windowDays,
-      closed: this.closed,
-      sample_size: n,
-      p50_transit_days: n ? p50Of(n, at) : null,
-      p90_transit_days: n ? p90Of(n, at) : null,
-      on_time_rate: rate(this.onTime, this.eddKnown),
-      first_attempt_rate: rate(this.firstAttempt, this.delivered),
-      rto_rate: rate(this.returned, this.delivered + this.returned),
-      failed_attempts: this.failed,
-      ndr_reasons: [...(this.reasons?.keys() ?? [])].sort().map((reason) => ({ reason, share: this.reasons!.get(reason)! / this.failed })),
-    };
-    return this.built;
-  }
+/** `a`, or a copy of it with room for at least `need` values (capacity doubles: amortized appends). */
+function withRoom<T extends Uint32Array | Uint8Array | Int32Array | Float64Array>(a: T, need: number): T {
+  if (need <= a.length) return a;
+  const next = new (a.constructor as new (n: number) => T)(Math.max(need, 2 * a.length, 64));
+  next.set(a);
+  return next;
 }
+
+/** Adds `by` to one aggregate. */
+function bump(agg: Int32Array, at: number, by: number): void {
+  agg[at] = agg[at]! + by;
+}
+
+/**
+ * A string of its own: an AWB cut from a poll's body is a slice that keeps the whole body alive
+ * (V8's sliced strings), for as long as the book holds it.
+ */
+const ownCopy = (text: string): string => Buffer.from(text, 'utf8').toString('utf8');
 
 /**
  * In-process lane statistics for the embedded default: one closure per closed shipment, grouped by
  * lane, with the windowed figures of each lane (lib/lanes/window.ts, the same as ClickHouse's
- * lane_stats) maintained as closures arrive: adding one costs a binary search and a move within one
- * block of sorted transit times, and a read builds the figures from the aggregates (once per
- * change), so no lookup ever passes over a lane's closures. The window slides in the background
- * (`sweep`, at most once per `ttlMs` per lane, only for lanes with closures that left it); until
- * then a closure that has just left the window is still counted. The lookup's benchmark
- * (decisions.md "Lane benchmark") is the window's p50 and sample size.
+ * lane_stats) maintained as closures arrive. A lane of more than SORTED_FROM closures keeps its
+ * transit times sorted in blocks (adding one costs a binary search and a move within one block) and
+ * its figures built once per change, so no lookup ever passes over a large lane's closures; a
+ * smaller lane's read sorts its few times. The window slides in the background (`sweep`, at most
+ * once per `ttlMs` per lane, only for lanes with closures that left it); until then a closure that
+ * has just left the window is still counted. The lookup's benchmark (decisions.md "Lane
+ * benchmark") is the window's p50 and sample size.
+ *
+ * Held in columns for the whole book, not in an object per lane: a lane is a number (its key's
+ * index), its aggregates a run of AGG numbers; a closure is a slot in typed arrays, chained to the
+ * next slot of its lane and to the next slot of the same AWB. An object per lane, with its own
+ * arrays, sorted blocks and Maps, cost ~1.2 KB a lane: 13 MiB for the seeded history's 10,564 lanes,
+ * ~110 MiB at a million polls (heap snapshots of a restart).
  */
 export class LaneBook implements LaneStatsSource, LaneWindowSource {
-  private readonly lanes = new Map<string, Lane>();
   readonly windowDays: number;
   private readonly clock: () => number;
   private readonly ttlMs: number;
   /** Passes over all of a lane's closures so far (the sweep's; a test counts them). */
   fullPasses = 0;
+
+  // Lanes: key → index, and per index its aggregates, sweep marks and slot chain (slot + 1; 0: none).
+  private readonly laneIds = new Map<string, number>();
+  private readonly laneKeys: string[] = [];
+  private agg = new Int32Array(0);
+  /** A lower bound of the counted closures' closedAtS: the sweep has work only below it. */
+  private oldestCountedS = new Float64Array(0);
+  private lastSweptMs = new Float64Array(0);
+  private laneHead = new Uint32Array(0);
+  private laneTail = new Uint32Array(0);
+  private laneSize = new Uint32Array(0);
+  /** Counted failed attempts by reason, for lanes that have some. */
+  private readonly reasons = new Map<number, Map<string, number>>();
+  /** Lanes past SORTED_FROM closures: their counted transit times, sorted, and their figures as last built. */
+  private readonly sorted = new Map<number, SortedNumbers>();
+  private readonly built = new Map<number, WindowedLaneStats>();
+
+  // Closures: one slot each, the newest poll's closure of a shipment replacing older ones in place.
+  private slots = 0;
+  private readonly awbs: string[] = [];
+  private closedAt = new Uint32Array(0);
+  /** Transit days, NaN: none. */
+  private transit = new Float64Array(0);
+  private version = new Float64Array(0);
+  private flags = new Uint8Array(0);
+  private laneOf = new Uint32Array(0);
+  private nextInLane = new Uint32Array(0);
+  private nextSameAwb = new Uint32Array(0);
+  /** AWB → its first slot (+ 1); the same AWB on other lanes follows in nextSameAwb. */
+  private readonly awbSlot = new Map<string, number>();
+  /** Failed-attempt reasons by slot, only for closures that had some. */
+  private readonly ndr = new Map<number, readonly string[]>();
 
   constructor(options: LaneBookOptions = {}) {
     this.windowDays = options.windowDays ?? DEFAULT_WINDOW_DAYS;
@@ -270,28 +185,135 @@ export class LaneBook implements LaneStatsSource, LaneWindowSource {
     return windowStartS(Math.floor(nowMs / 1000), this.windowDays);
   }
 
+  private laneFor(key: string): number {
+    const known = this.laneIds.get(key);
+    if (known !== undefined) return known;
+    const lane = this.laneKeys.length;
+    const n = lane + 1;
+    this.agg = withRoom(this.agg, n * AGG);
+    this.oldestCountedS = withRoom(this.oldestCountedS, n);
+    this.lastSweptMs = withRoom(this.lastSweptMs, n);
+    this.laneHead = withRoom(this.laneHead, n);
+    this.laneTail = withRoom(this.laneTail, n);
+    this.laneSize = withRoom(this.laneSize, n);
+    this.oldestCountedS[lane] = Infinity;
+    this.lastSweptMs[lane] = -Infinity;
+    const own = ownCopy(key);
+    this.laneKeys.push(own);
+    this.laneIds.set(own, lane);
+    return lane;
+  }
+
+  /** The slot of `awb`'s closure on `lane`, or undefined. */
+  private slotOf(lane: number, awb: string): number | undefined {
+    for (let s = this.awbSlot.get(awb) ?? 0; s !== 0; s = this.nextSameAwb[s - 1]!) {
+      if (this.laneOf[s - 1] === lane) return s - 1;
+    }
+    return undefined;
+  }
+
+  /** A new slot at the end of `lane`'s chain, not counted; `copy`: the AWB may be a slice of a poll's body. */
+  private newSlot(lane: number, awb: string, copy: boolean): number {
+    const slot = this.slots++;
+    const n = slot + 1;
+    this.closedAt = withRoom(this.closedAt, n);
+    this.transit = withRoom(this.transit, n);
+    this.version = withRoom(this.version, n);
+    this.flags = withRoom(this.flags, n);
+    this.laneOf = withRoom(this.laneOf, n);
+    this.nextInLane = withRoom(this.nextInLane, n);
+    this.nextSameAwb = withRoom(this.nextSameAwb, n);
+    this.flags[slot] = 0;
+    this.laneOf[slot] = lane;
+    this.nextInLane[slot] = 0;
+    const first = this.awbSlot.get(awb);
+    const own = first !== undefined ? this.awbs[first - 1]! : copy ? ownCopy(awb) : awb;
+    this.awbs.push(own);
+    this.nextSameAwb[slot] = first ?? 0;
+    this.awbSlot.set(own, n);
+    if (this.laneTail[lane] === 0) this.laneHead[lane] = n;
+    else this.nextInLane[this.laneTail[lane]! - 1] = n;
+    this.laneTail[lane] = n;
+    if (++this.laneSize[lane]! === SORTED_FROM + 1) this.sortLane(lane);
+    return slot;
+  }
+
+  /** The lane's counted, delivered transit times, in slot order. */
+  private countedTransit(lane: number): number[] {
+    const out: number[] = [];
+    for (let s = this.laneHead[lane]!; s !== 0; s = this.nextInLane[s - 1]!) {
+      const slot = s - 1;
+      const flags = this.flags[slot]!;
+      if (flags & COUNTED && (flags & 3) === 0 && !Number.isNaN(this.transit[slot]!)) out.push(this.transit[slot]!);
+    }
+    return out;
+  }
+
+  /** The lane has just outgrown SORTED_FROM: from now on its transit times are kept sorted. */
+  private sortLane(lane: number): void {
+    const sorted = new SortedNumbers();
+    for (const t of this.countedTransit(lane)) sorted.add(t);
+    this.sorted.set(lane, sorted);
+  }
+
+  /** Adds (sign 1) or takes away (-1) the closure in `slot` from its lane's aggregates. */
+  private tally(slot: number, sign: 1 | -1): void {
+    const lane = this.laneOf[slot]!;
+    const flags = this.flags[slot]!;
+    const at = lane * AGG;
+    const agg = this.agg;
+    const outcome = flags & 3;
+    bump(agg, at + CLOSED, sign);
+    if (outcome === 0) {
+      bump(agg, at + DELIVERED, sign);
+      const transit = this.transit[slot]!;
+      const sorted = this.sorted.get(lane);
+      if (sorted && !Number.isNaN(transit)) {
+        if (sign === 1) sorted.add(transit);
+        else sorted.remove(transit);
+      }
+      const onTime = untri((flags >> 2) & 3);
+      if (onTime !== null) { bump(agg, at + EDD_KNOWN, sign); bump(agg, at + ON_TIME, sign * onTime); }
+      if (untri((flags >> 4) & 3) === 1) bump(agg, at + FIRST_ATTEMPT, sign);
+    } else if (outcome === 1) bump(agg, at + RETURNED, sign);
+    for (const r of this.ndr.get(slot) ?? NO_REASONS) {
+      let reasons = this.reasons.get(lane);
+      if (!reasons) this.reasons.set(lane, (reasons = new Map()));
+      const left = (reasons.get(r) ?? 0) + sign;
+      if (left === 0) reasons.delete(r);
+      else reasons.set(r, left);
+      bump(agg, at + FAILED, sign);
+    }
+    this.flags[slot] = sign === 1 ? flags | COUNTED : flags & ~COUNTED;
+    this.built.delete(lane);
+  }
+
+  /** Counts the closure in `slot` when it lies inside the window starting at `startS`. */
+  private countIfInside(slot: number, startS: number): void {
+    const closedAtS = this.closedAt[slot]!;
+    // A closure already outside the window is kept (closures() and a later book) but not counted.
+    if (closedAtS < startS) return;
+    this.tally(slot, 1);
+    const lane = this.laneOf[slot]!;
+    if (closedAtS < this.oldestCountedS[lane]!) this.oldestCountedS[lane] = closedAtS;
+  }
+
   /** Records a closure; the newest poll's closure of a shipment replaces older ones (re-polls change nothing). */
   add(closure: LaneClosure): void {
-    let lane = this.lanes.get(closure.lane);
-    if (!lane) this.lanes.set(closure.lane, (lane = new Lane(closure.lane)));
-    const known = lane.slotOf(closure.awb);
+    const lane = this.laneFor(closure.lane);
+    const known = this.slotOf(lane, closure.awb);
     if (known !== undefined) {
-      if (lane.version(known) > closure.version) return;
-      if (lane.flags(known) & COUNTED) lane.tally(known, -1);
+      if (this.version[known]! > closure.version) return;
+      if (this.flags[known]! & COUNTED) this.tally(known, -1);
     }
-    const slot = known ?? lane.slotFor(closure.awb);
-    const at = slot * STRIDE;
-    lane.cols[at + CLOSED_AT] = closure.closedAtS;
-    lane.cols[at + TRANSIT] = closure.transitDays ?? Number.NaN;
-    lane.cols[at + VERSION] = closure.version;
-    lane.cols[at + FLAGS] = OUTCOME_CODE[closure.outcome] | (tri(closure.onTime) << 2) | (tri(closure.firstAttempt) << 4);
-    if (closure.ndrReasons.length > 0) (lane.ndr ??= new Map()).set(slot, closure.ndrReasons.slice());
-    else lane.ndr?.delete(slot);
-    // A closure already outside the window is kept (closures() and a later book) but not counted.
-    if (closure.closedAtS >= this.windowStartS(this.clock())) {
-      lane.tally(slot, 1);
-      if (closure.closedAtS < lane.oldestCountedS) lane.oldestCountedS = closure.closedAtS;
-    }
+    const slot = known ?? this.newSlot(lane, closure.awb, true);
+    this.closedAt[slot] = closure.closedAtS;
+    this.transit[slot] = closure.transitDays ?? Number.NaN;
+    this.version[slot] = closure.version;
+    this.flags[slot] = OUTCOME_CODE[closure.outcome] | (tri(closure.onTime) << 2) | (tri(closure.firstAttempt) << 4);
+    if (closure.ndrReasons.length > 0) this.ndr.set(slot, closure.ndrReasons.slice());
+    else this.ndr.delete(slot);
+    this.countIfInside(slot, this.windowStartS(this.clock()));
   }
 
   /**
@@ -301,19 +323,20 @@ export class LaneBook implements LaneStatsSource, LaneWindowSource {
   sweep(nowMs = this.clock()): number {
     const startS = this.windowStartS(nowMs);
     let swept = 0;
-    for (const lane of this.lanes.values()) {
-      if (lane.oldestCountedS >= startS || nowMs - lane.lastSweptMs < this.ttlMs) continue;
-      lane.lastSweptMs = nowMs;
+    for (let lane = 0; lane < this.laneKeys.length; lane++) {
+      if (this.oldestCountedS[lane]! >= startS || nowMs - this.lastSweptMs[lane]! < this.ttlMs) continue;
+      this.lastSweptMs[lane] = nowMs;
       this.fullPasses++;
       swept++;
       let oldest = Infinity;
-      for (let slot = 0; slot < lane.size; slot++) {
-        if (!(lane.flags(slot) & COUNTED)) continue;
-        const closedAtS = lane.closedAtS(slot);
-        if (closedAtS < startS) lane.tally(slot, -1);
+      for (let s = this.laneHead[lane]!; s !== 0; s = this.nextInLane[s - 1]!) {
+        const slot = s - 1;
+        if (!(this.flags[slot]! & COUNTED)) continue;
+        const closedAtS = this.closedAt[slot]!;
+        if (closedAtS < startS) this.tally(slot, -1);
         else if (closedAtS < oldest) oldest = closedAtS;
       }
-      lane.oldestCountedS = oldest;
+      this.oldestCountedS[lane] = oldest;
     }
     return swept;
   }
@@ -326,9 +349,49 @@ export class LaneBook implements LaneStatsSource, LaneWindowSource {
     return () => clearInterval(timer);
   }
 
+  /** The figures of `lane` from its aggregates and its sorted (or just sorted) transit times. */
+  private build(lane: number): WindowedLaneStats {
+    const key = this.laneKeys[lane]!;
+    const at = lane * AGG;
+    const agg = this.agg;
+    const sorted = this.sorted.get(lane);
+    let n: number;
+    let valueAt: (i: number) => number;
+    if (sorted) {
+      n = sorted.size;
+      valueAt = (i) => sorted.at(i);
+    } else {
+      const times = this.countedTransit(lane).sort((a, b) => a - b);
+      n = times.length;
+      valueAt = (i) => times[i]!;
+    }
+    const rate = (part: number, whole: number) => (whole === 0 ? null : part / whole);
+    const reasons = this.reasons.get(lane);
+    const failed = agg[at + FAILED]!;
+    return {
+      lane: key,
+      ...laneParts(key),
+      window_days: this.windowDays,
+      closed: agg[at + CLOSED]!,
+      sample_size: n,
+      p50_transit_days: n ? p50Of(n, valueAt) : null,
+      p90_transit_days: n ? p90Of(n, valueAt) : null,
+      on_time_rate: rate(agg[at + ON_TIME]!, agg[at + EDD_KNOWN]!),
+      first_attempt_rate: rate(agg[at + FIRST_ATTEMPT]!, agg[at + DELIVERED]!),
+      rto_rate: rate(agg[at + RETURNED]!, agg[at + DELIVERED]! + agg[at + RETURNED]!),
+      failed_attempts: failed,
+      ndr_reasons: [...(reasons?.keys() ?? [])].sort().map((reason) => ({ reason, share: reasons!.get(reason)! / failed })),
+    };
+  }
+
   /** The lane's windowed statistics now, null when it has no closure at all. */
-  statsOf(lane: string): WindowedLaneStats | null {
-    return this.lanes.get(lane)?.stats(this.windowDays) ?? null;
+  statsOf(key: string): WindowedLaneStats | null {
+    const lane = this.laneIds.get(key);
+    if (lane === undefined) return null;
+    if (!this.sorted.has(lane)) return this.build(lane);
+    let stats = this.built.get(lane);
+    if (!stats) this.built.set(lane, (stats = this.build(lane)));
+    return stats;
   }
 
   async get(lane: string): Promise<LaneStats | null> {
@@ -340,7 +403,7 @@ export class LaneBook implements LaneStatsSource, LaneWindowSource {
   async lanesBetween(originPrefix: string, destinationPrefix: string, mode: KeyMode): Promise<WindowedLaneStats[]> {
     const suffix = `:${originPrefix}:${destinationPrefix}`;
     const out: WindowedLaneStats[] = [];
-    for (const lane of this.lanes.keys()) {
+    for (const lane of this.laneKeys) {
       if (!lane.endsWith(suffix) || lane.startsWith('test:') !== (mode === 'test')) continue;
       const stats = this.statsOf(lane);
       if (stats && stats.closed > 0) out.push(stats);
@@ -353,65 +416,64 @@ export class LaneBook implements LaneStatsSource, LaneWindowSource {
    * Only what a closure is; the aggregates are counted again at import against the window then.
    */
   exportState(): LaneBookState {
-    let total = 0;
-    for (const lane of this.lanes.values()) total += lane.size;
+    const total = this.slots;
     const state: LaneBookState = {
-      lanes: [], laneEnds: new Uint32Array(this.lanes.size), awbs: new Array<string>(total),
+      lanes: [...this.laneKeys], laneEnds: new Uint32Array(this.laneKeys.length), awbs: new Array<string>(total),
       closedAtS: new Uint32Array(total), transit: new Float64Array(total), version: new Float64Array(total), flags: new Uint8Array(total),
       ndrAt: [], ndrReasons: [],
     };
     let at = 0;
-    for (const lane of this.lanes.values()) {
-      const n = lane.size;
-      for (let slot = 0; slot < n; slot++) {
-        state.awbs[at + slot] = lane.awbs[slot]!;
-        const from = slot * STRIDE;
-        state.closedAtS[at + slot] = lane.cols[from + CLOSED_AT]!;
-        state.transit[at + slot] = lane.cols[from + TRANSIT]!;
-        state.version[at + slot] = lane.cols[from + VERSION]!;
-        state.flags[at + slot] = lane.cols[from + FLAGS]! & ~COUNTED;
+    for (let lane = 0; lane < this.laneKeys.length; lane++) {
+      for (let s = this.laneHead[lane]!; s !== 0; s = this.nextInLane[s - 1]!, at++) {
+        const slot = s - 1;
+        state.awbs[at] = this.awbs[slot]!;
+        state.closedAtS[at] = this.closedAt[slot]!;
+        state.transit[at] = this.transit[slot]!;
+        state.version[at] = this.version[slot]!;
+        state.flags[at] = this.flags[slot]! & ~COUNTED;
+        const reasons = this.ndr.get(slot);
+        if (reasons) { state.ndrAt.push(at); state.ndrReasons.push([...reasons]); }
       }
-      for (const [slot, reasons] of lane.ndr ?? []) { state.ndrAt.push(at + slot); state.ndrReasons.push([...reasons]); }
-      at += n;
-      state.laneEnds[state.lanes.length] = at;
-      state.lanes.push(lane.key);
+      state.laneEnds[lane] = at;
     }
     return state;
   }
 
   /** Takes back an exported state into this (empty) book, counting the closures inside the window now. */
   importState(state: LaneBookState): void {
-    if (this.lanes.size > 0) throw new Error('lane book state: import into an empty book only');
+    if (this.laneKeys.length > 0) throw new Error('lane book state: import into an empty book only');
     const total = state.awbs.length;
     if (state.closedAtS.length !== total || state.transit.length !== total || state.version.length !== total || state.flags.length !== total
       || state.laneEnds.length !== state.lanes.length || (state.lanes.length > 0 && state.laneEnds[state.lanes.length - 1] !== total)) {
       throw new Error('lane book state: columns differ in length');
     }
+    // The columns at their final size at once (no doubling slack).
+    this.closedAt = withRoom(this.closedAt, total);
+    this.transit = withRoom(this.transit, total);
+    this.version = withRoom(this.version, total);
+    this.flags = withRoom(this.flags, total);
+    this.laneOf = withRoom(this.laneOf, total);
+    this.nextInLane = withRoom(this.nextInLane, total);
+    this.nextSameAwb = withRoom(this.nextSameAwb, total);
     const reasonsAt = new Map<number, readonly string[]>();
     state.ndrAt.forEach((at, i) => reasonsAt.set(at, state.ndrReasons[i]!));
     const startS = this.windowStartS(this.clock());
     let from = 0;
     state.lanes.forEach((key, l) => {
       const to = state.laneEnds[l]!;
-      const lane = new Lane(key);
-      const n = to - from;
-      for (let slot = 0; slot < n; slot++) {
-        const i = from + slot;
-        if (lane.slotFor(state.awbs[i]!) !== slot) throw new Error(`lane book state: AWB ${state.awbs[i]} twice in lane ${key}`);
-        const at = slot * STRIDE;
-        lane.cols[at + CLOSED_AT] = state.closedAtS[i]!;
-        lane.cols[at + TRANSIT] = state.transit[i]!;
-        lane.cols[at + VERSION] = state.version[i]!;
-        lane.cols[at + FLAGS] = state.flags[i]!;
+      const lane = this.laneFor(key);
+      for (let i = from; i < to; i++) {
+        if (this.slotOf(lane, state.awbs[i]!) !== undefined) throw new Error(`lane book state: AWB ${state.awbs[i]} twice in lane ${key}`);
+        // A checkpoint's strings are decoded ones of their own: no copy.
+        const slot = this.newSlot(lane, state.awbs[i]!, false);
+        this.closedAt[slot] = state.closedAtS[i]!;
+        this.transit[slot] = state.transit[i]!;
+        this.version[slot] = state.version[i]!;
+        this.flags[slot] = state.flags[i]!;
         const reasons = reasonsAt.get(i);
-        if (reasons) (lane.ndr ??= new Map()).set(slot, reasons);
-        const closedAtS = state.closedAtS[i]!;
-        if (closedAtS >= startS) {
-          lane.tally(slot, 1);
-          if (closedAtS < lane.oldestCountedS) lane.oldestCountedS = closedAtS;
-        }
+        if (reasons) this.ndr.set(slot, reasons);
+        this.countIfInside(slot, startS);
       }
-      this.lanes.set(key, lane);
       from = to;
     });
   }
@@ -419,7 +481,26 @@ export class LaneBook implements LaneStatsSource, LaneWindowSource {
   /** Every closure held (inside the window or not), rebuilt from the columns. */
   closures(): LaneClosure[] {
     const out: LaneClosure[] = [];
-    for (const lane of this.lanes.values()) lane.awbs.forEach((awb, slot) => out.push(lane.closureAt(awb, slot)));
+    for (let lane = 0; lane < this.laneKeys.length; lane++) {
+      for (let s = this.laneHead[lane]!; s !== 0; s = this.nextInLane[s - 1]!) out.push(this.closureAt(s - 1));
+    }
     return out;
+  }
+
+  private closureAt(slot: number): LaneClosure {
+    const flags = this.flags[slot]!;
+    const transit = this.transit[slot]!;
+    const key = this.laneKeys[this.laneOf[slot]!]!;
+    const { carrier, mode } = laneParts(key);
+    return {
+      lane: key, carrier, awb: this.awbs[slot]!, mode,
+      outcome: OUTCOMES[flags & 3]!,
+      closedAtS: this.closedAt[slot]!,
+      transitDays: Number.isNaN(transit) ? null : transit,
+      onTime: untri((flags >> 2) & 3),
+      firstAttempt: untri((flags >> 4) & 3),
+      ndrReasons: [...(this.ndr.get(slot) ?? NO_REASONS)],
+      version: this.version[slot]!,
+    };
   }
 }

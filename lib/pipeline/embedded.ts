@@ -80,7 +80,7 @@ function fingerprint(rules: RuleSet, predictions: PredictionBook, configDir: str
  * this very log; returns the log offset it covers (0: none loaded) and why none was.
  *
  * A function of its own so that the decoded file is garbage once it returns (an async function's
- * locals live until it returns): collectStartGarbage can then free it.
+ * locals live until it returns): the start's release (lib/process/release-memory.ts) can then free it.
  */
 async function loadCheckpoint(
   dataDir: string, logPath: string, derivedUnder: string, books: { index: ShipmentIndex; lanes: LaneBook; predictions: PredictionBook },
@@ -103,16 +103,6 @@ async function loadCheckpoint(
     throw new Error(`${checkpointPath(dataDir)} could not be loaded (${why}); delete it to rebuild from the raw-poll log`, { cause: err });
   }
   return { from: state.log.offset };
-}
-
-/**
- * One full garbage collection after the start's load, where the process allows it (`npm start`
- * exposes `gc`: apps/api/context/heap-policy.ts). The checkpoint's file and its decoded copy are
- * garbage by then (~190 MiB of buffers at a million polls), but an idle process's next full
- * collection may be minutes away, and until then they count in its resident memory.
- */
-function collectStartGarbage(): void {
-  (globalThis as { gc?: () => void }).gc?.();
 }
 
 export async function openEmbeddedPipeline(options: EmbeddedPipelineOptions): Promise<EmbeddedPipeline> {
@@ -149,7 +139,6 @@ export async function openEmbeddedPipeline(options: EmbeddedPipelineOptions): Pr
   const ms = Math.round(performance.now() - started);
   if (!full) log('info', `embedded state: checkpoint to byte ${from} loaded (${loadedMs} ms), ${polls} polls of the log's tail read (${ms} ms)`);
   else if (polls > 0) log('info', `embedded state: rebuilt from ${polls} polls of the raw-poll log (${ms} ms)`);
-  collectStartGarbage();
 
   // The log offset the state covers: what was read, plus what was appended since (handled as appended).
   const covered = () => logEnd + pollLog.appendedBytes;
