@@ -172,8 +172,14 @@ export class LaneBook implements LaneStatsSource, LaneWindowSource {
   private nextSameAwb = new Uint32Array(0);
   /** AWB → its first slot (+ 1); the same AWB on other lanes follows in nextSameAwb. */
   private readonly awbSlot = new Map<string, number>();
-  /** Failed-attempt reasons by slot, only for closures that had some. */
-  private readonly ndr = new Map<number, readonly string[]>();
+  /**
+   * Each slot's failed-attempt reasons as a reference into `reasonLists` (0: none). Closures share a
+   * few lists (a reason or two out of a dozen codes): a list per closure that had some, in a Map by
+   * slot, cost ~7.6 MiB at a million polls.
+   */
+  private ndrRef = new Uint32Array(0);
+  private readonly reasonLists: (readonly string[])[] = [NO_REASONS];
+  private readonly reasonListRef = new Map<string, number>();
 
   constructor(options: LaneBookOptions = {}) {
     this.windowDays = options.windowDays ?? DEFAULT_WINDOW_DAYS;
@@ -223,7 +229,9 @@ export class LaneBook implements LaneStatsSource, LaneWindowSource {
     this.laneOf = withRoom(this.laneOf, n);
     this.nextInLane = withRoom(this.nextInLane, n);
     this.nextSameAwb = withRoom(this.nextSameAwb, n);
+    this.ndrRef = withRoom(this.ndrRef, n);
     this.flags[slot] = 0;
+    this.ndrRef[slot] = 0;
     this.laneOf[slot] = lane;
     this.nextInLane[slot] = 0;
     const first = this.awbSlot.get(awb);
@@ -236,6 +244,19 @@ export class LaneBook implements LaneStatsSource, LaneWindowSource {
     this.laneTail[lane] = n;
     if (++this.laneSize[lane]! === SORTED_FROM + 1) this.sortLane(lane);
     return slot;
+  }
+
+  /** The reference of a list of reasons (one shared, frozen copy per distinct list; 0 for none). */
+  private reasonListOf(reasons: readonly string[]): number {
+    if (reasons.length === 0) return 0;
+    const key = reasons.join('\n');
+    let ref = this.reasonListRef.get(key);
+    if (ref === undefined) {
+      ref = this.reasonLists.length;
+      this.reasonLists.push(Object.freeze(reasons.map(ownCopy)));
+      this.reasonListRef.set(key, ref);
+    }
+    return ref;
   }
 
   /** The lane's counted, delivered transit times, in slot order. */
@@ -276,7 +297,7 @@ export class LaneBook implements LaneStatsSource, LaneWindowSource {
       if (onTime !== null) { bump(agg, at + EDD_KNOWN, sign); bump(agg, at + ON_TIME, sign * onTime); }
       if (untri((flags >> 4) & 3) === 1) bump(agg, at + FIRST_ATTEMPT, sign);
     } else if (outcome === 1) bump(agg, at + RETURNED, sign);
-    for (const r of this.ndr.get(slot) ?? NO_REASONS) {
+    for (const r of this.reasonLists[this.ndrRef[slot]!]!) {
       let reasons = this.reasons.get(lane);
       if (!reasons) this.reasons.set(lane, (reasons = new Map()));
       const left = (reasons.get(r) ?? 0) + sign;
@@ -311,8 +332,7 @@ export class LaneBook implements LaneStatsSource, LaneWindowSource {
     this.transit[slot] = closure.transitDays ?? Number.NaN;
     this.version[slot] = closure.version;
     this.flags[slot] = OUTCOME_CODE[closure.outcome] | (tri(closure.onTime) << 2) | (tri(closure.firstAttempt) << 4);
-    if (closure.ndrReasons.length > 0) this.ndr.set(slot, closure.ndrReasons.slice());
-    else this.ndr.delete(slot);
+    this.ndrRef[slot] = this.reasonListOf(closure.ndrReasons);
     this.countIfInside(slot, this.windowStartS(this.clock()));
   }
 
@@ -431,8 +451,8 @@ export class LaneBook implements LaneStatsSource, LaneWindowSource {
         state.transit[at] = this.transit[slot]!;
         state.version[at] = this.version[slot]!;
         state.flags[at] = this.flags[slot]! & ~COUNTED;
-        const reasons = this.ndr.get(slot);
-        if (reasons) { state.ndrAt.push(at); state.ndrReasons.push([...reasons]); }
+        const ref = this.ndrRef[slot]!;
+        if (ref !== 0) { state.ndrAt.push(at); state.ndrReasons.push([...this.reasonLists[ref]!]); }
       }
       state.laneEnds[lane] = at;
     }
@@ -455,6 +475,7 @@ export class LaneBook implements LaneStatsSource, LaneWindowSource {
     this.laneOf = withRoom(this.laneOf, total);
     this.nextInLane = withRoom(this.nextInLane, total);
     this.nextSameAwb = withRoom(this.nextSameAwb, total);
+    this.ndrRef = withRoom(this.ndrRef, total);
     const reasonsAt = new Map<number, readonly string[]>();
     state.ndrAt.forEach((at, i) => reasonsAt.set(at, state.ndrReasons[i]!));
     const startS = this.windowStartS(this.clock());
@@ -471,7 +492,7 @@ export class LaneBook implements LaneStatsSource, LaneWindowSource {
         this.version[slot] = state.version[i]!;
         this.flags[slot] = state.flags[i]!;
         const reasons = reasonsAt.get(i);
-        if (reasons) this.ndr.set(slot, reasons);
+        if (reasons) this.ndrRef[slot] = this.reasonListOf(reasons);
         this.countIfInside(slot, startS);
       }
       from = to;
@@ -499,7 +520,7 @@ export class LaneBook implements LaneStatsSource, LaneWindowSource {
       transitDays: Number.isNaN(transit) ? null : transit,
       onTime: untri((flags >> 2) & 3),
       firstAttempt: untri((flags >> 4) & 3),
-      ndrReasons: [...(this.ndr.get(slot) ?? NO_REASONS)],
+      ndrReasons: [...this.reasonLists[this.ndrRef[slot]!]!],
       version: this.version[slot]!,
     };
   }

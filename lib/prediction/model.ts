@@ -651,6 +651,14 @@ class KeyIds {
   }
 }
 
+/** `column`, or a copy with room for `needed` numbers (doubling: appends cost O(1) amortised). */
+function withRoom(column: Int32Array<ArrayBuffer>, needed: number): Int32Array<ArrayBuffer> {
+  if (needed <= column.length) return column;
+  const next = new Int32Array(Math.max(needed, column.length * 2));
+  next.set(column);
+  return next;
+}
+
 /** Per cell: K_SLOTS weights of the whole window, K_SLOTS of the early part, then the two observation counts. */
 const CELL_LENGTH = 2 * K_SLOTS + 2;
 
@@ -734,9 +742,13 @@ export function buildFromObserved(shipments: Iterable<ObservedShipment>, options
   // none). An array indexed by cell id itself held a pointer per possible cell (tens of millions at
   // a million shipments), which the garbage collector walked again and again.
   const denseOf = new Int32Array(seen.length).fill(-1);
-  const cellCounts: Int32Array[] = [];
+  // The counted cells' CELL_LENGTH numbers each, in one array (an Int32Array per cell was an object
+  // per cell to allocate and to reach through a pointer), and the calibration entries in another (a
+  // number[] of tens of millions grew by copies the garbage collector then walked: a sixth of a rebuild).
+  let cellCounts = new Int32Array(CELL_LENGTH * 4096);
   const cellOrder: number[] = [];
-  const calibration: number[] = [];
+  let calibration = new Int32Array(1 << 16);
+  let calibrationLength = 0;
   const shipmentCount = list.reduce((n, s) => n + (s.deliveredMs > options.modelAtMs ? 0 : 1), 0);
   let observations = 0;
   eachObservation((cellSlot, code, weight, early) => {
@@ -749,16 +761,22 @@ export function buildFromObserved(shipments: Iterable<ObservedShipment>, options
       if (seen[cellId]! < MIN_DELIVERIES) continue;
       let d = denseOf[cellId]!;
       if (d < 0) {
-        d = denseOf[cellId] = cellCounts.length;
-        cellCounts.push(new Int32Array(CELL_LENGTH));
+        d = denseOf[cellId] = cellOrder.length;
         cellOrder.push(cellId);
+        cellCounts = withRoom(cellCounts, cellOrder.length * CELL_LENGTH);
       }
-      const c = cellCounts[d]!;
-      c[k]! += weight;
-      c[2 * K_SLOTS]!++;
-      if (early) { c[K_SLOTS + k]! += weight; c[2 * K_SLOTS + 1]!++; }
+      const c = d * CELL_LENGTH;
+      cellCounts[c + k]! += weight;
+      cellCounts[c + 2 * K_SLOTS]!++;
+      if (early) { cellCounts[c + K_SLOTS + k]! += weight; cellCounts[c + 2 * K_SLOTS + 1]!++; }
     }
-    if (!early) { for (let l = 0; l < SLOT_COUNT; l++) calibration.push(slotIds[l]!); calibration.push(code, weight); }
+    if (!early) {
+      calibration = withRoom(calibration, calibrationLength + SLOT_COUNT + 2);
+      calibration.set(slotIds, calibrationLength);
+      calibration[calibrationLength + SLOT_COUNT] = code;
+      calibration[calibrationLength + SLOT_COUNT + 1] = weight;
+      calibrationLength += SLOT_COUNT + 2;
+    }
   });
   // Early cells, ranked once each when a calibration delivery first needs them.
   const earlyScores = new Map<number, Uint16Array | null>();
@@ -766,8 +784,8 @@ export function buildFromObserved(shipments: Iterable<ObservedShipment>, options
     let s = earlyScores.get(cellId);
     if (s === undefined) {
       const d = cellId < denseOf.length ? denseOf[cellId]! : -1;
-      const c = d < 0 ? undefined : cellCounts[d];
-      s = c && c[2 * K_SLOTS + 1]! >= MIN_DELIVERIES ? scoresByDay(rankCell(c.subarray(K_SLOTS, 2 * K_SLOTS))) : null;
+      const c = d * CELL_LENGTH;
+      s = d >= 0 && cellCounts[c + 2 * K_SLOTS + 1]! >= MIN_DELIVERIES ? scoresByDay(rankCell(cellCounts.subarray(c + K_SLOTS, c + 2 * K_SLOTS))) : null;
       earlyScores.set(cellId, s);
     }
     return s;
@@ -776,7 +794,7 @@ export function buildFromObserved(shipments: Iterable<ObservedShipment>, options
   const scores: number[][] = Array.from({ length: groups }, () => []);
   const weights: number[][] = Array.from({ length: groups }, () => []);
   const ENTRY = SLOT_COUNT + 2;
-  for (let at = 0; at < calibration.length; at += ENTRY) {
+  for (let at = 0; at < calibrationLength; at += ENTRY) {
     const code = calibration[at + SLOT_COUNT]!;
     const stage = (code >>> 12) & 15;
     const cellSlot = slot(stage, (code >>> 8) & 15);
@@ -813,10 +831,10 @@ export function buildFromObserved(shipments: Iterable<ObservedShipment>, options
   function* rows(): Generator<CellCounts> {
     for (let d = 0; d < cellOrder.length; d++) {
       const cellId = cellOrder[d]!;
-      const c = cellCounts[d]!;
+      const c = d * CELL_LENGTH;
       const keyId = Math.floor(cellId / (STAGES * BUCKETS));
       const rest = cellId - keyId * STAGES * BUCKETS;
-      yield { key: ids.nameOf(keyId), stage: Math.floor(rest / BUCKETS), bucket: rest % BUCKETS, n: c[2 * K_SLOTS]!, counts: c.subarray(0, K_SLOTS) };
+      yield { key: ids.nameOf(keyId), stage: Math.floor(rest / BUCKETS), bucket: rest % BUCKETS, n: cellCounts[c + 2 * K_SLOTS]!, counts: cellCounts.subarray(c, c + K_SLOTS) };
     }
   }
   return PredictionModel.fromCounts(rows(), thresholds, options.modelAtMs, options.places, options.workdays, { shipments: shipmentCount, observations });

@@ -17,9 +17,10 @@
  * bench twin. Not by `npm run api`: with Redis holding the cache its live heap is small, and the
  * extra full GCs cost it ~10 % of its lookups per second (measured side by side).
  *
- * And `gc` exposed, for one full collection after the start has loaded its checkpoint
- * (lib/pipeline/embedded.ts collectStartGarbage): the file's buffers and their decoded copy (~190
- * MiB at a million polls) are garbage then, but an idle process may not collect them for minutes;
- * a restart over a million polls idled at 409 MiB or 574 MiB RSS, depending on whether V8 had.
+ * And `gc` exposed, so the process can give freed memory back (lib/process/release-memory.ts): V8
+ * keeps the pages a collection frees resident, and its memory reducer never ran in this process;
+ * a restart over a million polls idled at 409 MiB or 574 MiB RSS, depending on whether V8 had
+ * collected the checkpoint's decoded copy; with a releasing collection after the start (and the lane
+ * book in columns) at 314–333 MiB.
  */
 export const HEAP_POLICY_FLAGS: readonly string[] = ['--heap-growing-percent=50', '--max-semi-space-size=16', '--expose-gc'];
