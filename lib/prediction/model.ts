@@ -834,7 +834,8 @@ export function buildFromObserved(shipments: Iterable<ObservedShipment>, options
       const c = d * CELL_LENGTH;
       const keyId = Math.floor(cellId / (STAGES * BUCKETS));
       const rest = cellId - keyId * STAGES * BUCKETS;
-      yield { key: ids.nameOf(keyId), stage: Math.floor(rest / BUCKETS), bucket: rest % BUCKETS, n: cellCounts[c + 2 * K_SLOTS]!, counts: cellCounts.subarray(c, c + K_SLOTS) };
+      const n = cellCounts[c + 2 * K_SLOTS]!;
+      yield { key: ids.nameOf(keyId), stage: Math.floor(rest / BUCKETS), bucket: rest % BUCKETS, n, counts: cellCounts.subarray(c, c + K_SLOTS) };
     }
   }
   return PredictionModel.fromCounts(rows(), thresholds, options.modelAtMs, options.places, options.workdays, { shipments: shipmentCount, observations });
