@@ -143,8 +143,8 @@ async function rebuilds(): Promise<BenchResult[]> {
   // Each distinct level key one string, as the book holds them (lib/prediction/book.ts levelKeys)
   // and hands them to the rebuild: a string the rebuild has hashed once is not hashed again.
   const interned = new Map<string, string>();
-  const intern = (key: string | null | undefined) => {
-    if (key == null) return key;
+  const intern = (key: string | null): string | null => {
+    if (key === null) return null;
     let held = interned.get(key);
     if (held === undefined) interned.set(key, (held = key));
     return held;

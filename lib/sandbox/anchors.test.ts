@@ -14,6 +14,9 @@ describe('the anchor book', () => {
     book.anchor('bluedart', '1234560102', T0 + 2 * HOUR);
     // Three numbers in a book of two: the least recently polled one starts again.
     expect(book.anchor('delhivery', '1234560102', T0 + 3 * HOUR)).toBe(T0 + 3 * HOUR);
+    // Kept to the second: the first poll's answer is told from the same anchor as every later one.
+    expect(book.anchor('dtdc', '1234560102', T0 + 1_234)).toBe(T0 + 1_000);
+    expect(book.anchor('dtdc', '1234560102', T0 + HOUR)).toBe(T0 + 1_000);
   });
 
   it('a story told from its anchor keeps its scans\' times at a later poll', () => {
