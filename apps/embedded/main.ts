@@ -16,7 +16,7 @@ import { createPollerMetrics } from '../../lib/metrics/index.ts';
 import { createMailer, noticeSettingsOf, scheduleNotices } from '../../lib/notices/index.ts';
 import { refreshPolicyOf, startRefreshTicks } from '../../lib/poller/index.ts';
 import { unmovedStoreNotice } from '../../lib/move/index.ts';
-import { releaseFreedMemory, startIdleRelease } from '../../lib/process/release-memory.ts';
+import { startReleasingMemory } from '../../lib/process/release-memory.ts';
 import { runApp } from '../../lib/process/run.ts';
 import { startGatewaySandbox } from '../../lib/sandbox/gateway.ts';
 import { startMessagingSandbox } from '../../lib/sandbox/messaging.ts';
@@ -110,14 +110,13 @@ async function start() {
   }));
   // The start's garbage (a seed, the checkpoint's file and its decoded copy: ~190 MiB at a million
   // polls, a replay) back to the system now, and later whenever the process goes quiet after growing.
-  releaseFreedMemory();
-  const stopIdleRelease = startIdleRelease();
+  const stopReleasingMemory = startReleasingMemory();
 
   return {
     // Fixed order: stop taking requests → stop the jobs and consumers → flush and close stores.
     async stop() {
       api.app.log.info('shutting down');
-      stopIdleRelease();
+      stopReleasingMemory();
       await api.app.close();
       await stopJobs();
       await api.runtime.close();

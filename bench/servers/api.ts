@@ -15,7 +15,7 @@ import { deleteUnder } from '../../lib/access/testutil/stores.ts';
 import { loadEnv } from '../../lib/config/index.ts';
 import { DEFAULT_REFRESH_POLICY, cronOfTick } from '../../lib/poller/index.ts';
 import { connectRedis } from '../../lib/redis/index.ts';
-import { releaseFreedMemory, startIdleRelease } from '../../lib/process/release-memory.ts';
+import { startReleasingMemory } from '../../lib/process/release-memory.ts';
 import { startSandbox } from '../../lib/sandbox/server.ts';
 import { serveParent } from './protocol.ts';
 
@@ -28,12 +28,11 @@ const app = await buildApp(runtime.deps);
 const scheduler = env.REDIS_URL ? null : startRuntimePoller(runtime, runtime.deps.clock, DEFAULT_REFRESH_POLICY, cronOfTick(DEFAULT_REFRESH_POLICY.tickMs));
 const url = await app.listen({ port: 0, host: '127.0.0.1' });
 // As npm start (apps/embedded/main.ts): the start's garbage back to the system, then on idle.
-if (!env.REDIS_URL) releaseFreedMemory();
-const stopIdleRelease = env.REDIS_URL ? () => undefined : startIdleRelease();
+const stopReleasingMemory = env.REDIS_URL ? () => undefined : startReleasingMemory();
 
 serveParent(async () => {
   // The order of apps/embedded/main.ts: stop taking requests → poller → stores → carriers.
-  stopIdleRelease();
+  stopReleasingMemory();
   await app.close();
   await scheduler?.stop();
   await runtime.close();

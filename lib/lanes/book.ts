@@ -1,6 +1,8 @@
 import type { NormalizedShipment } from '../normalize/index.ts';
 import { DAY_MS } from '../time/index.ts';
 import { laneClosureOf, type LaneClosure, type LaneOutcome } from './closure.ts';
+import { withRoom } from '../compact/columns.ts';
+import { ownString } from '../compact/own-string.ts';
 import { SortedNumbers } from './sorted.ts';
 import type { LaneStats, LaneStatsSource } from './types.ts';
 import { DEFAULT_WINDOW_DAYS, laneParts, p50Of, p90Of, windowStartS, type WindowedLaneStats } from './window.ts';
@@ -100,24 +102,10 @@ const AGG = 7;
  */
 const SORTED_FROM = 32;
 
-/** `a`, or a copy of it with room for at least `need` values (capacity doubles: amortized appends). */
-function withRoom<T extends Uint32Array | Uint8Array | Int32Array | Float64Array>(a: T, need: number): T {
-  if (need <= a.length) return a;
-  const next = new (a.constructor as new (n: number) => T)(Math.max(need, 2 * a.length, 64));
-  next.set(a);
-  return next;
-}
-
 /** Adds `by` to one aggregate. */
 function bump(agg: Int32Array, at: number, by: number): void {
   agg[at] = agg[at]! + by;
 }
-
-/**
- * A string of its own: an AWB cut from a poll's body is a slice that keeps the whole body alive
- * (V8's sliced strings), for as long as the book holds it.
- */
-const ownCopy = (text: string): string => Buffer.from(text, 'utf8').toString('utf8');
 
 /**
  * In-process lane statistics for the embedded default: one closure per closed shipment, grouped by
@@ -204,10 +192,22 @@ export class LaneBook implements LaneStatsSource, LaneWindowSource {
     this.laneSize = withRoom(this.laneSize, n);
     this.oldestCountedS[lane] = Infinity;
     this.lastSweptMs[lane] = -Infinity;
-    const own = ownCopy(key);
+    const own = ownString(key);
     this.laneKeys.push(own);
     this.laneIds.set(own, lane);
     return lane;
+  }
+
+  /** Room in every closure column for `slots` slots. */
+  private growSlots(slots: number): void {
+    this.closedAt = withRoom(this.closedAt, slots);
+    this.transit = withRoom(this.transit, slots);
+    this.version = withRoom(this.version, slots);
+    this.flags = withRoom(this.flags, slots);
+    this.laneOf = withRoom(this.laneOf, slots);
+    this.nextInLane = withRoom(this.nextInLane, slots);
+    this.nextSameAwb = withRoom(this.nextSameAwb, slots);
+    this.ndrRef = withRoom(this.ndrRef, slots);
   }
 
   /** The slot of `awb`'s closure on `lane`, or undefined. */
@@ -221,27 +221,19 @@ export class LaneBook implements LaneStatsSource, LaneWindowSource {
   /** A new slot at the end of `lane`'s chain, not counted; `copy`: the AWB may be a slice of a poll's body. */
   private newSlot(lane: number, awb: string, copy: boolean): number {
     const slot = this.slots++;
-    const n = slot + 1;
-    this.closedAt = withRoom(this.closedAt, n);
-    this.transit = withRoom(this.transit, n);
-    this.version = withRoom(this.version, n);
-    this.flags = withRoom(this.flags, n);
-    this.laneOf = withRoom(this.laneOf, n);
-    this.nextInLane = withRoom(this.nextInLane, n);
-    this.nextSameAwb = withRoom(this.nextSameAwb, n);
-    this.ndrRef = withRoom(this.ndrRef, n);
+    this.growSlots(slot + 1);
     this.flags[slot] = 0;
     this.ndrRef[slot] = 0;
     this.laneOf[slot] = lane;
     this.nextInLane[slot] = 0;
     const first = this.awbSlot.get(awb);
-    const own = first !== undefined ? this.awbs[first - 1]! : copy ? ownCopy(awb) : awb;
+    const own = first !== undefined ? this.awbs[first - 1]! : copy ? ownString(awb) : awb;
     this.awbs.push(own);
     this.nextSameAwb[slot] = first ?? 0;
-    this.awbSlot.set(own, n);
-    if (this.laneTail[lane] === 0) this.laneHead[lane] = n;
-    else this.nextInLane[this.laneTail[lane]! - 1] = n;
-    this.laneTail[lane] = n;
+    this.awbSlot.set(own, slot + 1);
+    if (this.laneTail[lane] === 0) this.laneHead[lane] = slot + 1;
+    else this.nextInLane[this.laneTail[lane]! - 1] = slot + 1;
+    this.laneTail[lane] = slot + 1;
     if (++this.laneSize[lane]! === SORTED_FROM + 1) this.sortLane(lane);
     return slot;
   }
@@ -253,7 +245,7 @@ export class LaneBook implements LaneStatsSource, LaneWindowSource {
     let ref = this.reasonListRef.get(key);
     if (ref === undefined) {
       ref = this.reasonLists.length;
-      this.reasonLists.push(Object.freeze(reasons.map(ownCopy)));
+      this.reasonLists.push(Object.freeze(reasons.map(ownString)));
       this.reasonListRef.set(key, ref);
     }
     return ref;
@@ -468,14 +460,7 @@ export class LaneBook implements LaneStatsSource, LaneWindowSource {
       throw new Error('lane book state: columns differ in length');
     }
     // The columns at their final size at once (no doubling slack).
-    this.closedAt = withRoom(this.closedAt, total);
-    this.transit = withRoom(this.transit, total);
-    this.version = withRoom(this.version, total);
-    this.flags = withRoom(this.flags, total);
-    this.laneOf = withRoom(this.laneOf, total);
-    this.nextInLane = withRoom(this.nextInLane, total);
-    this.nextSameAwb = withRoom(this.nextSameAwb, total);
-    this.ndrRef = withRoom(this.ndrRef, total);
+    this.growSlots(total);
     const reasonsAt = new Map<number, readonly string[]>();
     state.ndrAt.forEach((at, i) => reasonsAt.set(at, state.ndrReasons[i]!));
     const startS = this.windowStartS(this.clock());

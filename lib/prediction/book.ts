@@ -6,6 +6,7 @@
 import type { NormalizedShipment } from '../normalize/index.ts';
 import type { KeyMode } from '../schemas/index.ts';
 import { DAY_MS } from '../time/index.ts';
+import { withRoom } from '../compact/columns.ts';
 import {
   buildFromObserved, emptyModel, LEVEL_COUNT, observeShipment, PredictionModel, type ObservedShipment, type PredictionModelState,
 } from './model.ts';
@@ -49,14 +50,6 @@ export interface PredictionBookState {
   served: string[];
 }
 
-/** Columns grow by doubling: a row or an observation appended costs O(1) amortised. */
-function grown<T extends Int32Array | Float64Array | Uint32Array>(column: T, needed: number, make: (length: number) => T): T {
-  if (needed <= column.length) return column;
-  const next = make(Math.max(needed, column.length * 2));
-  next.set(column);
-  return next;
-}
-
 /**
  * The delivered shipments in book-wide columns, a row each: its LEVEL_COUNT level keys (indexes into
  * `levelKeys`, -1 for none), its delivery instant and its observations' range in one shared array.
@@ -88,17 +81,17 @@ class DeliveredRows {
       row = this.ids.length;
       this.ids.push(id);
       this.rowOf.set(id, row);
-      this.keyRefs = grown(this.keyRefs, (row + 1) * LEVEL_COUNT, (n) => new Int32Array(n));
-      this.deliveredMs = grown(this.deliveredMs, row + 1, (n) => new Float64Array(n));
-      this.obsStart = grown(this.obsStart, row + 1, (n) => new Uint32Array(n));
-      this.obsEnd = grown(this.obsEnd, row + 1, (n) => new Uint32Array(n));
+      this.keyRefs = withRoom(this.keyRefs, (row + 1) * LEVEL_COUNT);
+      this.deliveredMs = withRoom(this.deliveredMs, row + 1);
+      this.obsStart = withRoom(this.obsStart, row + 1);
+      this.obsEnd = withRoom(this.obsEnd, row + 1);
     }
     for (let l = 0; l < LEVEL_COUNT; l++) {
       const key = shipment.keys[l];
       this.keyRefs[row * LEVEL_COUNT + l] = key == null ? -1 : this.refOf(key);
     }
     this.deliveredMs[row] = shipment.deliveredMs;
-    this.obs = grown(this.obs, this.obsUsed + shipment.obs.length, (n) => new Uint32Array(n));
+    this.obs = withRoom(this.obs, this.obsUsed + shipment.obs.length);
     this.obs.set(shipment.obs, this.obsUsed);
     this.obsStart[row] = this.obsUsed;
     this.obsUsed += shipment.obs.length;

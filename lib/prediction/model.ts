@@ -24,6 +24,7 @@
  * last `resolveDays` before the model time are left out, as only the fast ones of them would have
  * been delivered yet (keeping them would bias every window early).
  */
+import { withRoom } from '../compact/columns.ts';
 import type { KeyMode, Stage } from '../schemas/index.ts';
 import { DAY_MS, HOUR_MS, IST_OFFSET_MS, MINUTE_MS } from '../time/index.ts';
 import { K_SLOTS, MAX_K, rankCell, SCORE_SCALE, scoresByDay, windowAt } from './cells.ts';
@@ -651,14 +652,6 @@ class KeyIds {
   }
 }
 
-/** `column`, or a copy with room for `needed` numbers (doubling: appends cost O(1) amortised). */
-function withRoom(column: Int32Array<ArrayBuffer>, needed: number): Int32Array<ArrayBuffer> {
-  if (needed <= column.length) return column;
-  const next = new Int32Array(Math.max(needed, column.length * 2));
-  next.set(column);
-  return next;
-}
-
 /** Per cell: K_SLOTS weights of the whole window, K_SLOTS of the early part, then the two observation counts. */
 const CELL_LENGTH = 2 * K_SLOTS + 2;
 
@@ -726,11 +719,7 @@ export function buildFromObserved(shipments: Iterable<ObservedShipment>, options
       const id = slotIds[l]!;
       if (id < 0) continue;
       const cellId = id * STAGES * BUCKETS + cellSlot;
-      if (cellId >= seen.length) {
-        const grown = new Int32Array(Math.max(seen.length * 2, cellId + 1));
-        grown.set(seen);
-        seen = grown;
-      }
+      seen = withRoom(seen, cellId + 1);
       seen[cellId]!++;
     }
   });

@@ -55,14 +55,16 @@ export function shouldRelease(policy: IdleReleasePolicy, look: { utilization: nu
 }
 
 /**
- * The memory reducer V8 does not run here (see above): every `everyMs`, when the event loop was
- * idle over the interval and the process grew since it last gave memory back, one releasing
- * collection. A busy process is left alone (its heap is bounded by the heap policy); one that
- * went quiet after a burst (a restart's load, a batch of first lookups) drops back to what it holds.
- * Returns the stop; does nothing where `gc` is not exposed.
+ * The memory reducer V8 does not run here (see above), for a process whose start is done: one
+ * releasing collection at once (a start's garbage: a seed, a replay, a checkpoint's decoded copy),
+ * then every `everyMs`, when the event loop was idle over the interval and the process grew since
+ * it last gave memory back, one more. A busy process is left alone (its heap is bounded by the
+ * heap policy); one that went quiet after a burst (a batch of first lookups) drops back to what it
+ * holds. Returns the stop; does nothing where `gc` is not exposed.
  */
-export function startIdleRelease(policy: IdleReleasePolicy = DEFAULT_IDLE_RELEASE): () => void {
+export function startReleasingMemory(policy: IdleReleasePolicy = DEFAULT_IDLE_RELEASE): () => void {
   if (!canReleaseMemory()) return () => undefined;
+  releaseFreedMemory();
   let rssAfterLastRelease = process.memoryUsage.rss();
   let since = performance.eventLoopUtilization();
   const timer = setInterval(() => {

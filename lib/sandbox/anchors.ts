@@ -9,6 +9,7 @@
  * cannot grow the process without end.
  */
 import type { LRUCache } from 'lru-cache';
+import { ownString } from '../compact/own-string.ts';
 import { boundedLru } from '../lru/bounded-lru.ts';
 
 export const DEFAULT_MAX_ANCHORS = 200_000;
@@ -28,7 +29,7 @@ export class AnchorBook {
 
   /** The moment (whole seconds, in ms) `awb` of `carrier` was first polled; `now`'s second when this is the first poll. */
   anchor(carrier: string, awb: string, now: number): number {
-    const key = Buffer.from(`${carrier}:${awb.trim().toUpperCase()}`).toString();
+    const key = ownString(`${carrier}:${awb.trim().toUpperCase()}`);
     const seen = this.firstSeen.get(key);
     if (seen !== undefined) return seen * 1000;
     const second = Math.floor(now / 1000);
