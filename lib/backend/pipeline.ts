@@ -5,6 +5,7 @@
  * once per process.
  */
 import { createInProcessBus, type PollBus } from '../bus/index.ts';
+import { ShipmentNumbers } from '../compact/shipment-numbers.ts';
 import { loadCalendar } from '../calendar/index.ts';
 import {
   ClickHouseLaneSource, ClickHouseLaneWindowSource, ClickHousePredictionSource, activeShipments, type ClickHouseClient,
@@ -91,11 +92,12 @@ export function pipelineParts(settings: PipelineSettings, c: Connections): Pipel
   let inputs: { places: PlaceLookup; workdays: WorkdayIndex } | null = null;
   const predictionInputs = () => (inputs ??= { places: placeLookupOf(loadPlaces()), workdays: new WorkdayIndex(loadCalendar()) });
 
-  // The books the embedded pipeline feeds (and answers from when ClickHouse is not set).
+  // The books the embedded pipeline feeds (and answers from when ClickHouse is not set), keyed by one numbering of shipments.
+  const shipments = new ShipmentNumbers();
   let laneBook: LaneBook | null = null;
   const embeddedLanes = (): LaneBook => {
     if (laneBook) return laneBook;
-    laneBook = new LaneBook({ windowDays: settings.laneWindowDays, clock: c.clock });
+    laneBook = new LaneBook({ windowDays: settings.laneWindowDays, clock: c.clock, shipments });
     // The window slides in the background, never in a lookup (lib/lanes/book.ts).
     c.onClose(laneBook.startSweeping());
     return laneBook;
@@ -103,7 +105,7 @@ export function pipelineParts(settings: PipelineSettings, c: Connections): Pipel
   let book: PredictionBook | null = null;
   const predictionBook = (): PredictionBook => {
     if (book) return book;
-    const created = new PredictionBook({ ...predictionInputs(), windowDays: settings.laneWindowDays, clock: c.clock });
+    const created = new PredictionBook({ ...predictionInputs(), windowDays: settings.laneWindowDays, clock: c.clock, shipments });
     // Rebuilt here only when this process's own normalizer feeds it (with Kafka the normalizer app rebuilds in ClickHouse).
     if (!c.kafka) created.start(settings.predictionRebuildMs);
     c.onClose(() => created.stop());

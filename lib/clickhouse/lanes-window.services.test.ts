@@ -91,7 +91,7 @@ describe('windowed lane statistics (real ClickHouse)', () => {
   const { specs, modeOf } = fixture();
   const polls = specs.map((spec) => ({ poll: journeyPoll(spec), mode: modeOf.get(spec.awb)! }));
   const book = new LaneBook({ clock: () => NOW, ttlMs: 0 });
-  const index = new ShipmentIndex(rules, book);
+  const index = new ShipmentIndex(rules, { shipments: book.shipments, lanes: book });
 
   beforeAll(async () => {
     db = await createTestDatabase();

@@ -1,3 +1,4 @@
+import { ShipmentNumbers } from '../compact/shipment-numbers.ts';
 import { describe, expect, it } from 'vitest';
 import { normalizePoll } from '../normalize/index.ts';
 import { product } from '../testutil/product.ts';
@@ -36,6 +37,15 @@ describe('embedded lane book', () => {
   });
 });
 
+/** A new book from `book`'s checkpoint state, its numbering restored first (as the shipment index's is). */
+function restored(book: LaneBook): LaneBook {
+  const shipments = new ShipmentNumbers();
+  shipments.importKeys(book.shipments.exportKeys());
+  const again = new LaneBook({ clock: () => NOW, ttlMs: 0, shipments });
+  again.importState(book.exportState());
+  return again;
+}
+
 describe('a lane growing past the size from which it keeps its times sorted', () => {
   it('gives laneStatsOf\'s figures below and above it: re-polls replace, a checkpoint round-trips', async () => {
     const book = new LaneBook({ clock: () => NOW, ttlMs: 0 });
@@ -51,14 +61,15 @@ describe('a lane growing past the size from which it keeps its times sorted', ()
     const stats = await book.get('delhivery:110:560');
     expect(stats?.sample_size).toBe(40);
     expect(book.closures().map((c) => c.awb).sort()).toEqual(Array.from({ length: 40 }, (_, i) => `N${i}`).sort());
-    const again = new LaneBook({ clock: () => NOW, ttlMs: 0 });
-    again.importState(book.exportState());
+    const again = restored(book);
     expect(await again.get('delhivery:110:560')).toEqual(stats);
     again.add(closure('N3', 500)); // found in the imported lane, not added twice
     expect((await again.get('delhivery:110:560'))?.sample_size).toBe(40);
     const state = book.exportState();
-    state.awbs[5] = state.awbs[4]!;
-    expect(() => new LaneBook({ clock: () => NOW }).importState(state)).toThrow(/twice in lane/);
+    state.shipments[5] = state.shipments[4]!;
+    expect(() => new LaneBook({ clock: () => NOW, shipments: book.shipments }).importState(state)).toThrow(/twice in lane/);
+    // A checkpoint's closures name shipments of the numbering restored with them: an unknown number is refused.
+    expect(() => new LaneBook({ clock: () => NOW }).importState(book.exportState())).toThrow(/not numbered/);
   });
 
   it('keeps one AWB on two lanes (two carriers, or test and live) apart', async () => {
@@ -68,9 +79,7 @@ describe('a lane growing past the size from which it keeps its times sorted', ()
     book.add(closure('SAME', 72)); // replaces the live one only
     expect(await book.get('delhivery:110:560')).toEqual({ median_transit_days: 3, sample_size: 1 });
     expect(await book.get('test:delhivery:110:560')).toEqual({ median_transit_days: 2, sample_size: 1 });
-    const again = new LaneBook({ clock: () => NOW, ttlMs: 0 });
-    again.importState(book.exportState());
-    expect(again.closures()).toEqual(book.closures());
+    expect(restored(book).closures()).toEqual(book.closures());
   });
 });
 

@@ -3,6 +3,7 @@ import { DAY_MS } from '../time/index.ts';
 import { laneClosureOf, type LaneClosure, type LaneOutcome } from './closure.ts';
 import { withRoom } from '../compact/columns.ts';
 import { ownString } from '../compact/own-string.ts';
+import { ShipmentNumbers } from '../compact/shipment-numbers.ts';
 import { SortedNumbers } from './sorted.ts';
 import type { LaneStats, LaneStatsSource } from './types.ts';
 import { DEFAULT_WINDOW_DAYS, laneParts, p50Of, p90Of, windowStartS, type WindowedLaneStats } from './window.ts';
@@ -51,13 +52,14 @@ export function closureOfShipment(shipment: NormalizedShipment, mode: KeyMode, p
 
 /**
  * A book's closures as a checkpoint keeps them: lanes in order, each lane's closures in slot order
- * (`laneEnds`: where each lane's run ends), flags without the counted bit; `ndrAt` names the
- * closures with failed-attempt reasons (`ndrReasons`, the same order).
+ * (`laneEnds`: where each lane's run ends), each closure's shipment by its number in the book's
+ * numbering (which the checkpoint keeps with the shipment index), flags without the counted bit;
+ * `ndrAt` names the closures with failed-attempt reasons (`ndrReasons`, the same order).
  */
 export interface LaneBookState {
   lanes: string[];
   laneEnds: Uint32Array;
-  awbs: string[];
+  shipments: Uint32Array;
   closedAtS: Uint32Array;
   transit: Float64Array;
   version: Float64Array;
@@ -75,6 +77,8 @@ export interface LaneBookOptions {
    * window of days slides slowly). 0: only when `sweep` is called.
    */
   ttlMs?: number;
+  /** The shipments' numbering, shared with the embedded pipeline's shipment index; default: the book's own. */
+  shipments?: ShipmentNumbers;
 }
 
 const OUTCOMES: readonly LaneOutcome[] = ['delivered', 'rto', 'cancelled'];
@@ -120,7 +124,7 @@ function bump(agg: Int32Array, at: number, by: number): void {
  *
  * Held in columns for the whole book, not in an object per lane: a lane is a number (its key's
  * index), its aggregates a run of AGG numbers; a closure is a slot in typed arrays, chained to the
- * next slot of its lane and to the next slot of the same AWB. An object per lane, with its own
+ * next slot of its lane and to the next slot of the same shipment (by its number, ShipmentNumbers). An object per lane, with its own
  * arrays, sorted blocks and Maps, cost ~1.2 KB a lane: 13 MiB for the seeded history's 10,564 lanes,
  * ~110 MiB at a million polls (heap snapshots of a restart).
  */
@@ -149,7 +153,8 @@ export class LaneBook implements LaneStatsSource, LaneWindowSource {
 
   // Closures: one slot each, the newest poll's closure of a shipment replacing older ones in place.
   private slots = 0;
-  private readonly awbs: string[] = [];
+  readonly shipments: ShipmentNumbers;
+  private shipmentOf = new Uint32Array(0);
   private closedAt = new Uint32Array(0);
   /** Transit days, NaN: none. */
   private transit = new Float64Array(0);
@@ -157,9 +162,9 @@ export class LaneBook implements LaneStatsSource, LaneWindowSource {
   private flags = new Uint8Array(0);
   private laneOf = new Uint32Array(0);
   private nextInLane = new Uint32Array(0);
-  private nextSameAwb = new Uint32Array(0);
-  /** AWB → its first slot (+ 1); the same AWB on other lanes follows in nextSameAwb. */
-  private readonly awbSlot = new Map<string, number>();
+  private nextSameShipment = new Uint32Array(0);
+  /** By shipment number: its first slot (+ 1; 0: none); the same shipment on other lanes follows in nextSameShipment. */
+  private firstSlot = new Uint32Array(0);
   /**
    * Each slot's failed-attempt reasons as a reference into `reasonLists` (0: none). Closures share a
    * few lists (a reason or two out of a dozen codes): a list per closure that had some, in a Map by
@@ -173,6 +178,7 @@ export class LaneBook implements LaneStatsSource, LaneWindowSource {
     this.windowDays = options.windowDays ?? DEFAULT_WINDOW_DAYS;
     this.clock = options.clock ?? Date.now;
     this.ttlMs = options.ttlMs ?? 60_000;
+    this.shipments = options.shipments ?? new ShipmentNumbers();
   }
 
   private windowStartS(nowMs: number): number {
@@ -206,31 +212,31 @@ export class LaneBook implements LaneStatsSource, LaneWindowSource {
     this.flags = withRoom(this.flags, slots);
     this.laneOf = withRoom(this.laneOf, slots);
     this.nextInLane = withRoom(this.nextInLane, slots);
-    this.nextSameAwb = withRoom(this.nextSameAwb, slots);
+    this.shipmentOf = withRoom(this.shipmentOf, slots);
+    this.nextSameShipment = withRoom(this.nextSameShipment, slots);
     this.ndrRef = withRoom(this.ndrRef, slots);
   }
 
-  /** The slot of `awb`'s closure on `lane`, or undefined. */
-  private slotOf(lane: number, awb: string): number | undefined {
-    for (let s = this.awbSlot.get(awb) ?? 0; s !== 0; s = this.nextSameAwb[s - 1]!) {
+  /** The slot of the shipment's closure on `lane`, or undefined. */
+  private slotOf(lane: number, shipment: number): number | undefined {
+    for (let s = this.firstSlot[shipment] ?? 0; s !== 0; s = this.nextSameShipment[s - 1]!) {
       if (this.laneOf[s - 1] === lane) return s - 1;
     }
     return undefined;
   }
 
-  /** A new slot at the end of `lane`'s chain, not counted; `copy`: the AWB may be a slice of a poll's body. */
-  private newSlot(lane: number, awb: string, copy: boolean): number {
+  /** A new slot at the end of `lane`'s chain, not counted. */
+  private newSlot(lane: number, shipment: number): number {
     const slot = this.slots++;
     this.growSlots(slot + 1);
     this.flags[slot] = 0;
     this.ndrRef[slot] = 0;
     this.laneOf[slot] = lane;
     this.nextInLane[slot] = 0;
-    const first = this.awbSlot.get(awb);
-    const own = first !== undefined ? this.awbs[first - 1]! : copy ? ownString(awb) : awb;
-    this.awbs.push(own);
-    this.nextSameAwb[slot] = first ?? 0;
-    this.awbSlot.set(own, slot + 1);
+    this.shipmentOf[slot] = shipment;
+    this.firstSlot = withRoom(this.firstSlot, shipment + 1);
+    this.nextSameShipment[slot] = this.firstSlot[shipment]!;
+    this.firstSlot[shipment] = slot + 1;
     if (this.laneTail[lane] === 0) this.laneHead[lane] = slot + 1;
     else this.nextInLane[this.laneTail[lane]! - 1] = slot + 1;
     this.laneTail[lane] = slot + 1;
@@ -311,15 +317,18 @@ export class LaneBook implements LaneStatsSource, LaneWindowSource {
     if (closedAtS < this.oldestCountedS[lane]!) this.oldestCountedS[lane] = closedAtS;
   }
 
-  /** Records a closure; the newest poll's closure of a shipment replaces older ones (re-polls change nothing). */
-  add(closure: LaneClosure): void {
+  /**
+   * Records a closure; the newest poll's closure of a shipment replaces older ones (re-polls change
+   * nothing). `shipment`: its number, when the caller (the shipment index) has it already.
+   */
+  add(closure: LaneClosure, shipment = this.shipments.numberOf(closure.mode, closure.carrier, closure.awb)): void {
     const lane = this.laneFor(closure.lane);
-    const known = this.slotOf(lane, closure.awb);
+    const known = this.slotOf(lane, shipment);
     if (known !== undefined) {
       if (this.version[known]! > closure.version) return;
       if (this.flags[known]! & COUNTED) this.tally(known, -1);
     }
-    const slot = known ?? this.newSlot(lane, closure.awb, true);
+    const slot = known ?? this.newSlot(lane, shipment);
     this.closedAt[slot] = closure.closedAtS;
     this.transit[slot] = closure.transitDays ?? Number.NaN;
     this.version[slot] = closure.version;
@@ -430,7 +439,7 @@ export class LaneBook implements LaneStatsSource, LaneWindowSource {
   exportState(): LaneBookState {
     const total = this.slots;
     const state: LaneBookState = {
-      lanes: [...this.laneKeys], laneEnds: new Uint32Array(this.laneKeys.length), awbs: new Array<string>(total),
+      lanes: [...this.laneKeys], laneEnds: new Uint32Array(this.laneKeys.length), shipments: new Uint32Array(total),
       closedAtS: new Uint32Array(total), transit: new Float64Array(total), version: new Float64Array(total), flags: new Uint8Array(total),
       ndrAt: [], ndrReasons: [],
     };
@@ -438,7 +447,7 @@ export class LaneBook implements LaneStatsSource, LaneWindowSource {
     for (let lane = 0; lane < this.laneKeys.length; lane++) {
       for (let s = this.laneHead[lane]!; s !== 0; s = this.nextInLane[s - 1]!, at++) {
         const slot = s - 1;
-        state.awbs[at] = this.awbs[slot]!;
+        state.shipments[at] = this.shipmentOf[slot]!;
         state.closedAtS[at] = this.closedAt[slot]!;
         state.transit[at] = this.transit[slot]!;
         state.version[at] = this.version[slot]!;
@@ -451,10 +460,13 @@ export class LaneBook implements LaneStatsSource, LaneWindowSource {
     return state;
   }
 
-  /** Takes back an exported state into this (empty) book, counting the closures inside the window now. */
+  /**
+   * Takes back an exported state into this (empty) book, counting the closures inside the window
+   * now. Its shipment numbers are those of the book's numbering, restored first (the shipment index's).
+   */
   importState(state: LaneBookState): void {
     if (this.laneKeys.length > 0) throw new Error('lane book state: import into an empty book only');
-    const total = state.awbs.length;
+    const total = state.shipments.length;
     if (state.closedAtS.length !== total || state.transit.length !== total || state.version.length !== total || state.flags.length !== total
       || state.laneEnds.length !== state.lanes.length || (state.lanes.length > 0 && state.laneEnds[state.lanes.length - 1] !== total)) {
       throw new Error('lane book state: columns differ in length');
@@ -469,9 +481,10 @@ export class LaneBook implements LaneStatsSource, LaneWindowSource {
       const to = state.laneEnds[l]!;
       const lane = this.laneFor(key);
       for (let i = from; i < to; i++) {
-        if (this.slotOf(lane, state.awbs[i]!) !== undefined) throw new Error(`lane book state: AWB ${state.awbs[i]} twice in lane ${key}`);
-        // A checkpoint's strings are decoded ones of their own: no copy.
-        const slot = this.newSlot(lane, state.awbs[i]!, false);
+        const shipment = state.shipments[i]!;
+        if (shipment >= this.shipments.size) throw new Error(`lane book state: shipment ${shipment} is not numbered (${this.shipments.size} are)`);
+        if (this.slotOf(lane, shipment) !== undefined) throw new Error(`lane book state: ${this.shipments.key(shipment)} twice in lane ${key}`);
+        const slot = this.newSlot(lane, shipment);
         this.closedAt[slot] = state.closedAtS[i]!;
         this.transit[slot] = state.transit[i]!;
         this.version[slot] = state.version[i]!;
@@ -499,7 +512,7 @@ export class LaneBook implements LaneStatsSource, LaneWindowSource {
     const key = this.laneKeys[this.laneOf[slot]!]!;
     const { carrier, mode } = laneParts(key);
     return {
-      lane: key, carrier, awb: this.awbs[slot]!, mode,
+      lane: key, carrier, awb: this.shipments.awb(this.shipmentOf[slot]!), mode,
       outcome: OUTCOMES[flags & 3]!,
       closedAtS: this.closedAt[slot]!,
       transitDays: Number.isNaN(transit) ? null : transit,

@@ -110,7 +110,9 @@ export async function openEmbeddedPipeline(options: EmbeddedPipelineOptions): Pr
   const log = options.log ?? defaultLog;
   const clock = options.clock ?? Date.now;
   const logPath = pollLogPath(dataDir);
-  const index = new ShipmentIndex(options.rules, lanes, predictions);
+  // One numbering of shipments for the index and both books: the checkpoint stores the books' rows by number.
+  if (lanes.shipments !== predictions.shipments) throw new Error('the lane and prediction books must share one ShipmentNumbers');
+  const index = new ShipmentIndex(options.rules, { shipments: lanes.shipments, lanes, prediction: predictions });
   const derivedUnder = fingerprint(options.rules, predictions, options.configDir ?? DEFAULT_CONFIG_DIR);
 
   const loading = performance.now();

@@ -3,6 +3,8 @@ import { closureOfShipment, type LaneBook } from '../lanes/index.ts';
 import { normalizePoll, type NormalizedShipment, type NormalizeResult, type RuleSet } from '../normalize/index.ts';
 import type { CarrierPoll } from '../schemas/index.ts';
 import type { KeyMode } from '../schemas/index.ts';
+import { withRoom } from '../compact/columns.ts';
+import type { ShipmentNumbers } from '../compact/shipment-numbers.ts';
 
 /** What the poller needs to know about a shipment to keep it fresh. */
 export interface ShipmentState {
@@ -13,52 +15,66 @@ export interface ShipmentState {
   lastPolledMs: number;
 }
 
+/** The books the index feeds, keyed by its shipments' numbers. */
+export interface ShipmentIndexBooks {
+  /** The numbering the index assigns and the books key their rows by (one for all three). */
+  shipments: ShipmentNumbers;
+  lanes: LaneBook;
+  /** The delivery model's book, fed every found shipment (it keeps the delivered ones). */
+  prediction?: { add(shipment: NormalizedShipment, mode: KeyMode, number?: number): void };
+}
+
 /**
  * The embedded default's normalizer: every poll from the bus is normalized with the shared pure
  * function; the latest state of each shipment and the lane samples of delivered ones are kept.
  *
- * Per shipment the index keeps one string key (`mode:carrier:AWB`) and one number (the newest
- * poll's time, doubled, plus 1 when terminal): ~70 bytes with the Map's slot, where an object of
- * five fields cost ~140. It is what the poller's work list and the newest-poll rule need.
+ * Per shipment the index keeps its number (ShipmentNumbers: the key string is held once, for the
+ * books too) and one number in a column: the newest poll's time, doubled, plus 1 when terminal.
+ * It is what the poller's work list and the newest-poll rule need.
  */
 export class ShipmentIndex {
-  private readonly shipments = new Map<string, number>();
+  /** By shipment number: newest poll's time × 2 + 1 when terminal; 0: none yet. */
+  private newest = new Float64Array(1024);
+  /** How many numbers have a value (the books' numbering may hold more: a shared numbering). */
+  private held = 0;
+  private readonly shipments: ShipmentNumbers;
 
   private readonly rules: RuleSet;
-  private readonly lanes: LaneBook;
-  private readonly prediction?: { add(shipment: NormalizedShipment, mode: KeyMode): void };
-  /** `prediction`: the delivery model's book, fed every found shipment (it keeps the delivered ones). */
-  constructor(rules: RuleSet, lanes: LaneBook, prediction?: { add(shipment: NormalizedShipment, mode: KeyMode): void }) {
+  private readonly books: ShipmentIndexBooks;
+  constructor(rules: RuleSet, books: ShipmentIndexBooks) {
     this.rules = rules;
-    this.lanes = lanes;
-    this.prediction = prediction;
+    this.books = books;
+    this.shipments = books.shipments;
   }
 
   /** Takes in one poll; returns its normalization (push's change detection uses it too). */
   handle(poll: CarrierPoll, mode: KeyMode): NormalizeResult {
     const result = normalizePoll(poll, this.rules);
     if (result.kind !== 'found') return result;
-    const key = `${mode}:${poll.carrier}:${result.shipment.record.awb}`;
+    const number = this.shipments.numberOf(mode, poll.carrier, result.shipment.record.awb);
+    this.newest = withRoom(this.newest, number + 1);
     const polledMs = Date.parse(poll.polled_at);
-    const known = this.shipments.get(key);
+    const known = this.newest[number]!;
     // Polls can arrive out of order (replays, retries): the newest poll decides the state.
-    if (known !== undefined && Math.floor(known / 2) > polledMs) return result;
-    this.shipments.set(key, polledMs * 2 + (isTerminal(result.shipment) ? 1 : 0));
+    if (known !== 0 && Math.floor(known / 2) > polledMs) return result;
+    if (known === 0) this.held++;
+    this.newest[number] = polledMs * 2 + (isTerminal(result.shipment) ? 1 : 0);
     // A closed shipment's lane closure (the windowed lane statistics, lib/lanes); the book keeps
     // the newest poll's per shipment, so re-delivered polls change nothing.
     const closure = closureOfShipment(result.shipment, mode, polledMs);
-    if (closure) this.lanes.add(closure);
-    this.prediction?.add(result.shipment, mode);
+    if (closure) this.books.lanes.add(closure, number);
+    this.books.prediction?.add(result.shipment, mode, number);
     return result;
   }
 
   /** Non-terminal shipments polled since `sinceMs`: the poller's work list. */
   active(sinceMs: number): ShipmentState[] {
     const out: ShipmentState[] = [];
-    for (const [key, value] of this.shipments) {
+    for (let number = 0; number < this.shipments.size; number++) {
+      const value = this.newest[number] ?? 0;
       const lastPolledMs = Math.floor(value / 2);
-      if (value % 2 === 1 || lastPolledMs < sinceMs) continue;
-      // Modes and carrier slugs hold no ':'; the AWB is the rest.
+      if (value === 0 || value % 2 === 1 || lastPolledMs < sinceMs) continue;
+      const key = this.shipments.key(number);
       const first = key.indexOf(':');
       const second = key.indexOf(':', first + 1);
       out.push({ mode: key.slice(0, first) as KeyMode, carrier: key.slice(first + 1, second), awb: key.slice(second + 1), terminal: false, lastPolledMs });
@@ -66,30 +82,32 @@ export class ShipmentIndex {
     return out;
   }
 
+  /** Shipments the index holds a poll of. */
   get size(): number {
-    return this.shipments.size;
+    return this.held;
   }
 
-  /** What a checkpoint keeps of the index (lib/pipeline/checkpoint.ts): each key and its number. */
+  /**
+   * What a checkpoint keeps of the index (lib/pipeline/checkpoint.ts): the numbering's keys and
+   * each number's value; the books' rows name shipments by these numbers.
+   */
   exportState(): ShipmentIndexState {
-    const keys = new Array<string>(this.shipments.size);
     const values = new Float64Array(this.shipments.size);
-    let i = 0;
-    for (const [key, value] of this.shipments) {
-      keys[i] = key;
-      values[i++] = value;
-    }
-    return { keys, values };
+    values.set(this.newest.subarray(0, values.length));
+    return { keys: this.shipments.exportKeys(), values };
   }
 
-  /** Takes back an exported state into this (empty) index; the books are restored on their own. */
+  /** Takes back an exported state into this (empty) index and its numbering, before the books are restored. */
   importState(state: ShipmentIndexState): void {
     if (state.keys.length !== state.values.length) throw new Error('shipment index state: keys and values differ in length');
-    for (let i = 0; i < state.keys.length; i++) this.shipments.set(state.keys[i]!, state.values[i]!);
+    this.shipments.importKeys(state.keys);
+    // A copy: the state's array may be a view of a whole checkpoint file.
+    this.newest = withRoom(state.values.slice(), 1024);
+    this.held = this.newest.reduce((count, value) => (value !== 0 ? count + 1 : count), 0);
   }
 }
 
-/** The index as a checkpoint holds it: keys and their numbers (newest poll time × 2 + terminal) in the same order. */
+/** The index as a checkpoint holds it: the shipments' keys in number order and each one's newest poll time × 2 + terminal. */
 export interface ShipmentIndexState {
   keys: string[];
   values: Float64Array;

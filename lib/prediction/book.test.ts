@@ -1,3 +1,4 @@
+import { ShipmentNumbers } from '../compact/shipment-numbers.ts';
 import { describe, expect, it } from 'vitest';
 import { loadCalendar } from '../calendar/index.ts';
 import { loadNetworkConfig } from '../network/config.ts';
@@ -24,11 +25,11 @@ async function history(shipments: number): Promise<CarrierPoll[]> {
   return polls;
 }
 
-function bookAt(nowMs: number): PredictionBook {
-  return new PredictionBook({ places, workdays, windowDays: 90, clock: () => nowMs });
+function bookAt(nowMs: number, shipments?: ShipmentNumbers): PredictionBook {
+  return new PredictionBook({ places, workdays, windowDays: 90, clock: () => nowMs, shipments });
 }
 
-/** Feeds every poll, as the embedded pipeline does (a delivered shipment again at each later poll). */
+/** Feeds every poll, as the embedded pipeline does (a delivered shipment again at each later poll); returns the delivered keys. */
 function fed(book: PredictionBook, polls: readonly CarrierPoll[]): Set<string> {
   const delivered = new Set<string>();
   for (const poll of polls) {
@@ -49,9 +50,9 @@ describe('the prediction book', () => {
     fed(book, polls);
     const state = book.exportState();
     expect(delivered.size).toBeGreaterThan(500);
-    expect(state.ids.length).toBe(delivered.size);
-    expect(new Set(state.ids)).toEqual(delivered);
-    expect(state.keyRefs.length).toBe(state.ids.length * LEVEL_COUNT);
+    expect(state.shipments.length).toBe(delivered.size);
+    expect(new Set(Array.from(state.shipments, (number) => book.shipments.key(number)))).toEqual(delivered);
+    expect(state.keyRefs.length).toBe(state.shipments.length * LEVEL_COUNT);
     expect(state.obsEnds.at(-1)).toBe(state.obs.length);
     // Written over, the observations are packed again on export: each shipment's once.
     const once = bookAt(END_MS);
@@ -59,9 +60,11 @@ describe('the prediction book', () => {
     expect(once.exportState().obs).toEqual(state.obs);
 
     const model = book.rebuild();
-    const again = bookAt(END_MS);
+    // A fresh book sharing the numbering (a checkpoint restores the shipment index's first).
+    const again = bookAt(END_MS, book.shipments);
     again.importState(book.exportState());
     expect(again.exportState()).toEqual(book.exportState());
+    expect(() => bookAt(END_MS).importState(book.exportState())).toThrow(/not numbered/);
     // The imported rows build the same model: the same answer to every moving shipment's poll.
     const rebuilt = again.rebuild();
     let answered = 0;
@@ -81,10 +84,10 @@ describe('the prediction book', () => {
     const polls = await history(300);
     const book = bookAt(END_MS + 200 * DAY_MS);
     fed(book, polls);
-    expect(book.exportState().ids.length).toBeGreaterThan(50);
+    expect(book.exportState().shipments.length).toBeGreaterThan(50);
     book.rebuild();
     const state = book.exportState();
-    expect(state.ids).toEqual([]);
+    expect(state.shipments.length).toBe(0);
     expect(state.obs.length).toBe(0);
     expect(state.levelKeys).toEqual([]);
   });

@@ -7,6 +7,7 @@ import type { NormalizedShipment } from '../normalize/index.ts';
 import type { KeyMode } from '../schemas/index.ts';
 import { DAY_MS } from '../time/index.ts';
 import { withRoom } from '../compact/columns.ts';
+import { ShipmentNumbers } from '../compact/shipment-numbers.ts';
 import {
   buildFromObserved, emptyModel, LEVEL_COUNT, observeShipment, PredictionModel, type ObservedShipment, type PredictionModelState,
 } from './model.ts';
@@ -21,6 +22,8 @@ export interface PredictionBookOptions {
   workdays: WorkdayIndex;
   windowDays: number;
   clock?: () => number;
+  /** The shipments' numbering, shared with the embedded pipeline's shipment index; default: the book's own. */
+  shipments?: ShipmentNumbers;
 }
 
 /** `/v1/estimate`'s reading of the current model (estimate.ts). */
@@ -34,13 +37,14 @@ function* stateKeysOf(shipments: Iterable<ObservedShipment>): Generator<string |
 }
 
 /**
- * A book as a checkpoint keeps it (lib/pipeline/checkpoint.ts): per delivered shipment its id, its
+ * A book as a checkpoint keeps it (lib/pipeline/checkpoint.ts): per delivered shipment its number
+ * (in the book's numbering, which the checkpoint keeps with the shipment index), its
  * LEVEL_COUNT level keys (indexes into `levelKeys`, -1 for none), its delivery instant and its
  * observations (one array for all, `obsEnds` where each shipment's end); and the model last built
  * with the states it served, so a restart answers at once and rebuilds on its timer.
  */
 export interface PredictionBookState {
-  ids: string[];
+  shipments: Uint32Array;
   levelKeys: string[];
   keyRefs: Int32Array;
   deliveredMs: Float64Array;
@@ -54,12 +58,15 @@ export interface PredictionBookState {
  * The delivered shipments in book-wide columns, a row each: its LEVEL_COUNT level keys (indexes into
  * `levelKeys`, -1 for none), its delivery instant and its observations' range in one shared array.
  * An object, a key array and a typed-array view per shipment held ~240 bytes beyond the
- * observations themselves (54 of the book's 80 MiB at a million polls); a row holds 36 bytes and
- * its id's map entry.
+ * observations themselves (54 of the book's 80 MiB at a million polls); a row holds 40 bytes and
+ * its shipment's entry in `rowOf` (4 bytes).
  */
 class DeliveredRows {
-  readonly rowOf = new Map<string, number>();
-  ids: string[] = [];
+  /** By shipment number: its row + 1 (0: none). */
+  private rowOf = new Uint32Array(0);
+  /** By row: its shipment's number. */
+  shipments = new Uint32Array(256);
+  count = 0;
   levelKeys: string[] = [];
   private readonly keyRefOf = new Map<string, number>();
   keyRefs = new Int32Array(256 * LEVEL_COUNT);
@@ -70,17 +77,15 @@ class DeliveredRows {
   /** Observations written; a row written again leaves its old range unused until `kept` packs them. */
   obsUsed = 0;
 
-  get count(): number {
-    return this.ids.length;
-  }
-
-  /** Writes `id`'s row (a new one, or over its earlier one). */
-  put(id: string, shipment: ObservedShipment): void {
-    let row = this.rowOf.get(id);
-    if (row === undefined) {
-      row = this.ids.length;
-      this.ids.push(id);
-      this.rowOf.set(id, row);
+  /** Writes the row of shipment `number` (a new one, or over its earlier one). */
+  put(number: number, shipment: ObservedShipment): void {
+    this.rowOf = withRoom(this.rowOf, number + 1);
+    let row = this.rowOf[number]! - 1;
+    if (row < 0) {
+      row = this.count++;
+      this.rowOf[number] = row + 1;
+      this.shipments = withRoom(this.shipments, row + 1);
+      this.shipments[row] = number;
       this.keyRefs = withRoom(this.keyRefs, (row + 1) * LEVEL_COUNT);
       this.deliveredMs = withRoom(this.deliveredMs, row + 1);
       this.obsStart = withRoom(this.obsStart, row + 1);
@@ -121,16 +126,18 @@ class DeliveredRows {
   /** The rows `keep` accepts, packed in a new set of columns (their keys and observations only). */
   kept(keep: (row: number) => boolean): DeliveredRows {
     const out = new DeliveredRows();
-    for (let row = 0; row < this.count; row++) if (keep(row)) out.put(this.ids[row]!, this.shipment(row));
+    for (let row = 0; row < this.count; row++) if (keep(row)) out.put(this.shipments[row]!, this.shipment(row));
     return out;
   }
 
   /** A row per exported shipment; the arrays are copied (they may be views of a whole checkpoint file). */
   static fromState(state: PredictionBookState): DeliveredRows {
     const rows = new DeliveredRows();
-    const count = state.ids.length;
-    rows.ids = state.ids.slice();
-    state.ids.forEach((id, row) => rows.rowOf.set(id, row));
+    const count = state.shipments.length;
+    rows.count = count;
+    rows.shipments = state.shipments.slice();
+    rows.rowOf = new Uint32Array(rows.shipments.reduce((most, number) => Math.max(most, number + 1), 0));
+    rows.shipments.forEach((number, row) => { rows.rowOf[number] = row + 1; });
     rows.levelKeys = state.levelKeys.slice();
     rows.levelKeys.forEach((key, ref) => rows.keyRefOf.set(key, ref));
     rows.keyRefs = state.keyRefs.slice();
@@ -157,21 +164,27 @@ export class PredictionBook {
   private readonly clock: () => number;
   readonly predictor: Predictor;
   readonly estimator: Estimator;
+  readonly shipments: ShipmentNumbers;
 
   private readonly options: PredictionBookOptions;
   constructor(options: PredictionBookOptions) {
     this.options = options;
     this.clock = options.clock ?? Date.now;
+    this.shipments = options.shipments ?? new ShipmentNumbers();
     this.current = emptyModel(options.places, options.workdays);
     this.predictor = predictorOf(() => this.current, options.places);
     this.estimator = { estimate: (req) => estimateOf(this.current, options.places, options.workdays, req, this.served) };
   }
 
-  /** A normalized shipment of a poll: kept when delivered (a delivery is final, so re-polls change nothing). */
-  add(shipment: NormalizedShipment, mode: KeyMode): void {
+  /**
+   * A normalized shipment of a poll: kept when delivered (a delivery is final, so re-polls change
+   * nothing). `number`: the shipment's, when the caller (the shipment index) has it already.
+   */
+  add(shipment: NormalizedShipment, mode: KeyMode, number?: number): void {
     const d = deliveredShipmentOf(shipment.record, shipment.facts, mode, this.options.places);
     if (!d) return;
-    this.rows.put(`${mode}:${shipment.record.carrier}:${shipment.record.awb}`, observeShipment(d, this.options.places, this.options.workdays));
+    const numbered = number ?? this.shipments.numberOf(mode, shipment.record.carrier, shipment.record.awb);
+    this.rows.put(numbered, observeShipment(d, this.options.places, this.options.workdays));
   }
 
   /** Rebuilds the model now; shipments delivered before the window are forgotten. */
@@ -206,7 +219,7 @@ export class PredictionBook {
     const rows = this.rows.kept(() => true);
     const count = rows.count;
     return {
-      ids: rows.ids, levelKeys: rows.levelKeys, keyRefs: rows.keyRefs.slice(0, count * LEVEL_COUNT),
+      shipments: rows.shipments.slice(0, count), levelKeys: rows.levelKeys, keyRefs: rows.keyRefs.slice(0, count * LEVEL_COUNT),
       deliveredMs: rows.deliveredMs.slice(0, count), obsEnds: rows.obsEnd.slice(0, count), obs: rows.obs.slice(0, rows.obsUsed),
       model: this.built ? this.current.exportState() : null, served: this.served.entries(),
     };
@@ -215,7 +228,10 @@ export class PredictionBook {
   /** Takes back an exported state into this (empty) book. */
   importState(state: PredictionBookState): void {
     if (this.rows.count > 0) throw new Error('prediction book state: import into an empty book only');
-    const count = state.ids.length;
+    const count = state.shipments.length;
+    if (state.shipments.some((number) => number >= this.shipments.size)) {
+      throw new Error(`prediction book state: a shipment is not numbered (${this.shipments.size} are)`);
+    }
     if (state.keyRefs.length !== count * LEVEL_COUNT || state.deliveredMs.length !== count || state.obsEnds.length !== count
       || (count > 0 && state.obsEnds[count - 1] !== state.obs.length)) {
       throw new Error('prediction book state: columns differ in length');

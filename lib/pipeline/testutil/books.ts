@@ -3,6 +3,7 @@
  * small generated network history, the books a start fills, and what those books answer, so a
  * start from a checkpoint and one that replays the whole log can be compared answer for answer.
  */
+import { ShipmentNumbers } from '../../compact/shipment-numbers.ts';
 import { writeFileSync } from 'node:fs';
 import { loadCalendar } from '../../calendar/index.ts';
 import { LaneBook, type WindowedLaneStats } from '../../lanes/index.ts';
@@ -52,8 +53,9 @@ export interface Opened extends EmbeddedPipeline {
 /** What a start does: new books, then the state from the checkpoint and the log's tail (or the whole log). */
 export async function openBooks(dataDir: string, options: Partial<EmbeddedPipelineOptions> = {}): Promise<Opened> {
   const clock = () => NOW_MS;
-  const lanes = new LaneBook({ windowDays: 90, clock, ttlMs: 0 });
-  const predictions = new PredictionBook({ places, workdays, windowDays: 90, clock });
+  const shipments = new ShipmentNumbers();
+  const lanes = new LaneBook({ windowDays: 90, clock, ttlMs: 0, shipments });
+  const predictions = new PredictionBook({ places, workdays, windowDays: 90, clock, shipments });
   const logged: string[] = [];
   const pollLog = new PollLog(dataDir);
   const pipeline = await openEmbeddedPipeline({
