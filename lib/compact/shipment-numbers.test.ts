@@ -10,20 +10,45 @@ describe('one numbering of shipments', () => {
     expect(numbers.numberOf('live', 'delhivery', 'A1')).toBe(0);
     // An AWB may hold ':' (the mode and slug never do): it is all that follows the second one.
     expect(numbers.numberOf('live', 'ecom', 'X:9')).toBe(3);
+    // Any text: the keys are held as UTF-8 bytes.
+    expect(numbers.numberOf('live', 'ecom', 'अ१२ 😀')).toBe(4);
     expect(numbers.key(1)).toBe('test:delhivery:A1');
     expect(numbers.awb(3)).toBe('X:9');
-    expect(numbers.size).toBe(4);
-    expect(() => numbers.key(4)).toThrow(RangeError);
+    expect(numbers.awb(4)).toBe('अ१२ 😀');
+    expect(numbers.size).toBe(5);
+    expect(() => numbers.key(5)).toThrow(RangeError);
+    expect(() => numbers.key(-1)).toThrow(RangeError);
   });
 
-  it('round-trips its keys into an empty numbering, which then numbers new shipments after them', () => {
+  it('keeps every number as it grows past its table, its byte buffer and its scratch', () => {
+    const numbers = new ShipmentNumbers();
+    const awb = (i: number) => (i % 997 === 0 ? `LONG${'9'.repeat(300)}${i}` : `AWB${i}`);
+    for (let i = 0; i < 50_000; i++) expect(numbers.numberOf('test', 'dtdc', awb(i))).toBe(i);
+    for (let i = 0; i < 50_000; i += 7) {
+      expect(numbers.numberOf('test', 'dtdc', awb(i))).toBe(i);
+      expect(numbers.awb(i)).toBe(awb(i));
+    }
+    // Keys that share their first bytes, and a key that is another's start, stay apart.
+    expect(numbers.numberOf('test', 'dtdc', 'AWB1234')).toBe(1234);
+    expect(numbers.numberOf('test', 'dtdc', 'AWB123')).toBe(123);
+    expect(numbers.size).toBe(50_000);
+  });
+
+  it('round-trips its state into an empty numbering, which then numbers new shipments after it', () => {
     const numbers = new ShipmentNumbers();
     for (const awb of ['A', 'B', 'C']) numbers.numberOf('live', 'dtdc', awb);
     const again = new ShipmentNumbers();
-    again.importKeys(numbers.exportKeys());
+    again.importState(numbers.exportState());
     expect(again.numberOf('live', 'dtdc', 'B')).toBe(1);
     expect(again.numberOf('live', 'dtdc', 'D')).toBe(3);
-    expect(() => again.importKeys(['live:dtdc:E'])).toThrow(/empty/);
-    expect(() => new ShipmentNumbers().importKeys(['live:dtdc:A', 'live:dtdc:A'])).toThrow(/twice/);
+    expect(again.key(2)).toBe('live:dtdc:C');
+    expect(() => again.importState(numbers.exportState())).toThrow(/empty/);
+  });
+
+  it('refuses a state it could not have written: a key twice, ends past the bytes or going backwards', () => {
+    const bytes = new TextEncoder().encode('live:dtdc:Alive:dtdc:A');
+    expect(() => new ShipmentNumbers().importState({ bytes, ends: Uint32Array.of(11, 22) })).toThrow(/live:dtdc:A twice/);
+    expect(() => new ShipmentNumbers().importState({ bytes, ends: Uint32Array.of(11, 30) })).toThrow(/differ in length/);
+    expect(() => new ShipmentNumbers().importState({ bytes, ends: Uint32Array.of(11, 5, 22) })).toThrow(/backwards/);
   });
 });

@@ -40,7 +40,7 @@ describe('embedded lane book', () => {
 /** A new book from `book`'s checkpoint state, its numbering restored first (as the shipment index's is). */
 function restored(book: LaneBook): LaneBook {
   const shipments = new ShipmentNumbers();
-  shipments.importKeys(book.shipments.exportKeys());
+  shipments.importState(book.shipments.exportState());
   const again = new LaneBook({ clock: () => NOW, ttlMs: 0, shipments });
   again.importState(book.exportState());
   return again;

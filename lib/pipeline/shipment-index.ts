@@ -4,7 +4,7 @@ import { normalizePoll, type NormalizedShipment, type NormalizeResult, type Rule
 import type { CarrierPoll } from '../schemas/index.ts';
 import type { KeyMode } from '../schemas/index.ts';
 import { withRoom } from '../compact/columns.ts';
-import type { ShipmentNumbers } from '../compact/shipment-numbers.ts';
+import type { ShipmentNumbers, ShipmentNumbersState } from '../compact/shipment-numbers.ts';
 
 /** What the poller needs to know about a shipment to keep it fresh. */
 export interface ShipmentState {
@@ -94,13 +94,13 @@ export class ShipmentIndex {
   exportState(): ShipmentIndexState {
     const values = new Float64Array(this.shipments.size);
     values.set(this.newest.subarray(0, values.length));
-    return { keys: this.shipments.exportKeys(), values };
+    return { shipments: this.shipments.exportState(), values };
   }
 
   /** Takes back an exported state into this (empty) index and its numbering, before the books are restored. */
   importState(state: ShipmentIndexState): void {
-    if (state.keys.length !== state.values.length) throw new Error('shipment index state: keys and values differ in length');
-    this.shipments.importKeys(state.keys);
+    if (state.shipments.ends.length !== state.values.length) throw new Error('shipment index state: keys and values differ in length');
+    this.shipments.importState(state.shipments);
     // A copy: the state's array may be a view of a whole checkpoint file.
     this.newest = withRoom(state.values.slice(), 1024);
     this.held = this.newest.reduce((count, value) => (value !== 0 ? count + 1 : count), 0);
@@ -109,6 +109,6 @@ export class ShipmentIndex {
 
 /** The index as a checkpoint holds it: the shipments' keys in number order and each one's newest poll time × 2 + terminal. */
 export interface ShipmentIndexState {
-  keys: string[];
+  shipments: ShipmentNumbersState;
   values: Float64Array;
 }
