@@ -52,12 +52,45 @@ function destinationStateOf(record: RecordPart, places: PlaceLookup): string | n
   return (pin ? places.stateOf(pin) : null) ?? record.destination?.state ?? null;
 }
 
+/**
+ * In-transit episodes split where the parcel reaches a new place (its latest known position
+ * changes): the clock of the stage restarts there, so "hours in stage" reads as a hub-level ETA's
+ * "hours since it arrived here". Scans at places not read (unknown) change nothing.
+ */
+export function splitAtNewPlaces(episodes: readonly StageEpisode[], scanMs: readonly number[], positions: Uint8Array): StageEpisode[] {
+  const out: StageEpisode[] = [];
+  for (const e of episodes) {
+    if (e.stage !== 'in_transit') {
+      out.push(e);
+      continue;
+    }
+    let current: StageEpisode = { ...e };
+    let last = 0;
+    for (let i = 0; i < scanMs.length; i++) {
+      const ms = scanMs[i]!;
+      const position = positions[i]!;
+      if (e.leftMs !== null && ms >= e.leftMs) break;
+      if (position === 0 || position === last) continue;
+      if (ms > e.enteredMs && last !== 0) {
+        current.leftMs = ms;
+        out.push(current);
+        current = { stage: e.stage, enteredMs: ms, leftMs: e.leftMs };
+      }
+      last = position;
+    }
+    out.push(current);
+  }
+  return out;
+}
+
 /** A delivered shipment's learning input; null unless delivered with its delivery scan. */
 export function deliveredShipmentOf(record: RecordPart, facts: ShipmentFacts, mode: KeyMode, places: PlaceLookup): DeliveredShipment | null {
   if (facts.stage !== 'delivered' || facts.terminal_at_ms === null) return null;
-  const episodes = stageEpisodes(record).filter((e) => e.stage !== 'delivered' && e.enteredMs <= facts.terminal_at_ms!);
-  if (episodes.length === 0) return null;
   const placed = recordPositions(record, places);
+  const staged = stageEpisodes(record);
+  const split = placed ? splitAtNewPlaces(staged, placed.scans.map((x) => x.ms), placed.positions) : staged;
+  const episodes = split.filter((e) => e.stage !== 'delivered' && e.enteredMs <= facts.terminal_at_ms!);
+  if (episodes.length === 0) return null;
   return {
     ...(placed ? { scanMs: placed.scans.map((x) => x.ms), scanPositions: placed.positions } : {}),
     mode,
@@ -75,11 +108,13 @@ export function deliveredShipmentOf(record: RecordPart, facts: ShipmentFacts, mo
 /** Episodes of the records answered most recently: a cached record is answered many times. */
 const episodesMemo = new WeakMap<object, StageEpisode[]>();
 
-/** When the shipment entered its current stage: the last episode's start, else its latest scan. */
-function stageEnteredMs(record: RecordPart, facts: ShipmentFacts): number | null {
+/** When the shipment entered its current stage (in transit: reached its latest place): the last episode's start, else its latest scan. */
+function stageEnteredMs(record: RecordPart, facts: ShipmentFacts, places?: PlaceLookup): number | null {
   let episodes = episodesMemo.get(record);
   if (episodes === undefined) {
     episodes = stageEpisodes(record);
+    const placed = places ? recordPositions(record, places) : null;
+    if (placed) episodes = splitAtNewPlaces(episodes, placed.scans.map((x) => x.ms), placed.positions);
     episodesMemo.set(record, episodes);
   }
   const last = episodes[episodes.length - 1];
@@ -114,7 +149,7 @@ export function queryFactsOf(record: RecordPart, facts: ShipmentFacts, places?: 
     originPincode: pincodeOf(record.origin),
     destinationPincode: pincodeOf(record.destination),
     carrierDestinationState: record.destination?.state ?? null,
-    stageEnteredMs: stageEnteredMs(record, facts),
+    stageEnteredMs: stageEnteredMs(record, facts, places),
     eddMs: record.estimated_delivery_at === null ? null : Date.parse(record.estimated_delivery_at),
   };
 }
