@@ -19,7 +19,7 @@ import {
   TARGETS, thresholdsOf, UNPLACED_STAGE_LIST, unpack,
   type CellCounts, type DeliveredShipment, type ThresholdGroup,
 } from '../prediction/model.ts';
-import { positionScansOf, predictorOf, type Predictor } from '../prediction/records.ts';
+import { positionScansOf, predictorOf, splitAtNewPlaces, type Predictor } from '../prediction/records.ts';
 import { scanPositions } from '../prediction/position.ts';
 import { fnv1a32 } from '../random/fnv1a.ts';
 import type { Estimator } from '../prediction/book.ts';
@@ -60,16 +60,18 @@ export function deliveredOfRows(rows: PollRows, places: PlaceLookup): DeliveredS
     code: e.code, status: e.status, timestamp: new Date(fromClickHouseDateTime(e.occurred_at)).toISOString(), facility: e.facility, location: e.location,
   }));
   const bookedAt = rows.poll.booked_at === null ? null : new Date(fromClickHouseDateTime(rows.poll.booked_at)).toISOString();
-  const episodes = stageEpisodes({ events, shipment: { booked_at: bookedAt } } as unknown as Parameters<typeof stageEpisodes>[0])
-    .filter((e) => e.stage !== 'delivered' && e.enteredMs <= deliveredMs);
-  if (episodes.length === 0) return null;
-  const destination = pincodeOf(s.destination_pincode);
   // Where each scan was, read as lib/prediction reads a record's events and ends.
   const p = rows.poll;
   const scans = places.names ? positionScansOf({ events } as unknown as Parameters<typeof positionScansOf>[0]) : null;
   const positions = scans && places.names ? scanPositions(scans,
     { pincode: p.origin_pincode, city: p.origin_city, state: p.origin_state },
     { pincode: p.destination_pincode, city: p.destination_city, state: p.destination_state }, places.names) : null;
+  const staged = stageEpisodes({ events, shipment: { booked_at: bookedAt } } as unknown as Parameters<typeof stageEpisodes>[0]);
+  // The in-transit clock restarts at each new place, as deliveredShipmentOf reads a record.
+  const episodes = (scans && positions ? splitAtNewPlaces(staged, scans.map((x) => x.ms), positions) : staged)
+    .filter((e) => e.stage !== 'delivered' && e.enteredMs <= deliveredMs);
+  if (episodes.length === 0) return null;
+  const destination = pincodeOf(s.destination_pincode);
   return {
     ...(scans && positions ? { scanMs: scans.map((x) => x.ms), scanPositions: positions } : {}),
     mode: s.mode,
