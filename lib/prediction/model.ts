@@ -229,18 +229,50 @@ export function observeShipment(s: DeliveredShipment, places: PlaceLookup, workd
   return { keys, deliveredMs: s.deliveredMs, obs: Uint32Array.from(out) };
 }
 
-/** A finished cell: what a lookup reads. Windows are ranges of k, per position of the query: [a80, b80, a90, b90]. */
-export interface Cell {
+/** Windows per cell: ranges of k per position of the query, [a80, b80, a90, b90] each. */
+const WINDOWS_PER_CELL = POSITION_COUNT * 4;
+
+/**
+ * The finished cells, what a lookup reads, in columns (cell i's figures at i): an object per cell
+ * with two typed arrays of its own held ~450 bytes beyond its figures (30,418 cells at a million
+ * polls: ~13 MiB of objects and pointers).
+ */
+class CellColumns {
+  count = 0;
   /** Delivered shipments' observations in the cell (the contract's sample size; 30+ to answer). */
-  n: number;
+  n = new Float64Array(256);
   /**
    * The point estimate's k: the cell's mode, the most likely day as the contract names it. The
    * median was measured too (docs/engineers/prediction.md): no lower error, fewer exact days.
    */
-  point: number;
-  /** cdf[k] = share (by weight) delivered within k working days. */
-  cdf: Float64Array;
-  windows: Uint8Array;
+  point = new Uint8Array(256);
+  /** cdf[i × K_SLOTS + k] = share (by weight) delivered within k working days. */
+  cdf = new Float64Array(256 * K_SLOTS);
+  windows = new Uint8Array(256 * WINDOWS_PER_CELL);
+
+  /** Finishes a cell from its counts (ranked, its windows at the thresholds of its stage): its index. */
+  add(counts: ArrayLike<number>, n: number, stage: number, thresholds: Thresholds): number {
+    const i = this.count++;
+    this.n = withRoom(this.n, this.count);
+    this.point = withRoom(this.point, this.count);
+    this.cdf = withRoom(this.cdf, this.count * K_SLOTS);
+    this.windows = withRoom(this.windows, this.count * WINDOWS_PER_CELL);
+    const ranked = rankCell(counts);
+    this.n[i] = n;
+    this.point[i] = ranked.mode;
+    let running = 0;
+    for (let k = 0; k < K_SLOTS; k++) {
+      running += counts[k]!;
+      this.cdf[i * K_SLOTS + k] = ranked.n === 0 ? 0 : running / ranked.n;
+    }
+    for (let p = 0; p < POSITION_COUNT; p++) {
+      const t80 = thresholds[thresholdIndex(stage, p, 0)]!;
+      const w80 = windowAt(ranked, t80, TARGETS[0]);
+      const w90 = windowAt(ranked, Math.max(thresholds[thresholdIndex(stage, p, 1)]!, t80), TARGETS[1]);
+      this.windows.set([w80[0], w80[1], w90[0], w90[1]], i * WINDOWS_PER_CELL + p * 4);
+    }
+    return i;
+  }
 }
 
 /** Thresholds (cells.ts scores) per stage × position × target: what calibration chose. */
@@ -308,26 +340,36 @@ export function thresholdsOf(groups: Iterable<ThresholdGroup>): Thresholds {
   return t;
 }
 
-export function finishCell(counts: ArrayLike<number>, n: number, stage: number, thresholds: Thresholds): Cell {
-  const ranked = rankCell(counts);
-  const cdf = new Float64Array(K_SLOTS);
-  let running = 0;
-  for (let k = 0; k < K_SLOTS; k++) {
-    running += counts[k]!;
-    cdf[k] = ranked.n === 0 ? 0 : running / ranked.n;
-  }
-  const windows = new Uint8Array(POSITION_COUNT * 4);
-  for (let p = 0; p < POSITION_COUNT; p++) {
-    const t80 = thresholds[thresholdIndex(stage, p, 0)]!;
-    const w80 = windowAt(ranked, t80, TARGETS[0]);
-    const w90 = windowAt(ranked, Math.max(thresholds[thresholdIndex(stage, p, 1)]!, t80), TARGETS[1]);
-    windows.set([w80[0], w80[1], w90[0], w90[1]], p * 4);
-  }
-  return { n, point: ranked.mode, cdf, windows };
-}
+/**
+ * Per key (level key or detail key) a row of STAGES × BUCKETS slots (stage × bucket), each its
+ * cell's index + 1, 0 where the cell has under 30 deliveries: `rowOf` gives a key's row start.
+ */
+class CellTable {
+  readonly rowOf = new Map<string, number>();
+  slots = new Int32Array(64 * SLOTS_PER_ROW);
 
-/** Per key (level key or detail key): its cells by stage × bucket (absent below 30 deliveries). */
-export type CellTable = Map<string, (Cell | undefined)[]>;
+  /** Puts `cell` at slot `at` of `key`'s row (made when absent). */
+  put(key: string, at: number, cell: number): void {
+    let row = this.rowOf.get(key);
+    if (row === undefined) {
+      row = this.rowOf.size * SLOTS_PER_ROW;
+      // Grown before the write below reads `this.slots`.
+      this.slots = withRoom(this.slots, row + SLOTS_PER_ROW);
+      this.rowOf.set(key, row);
+    }
+    this.slots[row + at] = cell + 1;
+  }
+
+  /** The cell at slot `at` of the row starting at `row` (-1: no row); -1 for none. */
+  cellAt(row: number, at: number): number {
+    return row < 0 ? -1 : this.slots[row + at]! - 1;
+  }
+
+  rowOfKey(key: string | null): number {
+    return key === null ? -1 : this.rowOf.get(key) ?? -1;
+  }
+}
+const SLOTS_PER_ROW = STAGES * BUCKETS;
 const slot = (stage: number, bucket: number) => stage * BUCKETS + bucket;
 
 /** One row of the model's tables as the ClickHouse path stores it (and the embedded build makes it). */
@@ -358,16 +400,14 @@ function summaryThresholds(t: Thresholds): ModelSummary['thresholds'] {
   return out;
 }
 
-type Row = (Cell | undefined)[] | undefined;
-
 /** What a lookup resolves once per shipment (its keys' rows): a cached record keeps it. */
 export interface ResolvedKeys {
-  /** The plain level keys' rows. */
-  rows: Row[];
+  /** The plain level keys' row starts in the model's table (-1: none). */
+  rows: number[];
   /** The level keys themselves (detail keys are made from them). */
   keys: readonly (string | null)[];
   /** Detail rows per variant, resolved when first asked (a record is asked at several times of day). */
-  detail: (Row[] | undefined)[];
+  detail: (number[] | undefined)[];
 }
 
 /** A built model's tables in columns, one entry per cell (key index, stage × bucket slot, its figures). */
@@ -393,19 +433,22 @@ export class PredictionModel {
   private readonly servicesMemo = new Map<string, Map<string, (string | null)[]>>();
   readonly summary: ModelSummary;
 
-  private readonly cells: CellTable;
+  private readonly table: CellTable;
+  private readonly cells: CellColumns;
   readonly thresholds: Thresholds;
   readonly modelAtMs: number;
   private readonly places: PlaceLookup;
   private readonly workdays: WorkdayIndex;
-  constructor(
-    cells: CellTable,
+  private constructor(
+    table: CellTable,
+    cells: CellColumns,
     thresholds: Thresholds,
     modelAtMs: number,
     places: PlaceLookup,
     workdays: WorkdayIndex,
     summary: Omit<ModelSummary, 'thresholds' | 'modelAt'>,
   ) {
+    this.table = table;
     this.cells = cells;
     this.thresholds = thresholds;
     this.modelAtMs = modelAtMs;
@@ -425,11 +468,11 @@ export class PredictionModel {
     if (found) return found;
     const s = STAGE_INDEX.get(stage);
     const sets = new Map<string, Set<string>>();
-    for (const [key, row] of this.cells) {
+    for (const [key, row] of this.table.rowOf) {
       // Carrier-level keys of one service type: mode|carrier|service|C (service '*' is any; detail keys have a fifth part).
       const parts = key.split('|');
       if (s === undefined || parts.length !== 4 || parts[0] !== mode || parts[3] !== 'C' || parts[2] === '*') continue;
-      if (!row.slice(s * BUCKETS, (s + 1) * BUCKETS).some((c) => c !== undefined)) continue;
+      if (!this.table.slots.subarray(row + s * BUCKETS, row + (s + 1) * BUCKETS).some((c) => c !== 0)) continue;
       let set = sets.get(parts[1]!);
       if (!set) sets.set(parts[1]!, (set = new Set()));
       set.add(parts[2]!);
@@ -445,78 +488,71 @@ export class PredictionModel {
     rows: Iterable<CellCounts>, thresholds: Thresholds, modelAtMs: number, places: PlaceLookup, workdays: WorkdayIndex,
     summary: Omit<ModelSummary, 'thresholds' | 'modelAt' | 'cells'>,
   ): PredictionModel {
-    const cells: CellTable = new Map();
-    let count = 0;
+    const table = new CellTable();
+    const cells = new CellColumns();
     for (const r of rows) {
       if (r.n < MIN_DELIVERIES) continue;
-      let row = cells.get(r.key);
-      if (!row) cells.set(r.key, (row = new Array(STAGES * BUCKETS)));
-      row[slot(r.stage, r.bucket)] = finishCell(r.counts, r.n, r.stage, thresholds);
-      count++;
+      table.put(r.key, slot(r.stage, r.bucket), cells.add(r.counts, r.n, r.stage, thresholds));
     }
-    return new PredictionModel(cells, thresholds, modelAtMs, places, workdays, { ...summary, cells: count });
+    return new PredictionModel(table, cells, thresholds, modelAtMs, places, workdays, { ...summary, cells: cells.count });
   }
 
   /** The finished tables in columns (a checkpoint keeps them, so a restart answers before its first rebuild). */
   exportState(): PredictionModelState {
     const keys: string[] = [];
-    const cellKey: number[] = [];
-    const cellSlot: number[] = [];
-    const found: Cell[] = [];
-    for (const [key, row] of this.cells) {
-      row.forEach((cell, at) => {
-        if (!cell) return;
-        cellKey.push(keys.length);
-        cellSlot.push(at);
-        found.push(cell);
-      });
+    const cellKey = new Uint32Array(this.cells.count);
+    const cellSlot = new Uint16Array(this.cells.count);
+    for (const [key, row] of this.table.rowOf) {
+      for (let at = 0; at < SLOTS_PER_ROW; at++) {
+        const cell = this.table.cellAt(row, at);
+        if (cell < 0) continue;
+        cellKey[cell] = keys.length;
+        cellSlot[cell] = at;
+      }
       keys.push(key);
     }
-    const windowsLength = POSITION_COUNT * 4;
-    const state: PredictionModelState = {
+    const { count } = this.cells;
+    return {
       modelAtMs: this.modelAtMs, shipments: this.summary.shipments, observations: this.summary.observations,
-      thresholds: this.thresholds.slice(), keys, cellKey: Uint32Array.from(cellKey), cellSlot: Uint16Array.from(cellSlot),
-      n: new Float64Array(found.length), point: new Uint8Array(found.length),
-      cdf: new Float64Array(found.length * K_SLOTS), windows: new Uint8Array(found.length * windowsLength),
+      thresholds: this.thresholds.slice(), keys, cellKey, cellSlot,
+      n: this.cells.n.slice(0, count), point: this.cells.point.slice(0, count),
+      cdf: this.cells.cdf.slice(0, count * K_SLOTS), windows: this.cells.windows.slice(0, count * WINDOWS_PER_CELL),
     };
-    found.forEach((cell, i) => {
-      state.n[i] = cell.n;
-      state.point[i] = cell.point;
-      state.cdf.set(cell.cdf, i * K_SLOTS);
-      state.windows.set(cell.windows, i * windowsLength);
-    });
-    return state;
   }
 
   /** The model an `exportState` wrote. */
   static fromState(state: PredictionModelState, places: PlaceLookup, workdays: WorkdayIndex): PredictionModel {
     const count = state.cellKey.length;
-    const windowsLength = POSITION_COUNT * 4;
     if (state.cellSlot.length !== count || state.n.length !== count || state.point.length !== count
-      || state.cdf.length !== count * K_SLOTS || state.windows.length !== count * windowsLength) {
+      || state.cdf.length !== count * K_SLOTS || state.windows.length !== count * WINDOWS_PER_CELL) {
       throw new Error('prediction model state: columns differ in length');
     }
     // Copies: the state's arrays may be views of a whole checkpoint file (v8.deserialize).
-    const cdf = state.cdf.slice();
-    const windows = state.windows.slice();
-    const cells: CellTable = new Map();
+    const cells = new CellColumns();
+    cells.count = count;
+    cells.n = state.n.slice();
+    cells.point = state.point.slice();
+    cells.cdf = state.cdf.slice();
+    cells.windows = state.windows.slice();
+    const table = new CellTable();
     for (let i = 0; i < count; i++) {
-      const key = state.keys[state.cellKey[i]!]!;
-      let row = cells.get(key);
-      if (!row) cells.set(key, (row = new Array(STAGES * BUCKETS)));
-      row[state.cellSlot[i]!] = {
-        n: state.n[i]!, point: state.point[i]!,
-        cdf: cdf.subarray(i * K_SLOTS, (i + 1) * K_SLOTS), windows: windows.subarray(i * windowsLength, (i + 1) * windowsLength),
-      };
+      const at = state.cellSlot[i]!;
+      if (at >= SLOTS_PER_ROW) throw new Error(`prediction model state: slot ${at} past a row's ${SLOTS_PER_ROW}`);
+      table.put(state.keys[state.cellKey[i]!]!, at, i);
     }
-    return new PredictionModel(cells, state.thresholds.slice(), state.modelAtMs, places, workdays, {
+    return new PredictionModel(table, cells, state.thresholds.slice(), state.modelAtMs, places, workdays, {
       shipments: state.shipments, observations: state.observations, cells: count,
     });
   }
 
+  /** An empty model: answers null until the first build. */
+  static empty(places: PlaceLookup, workdays: WorkdayIndex, modelAtMs: number): PredictionModel {
+    return new PredictionModel(new CellTable(), new CellColumns(), nominalThresholds(), modelAtMs, places, workdays, { shipments: 0, observations: 0, cells: 0 });
+  }
+
   /** The rows of a shipment's level keys (a lookup over a cached record reuses them). */
   resolve(keys: readonly (string | null)[]): ResolvedKeys {
-    return { rows: keys.map((k) => (k === null ? undefined : this.cells.get(k))), keys, detail: new Array(VARIANTS) };
+    return { rows: keys.map((k) => this.table.rowOfKey(k)), keys, detail: new Array(VARIANTS) };
   }
 
   /** The query's level keys resolved against this model: what `predict` reads, kept by callers that ask again. */
@@ -524,11 +560,11 @@ export class PredictionModel {
     return this.resolve(levelKeys(q.mode, q.carrier, q.serviceType, q.originPincode, q.destinationPincode, this.places));
   }
 
-  private detailRows(resolved: ResolvedKeys, position: number, daypart: number): Row[] {
+  private detailRows(resolved: ResolvedKeys, position: number, daypart: number): number[] {
     const variant = variantOf(position, daypart);
     let rows = resolved.detail[variant];
     if (rows === undefined) {
-      rows = resolved.keys.slice(DETAIL_FROM_LEVEL).map((k) => (k === null ? undefined : this.cells.get(detailKey(k, position, daypart))));
+      rows = resolved.keys.slice(DETAIL_FROM_LEVEL).map((k) => this.table.rowOfKey(k === null ? null : detailKey(k, position, daypart)));
       resolved.detail[variant] = rows;
     }
     return rows;
@@ -546,13 +582,13 @@ export class PredictionModel {
     return this.shareBy(found.cell, context, dayNumberOf(q.asOfMs), dayNumberOfText(day));
   }
 
-  private shareBy(cell: Cell, context: string, asOfDay: number, byDay: number): number {
+  private shareBy(cell: number, context: string, asOfDay: number, byDay: number): number {
     if (byDay < asOfDay) return 0;
-    return Math.round(cell.cdf[Math.min(this.workdays.between(context, asOfDay, byDay), MAX_K)]! * 1000) / 1000;
+    return Math.round(this.cells.cdf[cell * K_SLOTS + Math.min(this.workdays.between(context, asOfDay, byDay), MAX_K)]! * 1000) / 1000;
   }
 
   /** The cell a query reads (see the file's comment), its level and whether it was a detail cell; null without one. */
-  private cellOf(q: PredictionQuery, resolved?: ResolvedKeys): { cell: Cell; level: PredictionLevel; placed: boolean; position: number } | null {
+  private cellOf(q: PredictionQuery, resolved?: ResolvedKeys): { cell: number; level: PredictionLevel; placed: boolean; position: number } | null {
     const stage = STAGE_INDEX.get(q.stage);
     if (stage === undefined) return null;
     const keys = resolved ?? this.resolveQuery(q);
@@ -560,26 +596,27 @@ export class PredictionModel {
     const bucket = bucketOf(Math.max(0, q.asOfMs - q.stageEnteredMs) / HOUR_MS);
     const position = q.position == null || UNPLACED_STAGES.has(q.stage) ? 0 : positionIndexOf(q.position);
     const cellSlot = slot(stage, bucket);
-    let cell: Cell | undefined;
+    const table = this.table;
+    let cell = -1;
     let level: PredictionLevel = 'carrier';
     let placed = false;
     const detail = UNPLACED_STAGES.has(q.stage) ? [] : this.detailRows(keys, position, daypartOf(q.asOfMs));
-    for (let l = 0; l < detail.length && cell === undefined; l++) {
-      cell = detail[l]?.[cellSlot];
-      if (cell) { level = SLOT_LEVELS[l]!; placed = true; }
+    for (let l = 0; l < detail.length && cell < 0; l++) {
+      cell = table.cellAt(detail[l]!, cellSlot);
+      if (cell >= 0) { level = SLOT_LEVELS[l]!; placed = true; }
     }
-    for (let l = 0; l < LEVEL_COUNT && cell === undefined; l++) {
-      cell = rows[l]?.[cellSlot];
-      if (cell) level = LEVELS[l]!;
+    for (let l = 0; l < LEVEL_COUNT && cell < 0; l++) {
+      cell = table.cellAt(rows[l]!, cellSlot);
+      if (cell >= 0) level = LEVELS[l]!;
     }
-    if (cell === undefined) {
+    if (cell < 0) {
       // Longer in the stage than the carrier's data reaches: the longest bucket it does reach. Its
       // survivors are the slowest the data knows, which errs late rather than early.
-      for (let l = LEVEL_COUNT - 2; l < LEVEL_COUNT && cell === undefined; l++) {
-        for (let b = bucket - 1; b >= 0 && cell === undefined; b--) cell = rows[l]?.[slot(stage, b)];
+      for (let l = LEVEL_COUNT - 2; l < LEVEL_COUNT && cell < 0; l++) {
+        for (let b = bucket - 1; b >= 0 && cell < 0; b--) cell = table.cellAt(rows[l]!, slot(stage, b));
       }
       level = 'carrier';
-      if (cell === undefined) return null;
+      if (cell < 0) return null;
     }
     return { cell, level, placed, position };
   }
@@ -589,25 +626,25 @@ export class PredictionModel {
     const found = this.cellOf(q, resolved);
     if (found === null) return null;
     const { cell, level, placed, position } = found;
-    const p = position * 4;
-    const w = cell.windows;
+    const p = cell * WINDOWS_PER_CELL + position * 4;
+    const w = this.cells.windows;
     const context = this.workdays.contextOf(q.carrier, q.destinationState);
     const asOfDay = dayNumberOf(q.asOfMs);
     const day = (k: number) => dayText(this.workdays.add(context, asOfDay, k));
     let onTime: number | null = null;
     if (q.eddMs !== null) onTime = this.shareBy(cell, context, asOfDay, dayNumberOf(q.eddMs));
     return {
-      delivery_date: day(Math.min(Math.max(cell.point, w[p]!), w[p + 1]!)),
+      delivery_date: day(Math.min(Math.max(this.cells.point[cell]!, w[p]!), w[p + 1]!)),
       window: { p80: [day(w[p]!), day(w[p + 1]!)], p90: [day(w[p + 2]!), day(w[p + 3]!)] },
       on_time_probability: onTime,
-      basis: { level, sample_size: cell.n, stage: q.stage, position: placed ? POSITIONS[position]! : null, model_at: this.modelAtIso },
+      basis: { level, sample_size: this.cells.n[cell]!, stage: q.stage, position: placed ? POSITIONS[position]! : null, model_at: this.modelAtIso },
     };
   }
 }
 
 /** An empty model: answers null until the first build. */
 export function emptyModel(places: PlaceLookup, workdays: WorkdayIndex, modelAtMs = 0): PredictionModel {
-  return new PredictionModel(new Map(), nominalThresholds(), modelAtMs, places, workdays, { shipments: 0, observations: 0, cells: 0 });
+  return PredictionModel.empty(places, workdays, modelAtMs);
 }
 
 /**
