@@ -547,7 +547,8 @@ export class PredictionModel {
 
   /** An empty model: answers null until the first build. */
   static empty(places: PlaceLookup, workdays: WorkdayIndex, modelAtMs: number): PredictionModel {
-    return new PredictionModel(new CellTable(), new CellColumns(), nominalThresholds(), modelAtMs, places, workdays, { shipments: 0, observations: 0, cells: 0 });
+    const none = { shipments: 0, observations: 0, cells: 0 };
+    return new PredictionModel(new CellTable(), new CellColumns(), nominalThresholds(), modelAtMs, places, workdays, none);
   }
 
   /** The rows of a shipment's level keys (a lookup over a cached record reuses them). */
