@@ -7,7 +7,7 @@ import { HOUR_MS } from '../time/index.ts';
 import type { StageEpisode } from './episodes.ts';
 import { placeLookupOf } from './places.ts';
 import { POSITIONS } from './position.ts';
-import { latestPositionOf, queryOf, splitAtNewPlaces } from './records.ts';
+import { latestPositionOf, predictorOf, queryFactsOf, queryOf, splitAtNewPlaces } from './records.ts';
 import { otherNetworkPolls } from './testutil/other-network.ts';
 
 const T = Date.parse('2026-06-01T08:00:00+05:30');
@@ -55,6 +55,10 @@ describe('the in-transit clock restarts where the parcel reaches a new place', (
       expect(q.stageEnteredMs).toBeGreaterThanOrEqual(pickedUpMs);
       expect(record.events.map((e) => Date.parse(e.timestamp))).toContain(q.stageEnteredMs);
       if (q.stageEnteredMs > pickedUpMs) later++;
+      // A predictor's facts of a record (what a push's promise is scored with) are read the same way;
+      // without place names there is no position and no split.
+      expect(predictorOf(() => null, places).factsOf(record, facts)).toMatchObject({ position, stageEnteredMs: q.stageEnteredMs });
+      expect(queryFactsOf(record, facts)).toMatchObject({ position: null, stageEnteredMs: pickedUpMs });
     }
     expect(later).toBeGreaterThan(10);
   });

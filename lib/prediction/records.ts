@@ -105,17 +105,23 @@ export function deliveredShipmentOf(record: RecordPart, facts: ShipmentFacts, mo
   };
 }
 
-/** Episodes of the records answered most recently: a cached record is answered many times. */
+/**
+ * Episodes of the records answered most recently (a cached record is answered many times): as read
+ * without place names, and split at new places (`splitAtNewPlaces`) where the caller has them.
+ */
 const episodesMemo = new WeakMap<object, StageEpisode[]>();
+const placedEpisodesMemo = new WeakMap<object, StageEpisode[]>();
 
 /** When the shipment entered its current stage (in transit: reached its latest place): the last episode's start, else its latest scan. */
 function stageEnteredMs(record: RecordPart, facts: ShipmentFacts, places?: PlaceLookup): number | null {
-  let episodes = episodesMemo.get(record);
+  const placed = places?.names ? places : null;
+  const memo = placed ? placedEpisodesMemo : episodesMemo;
+  let episodes = memo.get(record);
   if (episodes === undefined) {
     episodes = stageEpisodes(record);
-    const placed = places ? recordPositions(record, places) : null;
-    if (placed) episodes = splitAtNewPlaces(episodes, placed.scans.map((x) => x.ms), placed.positions);
-    episodesMemo.set(record, episodes);
+    const positions = placed ? recordPositions(record, placed) : null;
+    if (positions) episodes = splitAtNewPlaces(episodes, positions.scans.map((x) => x.ms), positions.positions);
+    memo.set(record, episodes);
   }
   const last = episodes[episodes.length - 1];
   if (last && last.stage === facts.stage) return last.enteredMs;
@@ -184,6 +190,8 @@ export interface Predictor {
   predictRecord(record: RecordPart, facts: ShipmentFacts, mode: KeyMode, nowMs: number): Prediction | null;
   /** The same from a cache entry's query facts (no record at hand). */
   predictFacts(query: QueryFacts, facts: ShipmentFacts, mode: KeyMode, nowMs: number): Prediction | null;
+  /** A record's query facts as this predictor's lookups read them (its latest scan placed, its clock split at new places). */
+  factsOf(record: RecordPart, facts: ShipmentFacts): QueryFacts;
   /** P(delivered by the end of IST day `day`) as of `nowMs` (model.ts probabilityBy), null without a prediction. */
   probabilityBy(query: QueryFacts, facts: ShipmentFacts, mode: KeyMode, nowMs: number, day: IstDay): number | null;
 }
@@ -199,6 +207,9 @@ export function predictorOf(model: () => PredictionModel | null, places: PlaceLo
       if (m === null) return null;
       const q = queryOf(record, facts, mode, nowMs, places);
       return q === null ? null : m.predict(q);
+    },
+    factsOf(record, facts) {
+      return queryFactsOf(record, facts, places);
     },
     predictFacts(query, facts, mode, nowMs) {
       const m = model();

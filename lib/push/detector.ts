@@ -107,7 +107,8 @@ export class ChangeDetector {
     const terminal = isTerminal(found);
     const legacyIds = legacyEventIds(poll, record.awb);
     const predictor = this.deps.predictor;
-    const query = queryFactsOf(found.record, found.facts);
+    // Read as the record's own prediction above was (the latest scan placed), so the promise's probability is the same cell's.
+    const query = predictor ? predictor.factsOf(found.record, found.facts) : queryFactsOf(found.record, found.facts);
     const promiseOf: PromiseProbability = (day) => promiseProbabilityOf(predictor, query, found.facts, mode, polledMs, day);
     let published = 0;
     const now = this.deps.clock();
