@@ -91,11 +91,11 @@ export function observationRows(d: DeliveredShipment, awb: string, places: Place
   const observed = observeShipment(d, places, workdays);
   const keys = Object.fromEntries(KEY_COLUMNS.map((c, i) => [c, observed.keys[i] ?? '']));
   const rows: Record<string, unknown>[] = [];
-  for (let i = 0; i < observed.obs.length; i += 3) {
+  for (let i = 0; i < observed.obs.length; i += 2) {
     const o = unpack(observed.obs[i + 1]!);
     rows.push({
       mode: d.mode, carrier: d.carrier, awb, episode: o.episode, bucket: o.bucket, stage: STAGE_LIST[o.stage]!, ...keys,
-      as_of: toClickHouseDateTime(observed.obs[i]! * 1000), daypart: o.daypart, position: o.position, k: o.k, weight: observed.obs[i + 2]!,
+      as_of: toClickHouseDateTime(observed.obs[i]! * 1000), daypart: o.daypart, position: o.position, k: o.k, weight: o.weight,
       delivered_at: toClickHouseDateTime(d.deliveredMs), version: d.deliveredMs,
     });
   }

@@ -162,19 +162,21 @@ function spread(seed: number, i: number, b: number): number {
 }
 
 /**
- * A delivered shipment's observations, computed once: its level keys and, per observation, three
+ * A delivered shipment's observations, computed once: its level keys and, per observation, two
  * numbers: the as-of instant in whole seconds (what ClickHouse's DateTime holds, so both paths see
- * the same instant), a code packing episode, position, stage, bucket, daypart and k (`unpack`), and
- * its weight (WEIGHT_UNIT_MS units of time spent in the bucket).
+ * the same instant) and a code packing its weight (WEIGHT_UNIT_MS units of time spent in the
+ * bucket), episode, position, stage, bucket, daypart and k (`unpack`). Two numbers, not three: the
+ * embedded book keeps every delivered shipment's observations (25 MiB at a million polls with three).
  */
 export interface ObservedShipment {
   keys: readonly (string | null)[];
   deliveredMs: number;
-  /** [asOfS, code, weight] triples. */
+  /** [asOfS, code] pairs. */
   obs: Uint32Array;
 }
 
 export interface Observation {
+  weight: number;
   episode: number;
   position: number;
   stage: number;
@@ -183,9 +185,21 @@ export interface Observation {
   k: number;
 }
 
-const pack = (o: Observation) => ((o.episode << 19) | (o.position << 16) | (o.stage << 12) | (o.bucket << 8) | (o.daypart << 6) | o.k) >>> 0;
+/**
+ * A code's bits, high to low: weight 9 (the longest bucket, 7 days, is 336 units), episode 4, position 3,
+ * stage 4, bucket 4, daypart 2, k 6. Readers of one field mask it (the build reads them in place).
+ */
+const MAX_EPISODES = 16;
+const MAX_WEIGHT = 511;
+const pack = (o: Observation) =>
+  ((o.weight << 23) | (o.episode << 19) | (o.position << 16) | (o.stage << 12) | (o.bucket << 8) | (o.daypart << 6) | o.k) >>> 0;
+/** The weight of a packed observation. */
+export const weightOf = (code: number) => code >>> 23;
 export function unpack(code: number): Observation {
-  return { episode: code >>> 19, position: (code >>> 16) & 7, stage: (code >>> 12) & 15, bucket: (code >>> 8) & 15, daypart: (code >>> 6) & 3, k: code & 63 };
+  return {
+    weight: code >>> 23, episode: (code >>> 19) & 15, position: (code >>> 16) & 7, stage: (code >>> 12) & 15, bucket: (code >>> 8) & 15,
+    daypart: (code >>> 6) & 3, k: code & 63,
+  };
 }
 
 /** The position code after the latest scan at or before `ms` (0, unknown, before the first). */
@@ -209,7 +223,8 @@ export function observeShipment(s: DeliveredShipment, places: PlaceLookup, workd
   const out: number[] = [];
   s.episodes.forEach((e, i) => {
     const stage = STAGE_INDEX.get(e.stage);
-    if (stage === undefined || i > 255) return;
+    // Episodes past the 16th (a journey of many failed attempts) are not learned from.
+    if (stage === undefined || i >= MAX_EPISODES) return;
     const placed = !UNPLACED_STAGES.has(e.stage);
     const end = Math.min(e.leftMs ?? s.deliveredMs, s.deliveredMs);
     for (let b = 0; b < BUCKETS; b++) {
@@ -222,8 +237,8 @@ export function observeShipment(s: DeliveredShipment, places: PlaceLookup, workd
       const asOfMs = asOfS * 1000;
       const k = Math.min(MAX_K, workdays.between(context, dayNumberOf(asOfMs), deliveredDay));
       const position = placed ? positionAt(s, asOfMs) : 0;
-      const weight = Math.max(1, Math.ceil((until - from) / WEIGHT_UNIT_MS));
-      out.push(asOfS, pack({ episode: i, position, stage, bucket: b, daypart: daypartOf(asOfMs), k }), weight);
+      const weight = Math.min(MAX_WEIGHT, Math.max(1, Math.ceil((until - from) / WEIGHT_UNIT_MS)));
+      out.push(asOfS, pack({ weight, episode: i, position, stage, bucket: b, daypart: daypartOf(asOfMs), k }));
     }
   });
   return { keys, deliveredMs: s.deliveredMs, obs: Uint32Array.from(out) };
@@ -730,7 +745,7 @@ export function buildFromObserved(shipments: Iterable<ObservedShipment>, options
       for (let l = 0; l < LEVEL_COUNT; l++) keyIds[l] = shipmentKeyIds[at + l]!;
       detailIds.fill(-1);
       const obs = s.obs;
-      for (let i = 0; i < obs.length; i += 3) {
+      for (let i = 0; i < obs.length; i += 2) {
         const asOfS = obs[i]!;
         if (asOfS < startS || asOfS >= endS) continue;
         const code = obs[i + 1]!;
@@ -746,7 +761,7 @@ export function buildFromObserved(shipments: Iterable<ObservedShipment>, options
           slotIds[l] = id;
         }
         for (let l = 0; l < LEVEL_COUNT; l++) slotIds[DETAIL_LEVELS + l] = keyIds[l]!;
-        visit(slot((code >>> 12) & 15, (code >>> 8) & 15), code, obs[i + 2]!, asOfS < calS);
+        visit(slot((code >>> 12) & 15, (code >>> 8) & 15), code, weightOf(code), asOfS < calS);
       }
     }
   };
