@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { loadCalendar } from '../calendar/index.ts';
+import { DAY_MS, HOUR_MS } from '../time/index.ts';
+import type { StageEpisode } from './episodes.ts';
+import { BUCKET_HOURS, observeShipment, STAGE_LIST, unpack, WEIGHT_UNIT_MS, type DeliveredShipment } from './model.ts';
+import { NO_PLACES } from './types.ts';
+import { WorkdayIndex } from './workdays.ts';
+
+const workdays = new WorkdayIndex(loadCalendar());
+const T = Date.parse('2026-05-04T09:00:00+05:30');
+
+function shipment(episodes: StageEpisode[], deliveredMs: number): DeliveredShipment {
+  return {
+    mode: 'live', carrier: 'delhivery', serviceType: 'surface', originPincode: '110001', destinationPincode: '560001', destinationState: 'KA',
+    deliveredMs, episodes, seed: 7,
+  };
+}
+
+describe('a delivered shipment’s observations, two numbers each', () => {
+  it('packs the weight with the rest: a stay of 25 days in transit weighs each bucket by its time, the last one 7 days', () => {
+    const delivered = T + 25 * DAY_MS + 3 * HOUR_MS;
+    const observed = observeShipment(shipment([{ stage: 'in_transit', enteredMs: T, leftMs: delivered - 3 * HOUR_MS }], delivered), NO_PLACES, workdays);
+    const codes = Array.from({ length: observed.obs.length / 2 }, (_, i) => unpack(observed.obs[2 * i + 1]!));
+    // One observation per bucket (the stay outlasts them all), each bucket's width in half hours.
+    expect(codes.map((c) => c.bucket)).toEqual(BUCKET_HOURS.map((_, b) => b));
+    const widths = BUCKET_HOURS.map((h, b) => ((b + 1 < BUCKET_HOURS.length ? BUCKET_HOURS[b + 1]! : h + 7 * 24) - h) * HOUR_MS / WEIGHT_UNIT_MS);
+    expect(codes.map((c) => c.weight)).toEqual(widths);
+    expect(codes.at(-1)!.weight).toBe(336);
+    expect(new Set(codes.map((c) => c.stage))).toEqual(new Set([STAGE_LIST.indexOf('in_transit')]));
+    // Each as-of lies in its bucket, in whole seconds.
+    codes.forEach((c, i) => expect(observed.obs[2 * i]! * 1000).toBeGreaterThanOrEqual(T + BUCKET_HOURS[c.bucket]! * HOUR_MS - 1000));
+  });
+
+  it('learns from the first 16 episodes of a journey, and numbers them 0 to 15', () => {
+    // Out for delivery and a failed attempt, ten times over: 20 episodes of 6 hours.
+    const episodes: StageEpisode[] = Array.from({ length: 20 }, (_, i) => ({
+      stage: i % 2 === 0 ? 'out_for_delivery' : 'delivery_attempted', enteredMs: T + i * 6 * HOUR_MS, leftMs: T + (i + 1) * 6 * HOUR_MS,
+    }));
+    const observed = observeShipment(shipment(episodes, T + 120 * HOUR_MS), NO_PLACES, workdays);
+    const seen = new Set(Array.from({ length: observed.obs.length / 2 }, (_, i) => unpack(observed.obs[2 * i + 1]!).episode));
+    expect(seen).toEqual(new Set(Array.from({ length: 16 }, (_, i) => i)));
+  });
+});
