@@ -124,9 +124,9 @@ function bump(agg: Int32Array, at: number, by: number): void {
  *
  * Held in columns for the whole book, not in an object per lane: a lane is a number (its key's
  * index), its aggregates a run of AGG numbers; a closure is a slot in typed arrays, chained to the
- * next slot of its lane and to the next slot of the same shipment (by its number, ShipmentNumbers). An object per lane, with its own
- * arrays, sorted blocks and Maps, cost ~1.2 KB a lane: 13 MiB for the seeded history's 10,564 lanes,
- * ~110 MiB at a million polls (heap snapshots of a restart).
+ * next slot of its lane and to the next slot of the same shipment (by its number, ShipmentNumbers).
+ * An object per lane, with its own arrays, sorted blocks and Maps, cost ~1.2 KB a lane: 13 MiB for
+ * the seeded history's 10,564 lanes, ~110 MiB at a million polls (heap snapshots of a restart).
  */
 export class LaneBook implements LaneStatsSource, LaneWindowSource {
   readonly windowDays: number;

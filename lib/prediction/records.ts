@@ -33,18 +33,25 @@ export function positionScansOf(record: Pick<BaseRecord, 'events'>): PositionSca
   return scans;
 }
 
+/** A record's scans placed: each one's instant and the position after it, oldest first. */
+interface PlacedScans {
+  scanMs: number[];
+  positions: Uint8Array;
+}
+
 /** The position after each of a record's scans, oldest first; null without the place names. */
-function recordPositions(record: RecordPart, places: PlaceLookup): { scans: PositionScan[]; positions: Uint8Array } | null {
+function recordPositions(record: RecordPart, places: PlaceLookup): PlacedScans | null {
   if (!places.names) return null;
   const scans = positionScansOf(record);
-  return { scans, positions: scanPositions(scans, record.origin, record.destination, places.names) };
+  return { scanMs: scans.map((x) => x.ms), positions: scanPositions(scans, record.origin, record.destination, places.names) };
 }
+
+const latestOf = (placed: PlacedScans): Position => (placed.positions.length === 0 ? 'unknown' : POSITIONS[placed.positions[placed.positions.length - 1]!]!);
 
 /** Where the latest scan of a record is (null: no place names to read it by). */
 export function latestPositionOf(record: RecordPart, places: PlaceLookup): Position | null {
   const found = recordPositions(record, places);
-  if (!found) return null;
-  return found.positions.length === 0 ? 'unknown' : POSITIONS[found.positions[found.positions.length - 1]!]!;
+  return found ? latestOf(found) : null;
 }
 
 function destinationStateOf(record: RecordPart, places: PlaceLookup): string | null {
@@ -88,11 +95,11 @@ export function deliveredShipmentOf(record: RecordPart, facts: ShipmentFacts, mo
   if (facts.stage !== 'delivered' || facts.terminal_at_ms === null) return null;
   const placed = recordPositions(record, places);
   const staged = stageEpisodes(record);
-  const split = placed ? splitAtNewPlaces(staged, placed.scans.map((x) => x.ms), placed.positions) : staged;
+  const split = placed ? splitAtNewPlaces(staged, placed.scanMs, placed.positions) : staged;
   const episodes = split.filter((e) => e.stage !== 'delivered' && e.enteredMs <= facts.terminal_at_ms!);
   if (episodes.length === 0) return null;
   return {
-    ...(placed ? { scanMs: placed.scans.map((x) => x.ms), scanPositions: placed.positions } : {}),
+    ...(placed ? { scanMs: placed.scanMs, scanPositions: placed.positions } : {}),
     mode,
     carrier: record.carrier,
     serviceType: record.shipment.service_type,
@@ -113,14 +120,12 @@ const episodesMemo = new WeakMap<object, StageEpisode[]>();
 const placedEpisodesMemo = new WeakMap<object, StageEpisode[]>();
 
 /** When the shipment entered its current stage (in transit: reached its latest place): the last episode's start, else its latest scan. */
-function stageEnteredMs(record: RecordPart, facts: ShipmentFacts, places?: PlaceLookup): number | null {
-  const placed = places?.names ? places : null;
+function stageEnteredMs(record: RecordPart, facts: ShipmentFacts, placed: PlacedScans | null): number | null {
   const memo = placed ? placedEpisodesMemo : episodesMemo;
   let episodes = memo.get(record);
   if (episodes === undefined) {
     episodes = stageEpisodes(record);
-    const positions = placed ? recordPositions(record, placed) : null;
-    if (positions) episodes = splitAtNewPlaces(episodes, positions.scans.map((x) => x.ms), positions.positions);
+    if (placed) episodes = splitAtNewPlaces(episodes, placed.scanMs, placed.positions);
     memo.set(record, episodes);
   }
   const last = episodes[episodes.length - 1];
@@ -148,14 +153,16 @@ export interface QueryFacts {
 
 /** The query facts of a record (its stage episodes read once; its latest scan placed when `places` has names). */
 export function queryFactsOf(record: RecordPart, facts: ShipmentFacts, places?: PlaceLookup): QueryFacts {
+  // Placed once: the position and the in-transit clock both read it.
+  const placed = places ? recordPositions(record, places) : null;
   return {
-    position: places ? latestPositionOf(record, places) : null,
+    position: placed ? latestOf(placed) : null,
     carrier: record.carrier,
     serviceType: record.shipment.service_type,
     originPincode: pincodeOf(record.origin),
     destinationPincode: pincodeOf(record.destination),
     carrierDestinationState: record.destination?.state ?? null,
-    stageEnteredMs: stageEnteredMs(record, facts, places),
+    stageEnteredMs: stageEnteredMs(record, facts, placed),
     eddMs: record.estimated_delivery_at === null ? null : Date.parse(record.estimated_delivery_at),
   };
 }
