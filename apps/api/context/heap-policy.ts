@@ -13,11 +13,12 @@
  *
  * A node flag on the command line, not `v8.setFlagsFromString` after start: V8 documents changing
  * flags after start as unsupported, and a flag in the command is visible where the process is
- * started (`npm start` in package.json, the bench's fork). (One exception, measured: the idle release
- * compacts its one collection with `--compact-on-every-full-gc` set around it, lib/process/release-memory.ts;
- * on the command line that flag made every collection under load compact and the process larger.)
- * Used by the embedded default and its bench twin. Not by `npm run api`: with Redis holding the cache its live heap is small, and the
- * extra full GCs cost it ~10 % of its lookups per second (measured side by side).
+ * started (`npm start` in package.json, the bench's fork). One exception, measured: the idle
+ * release compacts its one collection with `--compact-on-every-full-gc` set around it
+ * (lib/process/release-memory.ts); on the command line that flag made every collection under load
+ * compact and the process larger. Used by the embedded default and its bench twin. Not by
+ * `npm run api`: with Redis holding the cache its live heap is small, and the extra full GCs cost
+ * it ~10 % of its lookups per second (measured side by side).
  *
  * And `gc` exposed, so the process can give freed memory back (lib/process/release-memory.ts): V8
  * keeps the pages a collection frees resident, and its memory reducer never ran in this process;

@@ -1,7 +1,7 @@
 /**
  * A child for release-memory.test.ts (run with --expose-gc): fills the old generation with
- * record-sized strings, as the in-process cache does, and lets two of every three die, scattered
- * over every page (what an LRU's evictions leave). Prints, as one JSON line, the old space's
+ * record-sized strings, as the in-process cache does, and lets every other one die, scattered over
+ * every page (what an LRU's evictions leave). Prints, as one JSON line, the old space's
  * committed and used bytes after a plain `gc()` and after releaseFreedMemory, and the release's
  * pause.
  */
