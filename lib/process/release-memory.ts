@@ -35,7 +35,8 @@ export interface OldSpace {
   usedBytes: number;
 }
 
-function oldSpaceNow(): OldSpace {
+/** The old generation now (what the release decides on; its test child reads it too). */
+export function oldSpaceNow(): OldSpace {
   const space = getHeapSpaceStatistics().find((s) => s.space_name === 'old_space');
   return { committedBytes: space?.physical_space_size ?? 0, usedBytes: space?.space_used_size ?? 0 };
 }

@@ -22,7 +22,7 @@ function ephemeralLow(): number {
   }
 }
 
-/** Whether a server can listen on `port` on loopback now (it is closed again at once); 0 asks the kernel for one. */
+/** `port` if a server can listen on it on loopback now (closed again at once), else null; 0 asks the kernel for one. */
 async function listenable(port: number): Promise<number | null> {
   const server = createServer();
   const listening = await new Promise<boolean>((resolve) => server.once('error', () => resolve(false)).listen(port, '127.0.0.1', () => resolve(true)));

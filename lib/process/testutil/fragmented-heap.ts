@@ -6,12 +6,11 @@
  * pause.
  */
 import { performance } from 'node:perf_hooks';
-import { getHeapSpaceStatistics } from 'node:v8';
-import { releaseFreedMemory } from '../release-memory.ts';
+import { oldSpaceNow, releaseFreedMemory } from '../release-memory.ts';
 
 const oldSpace = () => {
-  const space = getHeapSpaceStatistics().find((s) => s.space_name === 'old_space')!;
-  return { committed: space.physical_space_size, used: space.space_used_size };
+  const { committedBytes, usedBytes } = oldSpaceNow();
+  return { committed: committedBytes, used: usedBytes };
 };
 const gc = (globalThis as { gc?: () => void }).gc!;
 
