@@ -7,7 +7,7 @@ import { journeyPoll } from '../testutil/polls.ts';
 import { requireAwb } from '../schemas/index.ts';
 import type { NormalizedShipment } from '../normalize/index.ts';
 import { compactShipment, entryBytes } from './entry.ts';
-import { createMemoryCache } from './memory.ts';
+import { createMemoryCache, FINAL_SHARE } from './memory.ts';
 import { cacheKey, type CachedLookup } from './policy.ts';
 
 const MIB = 2 ** 20;
@@ -62,5 +62,26 @@ describe('embedded tracking cache', () => {
     const restarted = createMemoryCache({ maxBytes: MIB, dir });
     expect(await restarted.get(cacheKey('test', 'delhivery', requireAwb('9100000000000')))).toEqual(first);
     expect(await restarted.get(cacheKey('live', 'delhivery', requireAwb('9100000000000')))).toBeNull();
+  });
+
+  it('keeps delivered records with files to their share of memory, moving ones to the rest, and reads the others back', async () => {
+    const cache = createMemoryCache({ maxBytes: MIB, dir });
+    const awbOf = (prefix: string, i: number) => requireAwb(`${prefix}${String(i).padStart(11, '0')}`);
+    const firstMoving = as(moving, awbOf('95', 0).toString());
+    await cache.set(cacheKey('test', 'delhivery', awbOf('95', 0)), firstMoving, 60_000);
+    for (let i = 0; i < 1_000; i++) await cache.set(cacheKey('test', 'delhivery', awbOf('94', i)), as(delivered, awbOf('94', i)), null);
+    const perDelivered = entryBytes(as(delivered, '9400000000000').shipment);
+    // The delivered flood held no more than its share and did not push the moving record out.
+    expect(cache.held().bytes - entryBytes(firstMoving.shipment)).toBeLessThanOrEqual(MIB * FINAL_SHARE);
+    expect(cache.held().entries).toBeLessThan(2 + (MIB * FINAL_SHARE) / perDelivered);
+    expect(await cache.get(cacheKey('test', 'delhivery', awbOf('95', 0)))).toEqual(firstMoving);
+    // The first delivered ones were let go from memory and come back from their files.
+    const back = await cache.get(cacheKey('test', 'delhivery', awbOf('94', 0)));
+    expect(back?.shipment?.awb).toBe('9400000000000');
+    // A moving record that is delivered later moves to the final share (no second copy in memory).
+    const before = cache.held().entries;
+    await cache.set(cacheKey('test', 'delhivery', awbOf('95', 0)), as(delivered, awbOf('95', 0)), null);
+    expect(cache.held().entries).toBeLessThanOrEqual(before);
+    expect((await cache.get(cacheKey('test', 'delhivery', awbOf('95', 0))))?.shipment?.facts.stage).toBe('delivered');
   });
 });

@@ -8,6 +8,13 @@ import type { TrackingCache } from './types.ts';
 
 /** The in-process cache's bound when none is given (CACHE_MAX_BYTES's default). */
 export const DEFAULT_CACHE_MAX_BYTES = 128 * 2 ** 20;
+/**
+ * The share of the bound that final records (delivered, returned, cancelled) may take in memory
+ * when they also have a file: the rest of them is read back from disk, where the kernel's page
+ * cache keeps the recently read ones without adding to the process's memory. Moving records have
+ * no other copy (evicting one costs a carrier poll), so they get the larger share.
+ */
+export const FINAL_SHARE = 1 / 8;
 
 export interface MemoryCacheOptions {
   /** What the entries may cost in memory (`entryBytes`): least recently used ones go past it. */
@@ -30,7 +37,7 @@ export function embeddedRecordsDir(dataDir: string): string {
 /**
  * In-process cache of compact entries (lib/cache/entry.ts), bounded by bytes. Terminal records
  * are written to `dir` as well, under a hash of the lookup key (256 directories), and read from
- * there when memory no longer holds them. A file is written to a temporary name and renamed, so a
+ * there when memory no longer holds them; in memory they keep to `FINAL_SHARE` of the bound. A file is written to a temporary name and renamed, so a
  * crash leaves a whole file or none; one that cannot be read counts as a miss.
  */
 export interface MemoryCache extends TrackingCache {
@@ -41,12 +48,17 @@ export interface MemoryCache extends TrackingCache {
 export function createMemoryCache(options: MemoryCacheOptions = {}): MemoryCache {
   const maxBytes = options.maxBytes ?? DEFAULT_CACHE_MAX_BYTES;
   const dir = options.dir ?? null;
-  const lru = new LRUCache<string, CachedLookup>({
-    maxSize: maxBytes,
+  const lruOf = (maxSize: number) => new LRUCache<string, CachedLookup>({
+    maxSize,
     // The key string and the LRU's own slots come with every entry.
     sizeCalculation: (entry, key) => entryBytes(entry.shipment) + 2 * key.length + 64,
     ttlAutopurge: false,
   });
+  // Without files, final records have no other copy: one LRU holds every entry.
+  const finalBytes = dir === null ? 0 : Math.floor(maxBytes * FINAL_SHARE);
+  const lru = lruOf(maxBytes - finalBytes);
+  const finalLru = dir === null ? lru : lruOf(finalBytes);
+  const isFinal = (entry: CachedLookup) => entry.shipment !== null && isTerminal(entry.shipment);
   const madeDirs = new Set<string>();
   const pathOf = (key: string) => {
     const hash = createHash('sha1').update(key).digest('hex');
@@ -74,16 +86,19 @@ export function createMemoryCache(options: MemoryCacheOptions = {}): MemoryCache
   };
   return {
     async get(key) {
-      const held = lru.get(key);
+      const held = lru.get(key) ?? finalLru.get(key);
       if (held !== undefined || dir === null) return held ?? null;
       const durable = await readDurable(key);
       // Back in memory: a record asked for once is often asked for again.
-      if (durable) lru.set(key, durable);
+      if (durable) finalLru.set(key, durable);
       return durable;
     },
     async set(key, entry, ttlMs) {
-      lru.set(key, entry, ttlMs === null ? {} : { ttl: ttlMs });
-      if (dir === null || !entry.shipment || !isTerminal(entry.shipment)) return;
+      const final = isFinal(entry);
+      // A key lives in one of the two: a moving record that became final moves over.
+      (final ? lru : finalLru).delete(key);
+      (final ? finalLru : lru).set(key, entry, ttlMs === null ? {} : { ttl: ttlMs });
+      if (dir === null || !final) return;
       try {
         await writeDurable(key, entry);
       } catch (err) {
@@ -91,9 +106,12 @@ export function createMemoryCache(options: MemoryCacheOptions = {}): MemoryCache
         options.onError?.(err);
       }
     },
-    held: () => ({ bytes: lru.calculatedSize, entries: lru.size }),
+    held: () => dir === null
+      ? { bytes: lru.calculatedSize, entries: lru.size }
+      : { bytes: lru.calculatedSize + finalLru.calculatedSize, entries: lru.size + finalLru.size },
     async close() {
       lru.clear();
+      finalLru.clear();
     },
   };
 }
