@@ -67,7 +67,7 @@ describe('embedded tracking cache', () => {
   it('keeps delivered records with files to their share of memory, moving ones to the rest, and reads the others back', async () => {
     const cache = createMemoryCache({ maxBytes: MIB, dir });
     const awbOf = (prefix: string, i: number) => requireAwb(`${prefix}${String(i).padStart(11, '0')}`);
-    const firstMoving = as(moving, awbOf('95', 0).toString());
+    const firstMoving = as(moving, awbOf('95', 0));
     await cache.set(cacheKey('test', 'delhivery', awbOf('95', 0)), firstMoving, 60_000);
     for (let i = 0; i < 1_000; i++) await cache.set(cacheKey('test', 'delhivery', awbOf('94', i)), as(delivered, awbOf('94', i)), null);
     const perDelivered = entryBytes(as(delivered, '9400000000000').shipment);

@@ -37,8 +37,9 @@ export function embeddedRecordsDir(dataDir: string): string {
 /**
  * In-process cache of compact entries (lib/cache/entry.ts), bounded by bytes. Terminal records
  * are written to `dir` as well, under a hash of the lookup key (256 directories), and read from
- * there when memory no longer holds them; in memory they keep to `FINAL_SHARE` of the bound. A file is written to a temporary name and renamed, so a
- * crash leaves a whole file or none; one that cannot be read counts as a miss.
+ * there when memory no longer holds them; in memory they keep to `FINAL_SHARE` of the bound. A
+ * file is written to a temporary name and renamed, so a crash leaves a whole file or none; one
+ * that cannot be read counts as a miss.
  */
 export interface MemoryCache extends TrackingCache {
   /** What the entries held cost by `entryBytes` (never more than the bound), and how many they are. */
