@@ -1,5 +1,5 @@
 /** A typed column of a book held in columns (lanes, delivered shipments, a rebuild's counts). */
-export type Column = Int32Array<ArrayBuffer> | Uint32Array<ArrayBuffer> | Uint8Array<ArrayBuffer> | Float64Array<ArrayBuffer>;
+export type Column = Int32Array<ArrayBuffer> | Uint32Array<ArrayBuffer> | Uint16Array<ArrayBuffer> | Uint8Array<ArrayBuffer> | Float64Array<ArrayBuffer>;
 
 /**
  * `column`, or a copy of it of the same type with room for at least `needed` values: the length

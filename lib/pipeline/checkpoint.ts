@@ -24,7 +24,7 @@ import type { PredictionBookState } from '../prediction/index.ts';
 import type { ShipmentIndexState } from './shipment-index.ts';
 
 /** Bumped whenever the body's shape or what is derived from a poll changes: an older file is rebuilt. */
-export const CHECKPOINT_VERSION = 5;
+export const CHECKPOINT_VERSION = 6;
 const MAGIC = Buffer.from('TRKCKPT\n', 'latin1');
 /** magic, version (u32), CRC-32 of the body (u32), body length (u64). */
 const HEADER_BYTES = MAGIC.length + 4 + 4 + 8;
