@@ -105,7 +105,10 @@ export function pipelineParts(settings: PipelineSettings, c: Connections): Pipel
   let book: PredictionBook | null = null;
   const predictionBook = (): PredictionBook => {
     if (book) return book;
-    const created = new PredictionBook({ ...predictionInputs(), windowDays: settings.laneWindowDays, clock: c.clock, shipments });
+    const created = new PredictionBook({
+      ...predictionInputs(), windowDays: settings.laneWindowDays, clock: c.clock, shipments,
+      onRebuildError: (err) => c.log('error', `prediction model not rebuilt (the last one answers): ${err.message}`),
+    });
     // Rebuilt here only when this process's own normalizer feeds it (with Kafka the normalizer app rebuilds in ClickHouse).
     if (!c.kafka) created.start(settings.predictionRebuildMs);
     c.onClose(() => created.stop());

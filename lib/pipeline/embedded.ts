@@ -15,7 +15,7 @@ import type { PredictionBook } from '../prediction/index.ts';
 import { createProgress } from '../progress/index.ts';
 import { pollLogPath, type PositionedPoll, type ReadOptions } from '../store/poll-log.ts';
 import {
-  checkpointPath, encodeCheckpoint, fingerprintOf, logMismatch, markOfLog, readCheckpoint, writeCheckpoint, type CheckpointState,
+  checkpointPath, encodeCheckpoint, fingerprintOf, logMismatch, markOfLog, readCheckpoint, writeCheckpoint, type CheckpointToWrite,
 } from './checkpoint.ts';
 import { ShipmentIndex } from './shipment-index.ts';
 
@@ -92,7 +92,10 @@ async function loadCheckpoint(
   const mismatch = state.fingerprint !== derivedUnder
     ? 'derived under other mapping rules, places, calendar or window'
     : await logMismatch(logPath, state.log);
-  if (mismatch !== null) return { from: 0, reason: mismatch };
+  if (mismatch !== null) {
+    if ('release' in state.predictions.rows) state.predictions.rows.release();
+    return { from: 0, reason: mismatch };
+  }
   try {
     books.index.importState(state.index);
     books.lanes.importState(state.lanes);
@@ -148,14 +151,15 @@ export async function openEmbeddedPipeline(options: EmbeddedPipelineOptions): Pr
   const writeNow = async () => {
     // Taken in one synchronous step: no poll is handled between the offset and the state.
     const offset = covered();
-    const state: Omit<CheckpointState, 'log'> = {
-      fingerprint: derivedUnder, writtenAtMs: clock(),
-      index: index.exportState(), lanes: lanes.exportState(), predictions: predictions.exportState(),
+    const exported = predictions.exportState();
+    const state: Omit<CheckpointToWrite, 'log'> = {
+      fingerprint: derivedUnder, writtenAtMs: clock(), index: index.exportState(), lanes: lanes.exportState(), predictions: exported,
     };
     // The lines up to the offset are in the file before they are hashed and the checkpoint names them.
     await pollLog.flush();
     const bytes = encodeCheckpoint({ ...state, log: await markOfLog(logPath, offset) });
-    await writeCheckpoint(dataDir, bytes);
+    // The book's delivered rows are read back from the file from now on, not held in memory.
+    predictions.storedAs(exported.rows, await writeCheckpoint(dataDir, bytes));
   };
   const checkpoint = async (): Promise<void> => {
     while (writing) await writing.catch(() => undefined);

@@ -1,3 +1,4 @@
+import { deserialize, serialize } from 'node:v8';
 import { ShipmentNumbers } from '../compact/shipment-numbers.ts';
 import { describe, expect, it } from 'vitest';
 import { loadCalendar } from '../calendar/index.ts';
@@ -8,7 +9,7 @@ import { historyPolls } from '../sandbox/history.ts';
 import type { CarrierPoll } from '../schemas/index.ts';
 import { product } from '../testutil/product.ts';
 import { DAY_MS } from '../time/index.ts';
-import { PredictionBook } from './book.ts';
+import { PredictionBook, type DeliveredRowsState, type StoredRows } from './book.ts';
 import { LEVEL_COUNT } from './model.ts';
 import { placeLookupOf } from './places.ts';
 import { WorkdayIndex } from './workdays.ts';
@@ -50,14 +51,14 @@ describe('the prediction book', () => {
     fed(book, polls);
     const state = book.exportState();
     expect(delivered.size).toBeGreaterThan(500);
-    expect(state.shipments.length).toBe(delivered.size);
-    expect(new Set(Array.from(state.shipments, (number) => book.shipments.key(number)))).toEqual(delivered);
-    expect(state.keyRefs.length).toBe(state.shipments.length * LEVEL_COUNT);
-    expect(state.obsEnds.at(-1)).toBe(state.obs.length);
+    expect(state.rows.shipments.length).toBe(delivered.size);
+    expect(new Set(Array.from(state.rows.shipments, (number) => book.shipments.key(number)))).toEqual(delivered);
+    expect(state.rows.keyRefs.length).toBe(state.rows.shipments.length * LEVEL_COUNT);
+    expect(state.rows.obsEnds.at(-1)).toBe(state.rows.obs.length);
     // Written over, the observations are packed again on export: each shipment's once.
     const once = bookAt(END_MS);
     fed(once, polls);
-    expect(once.exportState().obs).toEqual(state.obs);
+    expect(once.exportState().rows.obs).toEqual(state.rows.obs);
 
     const model = book.rebuild();
     // A fresh book sharing the numbering (a checkpoint restores the shipment index's first).
@@ -84,11 +85,70 @@ describe('the prediction book', () => {
     const polls = await history(300);
     const book = bookAt(END_MS + 200 * DAY_MS);
     fed(book, polls);
-    expect(book.exportState().shipments.length).toBeGreaterThan(50);
+    expect(book.exportState().rows.shipments.length).toBeGreaterThan(50);
     book.rebuild();
-    const state = book.exportState();
-    expect(state.shipments.length).toBe(0);
-    expect(state.obs.length).toBe(0);
-    expect(state.levelKeys).toEqual([]);
+    const { rows } = book.exportState();
+    expect(rows.shipments.length).toBe(0);
+    expect(rows.obs.length).toBe(0);
+    expect(rows.levelKeys).toEqual([]);
+  });
+
+  /** Rows "stored" as a checkpoint stores them (a serialized copy), counting reads and releases. */
+  function storedCopy(rows: DeliveredRowsState, fail = false) {
+    const bytes = serialize(rows);
+    const counts = { reads: 0, releases: 0 };
+    const stored: StoredRows = {
+      read: () => {
+        counts.reads++;
+        if (fail) throw new Error('cannot read them back');
+        return deserialize(bytes) as DeliveredRowsState;
+      },
+      release: () => { counts.releases++; },
+    };
+    return { stored, counts };
+  }
+
+  it('lets exported rows go once stored, reads them back at the next rebuild with those added since in place, and answers as a book that kept them', async () => {
+    const polls = await history(1500);
+    const half = Math.floor(polls.length / 2);
+    const kept = bookAt(END_MS);
+    fed(kept, polls);
+    const book = bookAt(END_MS, kept.shipments);
+    fed(book, polls.slice(0, half));
+    const exported = book.exportState();
+    const { stored, counts } = storedCopy(exported.rows);
+    book.storedAs(exported.rows, stored);
+    // The second half: new shipments, and shipments of the first half delivered or polled again.
+    fed(book, polls.slice(half));
+    expect(counts.reads).toBe(0);
+    const model = book.rebuild();
+    expect(counts).toEqual({ reads: 1, releases: 1 });
+    expect(model.summary).toEqual(kept.rebuild().summary);
+    expect(book.exportState()).toEqual(kept.exportState());
+
+    // An export whose rows a rebuild replaced before they were stored: the store is let go, the newer rows kept.
+    const late = book.exportState();
+    book.rebuild();
+    const stale = storedCopy(late.rows);
+    book.storedAs(late.rows, stale.stored);
+    expect(stale.counts).toEqual({ reads: 0, releases: 1 });
+    expect(book.exportState()).toEqual(kept.exportState());
+  });
+
+  it('keeps answering with its last model when a timed rebuild cannot read its stored rows back, and says so', async () => {
+    const polls = await history(300);
+    const errors: Error[] = [];
+    let now = END_MS;
+    const book = new PredictionBook({ places, workdays, windowDays: 90, clock: () => now, onRebuildError: (err) => errors.push(err) });
+    fed(book, polls);
+    const model = book.rebuild();
+    const exported = book.exportState();
+    book.storedAs(exported.rows, storedCopy(exported.rows, true).stored);
+    // A model older than the interval: start() rebuilds at once.
+    now += DAY_MS;
+    book.start(60_000);
+    book.stop();
+    expect(errors.map((e) => e.message)).toEqual(['cannot read them back']);
+    expect(book.model()).toBe(model);
   });
 });

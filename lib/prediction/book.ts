@@ -24,6 +24,8 @@ export interface PredictionBookOptions {
   clock?: () => number;
   /** The shipments' numbering, shared with the embedded pipeline's shipment index; default: the book's own. */
   shipments?: ShipmentNumbers;
+  /** Told when a timed rebuild fails (the last model stays); default: a process warning. */
+  onRebuildError?: (err: Error) => void;
 }
 
 /** `/v1/estimate`'s reading of the current model (estimate.ts). */
@@ -37,22 +39,44 @@ function* stateKeysOf(shipments: Iterable<ObservedShipment>): Generator<string |
 }
 
 /**
- * A book as a checkpoint keeps it (lib/pipeline/checkpoint.ts): per delivered shipment its number
- * (in the book's numbering, which the checkpoint keeps with the shipment index), its
- * LEVEL_COUNT level keys (indexes into `levelKeys`, -1 for none), its delivery instant and its
- * observations (one array for all, `obsEnds` where each shipment's end); and the model last built
- * with the states it served, so a restart answers at once and rebuilds on its timer.
+ * The delivered shipments as a checkpoint keeps them: per shipment its number (in the book's
+ * numbering, which the checkpoint keeps with the shipment index), its LEVEL_COUNT level keys
+ * (indexes into `levelKeys`, -1 for none), its delivery instant and its observations (one array
+ * for all, `obsEnds` where each shipment's end).
  */
-export interface PredictionBookState {
+export interface DeliveredRowsState {
   shipments: Uint32Array;
   levelKeys: string[];
   keyRefs: Int32Array;
   deliveredMs: Float64Array;
   obsEnds: Uint32Array;
   obs: Uint32Array;
+}
+
+/**
+ * Delivered rows held outside the process (the checkpoint file they were written to), read back
+ * when a rebuild or an export needs them: only a rebuild reads a row, so between rebuilds the
+ * process holds none of them (at a million polls their columns were ~35 MiB of a restart's RSS).
+ */
+export interface StoredRows {
+  /** The rows; throws when they cannot be read back whole. */
+  read(): DeliveredRowsState;
+  /** Called once the book no longer needs them (the file may then be let go). */
+  release(): void;
+}
+
+/**
+ * A book as a checkpoint keeps it: the delivered rows (in columns, or stored outside the process
+ * after a load) and the model last built with the states it served, so a restart answers at once
+ * and rebuilds on its timer.
+ */
+export interface PredictionBookState {
+  rows: DeliveredRowsState | StoredRows;
   model: PredictionModelState | null;
   served: string[];
 }
+
+const isStored = (rows: DeliveredRowsState | StoredRows): rows is StoredRows => 'read' in rows;
 
 /**
  * The delivered shipments in book-wide columns, a row each: its LEVEL_COUNT level keys (indexes into
@@ -130,10 +154,29 @@ class DeliveredRows {
     return out;
   }
 
-  /** A row per exported shipment; the arrays are copied (they may be views of a whole checkpoint file). */
-  static fromState(state: PredictionBookState): DeliveredRows {
-    const rows = new DeliveredRows();
+  /** The rows as columns cut to their length (copies: the rows may change afterwards). */
+  state(): DeliveredRowsState {
+    const count = this.count;
+    return {
+      shipments: this.shipments.slice(0, count), levelKeys: this.levelKeys.slice(), keyRefs: this.keyRefs.slice(0, count * LEVEL_COUNT),
+      deliveredMs: this.deliveredMs.slice(0, count), obsEnds: this.obsEnd.slice(0, count), obs: this.obs.slice(0, this.obsUsed),
+    };
+  }
+
+  /**
+   * A row per exported shipment (each numbered below `numbered`); the arrays are copied (they may
+   * be views of a whole checkpoint file).
+   */
+  static fromState(state: DeliveredRowsState, numbered: number): DeliveredRows {
     const count = state.shipments.length;
+    if (state.shipments.some((number) => number >= numbered)) {
+      throw new Error(`prediction book state: a shipment is not numbered (${numbered} are)`);
+    }
+    if (state.keyRefs.length !== count * LEVEL_COUNT || state.deliveredMs.length !== count || state.obsEnds.length !== count
+      || (count > 0 && state.obsEnds[count - 1] !== state.obs.length)) {
+      throw new Error('prediction book state: columns differ in length');
+    }
+    const rows = new DeliveredRows();
     rows.count = count;
     rows.shipments = state.shipments.slice();
     rows.rowOf = new Uint32Array(rows.shipments.reduce((most, number) => Math.max(most, number + 1), 0));
@@ -152,7 +195,13 @@ class DeliveredRows {
 }
 
 export class PredictionBook {
-  /** Each delivered shipment's observations, computed once when it is added. */
+  /**
+   * The delivered shipments as of the last export or load (in memory, or stored outside the process
+   * once a checkpoint holds them: `storedAs`), null for none; `rows` holds those added since, each
+   * in place of its shipment's row in the base when it has one. Each row's observations are computed
+   * once, when it is added.
+   */
+  private base: DeliveredRows | StoredRows | null = null;
   private rows = new DeliveredRows();
   private current: PredictionModel;
   /** Destination states each carrier delivered into in the window, as of the last rebuild (served.ts). */
@@ -187,13 +236,31 @@ export class PredictionBook {
     this.rows.put(numbered, observeShipment(d, this.options.places, this.options.workdays));
   }
 
+  /** Every delivered shipment's row: the base (read back when stored) with those added since in place. */
+  private merged(): DeliveredRows {
+    const base = this.base;
+    if (base === null) return this.rows;
+    if (base instanceof DeliveredRows && this.rows.count === 0) return base;
+    const all = base instanceof DeliveredRows ? base.kept(() => true) : DeliveredRows.fromState(base.read(), this.shipments.size);
+    for (let row = 0; row < this.rows.count; row++) all.put(this.rows.shipments[row]!, this.rows.shipment(row));
+    return all;
+  }
+
+  /** `rows` become the base (the stored one, if any, is let go) and none are added since. */
+  private restOn(rows: DeliveredRows): void {
+    if (this.base !== null && !(this.base instanceof DeliveredRows)) this.base.release();
+    this.base = rows;
+    this.rows = new DeliveredRows();
+  }
+
   /** Rebuilds the model now; shipments delivered before the window are forgotten. */
   rebuild(): PredictionModel {
     const now = this.clock();
     const oldest = now - this.options.windowDays * DAY_MS;
+    const all = this.merged();
     // Packed afresh: keys of shipments gone from the window and observations written over do not stay.
-    const rows = this.rows.kept((row) => this.rows.deliveredMs[row]! >= oldest);
-    this.rows = rows;
+    const rows = all.kept((row) => all.deliveredMs[row]! >= oldest);
+    this.restOn(rows);
     const shipments = Array.from({ length: rows.count }, (_, row) => rows.shipment(row));
     // keys[1] is the state-pair level's key (model.ts levelKeys).
     this.served = ServedStates.fromStateKeys(stateKeysOf(shipments));
@@ -214,29 +281,40 @@ export class PredictionBook {
     };
   }
 
-  /** The delivered shipments' observations, the model and its served states, in columns (packed). */
-  exportState(): PredictionBookState {
-    const rows = this.rows.kept(() => true);
-    const count = rows.count;
-    return {
-      shipments: rows.shipments.slice(0, count), levelKeys: rows.levelKeys, keyRefs: rows.keyRefs.slice(0, count * LEVEL_COUNT),
-      deliveredMs: rows.deliveredMs.slice(0, count), obsEnds: rows.obsEnd.slice(0, count), obs: rows.obs.slice(0, rows.obsUsed),
-      model: this.built ? this.current.exportState() : null, served: this.served.entries(),
-    };
+  /**
+   * The delivered shipments' observations, the model and its served states, in columns (packed).
+   * The rows exported become the base, so that `storedAs` can let them go once a file holds them.
+   */
+  exportState(): PredictionBookState & { rows: DeliveredRowsState } {
+    const rows = this.merged().kept(() => true);
+    this.restOn(rows);
+    const state = rows.state();
+    this.exportedFrom.set(state, rows);
+    return { rows: state, model: this.built ? this.current.exportState() : null, served: this.served.entries() };
   }
 
-  /** Takes back an exported state into this (empty) book. */
+  /** Each export's rows, to the base they were taken from (`storedAs` checks it is still the base). */
+  private readonly exportedFrom = new WeakMap<DeliveredRowsState, DeliveredRows>();
+
+  /**
+   * `exported` (the rows of an export) are now held by `stored` (the checkpoint written with them):
+   * the book lets its copy go and reads them back from there when it needs them. When a rebuild or
+   * another export came between, its rows are newer: `stored` is released and the copy kept.
+   */
+  storedAs(exported: DeliveredRowsState, stored: StoredRows): void {
+    const rows = this.exportedFrom.get(exported);
+    if (rows === undefined || this.base !== rows) {
+      stored.release();
+      return;
+    }
+    this.base = stored;
+  }
+
+  /** Takes back an exported state into this (empty) book; stored rows are read back at the next rebuild or export. */
   importState(state: PredictionBookState): void {
-    if (this.rows.count > 0) throw new Error('prediction book state: import into an empty book only');
-    const count = state.shipments.length;
-    if (state.shipments.some((number) => number >= this.shipments.size)) {
-      throw new Error(`prediction book state: a shipment is not numbered (${this.shipments.size} are)`);
-    }
-    if (state.keyRefs.length !== count * LEVEL_COUNT || state.deliveredMs.length !== count || state.obsEnds.length !== count
-      || (count > 0 && state.obsEnds[count - 1] !== state.obs.length)) {
-      throw new Error('prediction book state: columns differ in length');
-    }
-    this.rows = DeliveredRows.fromState(state);
+    const empty = this.rows.count === 0 && (this.base === null || (this.base instanceof DeliveredRows && this.base.count === 0));
+    if (!empty) throw new Error('prediction book state: import into an empty book only');
+    this.base = isStored(state.rows) ? state.rows : DeliveredRows.fromState(state.rows, this.shipments.size);
     if (state.model) {
       this.current = PredictionModel.fromState(state.model, this.options.places, this.options.workdays);
       this.served = ServedStates.of(state.served);
@@ -262,16 +340,24 @@ export class PredictionBook {
     this.stop();
     const age = this.clock() - this.current.modelAtMs;
     const wait = this.built && age >= 0 ? intervalMs - age : 0;
+    // A failed rebuild (stored rows that cannot be read back) keeps the last model; the next one tries again.
+    const rebuild = () => {
+      try {
+        this.rebuild();
+      } catch (err) {
+        (this.options.onRebuildError ?? ((e: Error) => process.emitWarning(e)))(err as Error);
+      }
+    };
     const every = () => {
-      this.timer = setInterval(() => this.rebuild(), intervalMs);
+      this.timer = setInterval(rebuild, intervalMs);
       this.timer.unref();
     };
     if (wait <= 0) {
-      this.rebuild();
+      rebuild();
       every();
       return;
     }
-    this.timer = setTimeout(() => { this.rebuild(); every(); }, wait);
+    this.timer = setTimeout(() => { rebuild(); every(); }, wait);
     this.timer.unref();
   }
 
