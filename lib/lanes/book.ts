@@ -4,6 +4,7 @@ import { laneClosureOf, type LaneClosure, type LaneOutcome } from './closure.ts'
 import { withRoom } from '../compact/columns.ts';
 import { ownString } from '../compact/own-string.ts';
 import { ShipmentNumbers } from '../compact/shipment-numbers.ts';
+import { ReasonCounts } from './reason-counts.ts';
 import { SortedNumbers } from './sorted.ts';
 import type { LaneStats, LaneStatsSource } from './types.ts';
 import { DEFAULT_WINDOW_DAYS, laneParts, p50Of, p90Of, windowStartS, type WindowedLaneStats } from './window.ts';
@@ -146,7 +147,7 @@ export class LaneBook implements LaneStatsSource, LaneWindowSource {
   private laneTail = new Uint32Array(0);
   private laneSize = new Uint32Array(0);
   /** Counted failed attempts by reason, for lanes that have some. */
-  private readonly reasons = new Map<number, Map<string, number>>();
+  private readonly reasons = new ReasonCounts();
   /** Lanes past SORTED_FROM closures: their counted transit times, sorted, and their figures as last built. */
   private readonly sorted = new Map<number, SortedNumbers>();
   private readonly built = new Map<number, WindowedLaneStats>();
@@ -296,11 +297,7 @@ export class LaneBook implements LaneStatsSource, LaneWindowSource {
       if (untri((flags >> 4) & 3) === 1) bump(agg, at + FIRST_ATTEMPT, sign);
     } else if (outcome === 1) bump(agg, at + RETURNED, sign);
     for (const r of this.reasonLists[this.ndrRef[slot]!]!) {
-      let reasons = this.reasons.get(lane);
-      if (!reasons) this.reasons.set(lane, (reasons = new Map()));
-      const left = (reasons.get(r) ?? 0) + sign;
-      if (left === 0) reasons.delete(r);
-      else reasons.set(r, left);
+      this.reasons.add(lane, r, sign);
       bump(agg, at + FAILED, sign);
     }
     this.flags[slot] = sign === 1 ? flags | COUNTED : flags & ~COUNTED;
@@ -387,7 +384,7 @@ export class LaneBook implements LaneStatsSource, LaneWindowSource {
       valueAt = (i) => times[i]!;
     }
     const rate = (part: number, whole: number) => (whole === 0 ? null : part / whole);
-    const reasons = this.reasons.get(lane);
+    const reasons = this.reasons.of(lane);
     const failed = agg[at + FAILED]!;
     return {
       lane: key,
@@ -401,7 +398,7 @@ export class LaneBook implements LaneStatsSource, LaneWindowSource {
       first_attempt_rate: rate(agg[at + FIRST_ATTEMPT]!, agg[at + DELIVERED]!),
       rto_rate: rate(agg[at + RETURNED]!, agg[at + DELIVERED]! + agg[at + RETURNED]!),
       failed_attempts: failed,
-      ndr_reasons: [...(reasons?.keys() ?? [])].sort().map((reason) => ({ reason, share: reasons!.get(reason)! / failed })),
+      ndr_reasons: reasons.map(([reason, count]) => ({ reason, share: count / failed })),
     };
   }
 
