@@ -186,23 +186,28 @@ export class LaneBook implements LaneStatsSource, LaneWindowSource {
     return windowStartS(Math.floor(nowMs / 1000), this.windowDays);
   }
 
-  private laneFor(key: string): number {
+  /** The lane of `key`, a new one when first seen; `flat`: the key is a string of its own already (a checkpoint's). */
+  private laneFor(key: string, flat = false): number {
     const known = this.laneIds.get(key);
     if (known !== undefined) return known;
     const lane = this.laneKeys.length;
-    const n = lane + 1;
-    this.agg = withRoom(this.agg, n * AGG);
-    this.oldestCountedS = withRoom(this.oldestCountedS, n);
-    this.lastSweptMs = withRoom(this.lastSweptMs, n);
-    this.laneHead = withRoom(this.laneHead, n);
-    this.laneTail = withRoom(this.laneTail, n);
-    this.laneSize = withRoom(this.laneSize, n);
+    this.growLanes(lane + 1);
     this.oldestCountedS[lane] = Infinity;
     this.lastSweptMs[lane] = -Infinity;
-    const own = ownString(key);
+    const own = flat ? key : ownString(key);
     this.laneKeys.push(own);
     this.laneIds.set(own, lane);
     return lane;
+  }
+
+  /** Room in every lane column for `lanes` lanes. */
+  private growLanes(lanes: number): void {
+    this.agg = withRoom(this.agg, lanes * AGG);
+    this.oldestCountedS = withRoom(this.oldestCountedS, lanes);
+    this.lastSweptMs = withRoom(this.lastSweptMs, lanes);
+    this.laneHead = withRoom(this.laneHead, lanes);
+    this.laneTail = withRoom(this.laneTail, lanes);
+    this.laneSize = withRoom(this.laneSize, lanes);
   }
 
   /** Room in every closure column for `slots` slots. */
@@ -468,30 +473,45 @@ export class LaneBook implements LaneStatsSource, LaneWindowSource {
       || state.laneEnds.length !== state.lanes.length || (state.lanes.length > 0 && state.laneEnds[state.lanes.length - 1] !== total)) {
       throw new Error('lane book state: columns differ in length');
     }
-    // The columns at their final size at once (no doubling slack).
+    // The columns at their final size at once (no doubling slack), the closures in the state's
+    // order (lane after lane) as slots 0…total-1, their columns copied whole: a slot at a time
+    // through newSlot was most of a million-poll restart's checkpoint load.
     this.growSlots(total);
-    const reasonsAt = new Map<number, readonly string[]>();
-    state.ndrAt.forEach((at, i) => reasonsAt.set(at, state.ndrReasons[i]!));
-    const startS = this.windowStartS(this.clock());
+    this.growLanes(state.lanes.length);
+    this.firstSlot = withRoom(this.firstSlot, this.shipments.size);
+    this.shipmentOf.set(state.shipments);
+    this.closedAt.set(state.closedAtS);
+    this.transit.set(state.transit);
+    this.version.set(state.version);
+    this.flags.set(state.flags);
+    this.ndrRef.fill(0, 0, total);
+    state.ndrAt.forEach((at, i) => { this.ndrRef[at] = this.reasonListOf(state.ndrReasons[i]!); });
+    this.slots = total;
     let from = 0;
     state.lanes.forEach((key, l) => {
       const to = state.laneEnds[l]!;
-      const lane = this.laneFor(key);
-      for (let i = from; i < to; i++) {
-        const shipment = state.shipments[i]!;
+      const lane = this.laneFor(key, true);
+      if (this.laneSize[lane] !== 0) throw new Error(`lane book state: lane ${key} twice`);
+      if (to > from) {
+        this.laneHead[lane] = from + 1;
+        this.laneTail[lane] = to;
+        this.laneSize[lane] = to - from;
+      }
+      for (let slot = from; slot < to; slot++) {
+        const shipment = state.shipments[slot]!;
         if (shipment >= this.shipments.size) throw new Error(`lane book state: shipment ${shipment} is not numbered (${this.shipments.size} are)`);
         if (this.slotOf(lane, shipment) !== undefined) throw new Error(`lane book state: ${this.shipments.key(shipment)} twice in lane ${key}`);
-        const slot = this.newSlot(lane, shipment);
-        this.closedAt[slot] = state.closedAtS[i]!;
-        this.transit[slot] = state.transit[i]!;
-        this.version[slot] = state.version[i]!;
-        this.flags[slot] = state.flags[i]!;
-        const reasons = reasonsAt.get(i);
-        if (reasons) this.ndrRef[slot] = this.reasonListOf(reasons);
-        this.countIfInside(slot, startS);
+        this.laneOf[slot] = lane;
+        this.nextInLane[slot] = slot + 1 < to ? slot + 2 : 0;
+        this.nextSameShipment[slot] = this.firstSlot[shipment]!;
+        this.firstSlot[shipment] = slot + 1;
       }
       from = to;
     });
+    const startS = this.windowStartS(this.clock());
+    for (let slot = 0; slot < total; slot++) this.countIfInside(slot, startS);
+    // Lanes past SORTED_FROM keep their counted transit times sorted, as newSlot would have made them.
+    for (let lane = 0; lane < this.laneKeys.length; lane++) if (this.laneSize[lane]! > SORTED_FROM) this.sortLane(lane);
   }
 
   /** Every closure held (inside the window or not), rebuilt from the columns. */
