@@ -45,10 +45,26 @@ describe('one numbering of shipments', () => {
     expect(() => again.importState(numbers.exportState())).toThrow(/empty/);
   });
 
-  it('refuses a state it could not have written: a key twice, ends past the bytes or going backwards', () => {
-    const bytes = new TextEncoder().encode('live:dtdc:Alive:dtdc:A');
-    expect(() => new ShipmentNumbers().importState({ bytes, ends: Uint32Array.of(11, 22) })).toThrow(/live:dtdc:A twice/);
-    expect(() => new ShipmentNumbers().importState({ bytes, ends: Uint32Array.of(11, 30) })).toThrow(/differ in length/);
-    expect(() => new ShipmentNumbers().importState({ bytes, ends: Uint32Array.of(11, 5, 22) })).toThrow(/backwards/);
+  it('refuses a state it could not have written: a key twice, ends past the bytes or going backwards, a prefix not named', () => {
+    // Keys as the numbering writes them: the prefix's number (two bytes, little-endian), then the AWB.
+    const key = (prefix: number, awb: string) => [prefix, 0, ...new TextEncoder().encode(awb)];
+    const bytes = Uint8Array.from([...key(0, 'A'), ...key(0, 'A')]);
+    const prefixes = ['live:dtdc:'];
+    expect(() => new ShipmentNumbers().importState({ prefixes, bytes, ends: Uint32Array.of(3, 6) })).toThrow(/live:dtdc:A twice/);
+    expect(() => new ShipmentNumbers().importState({ prefixes, bytes, ends: Uint32Array.of(3, 30) })).toThrow(/differ in length/);
+    expect(() => new ShipmentNumbers().importState({ prefixes, bytes, ends: Uint32Array.of(3, 2, 6) })).toThrow(/backwards/);
+    const other = Uint8Array.from([...key(0, 'A'), ...key(1, 'B')]);
+    expect(() => new ShipmentNumbers().importState({ prefixes, bytes: other, ends: Uint32Array.of(3, 6) })).toThrow(/key 1 has no prefix/);
+  });
+
+  it('holds a key in two bytes more than its AWB, the mode:carrier: prefix written once', () => {
+    const numbers = new ShipmentNumbers();
+    for (let i = 0; i < 1000; i++) numbers.numberOf(i % 2 ? 'test' : 'live', i % 3 ? 'delhivery' : 'xpressbees', `AWB${i}`);
+    const { prefixes, bytes } = numbers.exportState();
+    expect(prefixes.sort()).toEqual(['live:delhivery:', 'live:xpressbees:', 'test:delhivery:', 'test:xpressbees:']);
+    const awbBytes = Array.from({ length: 1000 }, (_, i) => `AWB${i}`.length).reduce((a, b) => a + b, 0);
+    expect(bytes.length).toBe(awbBytes + 2 * 1000);
+    expect(numbers.key(998)).toBe('live:delhivery:AWB998');
+    expect(numbers.numberOfKeyed('test:xpressbees:AWB999')).toBe(999);
   });
 });
