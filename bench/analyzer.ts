@@ -16,7 +16,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { HEAP_POLICY_FLAGS } from '../apps/api/context/heap-policy.ts';
+import { HEAP_POLICY_FLAGS, withMallocPolicy } from '../apps/api/context/heap-policy.ts';
 import { buildApp } from '../apps/api/app.ts';
 import { createApiRuntime } from '../apps/api/context/runtime.ts';
 import { buildReport, type AnalyzedShipment, type NetworkLaneFigures } from '../lib/analyzer/index.ts';
@@ -136,7 +136,7 @@ const CHILD_FLAG = 'BENCH_ANALYZER_CHILD';
 function endToEndInChild(): Promise<BenchResult[]> {
   return new Promise((resolve, reject) => {
     const child = fork(fileURLToPath(import.meta.url), [], {
-      env: { ...process.env, [CHILD_FLAG]: '1' },
+      env: withMallocPolicy({ ...process.env, [CHILD_FLAG]: '1' }),
       execArgv: [...HEAP_POLICY_FLAGS],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });

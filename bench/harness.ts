@@ -7,7 +7,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { HEAP_POLICY_FLAGS } from '../apps/api/context/heap-policy.ts';
+import { HEAP_POLICY_FLAGS, withMallocPolicy } from '../apps/api/context/heap-policy.ts';
 import { withoutProjectEnv } from '../lib/config/index.ts';
 import type { ChildMessage, CpuMessage, MemoryMessage, ReadyMessage } from './servers/protocol.ts';
 import * as redisClusterService from '../test/services/redis-cluster.ts';
@@ -52,8 +52,8 @@ function nextMessage<T extends ChildMessage['type']>(child: ChildProcess, type: 
 export async function startServer(name: string, script: string, env: NodeJS.ProcessEnv, profileDir: string | null): Promise<Server> {
   const child = fork(join(SERVERS_DIR, script), [], {
     cwd: REPO_ROOT,
-    env,
-    // The embedded default's heap policy, as npm start passes it (not with Redis: apps/api/context/heap-policy.ts).
+    // The embedded default's heap and malloc policy, as npm start passes them (not with Redis: apps/api/context/heap-policy.ts).
+    env: env.REDIS_URL ? env : withMallocPolicy(env),
     execArgv: [...(env.REDIS_URL ? [] : HEAP_POLICY_FLAGS), '--expose-gc', ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])],
     // Logs (the API's default level writes a line per request) go where a deployment's would not
     // be read back by this process: /dev/null. Errors still show.

@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { withoutProjectEnv } from '../lib/config/index.ts';
 import { freePort } from '../lib/testutil/ports.ts';
 import { COMPILE_CACHE_FLAGS } from '../lib/process/start-flags.ts';
-import { HEAP_POLICY_FLAGS } from '../apps/api/context/heap-policy.ts';
+import { HEAP_POLICY_FLAGS, withMallocPolicy } from '../apps/api/context/heap-policy.ts';
 import { loadCalendar } from '../lib/calendar/index.ts';
 import { loadNetworkConfig } from '../lib/network/config.ts';
 import { loadPlaces } from '../lib/places/index.ts';
@@ -73,7 +73,7 @@ async function startOnce(leg: Leg, dataDir: string, boundMs = 120_000): Promise<
   const port = await freePort();
   const started = performance.now();
   const child = spawn(process.execPath, [...HEAP_POLICY_FLAGS, ...COMPILE_CACHE_FLAGS, ...leg.loaderArgs, 'apps/embedded/main.ts'], {
-    cwd: REPO_ROOT, env: { ...withoutProjectEnv(process.env), DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'inherit'],
+    cwd: REPO_ROOT, env: withMallocPolicy({ ...withoutProjectEnv(process.env), DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn' }), stdio: ['ignore', 'ignore', 'inherit'],
   });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   try {

@@ -108,7 +108,7 @@ describe('the prediction book', () => {
     return { stored, counts };
   }
 
-  it('lets exported rows go once stored, reads them back at the next rebuild with those added since in place, and answers as a book that kept them', async () => {
+  it('lets exported rows go once stored, reads them back at a rebuild with those added since in place, as a book that kept them', async () => {
     const polls = await history(1500);
     const half = Math.floor(polls.length / 2);
     const kept = bookAt(END_MS);

@@ -11,7 +11,7 @@ import { withoutProjectEnv } from '../../../lib/config/index.ts';
 import { freePort } from '../../../lib/testutil/ports.ts';
 import { UsageRecordSchema, type UsageRecord } from '../../../lib/schemas/index.ts';
 import { COMPILE_CACHE_FLAGS } from '../../../lib/process/start-flags.ts';
-import { HEAP_POLICY_FLAGS } from '../../api/context/heap-policy.ts';
+import { HEAP_POLICY_FLAGS, withMallocPolicy } from '../../api/context/heap-policy.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 /** Bounds on waiting, so a hang fails the test instead of stalling the run (not speed checks). */
@@ -49,7 +49,7 @@ function freshCloneEnv(dataDir: string, port: number): NodeJS.ProcessEnv {
 /** `npm start` (what its script runs), until the banner's curl line is printed. */
 export async function start(dataDir: string, services: NodeJS.ProcessEnv = {}): Promise<Started> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...HEAP_POLICY_FLAGS, ...COMPILE_CACHE_FLAGS, 'apps/embedded/main.ts'], { cwd: REPO_ROOT, env: { ...freshCloneEnv(dataDir, port), ...services }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...HEAP_POLICY_FLAGS, ...COMPILE_CACHE_FLAGS, 'apps/embedded/main.ts'], { cwd: REPO_ROOT, env: withMallocPolicy({ ...freshCloneEnv(dataDir, port), ...services }), stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let output = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => { output += chunk; });
