@@ -10,7 +10,8 @@
  * Then a restart over a long history: a raw-poll log of BENCH_STARTUP_LARGE_POLLS polls (default
  * 1,000,000; 0 skips it) written by lib/sandbox's history writer into a temp DATA_DIR, one start
  * that replays it and writes the checkpoint (lib/pipeline/embedded.ts), then the restart measured
- * (its tail empty). Each figure is printed with the load average of the moment (a shared machine).
+ * (its tail empty), and one more restart watched past the model's first rebuild. Each figure is
+ * printed with the load average of the moment (a shared machine).
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, open, readFile, rm } from 'node:fs/promises';
@@ -33,6 +34,8 @@ const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 const IDLE_SECONDS = Number(process.env.BENCH_STARTUP_IDLE_SECONDS ?? 10);
 const RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 2);
 const LARGE_POLLS = Number(process.env.BENCH_STARTUP_LARGE_POLLS ?? 1_000_000);
+/** The rebuild interval of the start watched past its first rebuild (0 skips it); above 80 s, so one rebuild is watched. */
+const AFTER_REBUILD_SECONDS = Number(process.env.BENCH_STARTUP_REBUILD_SECONDS ?? 120);
 /** A start that replays a long log (no checkpoint yet) takes minutes on a loaded machine. */
 const REPLAY_BOUND_MS = 30 * 60_000;
 /** The issue's targets (issue 41 "Numbers"). */
@@ -68,24 +71,45 @@ async function ready(url: string, deadline: number): Promise<void> {
   throw new Error(`${url} not ready in time`);
 }
 
-/** One start of the embedded default on dataDir: ms to /readyz, and RSS after idling (and the load average then). */
-async function startOnce(leg: Leg, dataDir: string, boundMs = 120_000): Promise<{ readyMs: number; idleRssMiB: number; load: string }> {
+/** What a start waits for after /readyz, and what it reads then. */
+interface Watch {
+  /** PREDICTION_REBUILD_SECONDS for the start (absent: the default). */
+  rebuildSeconds?: number;
+  /** How long to idle after /readyz before the last RSS reading (default IDLE_SECONDS). */
+  idleSeconds?: number;
+}
+
+/**
+ * One start of the embedded default on dataDir: ms to /readyz, the RSS after idling, its highest
+ * reading while idling (read every 2 s) and the load average then.
+ */
+async function startOnce(leg: Leg, dataDir: string, boundMs = 120_000, watch: Watch = {}): Promise<StartFigures> {
   const port = await freePort();
   const started = performance.now();
+  const rebuild = watch.rebuildSeconds ? { PREDICTION_REBUILD_SECONDS: String(watch.rebuildSeconds) } : {};
   const child = spawn(process.execPath, [...HEAP_POLICY_FLAGS, ...COMPILE_CACHE_FLAGS, ...leg.loaderArgs, 'apps/embedded/main.ts'], {
-    cwd: REPO_ROOT, env: withMallocPolicy({ ...withoutProjectEnv(process.env), DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn' }), stdio: ['ignore', 'ignore', 'inherit'],
+    cwd: REPO_ROOT,
+    env: withMallocPolicy({ ...withoutProjectEnv(process.env), DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', ...rebuild }),
+    stdio: ['ignore', 'ignore', 'inherit'],
   });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   try {
     await ready(`http://127.0.0.1:${port}/readyz`, Date.now() + boundMs);
     const readyMs = Math.round(performance.now() - started);
-    await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000));
-    return { readyMs, idleRssMiB: await rssMiB(child.pid!), load: load() };
+    const until = performance.now() + (watch.idleSeconds ?? IDLE_SECONDS) * 1000;
+    let peakRssMiB = 0;
+    for (let wait = until - performance.now(); wait > 0; wait = until - performance.now()) {
+      await new Promise((resolve) => setTimeout(resolve, Math.min(2000, wait)));
+      peakRssMiB = Math.max(peakRssMiB, await rssMiB(child.pid!));
+    }
+    return { readyMs, idleRssMiB: await rssMiB(child.pid!), peakRssMiB, load: load() };
   } finally {
     child.kill('SIGTERM');
     await exited;
   }
 }
+
+interface StartFigures { readyMs: number; idleRssMiB: number; peakRssMiB: number; load: string }
 
 export async function benchStartup(): Promise<BenchResult[]> {
   const loader = tsxLoader();
@@ -145,6 +169,21 @@ async function writeHistoryLog(dataDir: string, polls: number): Promise<number> 
   return written;
 }
 
+/**
+ * The restart's memory past the model's first rebuild: a start whose model is rebuilt
+ * AFTER_REBUILD_SECONDS after it began (the timer starts with the process), read until 80 s after
+ * that (the rebuild, then the idle release of lib/process/release-memory.ts, which waits for 30 s
+ * without work), before the next rebuild. What a restart's RSS looks like ten minutes on.
+ */
+async function afterRebuild(leg: Leg, dataDir: string, label: string): Promise<BenchResult[]> {
+  const watched = await startOnce(leg, dataDir, 120_000, { rebuildSeconds: AFTER_REBUILD_SECONDS, idleSeconds: AFTER_REBUILD_SECONDS + 80 });
+  const name = `${label}: a restart past its first rebuild (PREDICTION_REBUILD_SECONDS=${AFTER_REBUILD_SECONDS})`;
+  return [
+    { name: `${name}: highest RSS (the rebuild)`, value: watched.peakRssMiB, unit: 'MiB', target: null, pass: null },
+    { name: `${name}: RSS 80 s after the rebuild (${watched.load})`, value: watched.idleRssMiB, unit: 'MiB', target: null, pass: null },
+  ];
+}
+
 /** A restart over a long log: one start replays it and writes the checkpoint; the next is measured. */
 async function benchLargeRestart(leg: Leg, polls: number): Promise<BenchResult[]> {
   const dataDir = await mkdtemp(join(tmpdir(), 'bench-startup-large-'));
@@ -155,6 +194,7 @@ async function benchLargeRestart(leg: Leg, polls: number): Promise<BenchResult[]
     const first = await startOnce(leg, dataDir, REPLAY_BOUND_MS);
     const again = await startOnce(leg, dataDir);
     const label = `${leg.name}, ${written.toLocaleString('en-US')}-poll log`;
+    const rebuilt = AFTER_REBUILD_SECONDS > 0 ? await afterRebuild(leg, dataDir, label) : [];
     return [
       { name: `${label}: start replaying it → /readyz (${first.load})`, value: first.readyMs, unit: 'ms', target: null, pass: null },
       { name: `${label}: RSS idle ${IDLE_SECONDS} s after that start`, value: first.idleRssMiB, unit: 'MiB', target: null, pass: null },
@@ -166,6 +206,7 @@ async function benchLargeRestart(leg: Leg, polls: number): Promise<BenchResult[]
         name: `${label}: RSS idle ${IDLE_SECONDS} s after restart`, value: again.idleRssMiB, unit: 'MiB',
         target: `<= ${LARGE_RESTART_RSS_TARGET_MIB}`, pass: again.idleRssMiB <= LARGE_RESTART_RSS_TARGET_MIB,
       },
+      ...rebuilt,
     ];
   } finally {
     await rm(dataDir, { recursive: true, force: true });
