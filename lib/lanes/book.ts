@@ -484,7 +484,6 @@ export class LaneBook implements LaneStatsSource, LaneWindowSource {
     this.transit.set(state.transit);
     this.version.set(state.version);
     this.flags.set(state.flags);
-    this.ndrRef.fill(0, 0, total);
     state.ndrAt.forEach((at, i) => { this.ndrRef[at] = this.reasonListOf(state.ndrReasons[i]!); });
     this.slots = total;
     let from = 0;
