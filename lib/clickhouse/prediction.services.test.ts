@@ -73,6 +73,9 @@ describe('delivery model in ClickHouse (prediction_observations → prediction_c
     await source.refresh();
     const fromClickHouse = source.model()!;
     expect(fromClickHouse.summary.thresholds).toEqual(embedded.summary.thresholds);
+    // The same choice of detail or plain cells per stage and position (model.ts chooseDetail).
+    expect(fromClickHouse.summary.detail).toEqual(embedded.summary.detail);
+    expect(fromClickHouse.summary.cells).toBe(embedded.summary.cells);
     // Calibration moved the thresholds off the nominal levels (else the comparison proves less).
     expect(Object.values(embedded.summary.thresholds).flat(2).some((t) => t !== 0.8 && t !== 0.9)).toBe(true);
 

@@ -16,7 +16,7 @@ import { stageEpisodes } from '../prediction/episodes.ts';
 import { K_SLOTS, SCORE_SCALE } from '../prediction/cells.ts';
 import {
   buildSpanOf, DETAIL_FROM_LEVEL, emptyModel, observeShipment, PredictionModel, SLOT_COUNT, STAGE_LIST, stageIndexOf,
-  TARGETS, thresholdsOf, UNPLACED_STAGE_LIST, unpack,
+  TARGETS, thresholdsOf, unpack, chooseDetail, detailChoiceOf, DETAIL_LEVELS,
   type CellCounts, type DeliveredShipment, type ThresholdGroup,
 } from '../prediction/model.ts';
 import { positionScansOf, predictorOf, splitAtNewPlaces, type Predictor } from '../prediction/records.ts';
@@ -41,8 +41,7 @@ const KEY_COLUMNS = ['key_lane', 'key_state', 'key_zone', 'key_service', 'key_ca
 /** The detail keys (lib/prediction model.ts detailKey: level key + `|P` + position + daypart), computed per observation. */
 const DETAIL_COLUMNS = KEY_COLUMNS.slice(DETAIL_FROM_LEVEL).map((c) => `detail_${c.slice(4)}`);
 const DETAIL_COLUMNS_SQL = KEY_COLUMNS.slice(DETAIL_FROM_LEVEL)
-  .map((c, i) => `if(${c} = '' OR stage IN ${sqlStringList(UNPLACED_STAGE_LIST)}, '', concat(${c}, '|P', toString(position), toString(daypart))) ` +
-    `AS ${DETAIL_COLUMNS[i]}`).join(', ');
+  .map((c, i) => `if(${c} = '', '', concat(${c}, '|P', toString(position), toString(daypart))) AS ${DETAIL_COLUMNS[i]}`).join(', ');
 /** Every key a lookup may read, in its order (model.ts SLOT_COUNT): the detail keys, then the plain ones. */
 const SLOT_COLUMNS = [...DETAIL_COLUMNS, ...KEY_COLUMNS];
 
@@ -307,19 +306,45 @@ export async function rebuildPredictionModel(client: ClickHouseClient, options: 
   });
   step('cells');
   // Calibration: each delivery of the calibration window scored under the early cell a lookup
-  // would have used (the first level with 30+; 18.16 joins one table per SELECT, hence the nesting).
+  // would have used (the first level with 30+; 18.16 joins one table per SELECT, hence the nesting),
+  // twice: with the detail keys first (`_d`) and with the plain keys only (`_p`), each with that
+  // cell's mode (-1: none found), for the choice between them (model.ts chooseDetail).
   // Each join reads its cell's score of the delivery's day at once and keeps the first found: a
   // score is at least 1 (cells.ts), so 0 is "no early cell yet". Carrying the cells' score arrays
-  // through all nine joins instead made every row nine arrays wide.
+  // through all nine joins instead made every row nine arrays wide. Each column is re-defined only
+  // from itself: an alias that read another re-defined one would read its new value.
   const passed = ['stage', 'position', 'k', 'weight', 'bucket', ...SLOT_COLUMNS];
-  let scored = `(SELECT stage, bucket, position, k, weight, toUInt16(0) AS score, ${DETAIL_COLUMNS_SQL}, ${KEY_COLUMNS.join(', ')} FROM prediction_observations
+  let scored = `(SELECT stage, bucket, position, k, weight, toUInt16(0) AS score_d, toInt32(-1) AS mode_d, toUInt16(0) AS score_p, toInt32(-1) AS mode_p,
+    ${DETAIL_COLUMNS_SQL}, ${KEY_COLUMNS.join(', ')} FROM prediction_observations
     WHERE ${inWindow} AND as_of >= toDateTime(${sqlInt(calS)}, 'UTC'))`;
   for (let l = 0; l < SLOT_COUNT; l++) {
+    const s = `s${l + 1}`;
+    const m = `if(empty(${s}), -1, m${l + 1})`;
+    const found = [`if(score_d != 0, score_d, ${s}[k + 1]) AS score_d`, `if(mode_d >= 0, mode_d, ${m}) AS mode_d`];
+    // The plain keys (after the detail ones) also give the plain-only cell.
+    const plain = [`if(score_p != 0, score_p, ${s}[k + 1]) AS score_p`, `if(mode_p >= 0, mode_p, ${m}) AS mode_p`];
+    found.push(...(l < DETAIL_LEVELS ? ['score_p', 'mode_p'] : plain));
     // Aliased subqueries: current releases require them on both sides of a JOIN.
-    scored = `(SELECT ${passed.join(', ')}, if(score != 0, score, s${l + 1}[k + 1]) AS score FROM ${scored} AS o${l + 1}
-      ANY LEFT JOIN (SELECT key AS ${SLOT_COLUMNS[l]}, stage, bucket, scores_early AS s${l + 1} FROM prediction_cells
+    scored = `(SELECT ${passed.join(', ')}, ${found.join(', ')} FROM ${scored} AS o${l + 1}
+      ANY LEFT JOIN (SELECT key AS ${SLOT_COLUMNS[l]}, stage, bucket, scores_early AS ${s},
+        toInt32(indexOf(counts_early, arrayReduce('max', counts_early))) - 1 AS m${l + 1} FROM prediction_cells
         WHERE version = ${sqlInt(version)} AND n_early >= ${MIN_DELIVERIES}) AS c${l + 1} USING (${SLOT_COLUMNS[l]}, stage, bucket))`;
   }
+  // The choice per stage × position: the weighted error of each way's mode (integers: both paths sum them exactly).
+  const errors = await (await client.query({
+    query: `SELECT stage, position, toString(sum(toUInt64(weight) * toUInt64(abs(toInt32(k) - mode_d)))) AS detail_error,
+        toString(sum(toUInt64(weight) * toUInt64(abs(toInt32(k) - mode_p)))) AS plain_error, count() AS n
+      FROM ${scored} WHERE mode_d >= 0 AND mode_p >= 0 GROUP BY stage, position`,
+    format: 'JSONEachRow',
+    ...timeout,
+  })).json<{ stage: string; position: number; detail_error: string; plain_error: string; n: string | number }>();
+  const plainGroups = errors.filter((e) => !chooseDetail(Number(e.detail_error), Number(e.plain_error), Number(e.n)))
+    .map((e) => `${e.stage}|${e.position}`);
+  const plainHere = plainGroups.length === 0 ? '0' : `concat(toString(stage), '|', toString(position)) IN ${sqlStringList(plainGroups)}`;
+  // A detail cell (model.ts detailKey: `|P`, position, daypart at the end) of a stage and position that reads the plain keys: never read.
+  const unread = plainGroups.length === 0 ? '0'
+    : `match(key, '[|]P[0-9][0-9]$') AND concat(toString(stage), '|', substring(key, length(key) - 1, 1)) IN ${sqlStringList(plainGroups)}`;
+  step('detail choice');
   // The weighted split-conformal rank (model.ts thresholdOf): the first score whose running weight
   // w satisfies w·n·1000 ≥ W·(n+1)·target, in doubles as there.
   const rank = (target: number) => `scores[greatest(1, arrayFirstIndex((c, tot, nn) -> c * nn * ${SCORE_SCALE} >= tot * (nn + 1) * ${target}, ` +
@@ -332,8 +357,8 @@ export async function rebuildPredictionModel(client: ClickHouseClient, options: 
   // somewhere exactly when it does by the run's end; so the sums pick the same score as sorting every
   // scored delivery did (1.6 M pairs on the bench, 1.5 s of CPU).
   await client.command({
-    query: `INSERT INTO prediction_thresholds (version, stage, daypart, position, n, t80, t90)
-      SELECT toUInt64(${sqlInt(version)}), stage, toUInt8(0), position, n,
+    query: `INSERT INTO prediction_thresholds (version, stage, daypart, position, detail, n, t80, t90)
+      SELECT toUInt64(${sqlInt(version)}), stage, toUInt8(0), position, toUInt8(NOT (position != 255 AND ${plainHere})), n,
         toUInt16(if(n < ${MIN_DELIVERIES}, ${TARGETS[0]}, ${rank(TARGETS[0])})), toUInt16(if(n < ${MIN_DELIVERIES}, ${TARGETS[1]}, ${rank(TARGETS[1])}))
       FROM
       (
@@ -345,7 +370,7 @@ export async function rebuildPredictionModel(client: ClickHouseClient, options: 
           FROM
           (
             SELECT stage, grouped, score, sum(toUInt64(weight)) AS w, count() AS c
-            FROM ${scored}
+            FROM (SELECT stage, position, weight, if(${plainHere}, score_p, score_d) AS score FROM ${scored})
             ARRAY JOIN [position, toUInt8(255)] AS grouped
             WHERE score != 0
             GROUP BY stage, grouped, score
@@ -360,7 +385,7 @@ export async function rebuildPredictionModel(client: ClickHouseClient, options: 
     query: `INSERT INTO prediction_models (version, model_at, window_days, shipments, observations, cells, duration_ms)
       SELECT toUInt64(${sqlInt(version)}), toDateTime(${sqlInt(modelAtS)}, 'UTC'), toUInt16(${sqlInt(options.windowDays)}),
         toUInt64(uniqExact(mode, carrier, awb)), toUInt64(count()),
-        toUInt64((SELECT count() FROM prediction_cells WHERE version = ${sqlInt(version)} AND n >= ${MIN_DELIVERIES})),
+        toUInt64((SELECT count() FROM prediction_cells WHERE version = ${sqlInt(version)} AND n >= ${MIN_DELIVERIES} AND NOT (${unread}))),
         toUInt32(${sqlInt(Date.now() - started)})
       FROM prediction_observations WHERE ${inWindow}`,
     ...timeout,
@@ -415,15 +440,17 @@ export async function readPredictionModel(
     abort_signal: signal,
   })).json<{ at: string | number; shipments: string | number; observations: string | number }>();
   const rows = await (await client.query({
-    query: `SELECT stage, position, n, t80, t90 FROM prediction_thresholds WHERE version = ${sqlInt(version)}`,
+    query: `SELECT stage, position, detail, n, t80, t90 FROM prediction_thresholds WHERE version = ${sqlInt(version)}`,
     format: 'JSONEachRow',
     abort_signal: signal,
-  })).json<{ stage: Stage; position: number; n: number; t80: number; t90: number }>();
+  })).json<{ stage: Stage; position: number; detail: number; n: number; t80: number; t90: number }>();
   const groups: ThresholdGroup[] = [];
   for (const r of rows) {
     const stage = stageIndexOf(r.stage);
     // Position 255: the stage over every position; a version from before 0018 has daypart rows at position 0.
-    if (stage !== undefined) groups.push({ stage, position: r.position === 255 ? null : r.position, n: Number(r.n), t80: r.t80, t90: r.t90 });
+    if (stage !== undefined) {
+      groups.push({ stage, position: r.position === 255 ? null : r.position, n: Number(r.n), t80: r.t80, t90: r.t90, detail: Number(r.detail) !== 0 });
+    }
   }
   const thresholds = thresholdsOf(groups);
   const cells = await (await client.query({
@@ -438,7 +465,7 @@ export async function readPredictionModel(
   }
   return PredictionModel.fromCounts(counts, thresholds, model ? Number(model.at) * 1000 : version, places, workdays, {
     shipments: Number(model?.shipments ?? 0), observations: Number(model?.observations ?? 0),
-  });
+  }, detailChoiceOf(groups));
 }
 
 export interface ClickHousePredictionSourceOptions {

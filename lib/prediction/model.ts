@@ -57,8 +57,10 @@ export const detailKey = (key: string, position: number, daypart: number) => `${
 /** Observation weights: the time spent in the bucket, in these units (rounded up, at least one). */
 export const WEIGHT_UNIT_MS = 30 * MINUTE_MS;
 /**
- * Before pickup there is no scan to place: those observations have position `unknown` and no detail
- * keys, and a lookup reads the plain keys (the booked stage is also `/v1/estimate`'s, asked with no scans).
+ * Before pickup there is no scan to place: those observations have position `unknown`, so their
+ * detail keys tell only the as-of daypart (a booking after the pickup cut-off may wait a day), and
+ * `basis.position` stays null (the booked stage is also `/v1/estimate`'s, asked with no scans).
+ * `/v1/estimate` reads the plain keys (`PredictionQuery.hourUnknown`).
  */
 export const UNPLACED_STAGE_LIST: readonly Stage[] = ['awaiting_pickup'];
 const UNPLACED_STAGES: ReadonlySet<Stage> = new Set(UNPLACED_STAGE_LIST);
@@ -66,8 +68,6 @@ export const STAGE_LIST: readonly Stage[] = [...PREDICTED_STAGES];
 export const STAGES = STAGE_LIST.length;
 const STAGE_INDEX = new Map<Stage, number>(STAGE_LIST.map((s, i) => [s, i]));
 export const stageIndexOf = (stage: Stage): number | undefined => STAGE_INDEX.get(stage);
-/** Stage indexes with detail keys (a bit each). */
-const PLACED_MASK = STAGE_LIST.reduce((m, st, i) => (UNPLACED_STAGES.has(st) ? m : m | (1 << i)), 0);
 /** The stated levels of the windows, in thousandths (the split-conformal targets). */
 export const TARGETS = [800, 900] as const;
 
@@ -333,6 +333,34 @@ export interface ThresholdGroup {
   n: number;
   t80: number;
   t90: number;
+  /** Whether lookups in this stage and position read detail keys first (`chooseDetail`; absent: they do). */
+  detail?: boolean;
+}
+
+/**
+ * Detail keys (position × as-of daypart) or plain ones for one stage and position: detail unless
+ * 30+ calibration deliveries say the plain cells' modes are nearer (weighted absolute error in
+ * working days, `detailError` vs `plainError`). Thinner cells can predict worse where the time of
+ * day or the place tells little (the second generator's bookings: its pickups ignore the hour), and
+ * the issue asks for them "where the data supports it": the build's own held-out days decide.
+ */
+export function chooseDetail(detailError: number, plainError: number, n: number): boolean {
+  return n < MIN_DELIVERIES || detailError <= plainError;
+}
+
+/** Per stage × position, 1 where lookups read detail keys first (groups without a choice: 1). */
+export function detailChoiceOf(groups: Iterable<ThresholdGroup>): Uint8Array {
+  const chosen = new Uint8Array(STAGES * POSITION_COUNT).fill(1);
+  for (const g of groups) {
+    if (g.position !== null && g.position < POSITION_COUNT && g.stage < STAGES && g.detail === false) chosen[g.stage * POSITION_COUNT + g.position] = 0;
+  }
+  return chosen;
+}
+
+/** The position of a detail key (`detailKey`), -1 for a plain key. */
+export function detailPositionOf(key: string): number {
+  const at = key.length - 4;
+  return at > 0 && key.charCodeAt(at) === 124 /* | */ && key[at + 1] === 'P' ? key.charCodeAt(at + 2) - 48 : -1;
 }
 
 /**
@@ -409,6 +437,8 @@ export interface ModelSummary {
   cells: number;
   /** Calibrated thresholds per stage and position (POSITIONS' order), as shares of a cell's weight: [p80, p90]. */
   thresholds: Record<string, [number, number][]>;
+  /** Per stage, the positions whose lookups read detail cells (position × daypart): the build chose them and has some. */
+  detail: Record<string, string[]>;
 }
 
 function summaryThresholds(t: Thresholds): ModelSummary['thresholds'] {
@@ -417,6 +447,19 @@ function summaryThresholds(t: Thresholds): ModelSummary['thresholds'] {
     out[stage] = Array.from({ length: POSITION_COUNT }, (_, p) => [t[thresholdIndex(s, p, 0)]! / SCORE_SCALE, t[thresholdIndex(s, p, 1)]! / SCORE_SCALE]);
   });
   return out;
+}
+
+/** Per stage, the positions with detail cells in the table (POSITIONS' order). */
+function detailPositionsOf(table: CellTable): ModelSummary['detail'] {
+  const seen = new Uint8Array(STAGES * POSITION_COUNT);
+  for (const [key, row] of table.rowOf) {
+    const position = detailPositionOf(key);
+    if (position < 0) continue;
+    for (let s = 0; s < STAGES; s++) {
+      if (table.slots.subarray(row + s * BUCKETS, row + (s + 1) * BUCKETS).some((c) => c !== 0)) seen[s * POSITION_COUNT + position] = 1;
+    }
+  }
+  return Object.fromEntries(STAGE_LIST.map((stage, s) => [stage, POSITIONS.filter((_, p) => seen[s * POSITION_COUNT + p] === 1)]));
 }
 
 /** What a lookup resolves once per shipment (its keys' rows): a cached record keeps it. */
@@ -465,7 +508,7 @@ export class PredictionModel {
     modelAtMs: number,
     places: PlaceLookup,
     workdays: WorkdayIndex,
-    summary: Omit<ModelSummary, 'thresholds' | 'modelAt'>,
+    summary: Omit<ModelSummary, 'thresholds' | 'modelAt' | 'detail'>,
   ) {
     this.table = table;
     this.cells = cells;
@@ -474,7 +517,7 @@ export class PredictionModel {
     this.places = places;
     this.workdays = workdays;
     this.modelAtIso = new Date(modelAtMs).toISOString();
-    this.summary = { modelAt: this.modelAtIso, ...summary, thresholds: summaryThresholds(thresholds) };
+    this.summary = { modelAt: this.modelAtIso, ...summary, thresholds: summaryThresholds(thresholds), detail: detailPositionsOf(table) };
   }
 
   /**
@@ -502,15 +545,21 @@ export class PredictionModel {
     return found;
   }
 
-  /** Builds from stored cell counts (the ClickHouse path's tables) and calibrated thresholds. */
+  /**
+   * Builds from stored cell counts (the ClickHouse path's tables) and calibrated thresholds; detail
+   * cells of a stage and position whose `detail` choice is 0 (`detailChoiceOf`) are left out, so
+   * lookups there read the plain keys.
+   */
   static fromCounts(
     rows: Iterable<CellCounts>, thresholds: Thresholds, modelAtMs: number, places: PlaceLookup, workdays: WorkdayIndex,
-    summary: Omit<ModelSummary, 'thresholds' | 'modelAt' | 'cells'>,
+    summary: Omit<ModelSummary, 'thresholds' | 'modelAt' | 'cells' | 'detail'>, detail?: Uint8Array,
   ): PredictionModel {
     const table = new CellTable();
     const cells = new CellColumns();
     for (const r of rows) {
       if (r.n < MIN_DELIVERIES) continue;
+      const position = detail ? detailPositionOf(r.key) : -1;
+      if (position >= 0 && detail![r.stage * POSITION_COUNT + position] === 0) continue;
       table.put(r.key, slot(r.stage, r.bucket), cells.add(r.counts, r.n, r.stage, thresholds));
     }
     return new PredictionModel(table, cells, thresholds, modelAtMs, places, workdays, { ...summary, cells: cells.count });
@@ -620,10 +669,11 @@ export class PredictionModel {
     let cell = -1;
     let level: PredictionLevel = 'carrier';
     let placed = false;
-    const detail = UNPLACED_STAGES.has(q.stage) ? [] : this.detailRows(keys, position, daypartOf(q.asOfMs));
+    // Detail cells exist only where the build chose them for the stage and position (`chooseDetail`).
+    const detail = q.hourUnknown ? [] : this.detailRows(keys, position, daypartOf(q.asOfMs));
     for (let l = 0; l < detail.length && cell < 0; l++) {
       cell = table.cellAt(detail[l]!, cellSlot);
-      if (cell >= 0) { level = SLOT_LEVELS[l]!; placed = true; }
+      if (cell >= 0) { level = SLOT_LEVELS[l]!; placed = !UNPLACED_STAGES.has(q.stage); }
     }
     for (let l = 0; l < LEVEL_COUNT && cell < 0; l++) {
       cell = table.cellAt(rows[l]!, cellSlot);
@@ -709,6 +759,12 @@ class KeyIds {
   }
 }
 
+/** An early cell as calibration reads it: its days' scores and its mode. */
+interface RankedEarly {
+  scores: Uint16Array;
+  mode: number;
+}
+
 /** Per cell: K_SLOTS weights of the whole window, K_SLOTS of the early part, then the two observation counts. */
 const CELL_LENGTH = 2 * K_SLOTS + 2;
 
@@ -754,9 +810,8 @@ export function buildFromObserved(shipments: Iterable<ObservedShipment>, options
         if (asOfS < startS || asOfS >= endS) continue;
         const code = obs[i + 1]!;
         const variant = variantOf((code >>> 16) & 7, (code >>> 6) & 3);
-        const placed = (PLACED_MASK >>> ((code >>> 12) & 15)) & 1;
         for (let l = 0; l < DETAIL_LEVELS; l++) {
-          const base = placed ? keyIds[DETAIL_FROM_LEVEL + l]! : -1;
+          const base = keyIds[DETAIL_FROM_LEVEL + l]!;
           let id = -1;
           if (base >= 0) {
             id = detailIds[l * VARIANTS + variant]!;
@@ -824,36 +879,57 @@ export function buildFromObserved(shipments: Iterable<ObservedShipment>, options
       calibrationLength += SLOT_COUNT + 2;
     }
   });
-  // Early cells, ranked once each when a calibration delivery first needs them.
-  const earlyScores = new Map<number, Uint16Array | null>();
-  const earlyScoresOf = (cellId: number): Uint16Array | null => {
-    let s = earlyScores.get(cellId);
-    if (s === undefined) {
+  // Early cells, ranked once each when a calibration delivery first needs them: their days' scores and mode.
+  const early = new Map<number, RankedEarly | null>();
+  const earlyOf = (cellId: number): RankedEarly | null => {
+    let e = early.get(cellId);
+    if (e === undefined) {
       const d = cellId < denseOf.length ? denseOf[cellId]! : -1;
       const c = d * CELL_LENGTH;
-      s = d >= 0 && cellCounts[c + 2 * K_SLOTS + 1]! >= MIN_DELIVERIES ? scoresByDay(rankCell(cellCounts.subarray(c + K_SLOTS, c + 2 * K_SLOTS))) : null;
-      earlyScores.set(cellId, s);
+      const ranked = d >= 0 && cellCounts[c + 2 * K_SLOTS + 1]! >= MIN_DELIVERIES ? rankCell(cellCounts.subarray(c + K_SLOTS, c + 2 * K_SLOTS)) : null;
+      e = ranked === null ? null : { scores: scoresByDay(ranked), mode: ranked.mode };
+      early.set(cellId, e);
     }
-    return s;
+    return e;
+  };
+  const ENTRY = SLOT_COUNT + 2;
+  /** The early cell the calibration entry at `at` reads: the first with 30+ of its keys from slot `from` on (0: detail keys first). */
+  const earlyCellAt = (at: number, from: number): RankedEarly | null => {
+    const code = calibration[at + SLOT_COUNT]!;
+    const cellSlot = slot((code >>> 12) & 15, (code >>> 8) & 15);
+    for (let l = from; l < SLOT_COUNT; l++) {
+      const id = calibration[at + l]!;
+      const e = id < 0 ? null : earlyOf(id * STAGES * BUCKETS + cellSlot);
+      if (e !== null) return e;
+    }
+    return null;
   };
   const groups = STAGES * POSITION_COUNT;
+  const groupOf = (code: number) => ((code >>> 12) & 15) * POSITION_COUNT + ((code >>> 16) & 7);
+  // Detail keys or plain ones, per stage and position: whichever's early cells put their mode nearer
+  // the calibration window's deliveries (weighted as the scores are).
+  const errors = { detail: new Float64Array(groups), plain: new Float64Array(groups), n: new Int32Array(groups) };
+  for (let at = 0; at < calibrationLength; at += ENTRY) {
+    const withDetail = earlyCellAt(at, 0);
+    const plain = earlyCellAt(at, DETAIL_LEVELS);
+    if (withDetail === null || plain === null) continue;
+    const code = calibration[at + SLOT_COUNT]!;
+    const weight = calibration[at + SLOT_COUNT + 1]!;
+    const group = groupOf(code);
+    errors.detail[group]! += weight * Math.abs((code & 63) - withDetail.mode);
+    errors.plain[group]! += weight * Math.abs((code & 63) - plain.mode);
+    errors.n[group]!++;
+  }
+  const detailChosen = Uint8Array.from({ length: groups }, (_, g) => (chooseDetail(errors.detail[g]!, errors.plain[g]!, errors.n[g]!) ? 1 : 0));
   const scores: number[][] = Array.from({ length: groups }, () => []);
   const weights: number[][] = Array.from({ length: groups }, () => []);
-  const ENTRY = SLOT_COUNT + 2;
   for (let at = 0; at < calibrationLength; at += ENTRY) {
     const code = calibration[at + SLOT_COUNT]!;
-    const stage = (code >>> 12) & 15;
-    const cellSlot = slot(stage, (code >>> 8) & 15);
-    for (let l = 0; l < SLOT_COUNT; l++) {
-      const id = calibration[at + l]!;
-      if (id < 0) continue;
-      const s = earlyScoresOf(id * STAGES * BUCKETS + cellSlot);
-      if (s === null) continue;
-      const group = stage * POSITION_COUNT + ((code >>> 16) & 7);
-      scores[group]!.push(s[code & 63]!);
-      weights[group]!.push(calibration[at + SLOT_COUNT + 1]!);
-      break;
-    }
+    const group = groupOf(code);
+    const e = earlyCellAt(at, detailChosen[group] ? 0 : DETAIL_LEVELS);
+    if (e === null) continue;
+    scores[group]!.push(e.scores[code & 63]!);
+    weights[group]!.push(calibration[at + SLOT_COUNT + 1]!);
   }
   const calibrated: ThresholdGroup[] = [];
   const calibrate = (stage: number, position: number | null, groupScores: number[], groupWeights: number[]) => {
@@ -861,7 +937,10 @@ export function buildFromObserved(shipments: Iterable<ObservedShipment>, options
     const order = groupScores.map((_, i) => i).sort((a, b) => groupScores[a]! - groupScores[b]! || groupWeights[a]! - groupWeights[b]!);
     const sorted = order.map((i) => groupScores[i]!);
     const w = order.map((i) => groupWeights[i]!);
-    calibrated.push({ stage, position, n: sorted.length, t80: thresholdOf(sorted, TARGETS[0], w), t90: thresholdOf(sorted, TARGETS[1], w) });
+    calibrated.push({
+      stage, position, n: sorted.length, t80: thresholdOf(sorted, TARGETS[0], w), t90: thresholdOf(sorted, TARGETS[1], w),
+      detail: position === null || detailChosen[stage * POSITION_COUNT + position] === 1,
+    });
   };
   for (let stage = 0; stage < STAGES; stage++) {
     const all: number[] = [];
@@ -874,6 +953,7 @@ export function buildFromObserved(shipments: Iterable<ObservedShipment>, options
     if (all.length > 0) calibrate(stage, null, all, allWeights);
   }
   const thresholds = thresholdsOf(calibrated);
+  const detail = detailChoiceOf(calibrated);
   function* rows(): Generator<CellCounts> {
     for (let d = 0; d < cellOrder.length; d++) {
       const cellId = cellOrder[d]!;
@@ -884,7 +964,8 @@ export function buildFromObserved(shipments: Iterable<ObservedShipment>, options
       yield { key: ids.nameOf(keyId), stage: Math.floor(rest / BUCKETS), bucket: rest % BUCKETS, n, counts: cellCounts.subarray(c, c + K_SLOTS) };
     }
   }
-  return PredictionModel.fromCounts(rows(), thresholds, options.modelAtMs, options.places, options.workdays, { shipments: shipmentCount, observations });
+  const summary = { shipments: shipmentCount, observations };
+  return PredictionModel.fromCounts(rows(), thresholds, options.modelAtMs, options.places, options.workdays, summary, detail);
 }
 
 /** Learns the model from delivered shipments (observing each first). */

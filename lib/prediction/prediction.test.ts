@@ -10,7 +10,7 @@ import { backtest } from './backtest.ts';
 import { loadPlaces } from '../places/index.ts';
 import { placeLookupOf } from './places.ts';
 import { K_SLOTS, rankCell, windowAt } from './cells.ts';
-import { buildModel, type DeliveredShipment } from './model.ts';
+import { buildModel, chooseDetail, type DeliveredShipment } from './model.ts';
 import { queryOf } from './records.ts';
 import { otherNetworkPolls } from './testutil/other-network.ts';
 import { NO_PLACES, type PlaceLookup, type PredictionQuery } from './types.ts';
@@ -170,7 +170,11 @@ describe('delivery model', () => {
     const atCity = ask('destination_city');
     const enRoute = ask('en_route');
     expect(atCity.basis).toMatchObject({ position: 'destination_city', level: 'carrier' });
-    expect(enRoute.basis.position).toBe('en_route');
+    // En route here the detail cells' modes (thin, split by the hour) missed the calibration days'
+    // deliveries more often than the stage's plain ones, so the build chose the plain cells there.
+    expect(model.summary.detail['in_transit']).toContain('destination_city');
+    expect(model.summary.detail['in_transit']).not.toContain('en_route');
+    expect(enRoute.basis.position).toBeNull();
     // In the destination city in the morning: today or tomorrow; en route it is later and wider.
     expect(atCity.window.p80[1] <= addDays(istDayOf(asOf), 1)).toBe(true);
     expect(enRoute.delivery_date >= atCity.delivery_date).toBe(true);
@@ -180,6 +184,47 @@ describe('delivery model', () => {
     expect(fallback.basis.sample_size).toBeGreaterThan(atCity.basis.sample_size);
     // No position given (a caller of the earlier API): read as unknown, which these data never were.
     expect(model.predict(query({ asOfMs: asOf, stageEnteredMs: asOf - 70 * HOUR_MS }))!.basis.position).toBeNull();
+  });
+
+  it('reads detail cells where its own calibration days say they predict better: booked, the hour of the booking (the plain choice: above)', () => {
+    const r = rng(11);
+    // Booked on a Monday to Wednesday (so no Sunday falls before the delivery): before 13:00 IST,
+    // picked up that day at 17:00; later, the next day. Then 40-46 h in transit.
+    const mondays = Array.from({ length: 8 }, (_, w) => addDays('2026-05-04', 7 * w));
+    const data: DeliveredShipment[] = Array.from({ length: 2400 }, (_, i) => {
+      const day = istDayStartMs(addDays(mondays[Math.floor(r() * mondays.length)]!, Math.floor(r() * 3)));
+      const booked = day + (8 + 12 * r()) * HOUR_MS;
+      const pickup = day + (booked - day < 13 * HOUR_MS ? 17 : 24 + 17) * HOUR_MS;
+      const delivered = pickup + (40 + 6 * r()) * HOUR_MS;
+      return {
+        mode: 'live', carrier: 'delhivery', serviceType: 'surface', originPincode: '110001', destinationPincode: '560001', destinationState: 'KA',
+        deliveredMs: delivered, seed: 11 * 100_000 + i,
+        episodes: [
+          { stage: 'awaiting_pickup', enteredMs: booked, leftMs: pickup },
+          { stage: 'in_transit', enteredMs: pickup, leftMs: delivered - 3 * HOUR_MS },
+          { stage: 'out_for_delivery', enteredMs: delivered - 3 * HOUR_MS, leftMs: delivered },
+        ],
+      };
+    });
+    const model = buildModel(data, { modelAtMs: MODEL_AT, windowDays: 90, places: NO_PLACES, workdays });
+    expect(model.summary.detail['awaiting_pickup']).toEqual(['unknown']);
+    // Booked on Tuesday 2026-06-30 at 09:00 and at 17:00 IST: the later booking waits a day for its pickup.
+    const booked = (hour: number, hourUnknown?: boolean) => {
+      const asOf = istDayStartMs('2026-06-30') + hour * HOUR_MS;
+      return model.predict(query({ stage: 'awaiting_pickup', stageEnteredMs: asOf - 10 * 60_000, asOfMs: asOf, hourUnknown }))!;
+    };
+    expect(booked(9).delivery_date).toBe('2026-07-02');
+    expect(booked(17).delivery_date).toBe('2026-07-03');
+    // The booked stage has no place to name; without the hour (an estimate), the plain cell of both dayparts.
+    expect(booked(9).basis.position).toBeNull();
+    expect(booked(9, true).basis.sample_size).toBeGreaterThan(booked(9).basis.sample_size);
+  });
+
+  it('chooses the detail cells unless 30+ calibration deliveries say the plain ones err less', () => {
+    expect(chooseDetail(120, 100, 30)).toBe(false);
+    expect(chooseDetail(100, 100, 30)).toBe(true);
+    expect(chooseDetail(80, 100, 30)).toBe(true);
+    expect(chooseDetail(120, 100, 29)).toBe(true);
   });
 
   it('out for delivery: when attempts fail, the p90 window reaches the next delivery day; probabilityBy reads the same cell', () => {
