@@ -330,16 +330,16 @@ export async function rebuildPredictionModel(client: ClickHouseClient, options: 
         toInt32(indexOf(counts_early, arrayReduce('max', counts_early))) - 1 AS m${l + 1} FROM prediction_cells
         WHERE version = ${sqlInt(version)} AND n_early >= ${MIN_DELIVERIES}) AS c${l + 1} USING (${SLOT_COLUMNS[l]}, stage, bucket))`;
   }
-  // The choice per stage × position: the weighted error of each way's mode (integers: both paths sum them exactly).
+  // The choice per stage × position: the detail way's extra weighted error and its squares (integers: both paths sum them exactly).
   const errors = await (await client.query({
-    query: `SELECT stage, position, toString(sum(toUInt64(weight) * toUInt64(abs(toInt32(k) - mode_d)))) AS detail_error,
-        toString(sum(toUInt64(weight) * toUInt64(abs(toInt32(k) - mode_p)))) AS plain_error, count() AS n
-      FROM ${scored} WHERE mode_d >= 0 AND mode_p >= 0 GROUP BY stage, position`,
+    query: `SELECT stage, position, toString(sum(excess)) AS excess, toString(sum(excess * excess)) AS squares, count() AS n
+      FROM (SELECT stage, position, toInt64(weight) * (abs(toInt64(k) - mode_d) - abs(toInt64(k) - mode_p)) AS excess
+        FROM ${scored} WHERE mode_d >= 0 AND mode_p >= 0)
+      GROUP BY stage, position`,
     format: 'JSONEachRow',
     ...timeout,
-  })).json<{ stage: string; position: number; detail_error: string; plain_error: string; n: string | number }>();
-  const plainGroups = errors.filter((e) => !chooseDetail(Number(e.detail_error), Number(e.plain_error), Number(e.n)))
-    .map((e) => `${e.stage}|${e.position}`);
+  })).json<{ stage: string; position: number; excess: string; squares: string; n: string | number }>();
+  const plainGroups = errors.filter((e) => !chooseDetail(Number(e.excess), Number(e.squares), Number(e.n))).map((e) => `${e.stage}|${e.position}`);
   const plainHere = plainGroups.length === 0 ? '0' : `concat(toString(stage), '|', toString(position)) IN ${sqlStringList(plainGroups)}`;
   // A detail cell (model.ts detailKey: `|P`, position, daypart at the end) of a stage and position that reads the plain keys: never read.
   const unread = plainGroups.length === 0 ? '0'

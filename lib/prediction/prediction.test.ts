@@ -220,11 +220,14 @@ describe('delivery model', () => {
     expect(booked(9, true).basis.sample_size).toBeGreaterThan(booked(9).basis.sample_size);
   });
 
-  it('chooses the detail cells unless 30+ calibration deliveries say the plain ones err less', () => {
-    expect(chooseDetail(120, 100, 30)).toBe(false);
-    expect(chooseDetail(100, 100, 30)).toBe(true);
-    expect(chooseDetail(80, 100, 30)).toBe(true);
-    expect(chooseDetail(120, 100, 29)).toBe(true);
+  it('chooses the detail cells unless 30+ calibration deliveries show the plain ones err less, by 3 standard errors', () => {
+    // 40 deliveries, each with the detail way one day worse (weight 2): excess 80, √squares √160 ≈ 12.6.
+    expect(chooseDetail(80, 40 * 4, 40)).toBe(false);
+    // The same excess from one delivery's 80 and the rest even: within the noise.
+    expect(chooseDetail(80, 80 * 80, 40)).toBe(true);
+    // Detail better, or too few deliveries: detail.
+    expect(chooseDetail(-80, 40 * 4, 40)).toBe(true);
+    expect(chooseDetail(58, 29 * 4, 29)).toBe(true);
   });
 
   it('out for delivery: when attempts fail, the p90 window reaches the next delivery day; probabilityBy reads the same cell', () => {
