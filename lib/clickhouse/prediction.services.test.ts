@@ -8,12 +8,15 @@ import { loadCalendar } from '../calendar/index.ts';
 import { normalizePoll } from '../normalize/index.ts';
 import { processPollMessage } from '../pipeline/process-poll.ts';
 import { loadPlaces } from '../places/index.ts';
-import { buildModel, deliveredShipmentOf, placeLookupOf, queryOf, WorkdayIndex, type DeliveredShipment, type Prediction } from '../prediction/index.ts';
+import {
+  buildModel, deliveredShipmentOf, NO_PLACES, placeLookupOf, queryOf, WorkdayIndex, type DeliveredShipment, type Prediction, type PredictionQuery,
+} from '../prediction/index.ts';
 import { otherNetworkPolls } from '../prediction/testutil/other-network.ts';
 import type { CarrierPoll } from '../schemas/index.ts';
 import { product } from '../testutil/product.ts';
-import { DAY_MS } from '../time/index.ts';
-import { ClickHousePredictionSource, PredictionObservationSink, rebuildPredictionModel } from './prediction.ts';
+import { seededRandom } from '../random/seeded-random.ts';
+import { DAY_MS, HOUR_MS } from '../time/index.ts';
+import { ClickHousePredictionSource, observationRows, PredictionObservationSink, rebuildPredictionModel } from './prediction.ts';
 import type { PollRows } from './rows.ts';
 import { ClickHouseWriter } from './writer.ts';
 import { countOf, createTestDatabase, type TestDatabase } from './testutil/database.ts';
@@ -105,5 +108,60 @@ describe('delivery model in ClickHouse (prediction_observations → prediction_c
     expect(source.model()!.modelAtMs).toBe(SPLIT + 4 * 60_000);
     expect(await countOf(db.client, 'SELECT uniqExact(version) AS c FROM prediction_cells')).toBe(3);
   }, 240_000);
-});
 
+  it('chooses detail or plain cells per stage and position as the embedded build does, and reads the plain ones where it chose them', async () => {
+    const own = await createTestDatabase();
+    try {
+      // Half the parcels take 60 h in transit, half 100 h, and their one scan's place tells which, but
+      // the other way round from the calibration window on (as after a carrier renamed its hubs): the
+      // detail cells learned before it mislead there, and the stage's plain ones do not.
+      const modelAt = Date.parse('2026-06-30T12:00:00+05:30');
+      const r = seededRandom(5);
+      const data: DeliveredShipment[] = Array.from({ length: 1200 }, (_, i) => {
+        // Whole seconds, as ClickHouse keeps them.
+        const pickup = Math.round((modelAt - 60 * DAY_MS + r() * 50 * DAY_MS) / 1000) * 1000;
+        const fast = i % 2 === 0;
+        const ofd = pickup + Math.round((fast ? 60 : 100) * 3600 + r() * 4 * 3600) * 1000;
+        const renamed = pickup >= modelAt - 24 * DAY_MS;
+        return {
+          mode: 'live', carrier: 'delhivery', serviceType: 'surface', originPincode: '110001', destinationPincode: '560001', destinationState: 'KA',
+          deliveredMs: ofd + 3 * 3600_000, seed: 500_000 + i, scanMs: [pickup], scanPositions: [fast === renamed ? 1 : 2],
+          episodes: [
+            { stage: 'awaiting_pickup', enteredMs: pickup - 20 * 3600_000, leftMs: pickup },
+            { stage: 'in_transit', enteredMs: pickup, leftMs: ofd },
+            { stage: 'out_for_delivery', enteredMs: ofd, leftMs: ofd + 3 * 3600_000 },
+          ],
+        };
+      });
+      await own.client.insert({
+        table: 'prediction_observations', format: 'JSONEachRow', values: data.flatMap((d, i) => observationRows(d, `SYN${i}`, NO_PLACES, workdays)),
+      });
+      const embedded = buildModel(data, { modelAtMs: modelAt, windowDays: 90, places: NO_PLACES, workdays });
+      const rebuilt = await rebuildPredictionModel(own.client, { nowMs: modelAt, windowDays: 90 });
+      const source = new ClickHousePredictionSource(own.client, { places: NO_PLACES, workdays });
+      await source.refresh();
+      const fromClickHouse = source.model()!;
+      expect(embedded.summary.detail['in_transit']).toEqual([]);
+      expect(embedded.summary.detail['out_for_delivery']).not.toEqual([]);
+      expect(fromClickHouse.summary.detail).toEqual(embedded.summary.detail);
+      expect(fromClickHouse.summary.thresholds).toEqual(embedded.summary.thresholds);
+      expect(rebuilt.cells).toBe(embedded.summary.cells);
+      let compared = 0;
+      for (let h = 0; h < 72; h += 5) {
+        for (const position of ['origin', 'en_route'] as const) {
+          const asOf = Date.parse('2026-06-29T06:00:00+05:30') + h * HOUR_MS;
+          const q: PredictionQuery = {
+            mode: 'live', carrier: 'delhivery', serviceType: 'surface', originPincode: '110001', destinationPincode: '560001', destinationState: 'KA',
+            stage: 'in_transit', stageEnteredMs: asOf - h * HOUR_MS, asOfMs: asOf, eddMs: null, position,
+          };
+          expect(fromClickHouse.predict(q), `${position} as of ${h} h`).toEqual(embedded.predict(q));
+          // The plain cell: no position named.
+          if (embedded.predict(q)) { compared++; expect(embedded.predict(q)!.basis.position).toBeNull(); }
+        }
+      }
+      expect(compared).toBeGreaterThan(20);
+    } finally {
+      await own.drop();
+    }
+  }, 120_000);
+});

@@ -332,14 +332,14 @@ export async function rebuildPredictionModel(client: ClickHouseClient, options: 
   }
   // The choice per stage × position: the detail way's extra weighted error and its squares (integers: both paths sum them exactly).
   const errors = await (await client.query({
-    query: `SELECT stage, position, toString(sum(excess)) AS excess, toString(sum(excess * excess)) AS squares, count() AS n
+    query: `SELECT stage, position, toString(sum(excess)) AS excess_sum, toString(sum(excess * excess)) AS squares_sum, count() AS n
       FROM (SELECT stage, position, toInt64(weight) * (abs(toInt64(k) - mode_d) - abs(toInt64(k) - mode_p)) AS excess
         FROM ${scored} WHERE mode_d >= 0 AND mode_p >= 0)
       GROUP BY stage, position`,
     format: 'JSONEachRow',
     ...timeout,
-  })).json<{ stage: string; position: number; excess: string; squares: string; n: string | number }>();
-  const plainGroups = errors.filter((e) => !chooseDetail(Number(e.excess), Number(e.squares), Number(e.n))).map((e) => `${e.stage}|${e.position}`);
+  })).json<{ stage: string; position: number; excess_sum: string; squares_sum: string; n: string | number }>();
+  const plainGroups = errors.filter((e) => !chooseDetail(Number(e.excess_sum), Number(e.squares_sum), Number(e.n))).map((e) => `${e.stage}|${e.position}`);
   const plainHere = plainGroups.length === 0 ? '0' : `concat(toString(stage), '|', toString(position)) IN ${sqlStringList(plainGroups)}`;
   // A detail cell (model.ts detailKey: `|P`, position, daypart at the end) of a stage and position that reads the plain keys: never read.
   const unread = plainGroups.length === 0 ? '0'
