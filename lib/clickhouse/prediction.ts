@@ -16,7 +16,7 @@ import { stageEpisodes } from '../prediction/episodes.ts';
 import { K_SLOTS, SCORE_SCALE } from '../prediction/cells.ts';
 import {
   buildSpanOf, DETAIL_FROM_LEVEL, emptyModel, observeShipment, PredictionModel, SLOT_COUNT, STAGE_LIST, stageIndexOf,
-  TARGETS, thresholdsOf, unpack, chooseDetail, detailChoiceOf, DETAIL_LEVELS,
+  TARGETS, thresholdsOf, unpack, chooseDetail, detailChoiceOf, DETAIL_LEVELS, UNPLACED_DETAIL_LEVELS, UNPLACED_STAGE_LIST,
   type CellCounts, type DeliveredShipment, type ThresholdGroup,
 } from '../prediction/model.ts';
 import { positionScansOf, predictorOf, splitAtNewPlaces, type Predictor } from '../prediction/records.ts';
@@ -38,10 +38,14 @@ import { sqlInt, sqlStringList } from './sql.ts';
 const NOT_MIGRATED_YET = new Set([60, 81]);
 
 const KEY_COLUMNS = ['key_lane', 'key_state', 'key_zone', 'key_service', 'key_carrier'] as const;
-/** The detail keys (lib/prediction model.ts detailKey: level key + `|P` + position + daypart), computed per observation. */
+/**
+ * The detail keys (lib/prediction model.ts detailKey: level key + `|P` + position + daypart), computed per observation;
+ * the unplaced stages' only for the first UNPLACED_DETAIL_LEVELS levels.
+ */
 const DETAIL_COLUMNS = KEY_COLUMNS.slice(DETAIL_FROM_LEVEL).map((c) => `detail_${c.slice(4)}`);
 const DETAIL_COLUMNS_SQL = KEY_COLUMNS.slice(DETAIL_FROM_LEVEL)
-  .map((c, i) => `if(${c} = '', '', concat(${c}, '|P', toString(position), toString(daypart))) AS ${DETAIL_COLUMNS[i]}`).join(', ');
+  .map((c, i) => `if(${c} = ''${i < UNPLACED_DETAIL_LEVELS ? '' : ` OR stage IN ${sqlStringList(UNPLACED_STAGE_LIST)}`}, '', ` +
+    `concat(${c}, '|P', toString(position), toString(daypart))) AS ${DETAIL_COLUMNS[i]}`).join(', ');
 /** Every key a lookup may read, in its order (model.ts SLOT_COUNT): the detail keys, then the plain ones. */
 const SLOT_COLUMNS = [...DETAIL_COLUMNS, ...KEY_COLUMNS];
 

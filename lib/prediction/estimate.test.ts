@@ -81,7 +81,7 @@ describe('estimates before shipping', () => {
     for (const e of answer.estimates) {
       const p = model.predict({
         mode: 'test', carrier: e.carrier, serviceType: e.service_type, originPincode: '110001', destinationPincode: '560001', destinationState: 'KA',
-        stage: 'awaiting_pickup', stageEnteredMs: NOW - 5 * MINUTE_MS, asOfMs: NOW, eddMs: null, hourUnknown: true,
+        stage: 'awaiting_pickup', stageEnteredMs: NOW - 5 * MINUTE_MS, asOfMs: NOW, eddMs: null,
       })!;
       expect(e).toEqual({ carrier: e.carrier, service_type: e.service_type, delivery_date: p.delivery_date, window: p.window, basis: p.basis });
       expect(e.basis).toMatchObject({ stage: 'awaiting_pickup', level: 'lane', sample_size: 120 });

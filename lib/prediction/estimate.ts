@@ -84,11 +84,7 @@ export function bookingOf(
   return { enteredMs, asOfMs: Math.max(nowMs, enteredMs) };
 }
 
-/**
- * The prediction query of a planned shipment: what a booked record of it would be asked, save the
- * hour: when in the day the parcel will be handed over is not known, so the model's plain cells
- * answer (a record's booked stage may read a cell of its booking's time of day).
- */
+/** The prediction query of a planned shipment: what a booked record of it would be asked. */
 export function estimateQueryOf(
   workdays: WorkdayIndex, places: PlaceLookup, req: EstimateRequest, carrier: string, serviceType: string | null,
 ): PredictionQuery {
@@ -104,7 +100,6 @@ export function estimateQueryOf(
     stageEnteredMs: enteredMs,
     asOfMs,
     eddMs: null,
-    hourUnknown: true,
   };
 }
 

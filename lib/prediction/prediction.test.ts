@@ -206,18 +206,20 @@ describe('delivery model', () => {
         ],
       };
     });
-    const model = buildModel(data, { modelAtMs: MODEL_AT, windowDays: 90, places: NO_PLACES, workdays });
+    // Detail cells from the state pair down: the booked stage's only there (the route before the hour).
+    const places: PlaceLookup = { stateOf: (pin) => ({ '110': 'DL', '560': 'KA' } as Record<string, string>)[pin.slice(0, 3)] ?? null, zoneOf: () => 'rest_of_india' };
+    const model = buildModel(data, { modelAtMs: MODEL_AT, windowDays: 90, places, workdays });
     expect(model.summary.detail['awaiting_pickup']).toEqual(['unknown']);
     // Booked on Tuesday 2026-06-30 at 09:00 and at 17:00 IST: the later booking waits a day for its pickup.
-    const booked = (hour: number, hourUnknown?: boolean) => {
+    const booked = (hour: number) => {
       const asOf = istDayStartMs('2026-06-30') + hour * HOUR_MS;
-      return model.predict(query({ stage: 'awaiting_pickup', stageEnteredMs: asOf - 10 * 60_000, asOfMs: asOf, hourUnknown }))!;
+      return model.predict(query({ stage: 'awaiting_pickup', stageEnteredMs: asOf - 10 * 60_000, asOfMs: asOf }))!;
     };
     expect(booked(9).delivery_date).toBe('2026-07-02');
     expect(booked(17).delivery_date).toBe('2026-07-03');
-    // The booked stage has no place to name; without the hour (an estimate), the plain cell of both dayparts.
-    expect(booked(9).basis.position).toBeNull();
-    expect(booked(9, true).basis.sample_size).toBeGreaterThan(booked(9).basis.sample_size);
+    // The state pair's cell of the hour; no place to name before pickup.
+    expect(booked(9).basis).toMatchObject({ level: 'state_pair', position: null });
+    expect(booked(9).basis.sample_size).toBeLessThan(data.length);
   });
 
   it('chooses the detail cells unless 30+ calibration deliveries show the plain ones err less, by 3 standard errors', () => {

@@ -54,9 +54,4 @@ export interface PredictionQuery {
   eddMs: number | null;
   /** Where the latest scan is (position.ts); absent or null: `unknown`. */
   position?: Position | null;
-  /**
-   * The as-of time of day is not the shipment's own (`/v1/estimate`: the hour a planned parcel is
-   * handed over is not known): only the plain keys are read, not the position × daypart ones.
-   */
-  hourUnknown?: boolean;
 }
