@@ -14,9 +14,11 @@
  * from the state pair down). Each observation weighs the time the shipment spent in its bucket: a
  * prediction is asked at every poll, so a shipment that waits longer is asked more often.
  * A lookup takes the most specific level whose detail cell has 30+ delivered shipments, else the
- * most specific plain one; it maps the cell's most likely count and its calibrated windows (cells.ts:
- * a nested family of ranges, calibrated split-conformally per stage and position on the latest 14
- * days) onto working days after the as-of day, so a rest day is never predicted.
+ * most specific plain one (detail cells only in the stages and positions where the build's own
+ * calibration days did not show them predicting worse: `chooseDetail`); it maps the cell's most
+ * likely count and its calibrated windows (cells.ts: a nested family of ranges, calibrated
+ * split-conformally per stage and position on the latest 14 days) onto working days after the
+ * as-of day, so a rest day is never predicted.
  *
  * Censoring: returns (RTO) and lost shipments never deliver, so they give no delivery time: the
  * model predicts the delivery day of a shipment that will be delivered, and answers null for one
@@ -362,7 +364,7 @@ export const DETAIL_EVIDENCE = 3;
  * data supports it": the build's own held-out days decide. The margin, because a model of 20,000
  * journeys has a few dozen deliveries per position in its calibration days, each a shipment's several
  * correlated polls: a bare comparison chose the plain cells en route on the sandbox there and lost
- * five points of exact days on the days after.
+ * 4.7 points of exact days on the days after.
  */
 export function chooseDetail(excess: number, squares: number, n: number): boolean {
   return n < MIN_DELIVERIES || excess <= DETAIL_EVIDENCE * Math.sqrt(squares);
@@ -928,8 +930,9 @@ export function buildFromObserved(shipments: Iterable<ObservedShipment>, options
   };
   const groups = STAGES * POSITION_COUNT;
   const groupOf = (code: number) => ((code >>> 12) & 15) * POSITION_COUNT + ((code >>> 16) & 7);
-  // Detail keys or plain ones, per stage and position: whichever's early cells put their mode nearer
-  // the calibration window's deliveries (weighted as the scores are).
+  // Detail keys or plain ones, per stage and position (`chooseDetail`): how much farther the detail
+  // way's early mode is from the calibration window's deliveries than the plain way's (weighted as
+  // the scores are), and that excess's squares for its standard error.
   const errors = { excess: new Float64Array(groups), squares: new Float64Array(groups), n: new Int32Array(groups) };
   for (let at = 0; at < calibrationLength; at += ENTRY) {
     const withDetail = earlyCellAt(at, 0);
