@@ -539,7 +539,12 @@ export class PredictionModel {
     this.places = places;
     this.workdays = workdays;
     this.modelAtIso = new Date(modelAtMs).toISOString();
-    this.summary = { modelAt: this.modelAtIso, ...summary, thresholds: summaryThresholds(thresholds), detail: detailPositionsOf(table) };
+    // `detail` walks every key: read when asked (tests, tools), not at each load of a model.
+    let detail: ModelSummary['detail'] | undefined;
+    this.summary = {
+      modelAt: this.modelAtIso, ...summary, thresholds: summaryThresholds(thresholds),
+      get detail() { return (detail ??= detailPositionsOf(table)); },
+    };
   }
 
   /**
@@ -933,15 +938,24 @@ export function buildFromObserved(shipments: Iterable<ObservedShipment>, options
   // Detail keys or plain ones, per stage and position (`chooseDetail`): how much farther the detail
   // way's early mode is from the calibration window's deliveries than the plain way's (weighted as
   // the scores are), and that excess's squares for its standard error.
+  // Each entry's score under both ways (0: no early cell), kept for the thresholds below, as the
+  // ClickHouse path carries `score_d` and `score_p`.
+  const entries = calibrationLength / ENTRY;
+  const scoreWithDetail = new Uint16Array(entries);
+  const scorePlain = new Uint16Array(entries);
   const errors = { excess: new Float64Array(groups), squares: new Float64Array(groups), n: new Int32Array(groups) };
-  for (let at = 0; at < calibrationLength; at += ENTRY) {
+  for (let e = 0; e < entries; e++) {
+    const at = e * ENTRY;
     const withDetail = earlyCellAt(at, 0);
     const plain = earlyCellAt(at, DETAIL_LEVELS);
     if (withDetail === null || plain === null) continue;
     const code = calibration[at + SLOT_COUNT]!;
+    const k = code & 63;
+    scoreWithDetail[e] = withDetail.scores[k]!;
+    scorePlain[e] = plain.scores[k]!;
     const weight = calibration[at + SLOT_COUNT + 1]!;
     const group = groupOf(code);
-    const excess = weight * (Math.abs((code & 63) - withDetail.mode) - Math.abs((code & 63) - plain.mode));
+    const excess = weight * (Math.abs(k - withDetail.mode) - Math.abs(k - plain.mode));
     errors.excess[group]! += excess;
     errors.squares[group]! += excess * excess;
     errors.n[group]!++;
@@ -949,12 +963,12 @@ export function buildFromObserved(shipments: Iterable<ObservedShipment>, options
   const detailChosen = Uint8Array.from({ length: groups }, (_, g) => (chooseDetail(errors.excess[g]!, errors.squares[g]!, errors.n[g]!) ? 1 : 0));
   const scores: number[][] = Array.from({ length: groups }, () => []);
   const weights: number[][] = Array.from({ length: groups }, () => []);
-  for (let at = 0; at < calibrationLength; at += ENTRY) {
-    const code = calibration[at + SLOT_COUNT]!;
-    const group = groupOf(code);
-    const e = earlyCellAt(at, detailChosen[group] ? 0 : DETAIL_LEVELS);
-    if (e === null) continue;
-    scores[group]!.push(e.scores[code & 63]!);
+  for (let e = 0; e < entries; e++) {
+    const at = e * ENTRY;
+    const group = groupOf(calibration[at + SLOT_COUNT]!);
+    const score = detailChosen[group] ? scoreWithDetail[e]! : scorePlain[e]!;
+    if (score === 0) continue;
+    scores[group]!.push(score);
     weights[group]!.push(calibration[at + SLOT_COUNT + 1]!);
   }
   const calibrated: ThresholdGroup[] = [];
@@ -963,10 +977,7 @@ export function buildFromObserved(shipments: Iterable<ObservedShipment>, options
     const order = groupScores.map((_, i) => i).sort((a, b) => groupScores[a]! - groupScores[b]! || groupWeights[a]! - groupWeights[b]!);
     const sorted = order.map((i) => groupScores[i]!);
     const w = order.map((i) => groupWeights[i]!);
-    calibrated.push({
-      stage, position, n: sorted.length, t80: thresholdOf(sorted, TARGETS[0], w), t90: thresholdOf(sorted, TARGETS[1], w),
-      detail: position === null || detailChosen[stage * POSITION_COUNT + position] === 1,
-    });
+    calibrated.push({ stage, position, n: sorted.length, t80: thresholdOf(sorted, TARGETS[0], w), t90: thresholdOf(sorted, TARGETS[1], w) });
   };
   for (let stage = 0; stage < STAGES; stage++) {
     const all: number[] = [];
@@ -979,7 +990,6 @@ export function buildFromObserved(shipments: Iterable<ObservedShipment>, options
     if (all.length > 0) calibrate(stage, null, all, allWeights);
   }
   const thresholds = thresholdsOf(calibrated);
-  const detail = detailChoiceOf(calibrated);
   function* rows(): Generator<CellCounts> {
     for (let d = 0; d < cellOrder.length; d++) {
       const cellId = cellOrder[d]!;
@@ -991,7 +1001,7 @@ export function buildFromObserved(shipments: Iterable<ObservedShipment>, options
     }
   }
   const summary = { shipments: shipmentCount, observations };
-  return PredictionModel.fromCounts(rows(), thresholds, options.modelAtMs, options.places, options.workdays, summary, detail);
+  return PredictionModel.fromCounts(rows(), thresholds, options.modelAtMs, options.places, options.workdays, summary, detailChosen);
 }
 
 /** Learns the model from delivered shipments (observing each first). */
