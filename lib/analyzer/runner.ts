@@ -120,8 +120,8 @@ class Lease {
   }
 }
 
-/** How a run ends: finished (off the schedule), or to be taken up again at a time. */
-type RunEnd = 'done' | { atMs: number };
+/** How a run ends: finished (off the schedule), or to be taken up again at a time (held: the reason it waits for its key). */
+type RunEnd = 'done' | { atMs: number; held?: string };
 
 export class AnalysisRunner {
   private readonly running = new Map<string, Promise<void>>();
@@ -205,6 +205,10 @@ export class AnalysisRunner {
       // A step that threw leaves it due when its lease would have ended: tried again then.
       await lease.end(end);
     }
+    // Shown held only once its next look is on the schedule: a resume that sees the reason
+    // (Analyzer.keyChanged) makes it due at once after that look was written, not before it, where
+    // the look would have moved it back by HOLD_RECHECK_MS (a test whose clock stands still waited for ever).
+    if (end !== 'done' && end.held) await this.options.store.patchRunning(parsed.prefix, parsed.id, { held: end.held });
   }
 
   /** The key's standing as the run must act on it: null to go on, else how the run ends now. */
@@ -218,11 +222,10 @@ export class AnalysisRunner {
       await store.fail(prefix, id, `Stopped: the API key ${prefix} was ${answer === 'revoked' ? 'revoked' : 'deleted'}.`, now);
       return 'done';
     }
-    await store.patchRunning(prefix, id, {
-      held: `Paused: the API key ${prefix} is ${answer === 'not_started' ? 'not started yet' : answer}; ` +
-        `the analysis goes on when the key is active again (resumed or renewed).`,
-    });
-    return { atMs: now + this.holdRecheckMs };
+    // Stored by `run` once the next look is scheduled (see there).
+    const held = `Paused: the API key ${prefix} is ${answer === 'not_started' ? 'not started yet' : answer}; ` +
+      `the analysis goes on when the key is active again (resumed or renewed).`;
+    return { atMs: now + this.holdRecheckMs, held };
   }
 
   private async work(prefix: string, id: string): Promise<RunEnd> {

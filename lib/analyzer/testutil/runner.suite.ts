@@ -189,6 +189,37 @@ export function runnerSuite(factory: StoreFactory): void {
       expect(looked.get('H')).toBe(450);
     });
 
+    it('a resume right after the reason is shown runs the held analysis at once, not at its next look', async () => {
+      // The resume comes at the worst moment: as soon as the reason is stored. The runner used to
+      // store it before scheduling the next look, which then moved the due time the resume had set
+      // back by the recheck (a minute here): the analysis waited for it (CI, 2026-11-29: timed out).
+      const standings = new Map<string, KeyStanding>();
+      const analyzer = await one(async (s) => missingShipment(s, 'delhivery', 'not_found', null), {
+        // A short lease: the resume's claim meets the run still ending here, and the claim's lease is what it then waits.
+        standing: async (prefix) => standings.get(prefix) ?? 'active', runner: { holdRecheckMs: 60_000, leaseMs: 500 },
+      });
+      const prefix = newPrefix();
+      standings.set(prefix, 'suspended');
+      const store = analyzer.store;
+      const patchRunning = store.patchRunning.bind(store);
+      let resumed = false;
+      store.patchRunning = async (...args) => {
+        const doc = await patchRunning(...args);
+        if (doc?.held && !resumed) {
+          resumed = true;
+          standings.set(prefix, 'active');
+          await analyzer.keyChanged(prefix, 'active');
+        }
+        return doc;
+      };
+      const accepted = await analyzer.accept(record(prefix), null, Array.from({ length: 10 }, (_, i) => input(`Q00${i}`)), [], 0);
+      if (!accepted.ok) throw new Error('refused');
+      analyzer.start();
+      const doc = await until(() => store.get(prefix, accepted.doc.id), (d) => d.status === 'completed', 10_000);
+      expect(resumed).toBe(true);
+      expect(doc).toMatchObject({ done: 10, held: null });
+    });
+
     it('runs an analysis stored but never scheduled (a crash between the two steps), within the reservation\'s grace', async () => {
       const analyzer = await one(async (s) => missingShipment(s, 'delhivery', 'not_found', null));
       const prefix = newPrefix();
