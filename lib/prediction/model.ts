@@ -4,7 +4,8 @@
  *
  * What it learns. For every delivered shipment, every stage episode it went through (booked, in
  * transit, out for delivery, after a failed attempt, held), and every time-in-stage bucket the
- * shipment was still in that stage for, one observation: as of a point in that bucket, how many of
+ * shipment was still in that stage for (before pickup: every day since the booking × daypart,
+ * DAY_BUCKETS), one observation: as of a point in that bucket, how many of
  * the destination's working days (calendar: the carrier's Sundays, national and state holidays)
  * were left until it was delivered, where the parcel was then (position.ts: its latest scan's
  * place) and the as-of time of day. Observations are computed once per shipment (`observeShipment`:
@@ -59,23 +60,22 @@ export const detailKey = (key: string, position: number, daypart: number) => `${
 /** Observation weights: the time spent in the bucket, in these units (rounded up, at least one). */
 export const WEIGHT_UNIT_MS = 30 * MINUTE_MS;
 /**
- * Before pickup there is no scan to place: those observations have position `unknown`, so their
- * detail keys tell only the as-of daypart (a booking after the pickup cut-off may wait a day), and
- * `basis.position` stays null (the booked stage is also `/v1/estimate`'s, asked with no scans).
- * Their detail keys stop at UNPLACED_DETAIL_LEVELS: without a place, a zone's or carrier-wide cell of
- * the hour read before the lane's would answer a long route from other routes (`/v1/estimate` gives
- * the booked record's figures, and names `fastest` only from a lane or state-pair basis).
+ * Before pickup there is no scan to place: those observations have position `unknown`, their buckets
+ * are days since the booking × the as-of daypart (DAY_BUCKETS: a booking after the pickup cut-off
+ * waits a day), they have no detail keys, and `basis.position` stays null (the booked stage is also
+ * `/v1/estimate`'s, asked with no scans, which names `fastest` only from a lane or state-pair basis).
  */
 export const UNPLACED_STAGE_LIST: readonly Stage[] = ['awaiting_pickup'];
 const UNPLACED_STAGES: ReadonlySet<Stage> = new Set(UNPLACED_STAGE_LIST);
 /**
- * Detail levels of the unplaced stages: the state pair's alone. Measured at 50,000 journeys (sandbox,
- * booked exact day / MAE): plain cells only 41.9 % / 0.845; state pair 45.0 % / 0.805; state pair and
- * zone 51.7 % / 0.702; every level 52.3 % / 0.692. But a zone's cell of the hour, read before the
- * lane's plain one, left no carrier on Delhi → Bengaluru with a lane or state-pair basis, so no
- * `fastest` there: the route's own figures come first.
+ * Detail levels of the unplaced stages: none. Their buckets already hold the as-of daypart (DAY_BUCKETS),
+ * so a detail cell (position unknown × daypart) would count a plain cell's deliveries again under
+ * another key: the state pair's read first moved the sandbox's booked exact day by 0.1 point (50,000
+ * journeys). Before day buckets the state pair's cells of the hour were read first; a zone's, read
+ * before the lane's plain one, had left no carrier on Delhi → Bengaluru a lane or state-pair basis
+ * (no `fastest` there): the route's own figures come first.
  */
-export const UNPLACED_DETAIL_LEVELS = 1;
+export const UNPLACED_DETAIL_LEVELS = 0;
 export const STAGE_LIST: readonly Stage[] = [...PREDICTED_STAGES];
 export const STAGES = STAGE_LIST.length;
 const STAGE_INDEX = new Map<Stage, number>(STAGE_LIST.map((s, i) => [s, i]));
@@ -135,6 +135,54 @@ export function bucketOf(elapsedHours: number): number {
   let b = 0;
   while (b + 1 < BUCKETS && elapsedHours >= BUCKET_HOURS[b + 1]!) b++;
   return b;
+}
+
+/**
+ * The booked stage's buckets are days, not hours: the IST day since the booking (0, 1, 2) × the as-of
+ * daypart, then one bucket from the fourth day on (DAY_BUCKETS in all). Before pickup the calendar
+ * decides: whether the booking's day has passed (carriers pick up on the next working day, or the
+ * same day before their cut-off) and whether today's pickup run is still ahead. Hours since the
+ * booking mixed them (6–12 h after it is the same evening or the next morning). Measured at 50,000
+ * journeys, booked exact day / MAE, hours → days: sandbox 45.0 % / 0.805 → 53.3 % / 0.672, second
+ * generator 34.8 % / 1.256 → 36.9 % / 1.230; the day since booking without the daypart: 46.7 % and 36.3 %.
+ */
+const DAY_BUCKET_DAYS = 3;
+export const DAY_BUCKETS = DAY_BUCKET_DAYS * DAYPARTS + 1;
+// A cell row has BUCKETS slots per stage, shared by both kinds of bucket.
+if (DAY_BUCKETS > BUCKETS) throw new Error('prediction: more day buckets than a row has slots');
+
+/** The booked stage's bucket of an as-of instant (see DAY_BUCKETS). */
+export function dayBucketOf(enteredMs: number, asOfMs: number): number {
+  const day = Math.max(0, dayNumberOf(asOfMs) - dayNumberOf(enteredMs));
+  return day >= DAY_BUCKET_DAYS ? DAY_BUCKETS - 1 : day * DAYPARTS + daypartOf(asOfMs);
+}
+
+/** A bucket's span of as-of instants: [bucket, from, to] (the last bucket's: a week). */
+type BucketSpan = [number, number, number];
+
+/** The time-in-stage buckets an episode entered at `enteredMs` reaches before `end`. */
+function* hourSpans(enteredMs: number, end: number): Generator<BucketSpan> {
+  for (let b = 0; b < BUCKETS; b++) {
+    const from = enteredMs + BUCKET_HOURS[b]! * HOUR_MS;
+    if (from >= end) return;
+    yield [b, from, b + 1 < BUCKETS ? enteredMs + BUCKET_HOURS[b + 1]! * HOUR_MS : from + 7 * DAY_MS];
+  }
+}
+
+/** The booked stage's day buckets (`dayBucketOf`) an episode entered at `enteredMs` reaches before `end`. */
+function* daySpans(enteredMs: number, end: number): Generator<BucketSpan> {
+  const dayStartMs = dayNumberOf(enteredMs) * DAY_MS - IST_OFFSET_MS;
+  let from = enteredMs;
+  for (let day = 0; day < DAY_BUCKET_DAYS; day++) {
+    for (let part = 0; part < DAYPARTS; part++) {
+      const to = dayStartMs + day * DAY_MS + (DAYPART_HOURS[part] ?? 24) * HOUR_MS;
+      if (to <= from) continue;
+      if (from >= end) return;
+      yield [day * DAYPARTS + part, from, to];
+      from = to;
+    }
+  }
+  if (from < end) yield [DAY_BUCKETS - 1, from, from + 7 * DAY_MS];
 }
 
 export function daypartOf(ms: number): number {
@@ -241,10 +289,7 @@ export function observeShipment(s: DeliveredShipment, places: PlaceLookup, workd
     if (stage === undefined || i >= MAX_EPISODES) return;
     const placed = !UNPLACED_STAGES.has(e.stage);
     const end = Math.min(e.leftMs ?? s.deliveredMs, s.deliveredMs);
-    for (let b = 0; b < BUCKETS; b++) {
-      const from = e.enteredMs + BUCKET_HOURS[b]! * HOUR_MS;
-      if (from >= end) break;
-      const to = b + 1 < BUCKETS ? e.enteredMs + BUCKET_HOURS[b + 1]! * HOUR_MS : from + 7 * DAY_MS;
+    for (const [b, from, to] of placed ? hourSpans(e.enteredMs, end) : daySpans(e.enteredMs, end)) {
       // A point within the bucket (while still in the stage), so as-of times of day and weekdays vary as real ones do.
       const until = Math.min(to, end);
       const asOfS = Math.floor((from + spread(s.seed, i, b) * (until - from)) / 1000);
@@ -689,7 +734,7 @@ export class PredictionModel {
     if (stage === undefined) return null;
     const keys = resolved ?? this.resolveQuery(q);
     const rows = keys.rows;
-    const bucket = bucketOf(Math.max(0, q.asOfMs - q.stageEnteredMs) / HOUR_MS);
+    const bucket = UNPLACED_STAGES.has(q.stage) ? dayBucketOf(q.stageEnteredMs, q.asOfMs) : bucketOf(Math.max(0, q.asOfMs - q.stageEnteredMs) / HOUR_MS);
     const position = q.position == null || UNPLACED_STAGES.has(q.stage) ? 0 : positionIndexOf(q.position);
     const cellSlot = slot(stage, bucket);
     const table = this.table;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadCalendar } from '../calendar/index.ts';
 import { DAY_MS, HOUR_MS } from '../time/index.ts';
 import type { StageEpisode } from './episodes.ts';
-import { BUCKET_HOURS, observeShipment, STAGE_LIST, unpack, WEIGHT_UNIT_MS, type DeliveredShipment } from './model.ts';
+import { BUCKET_HOURS, dayBucketOf, DAY_BUCKETS, observeShipment, STAGE_LIST, unpack, WEIGHT_UNIT_MS, type DeliveredShipment } from './model.ts';
 import { NO_PLACES } from './types.ts';
 import { WorkdayIndex } from './workdays.ts';
 
@@ -39,5 +39,26 @@ describe('a delivered shipment’s observations, two numbers each', () => {
     const observed = observeShipment(shipment(episodes, T + 120 * HOUR_MS), NO_PLACES, workdays);
     const seen = new Set(Array.from({ length: observed.obs.length / 2 }, (_, i) => unpack(observed.obs[2 * i + 1]!).episode));
     expect(seen).toEqual(new Set(Array.from({ length: 16 }, (_, i) => i)));
+  });
+
+  it('counts the booked stage in days since the booking × the as-of daypart (before 11:00, to 16:00, after), then one bucket from the fourth day', () => {
+    // Booked Monday 09:00 IST, picked up Thursday 14:00 IST: every day bucket, the last from Thursday 00:00.
+    const pickup = T + 3 * DAY_MS + 5 * HOUR_MS;
+    const delivered = pickup + 2 * DAY_MS;
+    const observed = observeShipment(shipment([
+      { stage: 'awaiting_pickup', enteredMs: T, leftMs: pickup },
+      { stage: 'in_transit', enteredMs: pickup, leftMs: delivered },
+    ], delivered), NO_PLACES, workdays);
+    const booked = Array.from({ length: observed.obs.length / 2 }, (_, i) => ({ asOfMs: observed.obs[2 * i]! * 1000, ...unpack(observed.obs[2 * i + 1]!) }))
+      .filter((o) => o.stage === STAGE_LIST.indexOf('awaiting_pickup'));
+    expect(booked.map((o) => o.bucket)).toEqual(Array.from({ length: DAY_BUCKETS }, (_, b) => b));
+    // Each as-of lies in its bucket, weighed by the bucket's time in the stage: Monday 09:00-11:00 is 2 h, the rest of the day 5 h and 8 h.
+    for (const o of booked) expect(dayBucketOf(T, o.asOfMs)).toBe(o.bucket);
+    expect(booked.slice(0, 4).map((o) => o.weight * WEIGHT_UNIT_MS / HOUR_MS)).toEqual([2, 5, 8, 11]);
+    expect(booked.at(-1)!.weight * WEIGHT_UNIT_MS / HOUR_MS).toBe(14);
+    // A lookup reads the same buckets: the booking's evening, the next morning, the fourth day.
+    expect(dayBucketOf(T, T + 8 * HOUR_MS)).toBe(2);
+    expect(dayBucketOf(T, T + DAY_MS)).toBe(3);
+    expect(dayBucketOf(T, T + 6 * DAY_MS)).toBe(DAY_BUCKETS - 1);
   });
 });

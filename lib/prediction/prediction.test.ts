@@ -186,7 +186,7 @@ describe('delivery model', () => {
     expect(model.predict(query({ asOfMs: asOf, stageEnteredMs: asOf - 70 * HOUR_MS }))!.basis.position).toBeNull();
   });
 
-  it('reads detail cells where its own calibration days say they predict better: booked, the hour of the booking (the plain choice: above)', () => {
+  it('counts the booked stage by the day since booking and the as-of daypart: a booking after the pickup cut-off waits a day', () => {
     const r = rng(11);
     // Booked on a Monday to Wednesday (so no Sunday falls before the delivery): before 13:00 IST,
     // picked up that day at 17:00; later, the next day. Then 40-46 h in transit.
@@ -206,19 +206,22 @@ describe('delivery model', () => {
         ],
       };
     });
-    // Detail cells from the state pair down: the booked stage's only there (the route before the hour).
     const places: PlaceLookup = { stateOf: (pin) => ({ '110': 'DL', '560': 'KA' } as Record<string, string>)[pin.slice(0, 3)] ?? null, zoneOf: () => 'rest_of_india' };
     const model = buildModel(data, { modelAtMs: MODEL_AT, windowDays: 90, places, workdays });
-    expect(model.summary.detail['awaiting_pickup']).toEqual(['unknown']);
+    // No detail cells before pickup: the buckets hold the hour (DAY_BUCKETS).
+    expect(model.summary.detail['awaiting_pickup']).toEqual([]);
     // Booked on Tuesday 2026-06-30 at 09:00 and at 17:00 IST: the later booking waits a day for its pickup.
-    const booked = (hour: number) => {
-      const asOf = istDayStartMs('2026-06-30') + hour * HOUR_MS;
-      return model.predict(query({ stage: 'awaiting_pickup', stageEnteredMs: asOf - 10 * 60_000, asOfMs: asOf }))!;
+    const booked = (hour: number, askedAfterHours = 1 / 6) => {
+      const at = istDayStartMs('2026-06-30') + hour * HOUR_MS;
+      return model.predict(query({ stage: 'awaiting_pickup', stageEnteredMs: at, asOfMs: at + askedAfterHours * HOUR_MS }))!;
     };
     expect(booked(9).delivery_date).toBe('2026-07-02');
     expect(booked(17).delivery_date).toBe('2026-07-03');
-    // The state pair's cell of the hour; no place to name before pickup.
-    expect(booked(9).basis).toMatchObject({ level: 'state_pair', position: null });
+    // The evening's booking asked the next morning, 16 h on: still the same day, now a day nearer.
+    expect(booked(17, 16).delivery_date).toBe('2026-07-03');
+    expect(booked(17, 16).window.p80[1]! <= '2026-07-03').toBe(true);
+    // The lane's own cell of that day and hour (a share of the deliveries); no place to name before pickup.
+    expect(booked(9).basis).toMatchObject({ level: 'lane', position: null });
     expect(booked(9).basis.sample_size).toBeLessThan(data.length);
   });
 

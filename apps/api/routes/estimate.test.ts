@@ -24,7 +24,9 @@ describe('GET /v1/estimate', () => {
   beforeAll(async () => {
     // Thursday 2026-11-19, 12:00 IST (the harness's default start): a working day everywhere.
     h = await startApiHarness();
-    const fed = await seedHistory(h, { shipments: 12000, days: 60, seed: 7 });
+    // 30,000 journeys: the booked stage's cells are a day's daypart (DAY_BUCKETS), so the metro lane
+    // needs this many for several carriers' cells to reach 30 (at 12,000 they fell to the zone's).
+    const fed = await seedHistory(h, { shipments: 30000, days: 60, seed: 7 });
     expect(fed).toBeGreaterThan(2000);
     key = (await h.createKey({ plan: 'starter', mode: 'test', burst_per_second: 1000 })).key;
     live = (await h.createKey({ plan: 'starter', mode: 'live', burst_per_second: 1000 })).key;
@@ -184,9 +186,10 @@ describe('GET /v1/estimate', () => {
     expect(planned.length).toBeGreaterThan(0);
     const back = h.clock.now();
     try {
-      // A minute into Monday 2026-11-23 (IST): the record's booking (4 minutes before its first poll)
-      // falls on Sunday night, as a weekend order does; the pickup day and the as-of day are Monday.
-      h.clock.set(istDayStartMs('2026-11-23') + MINUTE_MS);
+      // Ten minutes into Monday 2026-11-23 (IST): the record's booking (4 minutes before its first poll)
+      // is that morning, as the estimate's is (the booked stage counts the day since the booking and
+      // the hour: a Sunday night's booking asked on Monday morning is another cell).
+      h.clock.set(istDayStartMs('2026-11-23') + 10 * MINUTE_MS);
       const res = await h.track(key, 'delhivery', awbFor('delhivery', 25, 10));
       const record = res.json() as TrackingRecord;
       expect(record.insights.current_stage).toBe('awaiting_pickup');
