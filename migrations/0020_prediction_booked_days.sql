@@ -1,4 +1,4 @@
--- The booked stage's buckets are days since the booking × the as-of daypart (lib/prediction/model.ts
+-- The booked stage's buckets are days since the booking × the as-of daypart, and the origin's rest days (lib/prediction/model.ts
 -- DAY_BUCKETS; docs/engineers/prediction.md), no longer hours since it. Booked-stage observations
 -- written before hold hour buckets under the same numbers: counted with the new ones they would mix
 -- two meanings in one cell until the window renews, so they go. Derived rows only (the normalizer

@@ -139,22 +139,33 @@ export function bucketOf(elapsedHours: number): number {
 
 /**
  * The booked stage's buckets are days, not hours: the IST day since the booking (0, 1, 2) × the as-of
- * daypart, then one bucket from the fourth day on (DAY_BUCKETS in all). Before pickup the calendar
+ * daypart, a rest day of the carrier at the origin (no pickup run: a Sunday, a holiday) whichever
+ * day it is, then one bucket from the fourth day on (DAY_BUCKETS in all). Before pickup the calendar
  * decides: whether the booking's day has passed (carriers pick up on the next working day, or the
- * same day before their cut-off) and whether today's pickup run is still ahead. Hours since the
- * booking mixed them (6–12 h after it is the same evening or the next morning). Measured at 50,000
- * journeys, booked exact day / MAE, hours → days: sandbox 45.0 % / 0.805 → 53.4 % / 0.669, second
- * generator 34.8 % / 1.256 → 36.9 % / 1.230; the day since booking without the daypart: 46.7 % and 36.3 %.
+ * same day before their cut-off), whether today has a pickup run at all, and whether it is still
+ * ahead. Hours since the booking mixed them (6–12 h after it is the same evening or the next
+ * morning; a Sunday morning and a Tuesday morning alike). Measured at 50,000 journeys, booked exact
+ * day / MAE: hours 45.0 % / 0.805 on the sandbox, 34.8 % / 1.256 on the second generator; days ×
+ * dayparts 53.4 % / 0.669 and 36.9 % / 1.230; with the rest day 61.4 % / 0.553 and 38.3 % / 1.213
+ * (docs/engineers/prediction.md has the rest).
  */
 const DAY_BUCKET_DAYS = 3;
-export const DAY_BUCKETS = DAY_BUCKET_DAYS * DAYPARTS + 1;
+const LATER_DAYS_BUCKET = DAY_BUCKET_DAYS * DAYPARTS;
+const REST_DAY_BUCKET = LATER_DAYS_BUCKET + 1;
+export const DAY_BUCKETS = REST_DAY_BUCKET + 1;
 // A cell row has BUCKETS slots per stage, shared by both kinds of bucket.
 if (DAY_BUCKETS > BUCKETS) throw new Error('prediction: more day buckets than a row has slots');
 
-/** The booked stage's bucket of an as-of instant (see DAY_BUCKETS). */
-export function dayBucketOf(enteredMs: number, asOfMs: number): number {
+/** The booked stage's bucket of an as-of instant (see DAY_BUCKETS); `restDay`: no pickup run on the as-of day. */
+export function dayBucketOf(enteredMs: number, asOfMs: number, restDay: boolean): number {
   const day = Math.max(0, dayNumberOf(asOfMs) - dayNumberOf(enteredMs));
-  return day >= DAY_BUCKET_DAYS ? DAY_BUCKETS - 1 : day * DAYPARTS + daypartOf(asOfMs);
+  if (day >= DAY_BUCKET_DAYS) return LATER_DAYS_BUCKET;
+  return restDay ? REST_DAY_BUCKET : day * DAYPARTS + daypartOf(asOfMs);
+}
+
+/** The working days that decide a pickup: the carrier's at the origin (its state when the places directory knows the pincode). */
+export function pickupContextOf(workdays: WorkdayIndex, places: PlaceLookup, carrier: string, originPincode: string | null): string {
+  return workdays.contextOf(carrier, originPincode !== null && /^\d{6}$/.test(originPincode) ? places.stateOf(originPincode) : null);
 }
 
 /** A bucket's span of as-of instants: [bucket, from, to] (the last bucket's: a week). */
@@ -169,20 +180,34 @@ function* hourSpans(enteredMs: number, end: number): Generator<BucketSpan> {
   }
 }
 
-/** The booked stage's day buckets (`dayBucketOf`) an episode entered at `enteredMs` reaches before `end`. */
-function* daySpans(enteredMs: number, end: number): Generator<BucketSpan> {
-  const dayStartMs = dayNumberOf(enteredMs) * DAY_MS - IST_OFFSET_MS;
+/**
+ * The booked stage's day buckets (`dayBucketOf`) an episode entered at `enteredMs` reaches before
+ * `end`, one span each: a rest day's dayparts, and rest days in a row, are one span. One observation
+ * per bucket (the ClickHouse table's key): a second run of rest days in the first three (a holiday,
+ * a working day, a Sunday) is not observed.
+ */
+function* daySpans(enteredMs: number, end: number, restDay: (dayNumber: number) => boolean): Generator<BucketSpan> {
+  const firstDay = dayNumberOf(enteredMs);
   let from = enteredMs;
-  for (let day = 0; day < DAY_BUCKET_DAYS; day++) {
-    for (let part = 0; part < DAYPARTS; part++) {
-      const to = dayStartMs + day * DAY_MS + (DAYPART_HOURS[part] ?? 24) * HOUR_MS;
+  let held: BucketSpan | null = null;
+  let restSeen = false;
+  for (let day = 0; day < DAY_BUCKET_DAYS && from < end; day++) {
+    const rest = restDay(firstDay + day);
+    for (let part = 0; part < DAYPARTS && from < end; part++) {
+      const to = (firstDay + day) * DAY_MS - IST_OFFSET_MS + (DAYPART_HOURS[part] ?? 24) * HOUR_MS;
       if (to <= from) continue;
-      if (from >= end) return;
-      yield [day * DAYPARTS + part, from, to];
+      const bucket = rest ? REST_DAY_BUCKET : day * DAYPARTS + part;
+      if (held?.[0] === bucket) held[2] = to;
+      else {
+        if (held) yield held;
+        held = rest && restSeen ? null : [bucket, from, to];
+        restSeen ||= rest;
+      }
       from = to;
     }
   }
-  if (from < end) yield [DAY_BUCKETS - 1, from, from + 7 * DAY_MS];
+  if (held) yield held;
+  if (from < end) yield [LATER_DAYS_BUCKET, from, from + 7 * DAY_MS];
 }
 
 export function daypartOf(ms: number): number {
@@ -281,6 +306,7 @@ function positionAt(s: DeliveredShipment, ms: number): number {
 export function observeShipment(s: DeliveredShipment, places: PlaceLookup, workdays: WorkdayIndex): ObservedShipment {
   const keys = levelKeys(s.mode, s.carrier, s.serviceType, s.originPincode, s.destinationPincode, places);
   const context = workdays.contextOf(s.carrier, s.destinationState);
+  const pickupContext = pickupContextOf(workdays, places, s.carrier, s.originPincode);
   const deliveredDay = dayNumberOf(s.deliveredMs);
   const out: number[] = [];
   s.episodes.forEach((e, i) => {
@@ -289,7 +315,7 @@ export function observeShipment(s: DeliveredShipment, places: PlaceLookup, workd
     if (stage === undefined || i >= MAX_EPISODES) return;
     const placed = !UNPLACED_STAGES.has(e.stage);
     const end = Math.min(e.leftMs ?? s.deliveredMs, s.deliveredMs);
-    for (const [b, from, to] of placed ? hourSpans(e.enteredMs, end) : daySpans(e.enteredMs, end)) {
+    for (const [b, from, to] of placed ? hourSpans(e.enteredMs, end) : daySpans(e.enteredMs, end, (d) => !workdays.isWorking(pickupContext, d))) {
       // A point within the bucket (while still in the stage), so as-of times of day and weekdays vary as real ones do.
       const until = Math.min(to, end);
       const asOfS = Math.floor((from + spread(s.seed, i, b) * (until - from)) / 1000);
@@ -734,7 +760,7 @@ export class PredictionModel {
     if (stage === undefined) return null;
     const keys = resolved ?? this.resolveQuery(q);
     const rows = keys.rows;
-    const bucket = UNPLACED_STAGES.has(q.stage) ? dayBucketOf(q.stageEnteredMs, q.asOfMs) : bucketOf(Math.max(0, q.asOfMs - q.stageEnteredMs) / HOUR_MS);
+    const bucket = UNPLACED_STAGES.has(q.stage) ? this.bookedBucketOf(q) : bucketOf(Math.max(0, q.asOfMs - q.stageEnteredMs) / HOUR_MS);
     const position = q.position == null || UNPLACED_STAGES.has(q.stage) ? 0 : positionIndexOf(q.position);
     const cellSlot = slot(stage, bucket);
     const table = this.table;
@@ -762,6 +788,12 @@ export class PredictionModel {
       if (cell < 0) return null;
     }
     return { cell, level, placed, position };
+  }
+
+  /** The booked stage's bucket of a query: its day since the booking, daypart, or the origin's rest day. */
+  private bookedBucketOf(q: PredictionQuery): number {
+    const context = pickupContextOf(this.workdays, this.places, q.carrier, q.originPincode);
+    return dayBucketOf(q.stageEnteredMs, q.asOfMs, !this.workdays.isWorking(context, dayNumberOf(q.asOfMs)));
   }
 
   /** The prediction as of `q.asOfMs`, null where the contract says null. */

@@ -16,6 +16,17 @@ function shipment(episodes: StageEpisode[], deliveredMs: number): DeliveredShipm
   };
 }
 
+/** The booked stage's observations of a shipment booked at `bookedMs` and picked up at `pickupMs` (two days in transit after). */
+function bookedObservations(bookedMs: number, pickupMs: number) {
+  const delivered = pickupMs + 2 * DAY_MS;
+  const observed = observeShipment(shipment([
+    { stage: 'awaiting_pickup', enteredMs: bookedMs, leftMs: pickupMs },
+    { stage: 'in_transit', enteredMs: pickupMs, leftMs: delivered },
+  ], delivered), NO_PLACES, workdays);
+  return Array.from({ length: observed.obs.length / 2 }, (_, i) => ({ asOfMs: observed.obs[2 * i]! * 1000, ...unpack(observed.obs[2 * i + 1]!) }))
+    .filter((o) => o.stage === STAGE_LIST.indexOf('awaiting_pickup'));
+}
+
 describe('a delivered shipment’s observations, two numbers each', () => {
   it('packs the weight with the rest: a stay of 25 days in transit weighs each bucket by its time, the last one 7 days', () => {
     const delivered = T + 25 * DAY_MS + 3 * HOUR_MS;
@@ -44,21 +55,33 @@ describe('a delivered shipment’s observations, two numbers each', () => {
   it('counts the booked stage in days since the booking × the as-of daypart (before 11:00, to 16:00, after), then one bucket from the fourth day', () => {
     // Booked Monday 09:00 IST, picked up Thursday 14:00 IST: every day bucket, the last from Thursday 00:00.
     const pickup = T + 3 * DAY_MS + 5 * HOUR_MS;
-    const delivered = pickup + 2 * DAY_MS;
-    const observed = observeShipment(shipment([
-      { stage: 'awaiting_pickup', enteredMs: T, leftMs: pickup },
-      { stage: 'in_transit', enteredMs: pickup, leftMs: delivered },
-    ], delivered), NO_PLACES, workdays);
-    const booked = Array.from({ length: observed.obs.length / 2 }, (_, i) => ({ asOfMs: observed.obs[2 * i]! * 1000, ...unpack(observed.obs[2 * i + 1]!) }))
-      .filter((o) => o.stage === STAGE_LIST.indexOf('awaiting_pickup'));
-    expect(booked.map((o) => o.bucket)).toEqual(Array.from({ length: DAY_BUCKETS }, (_, b) => b));
+    const booked = bookedObservations(T, pickup);
+    expect(booked.map((o) => o.bucket)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     // Each as-of lies in its bucket, weighed by the bucket's time in the stage: Monday 09:00-11:00 is 2 h, the rest of the day 5 h and 8 h.
-    for (const o of booked) expect(dayBucketOf(T, o.asOfMs)).toBe(o.bucket);
+    for (const o of booked) expect(dayBucketOf(T, o.asOfMs, false)).toBe(o.bucket);
     expect(booked.slice(0, 4).map((o) => o.weight * WEIGHT_UNIT_MS / HOUR_MS)).toEqual([2, 5, 8, 11]);
     expect(booked.at(-1)!.weight * WEIGHT_UNIT_MS / HOUR_MS).toBe(14);
     // A lookup reads the same buckets: the booking's evening, the next morning, the fourth day.
-    expect(dayBucketOf(T, T + 8 * HOUR_MS)).toBe(2);
-    expect(dayBucketOf(T, T + DAY_MS)).toBe(3);
-    expect(dayBucketOf(T, T + 6 * DAY_MS)).toBe(DAY_BUCKETS - 1);
+    expect(dayBucketOf(T, T + 8 * HOUR_MS, false)).toBe(2);
+    expect(dayBucketOf(T, T + DAY_MS, false)).toBe(3);
+    expect(dayBucketOf(T, T + 6 * DAY_MS, false)).toBe(9);
   });
+
+  it('a rest day of the carrier at the origin is one bucket of its own, whichever day since the booking it is', () => {
+    // Booked Saturday 2026-05-09 at 18:00 IST, picked up Monday at 15:00: delhivery does not pick up on Sundays.
+    const saturday = Date.parse('2026-05-09T18:00:00+05:30');
+    const booked = bookedObservations(saturday, saturday + 45 * HOUR_MS);
+    const rest = DAY_BUCKETS - 1;
+    // Saturday evening (day 0, after 16:00), Sunday whole (24 h, one observation), Monday morning and afternoon (day 2).
+    expect(booked.map((o) => o.bucket)).toEqual([2, rest, 6, 7]);
+    expect(booked.map((o) => o.weight * WEIGHT_UNIT_MS / HOUR_MS)).toEqual([6, 24, 11, 4]);
+    expect(dayBucketOf(saturday, saturday + 16 * HOUR_MS, true)).toBe(rest);
+    // Booked on Friday 2026-10-02 (Gandhi Jayanti, no pickups) at 18:00; Saturday works, Sunday rests;
+    // picked up Monday. One observation per bucket: the second run of rest days (Sunday) is not observed.
+    const holiday = Date.parse('2026-10-02T18:00:00+05:30');
+    expect(bookedObservations(holiday, holiday + 69 * HOUR_MS).map((o) => o.bucket)).toEqual([rest, 3, 4, 5, 9]);
+    // From the fourth day on, the one later bucket, rest day or not.
+    expect(dayBucketOf(saturday, saturday + 4 * DAY_MS, true)).toBe(9);
+  });
+
 });

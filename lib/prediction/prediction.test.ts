@@ -225,6 +225,38 @@ describe('delivery model', () => {
     expect(booked(9).basis.sample_size).toBeLessThan(data.length);
   });
 
+  it('reads a rest day of the carrier at the origin as its own bucket: a Saturday night’s booking asked on Sunday waits for Monday’s pickup', () => {
+    const r = rng(12);
+    // Booked any day of eight weeks at 08:00-22:00 IST; picked up at 17:00 on the next working day of
+    // delhivery in Delhi (not Sundays, not national holidays), the same day when booked before 13:00 on one.
+    const pickupContext = workdays.contextOf('delhivery', 'DL');
+    const data: DeliveredShipment[] = Array.from({ length: 3000 }, (_, i) => {
+      const day = istDayStartMs(addDays('2026-05-01', Math.floor(r() * 56)));
+      const booked = day + (8 + 14 * r()) * HOUR_MS;
+      let pickupDay = Math.floor((day + 6 * HOUR_MS) / DAY_MS) + (booked - day < 13 * HOUR_MS ? 0 : 1);
+      while (!workdays.isWorking(pickupContext, pickupDay)) pickupDay++;
+      const pickup = istDayStartMs(istDayOf(pickupDay * DAY_MS)) + 17 * HOUR_MS;
+      const delivered = pickup + (40 + 6 * r()) * HOUR_MS;
+      return {
+        mode: 'live', carrier: 'delhivery', serviceType: 'surface', originPincode: '110001', destinationPincode: '560001', destinationState: 'KA',
+        deliveredMs: delivered, seed: 12 * 100_000 + i,
+        episodes: [
+          { stage: 'awaiting_pickup', enteredMs: booked, leftMs: pickup },
+          { stage: 'in_transit', enteredMs: pickup, leftMs: delivered - 3 * HOUR_MS },
+          { stage: 'out_for_delivery', enteredMs: delivered - 3 * HOUR_MS, leftMs: delivered },
+        ],
+      };
+    });
+    const places: PlaceLookup = { stateOf: (pin) => ({ '110': 'DL', '560': 'KA' } as Record<string, string>)[pin.slice(0, 3)] ?? null, zoneOf: () => 'rest_of_india' };
+    const model = buildModel(data, { modelAtMs: MODEL_AT, windowDays: 90, places, workdays });
+    const asked = (booked: string, asOf: string) =>
+      model.predict(query({ stage: 'awaiting_pickup', stageEnteredMs: Date.parse(booked), asOfMs: Date.parse(asOf) }))!.delivery_date;
+    // Saturday 2026-06-27 at 20:00, asked on Sunday morning: picked up Monday, delivered Wednesday.
+    expect(asked('2026-06-27T20:00:00+05:30', '2026-06-28T09:00:00+05:30')).toBe('2026-07-01');
+    // Monday 2026-06-22 at 20:00, asked on Tuesday morning (the same day since the booking and the same hour): picked up that day.
+    expect(asked('2026-06-22T20:00:00+05:30', '2026-06-23T09:00:00+05:30')).toBe('2026-06-25');
+  });
+
   it('chooses the detail cells unless 30+ calibration deliveries show the plain ones err less, by 3 standard errors', () => {
     // 40 deliveries, each with the detail way one day worse (weight 2): excess 80, √squares √160 ≈ 12.6.
     expect(chooseDetail(80, 40 * 4, 40)).toBe(false);
