@@ -48,6 +48,22 @@ function shipments(spec: Spec): DeliveredShipment[] {
   return out;
 }
 
+/** A delhivery shipment Delhi → Bengaluru booked, picked up and delivered at these instants (out for delivery 3 h before). */
+function bookedShipment(bookedMs: number, pickupMs: number, deliveredMs: number, seed: number): DeliveredShipment {
+  return {
+    mode: 'live', carrier: 'delhivery', serviceType: 'surface', originPincode: '110001', destinationPincode: '560001', destinationState: 'KA',
+    deliveredMs, seed,
+    episodes: [
+      { stage: 'awaiting_pickup', enteredMs: bookedMs, leftMs: pickupMs },
+      { stage: 'in_transit', enteredMs: pickupMs, leftMs: deliveredMs - 3 * HOUR_MS },
+      { stage: 'out_for_delivery', enteredMs: deliveredMs - 3 * HOUR_MS, leftMs: deliveredMs },
+    ],
+  };
+}
+
+/** Delhi and Karnataka, one zone: the two ends of `bookedShipment`. */
+const DELHI_KARNATAKA: PlaceLookup = { stateOf: (pin) => ({ '110': 'DL', '560': 'KA' } as Record<string, string>)[pin.slice(0, 3)] ?? null, zoneOf: () => 'rest_of_india' };
+
 function query(overrides: Partial<PredictionQuery>): PredictionQuery {
   return {
     mode: 'live', carrier: 'delhivery', serviceType: 'surface', originPincode: '110001', destinationPincode: '560001', destinationState: 'KA',
@@ -195,19 +211,9 @@ describe('delivery model', () => {
       const day = istDayStartMs(addDays(mondays[Math.floor(r() * mondays.length)]!, Math.floor(r() * 3)));
       const booked = day + (8 + 12 * r()) * HOUR_MS;
       const pickup = day + (booked - day < 13 * HOUR_MS ? 17 : 24 + 17) * HOUR_MS;
-      const delivered = pickup + (40 + 6 * r()) * HOUR_MS;
-      return {
-        mode: 'live', carrier: 'delhivery', serviceType: 'surface', originPincode: '110001', destinationPincode: '560001', destinationState: 'KA',
-        deliveredMs: delivered, seed: 11 * 100_000 + i,
-        episodes: [
-          { stage: 'awaiting_pickup', enteredMs: booked, leftMs: pickup },
-          { stage: 'in_transit', enteredMs: pickup, leftMs: delivered - 3 * HOUR_MS },
-          { stage: 'out_for_delivery', enteredMs: delivered - 3 * HOUR_MS, leftMs: delivered },
-        ],
-      };
+      return bookedShipment(booked, pickup, pickup + (40 + 6 * r()) * HOUR_MS, 11 * 100_000 + i);
     });
-    const places: PlaceLookup = { stateOf: (pin) => ({ '110': 'DL', '560': 'KA' } as Record<string, string>)[pin.slice(0, 3)] ?? null, zoneOf: () => 'rest_of_india' };
-    const model = buildModel(data, { modelAtMs: MODEL_AT, windowDays: 90, places, workdays });
+    const model = buildModel(data, { modelAtMs: MODEL_AT, windowDays: 90, places: DELHI_KARNATAKA, workdays });
     // No detail cells before pickup: the buckets hold the hour (DAY_BUCKETS).
     expect(model.summary.detail['awaiting_pickup']).toEqual([]);
     // Booked on Tuesday 2026-06-30 at 09:00 and at 17:00 IST: the later booking waits a day for its pickup.
@@ -236,19 +242,9 @@ describe('delivery model', () => {
       let pickupDay = Math.floor((day + 6 * HOUR_MS) / DAY_MS) + (booked - day < 13 * HOUR_MS ? 0 : 1);
       while (!workdays.isWorking(pickupContext, pickupDay)) pickupDay++;
       const pickup = istDayStartMs(istDayOf(pickupDay * DAY_MS)) + 17 * HOUR_MS;
-      const delivered = pickup + (40 + 6 * r()) * HOUR_MS;
-      return {
-        mode: 'live', carrier: 'delhivery', serviceType: 'surface', originPincode: '110001', destinationPincode: '560001', destinationState: 'KA',
-        deliveredMs: delivered, seed: 12 * 100_000 + i,
-        episodes: [
-          { stage: 'awaiting_pickup', enteredMs: booked, leftMs: pickup },
-          { stage: 'in_transit', enteredMs: pickup, leftMs: delivered - 3 * HOUR_MS },
-          { stage: 'out_for_delivery', enteredMs: delivered - 3 * HOUR_MS, leftMs: delivered },
-        ],
-      };
+      return bookedShipment(booked, pickup, pickup + (40 + 6 * r()) * HOUR_MS, 12 * 100_000 + i);
     });
-    const places: PlaceLookup = { stateOf: (pin) => ({ '110': 'DL', '560': 'KA' } as Record<string, string>)[pin.slice(0, 3)] ?? null, zoneOf: () => 'rest_of_india' };
-    const model = buildModel(data, { modelAtMs: MODEL_AT, windowDays: 90, places, workdays });
+    const model = buildModel(data, { modelAtMs: MODEL_AT, windowDays: 90, places: DELHI_KARNATAKA, workdays });
     const asked = (booked: string, asOf: string) =>
       model.predict(query({ stage: 'awaiting_pickup', stageEnteredMs: Date.parse(booked), asOfMs: Date.parse(asOf) }))!.delivery_date;
     // Saturday 2026-06-27 at 20:00, asked on Sunday morning: picked up Monday, delivered Wednesday.
