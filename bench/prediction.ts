@@ -27,6 +27,7 @@ import type { CarrierPoll } from '../lib/schemas/index.ts';
 import { DAY_MS, HOUR_MS } from '../lib/time/index.ts';
 import { formatBacktest } from '../apps/cli/commands/predict.ts';
 import { oracleFloor } from './prediction-floor.ts';
+import { lawFloor } from './prediction-law-floor.ts';
 import type { BenchResult } from './report.ts';
 
 const JOURNEYS = Number(process.env.BENCH_PREDICTION_JOURNEYS ?? 200_000);
@@ -100,11 +101,18 @@ async function otherBacktest(): Promise<{ rows: BenchResult[]; model: Prediction
   const { summary, model } = await backtest(polls, { splitMs: startMs + 75 * DAY_MS, rules: product.rules, places, workdays: new WorkdayIndex(calendar), windowDays: WINDOW_DAYS });
   console.log(`\nSecond generator, ${JOURNEYS} journeys (${((Date.now() - started) / 1000).toFixed(1)} s):\n${formatBacktest(summary)}`);
   const sample = [...otherNetworkPolls({ shipments: 200, days: 90, seed: 37, calendar, startMs })];
-  const floor = oracleFloor({ shipments: JOURNEYS, days: 90, seed: 37, calendar, startMs, splitMs: startMs + 75 * DAY_MS });
+  const history = { shipments: JOURNEYS, days: 90, seed: 37, calendar, startMs, splitMs: startMs + 75 * DAY_MS };
+  const floor = oracleFloor(history);
+  // One shipment in n, about 25,000 of them: the floor's draws cost ~3 ms a poll.
+  const law = lawFloor({ ...history, everyNth: Math.max(1, Math.round(JOURNEYS / 25_000)), draws: 200 });
   const label = `second generator, ${JOURNEYS} journeys`;
+  const row = (name: string, value: number, unit = ''): BenchResult => ({ name: `${label}: ${name}`, value: Number(value.toFixed(unit ? 3 : 4)), unit, target: null, pass: null });
   const floorRows: BenchResult[] = [
-    { name: `${label}: floor, an oracle told each arrival at the destination hub (${floor.polls} scored): exact day`, value: Number(floor.exactDayRate.toFixed(4)), unit: '', target: null, pass: null },
-    { name: `${label}: floor, that oracle's MAE`, value: Number(floor.meanAbsoluteErrorDays.toFixed(3)), unit: 'days', target: null, pass: null },
+    row(`floor, an oracle told each arrival at the destination hub (${floor.polls} scored): exact day`, floor.exactDayRate),
+    row(`floor, that oracle's MAE`, floor.meanAbsoluteErrorDays, 'days'),
+    row(`floor, the generator's own law given each poll (${law.polls} scored, ${law.unexplained} unexplained): exact day (its mode)`, law.exactDayRate),
+    row(`floor, the generator's own law: MAE (its median)`, law.meanAbsoluteErrorDays, 'days'),
+    ...Object.entries(law.byStage).map(([stage, part]) => row(`floor, the generator's own law, ${stage} (${part.polls}): MAE`, part.meanAbsoluteErrorDays, 'days')),
   ];
   return { rows: [...scoreRows(label, summary), ...floorRows], model, polls: sample };
 }

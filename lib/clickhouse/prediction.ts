@@ -98,7 +98,7 @@ export function observationRows(d: DeliveredShipment, awb: string, places: Place
     const o = unpack(observed.obs[i + 1]!);
     rows.push({
       mode: d.mode, carrier: d.carrier, awb, episode: o.episode, bucket: o.bucket, stage: STAGE_LIST[o.stage]!, ...keys,
-      as_of: toClickHouseDateTime(observed.obs[i]! * 1000), daypart: o.daypart, position: o.position, k: o.k, weight: o.weight,
+      as_of: toClickHouseDateTime(observed.obs[i]! * 1000), daypart: o.slot, position: o.position, k: o.k, weight: o.weight,
       delivered_at: toClickHouseDateTime(d.deliveredMs), version: d.deliveredMs,
     });
   }

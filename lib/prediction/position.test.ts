@@ -58,6 +58,11 @@ describe('reading a location text', () => {
     expect(place('Jalandhar_QajiMandi_P (Punjab)')).toEqual({ state: 'PB', city: 'PB:jalandhar' });
     expect(place('Delhi Bijwasan Hub')).toEqual({ state: 'DL', city: 'DL:delhi' });
     expect(place('MADANPALLI, Madanapalli, ANDHRA PRADESH')).toEqual({ state: 'AP', city: null });
+    // Cities no district is named after: Imphal spans Imphal West and East, Kanpur is Kanpur Nagar's, Shillong East Khasi Hills'.
+    expect(place('Imphal_Hub_H (Manipur)')).toEqual({ state: 'MN', city: 'MN:imphal west' });
+    expect(place('IMPHAL MOTHER HUB')).toEqual({ state: 'MN', city: 'MN:imphal west' });
+    expect(place('Kanpur_Panki_H (Uttar Pradesh)')).toEqual({ state: 'UP', city: 'UP:kanpur nagar' });
+    expect(place('SHILLONG HUB')).toEqual({ state: 'ML', city: 'ML:east khasi hills' });
     for (const unknown of ['NA', 'OVALI WAREHOUSE', '', 'Hub 7']) expect(place(unknown), unknown).toBeNull();
   });
 

@@ -54,6 +54,12 @@ const CITY_NAMES: Readonly<Record<string, [string, string]>> = {
   'greater noida': ['UP', 'Gautam Buddha Nagar'], jamshedpur: ['JH', 'East Singhbhum'], guwahati: ['AS', 'Kamrup'], vijayawada: ['AP', 'Krishna'],
   mangaluru: ['KA', 'Dakshina Kannada'],
   mangalore: ['KA', 'Dakshina Kannada'], belagavi: ['KA', 'Belgaum'], kalaburagi: ['KA', 'Gulbarga'], prayagraj: ['UP', 'Allahabad'],
+  // Cities no district is named after, or whose name starts two districts' (Imphal West and East, Kanpur Nagar and Dehat):
+  // the district that holds the city's centre.
+  imphal: ['MN', 'Imphal West'], kanpur: ['UP', 'Kanpur Nagar'], shillong: ['ML', 'East Khasi Hills'], itanagar: ['AR', 'Papum Pare'],
+  panaji: ['GA', 'North Goa'], panjim: ['GA', 'North Goa'], 'port blair': ['AN', 'South Andaman'], trivandrum: ['KL', 'Thiruvananthapuram'],
+  siliguri: ['WB', 'Darjiling'], durgapur: ['WB', 'Bardhaman'], asansol: ['WB', 'Bardhaman'], bhilai: ['CT', 'Durg'], hosur: ['TN', 'Krishnagiri'],
+  rishikesh: ['UT', 'Dehradun'], silchar: ['AS', 'Cachar'], tezpur: ['AS', 'Sonitpur'], leh: ['LA', 'Leh'],
 };
 
 /** Three-letter city codes carriers prefix to facility names (airport codes, mostly). */

@@ -14,6 +14,7 @@ import { buildModel, chooseDetail, type DeliveredShipment } from './model.ts';
 import { queryOf } from './records.ts';
 import { otherNetworkPolls } from './testutil/other-network.ts';
 import { NO_PLACES, type PlaceLookup, type PredictionQuery } from './types.ts';
+import type { StageEpisode } from './episodes.ts';
 import { WorkdayIndex } from './workdays.ts';
 import type { TrackingRecord } from '../schemas/index.ts';
 
@@ -175,19 +176,24 @@ describe('delivery model', () => {
     const r = rng(5);
     // In transit 60-100 h; the parcel reaches the destination city's hub 6-10 h before going out for delivery.
     const data = shipments({ count: 900, seed: 5, transitHours: () => 60 + 40 * r() }).map((d) => {
-      const transit = d.episodes[1]!;
+      const [booked, transit, out] = d.episodes as [StageEpisode, StageEpisode, StageEpisode];
       const arrived = transit.leftMs! - (6 + 4 * r()) * HOUR_MS;
-      return { ...d, scanMs: [transit.enteredMs, (transit.enteredMs + arrived) / 2, arrived, transit.leftMs!], scanPositions: [1, 2, 4, 5] };
+      // En route 5-35 h after pickup, whatever the haul: here how long it took to get there tells nothing.
+      const enRoute = transit.enteredMs + (5 + 30 * r()) * HOUR_MS;
+      // The in-transit clock restarts at each new place (records.ts splitAtNewPlaces), as a delivered record is read.
+      const episodes = [booked, { ...transit, leftMs: enRoute }, { ...transit, enteredMs: enRoute, leftMs: arrived }, { ...transit, enteredMs: arrived }, out];
+      return { ...d, episodes, scanMs: [transit.enteredMs, enRoute, arrived, transit.leftMs!], scanPositions: [1, 2, 4, 5] };
     });
     const model = buildModel(data, { modelAtMs: MODEL_AT, windowDays: 90, places: NO_PLACES, workdays });
-    // As of 10:00 IST, 70 h into transit: en route, or already at the destination city's hub.
+    // As of 10:00 IST, 70 h after pickup: en route for 40 h, or at the destination city's hub for 4.
     const asOf = Date.parse('2026-06-29T10:00:00+05:30');
-    const ask = (position: PredictionQuery['position']) => model.predict(query({ asOfMs: asOf, stageEnteredMs: asOf - 70 * HOUR_MS, position }))!;
-    const atCity = ask('destination_city');
-    const enRoute = ask('en_route');
+    const ask = (position: PredictionQuery['position'], hoursHere = 70) =>
+      model.predict(query({ asOfMs: asOf, stageEnteredMs: asOf - hoursHere * HOUR_MS, runEnteredMs: asOf - 70 * HOUR_MS, position }))!;
+    const atCity = ask('destination_city', 4);
+    const enRoute = ask('en_route', 40);
     expect(atCity.basis).toMatchObject({ position: 'destination_city', level: 'carrier' });
-    // En route here the detail cells' modes (thin, split by the hour) missed the calibration days'
-    // deliveries more often than the stage's plain ones, so the build chose the plain cells there.
+    // En route here the detail cells' modes (thinner, split by a pace that tells nothing) missed the
+    // calibration days' deliveries more often than the stage's plain ones, so the build chose the plain cells there.
     expect(model.summary.detail['in_transit']).toContain('destination_city');
     expect(model.summary.detail['in_transit']).not.toContain('en_route');
     expect(enRoute.basis.position).toBeNull();
@@ -200,6 +206,35 @@ describe('delivery model', () => {
     expect(fallback.basis.sample_size).toBeGreaterThan(atCity.basis.sample_size);
     // No position given (a caller of the earlier API): read as unknown, which these data never were.
     expect(model.predict(query({ asOfMs: asOf, stageEnteredMs: asOf - 70 * HOUR_MS }))!.basis.position).toBeNull();
+  });
+
+  it('en route, how long the parcel took to get there says how long its haul runs: a slow start, a later day', () => {
+    const r = rng(13);
+    // Half the hauls take 40-50 h, half 100-120 h (a missed connection); each reaches en route 40 % into its haul.
+    const data = shipments({ count: 900, seed: 13, transitHours: () => (r() < 0.5 ? 40 + 10 * r() : 100 + 20 * r()) }).map((d) => {
+      const [booked, transit, out] = d.episodes as [StageEpisode, StageEpisode, StageEpisode];
+      const enRoute = transit.enteredMs + 0.4 * (transit.leftMs! - transit.enteredMs);
+      const arrived = transit.leftMs! - 6 * HOUR_MS;
+      const episodes = [booked, { ...transit, leftMs: enRoute }, { ...transit, enteredMs: enRoute, leftMs: arrived }, { ...transit, enteredMs: arrived }, out];
+      return { ...d, episodes, scanMs: [transit.enteredMs, enRoute, arrived, transit.leftMs!], scanPositions: [1, 2, 4, 5] };
+    });
+    const model = buildModel(data, { modelAtMs: MODEL_AT, windowDays: 90, places: NO_PLACES, workdays });
+    // Both en route for 5 h as of the same instant; one got there 18 h after pickup, the other 45 h.
+    const asOf = Date.parse('2026-06-29T10:00:00+05:30');
+    const ask = (hoursToHere: number) =>
+      model.predict(query({ asOfMs: asOf, stageEnteredMs: asOf - 5 * HOUR_MS, runEnteredMs: asOf - (5 + hoursToHere) * HOUR_MS, position: 'en_route' }))!;
+    const fast = ask(18);
+    const slow = ask(45);
+    expect(model.summary.detail['in_transit']).toContain('en_route');
+    expect(fast.basis).toMatchObject({ position: 'en_route', level: 'carrier' });
+    expect(slow.basis).toMatchObject({ position: 'en_route', level: 'carrier' });
+    // The fast one has ~20 h of haul left (Tuesday), the slow one 45-75 h (Wednesday or Thursday).
+    expect(fast.delivery_date).toBe('2026-06-30');
+    expect(slow.delivery_date > fast.delivery_date).toBe(true);
+    expect(slow.window.p80[1] > fast.window.p80[1]).toBe(true);
+    // Without the pickup's time (a caller that does not know it) the pace is not guessed: the plain cells.
+    const unknown = model.predict(query({ asOfMs: asOf, stageEnteredMs: asOf - 5 * HOUR_MS, position: 'en_route' }))!;
+    expect(unknown.basis.position).toBeNull();
   });
 
   it('counts the booked stage by the day since booking and the as-of daypart: a booking after the pickup cut-off waits a day', () => {

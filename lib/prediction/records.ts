@@ -120,7 +120,7 @@ const episodesMemo = new WeakMap<object, StageEpisode[]>();
 const placedEpisodesMemo = new WeakMap<object, StageEpisode[]>();
 
 /** When the shipment entered its current stage (in transit: reached its latest place): the last episode's start, else its latest scan. */
-function stageEnteredMs(record: RecordPart, facts: ShipmentFacts, placed: PlacedScans | null): number | null {
+function episodesOf(record: RecordPart, placed: PlacedScans | null): StageEpisode[] {
   const memo = placed ? placedEpisodesMemo : episodesMemo;
   let episodes = memo.get(record);
   if (episodes === undefined) {
@@ -128,9 +128,22 @@ function stageEnteredMs(record: RecordPart, facts: ShipmentFacts, placed: Placed
     if (placed) episodes = splitAtNewPlaces(episodes, placed.scanMs, placed.positions);
     memo.set(record, episodes);
   }
-  const last = episodes[episodes.length - 1];
+  return episodes;
+}
+
+function stageEnteredMs(record: RecordPart, facts: ShipmentFacts, placed: PlacedScans | null): number | null {
+  const last = episodesOf(record, placed).at(-1);
   if (last && last.stage === facts.stage) return last.enteredMs;
   return facts.last_scan_ms;
+}
+
+/** When the current stage's run began: its first episode before splits at new places (null: not in it by its episodes). */
+function runEnteredMs(record: RecordPart, facts: ShipmentFacts, placed: PlacedScans | null): number | null {
+  const episodes = episodesOf(record, placed);
+  let i = episodes.length - 1;
+  if (i < 0 || episodes[i]!.stage !== facts.stage) return null;
+  while (i > 0 && episodes[i - 1]!.stage === facts.stage && episodes[i - 1]!.leftMs === episodes[i]!.enteredMs) i--;
+  return episodes[i]!.enteredMs;
 }
 
 /**
@@ -149,6 +162,8 @@ export interface QueryFacts {
   eddMs: number | null;
   /** Where its latest scan is (position.ts), null when not read. */
   position?: Position | null;
+  /** When its current stage's run began (in transit: the pickup), null when unknown. */
+  runEnteredMs?: number | null;
 }
 
 /** The query facts of a record (its stage episodes read once; its latest scan placed when `places` has names). */
@@ -163,6 +178,7 @@ export function queryFactsOf(record: RecordPart, facts: ShipmentFacts, places?: 
     destinationPincode: pincodeOf(record.destination),
     carrierDestinationState: record.destination?.state ?? null,
     stageEnteredMs: stageEnteredMs(record, facts, placed),
+    runEnteredMs: runEnteredMs(record, facts, placed),
     eddMs: record.estimated_delivery_at === null ? null : Date.parse(record.estimated_delivery_at),
   };
 }
@@ -183,6 +199,7 @@ export function queryOfFacts(q: QueryFacts, facts: ShipmentFacts, mode: KeyMode,
     asOfMs: nowMs,
     eddMs: q.eddMs,
     position: q.position ?? null,
+    runEnteredMs: q.runEnteredMs ?? null,
   };
 }
 

@@ -54,4 +54,6 @@ export interface PredictionQuery {
   eddMs: number | null;
   /** Where the latest scan is (position.ts); absent or null: `unknown`. */
   position?: Position | null;
+  /** When the current stage's run began (in transit: the pickup, before the clock restarted at new places); absent or null: unknown. */
+  runEnteredMs?: number | null;
 }

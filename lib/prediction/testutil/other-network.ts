@@ -11,12 +11,13 @@
  */
 import type { DeliveryCalendar } from '../../calendar/index.ts';
 import type { CarrierPoll, RawScan } from '../../schemas/index.ts';
-import { DAY_MS, HOUR_MS, IST_OFFSET_MS } from '../../time/index.ts';
+import { DAY_MS, HOUR_MS } from '../../time/index.ts';
 import { dayNumberOf, dayText } from '../workdays.ts';
+import { closedDaysOf, haulHoursOf, istHour, lastMileOf, pickupOf, whereOnTheWay, type LawScan, type Where } from './other-network-law.ts';
 import { seededRandom } from '../../random/seeded-random.ts';
 
 /** A place, with another city of its state whose hub parcels for it pass (null: none). */
-interface Place { pincode: string; city: string; state: string; stateHub: string | null }
+export interface Place { pincode: string; city: string; state: string; stateHub: string | null }
 const PLACES: readonly Place[] = [
   { pincode: '171001', city: 'Shimla', state: 'Himachal Pradesh', stateHub: 'Solan' },
   { pincode: '831001', city: 'Jamshedpur', state: 'Jharkhand', stateHub: 'Ranchi' },
@@ -33,8 +34,6 @@ const RELAYS: readonly { city: string; state: string }[] = [
   { city: 'Nagpur', state: 'Maharashtra' }, { city: 'Raipur', state: 'Chhattisgarh' }, { city: 'Jhansi', state: 'Uttar Pradesh' },
   { city: 'Dhanbad', state: 'Jharkhand' }, { city: 'Ludhiana', state: 'Punjab' }, { city: 'Madurai', state: 'Tamil Nadu' },
 ];
-/** Where a scan was: the origin's hub, a relay, the destination state's hub, the destination's hub or its branch. */
-type Where = 'origin' | 'relay' | 'state' | 'hub' | 'branch';
 
 /** Scan texts per carrier, as the mapping rules of config/mappings read them. */
 const TEXTS = {
@@ -61,6 +60,16 @@ export interface OtherNetworkOptions {
   calendar: DeliveryCalendar;
   /** First booking day (epoch ms, default 2026-03-01 00:00 IST). */
   startMs?: number;
+  /**
+   * Told of each shipment before its polls, for the bench's floor only: its lane's typical haul (which
+   * no poll shows) and its scans, filled in as they are drawn (complete once its first poll is yielded).
+   */
+  onShipment?: (shipment: OtherShipment) => void;
+}
+
+/** A drawn shipment as the generator knows it. */
+export interface OtherShipment {
+  awb: string; carrier: string; typicalHours: number; origin: Place; destination: Place; scans: readonly Scan[];
 }
 
 /**
@@ -69,11 +78,6 @@ export interface OtherNetworkOptions {
  */
 const rng = seededRandom;
 
-function normal(r: () => number): number {
-  return Math.sqrt(-2 * Math.log(1 - r())) * Math.cos(2 * Math.PI * r());
-}
-
-const istHour = (day: number, hour: number) => day * DAY_MS - IST_OFFSET_MS + hour * HOUR_MS;
 
 /** The polls of a generated history, shipment after shipment (each shipment's in time order). */
 export function* otherNetworkPolls(options: OtherNetworkOptions): Generator<CarrierPoll> {
@@ -91,13 +95,7 @@ export function* otherNetworkPolls(options: OtherNetworkOptions): Generator<Carr
   };
   // Unannounced closures: a few stretches of 2-3 days per destination with no deliveries.
   const closed = new Set<string>();
-  for (const place of PLACES) {
-    for (let i = 0; i < Math.ceil(options.days / 30); i++) {
-      const first = dayNumberOf(start) + Math.floor(r() * options.days);
-      const length = 2 + Math.floor(r() * 2);
-      for (let d = 0; d < length; d++) closed.add(`${place.pincode}:${first + d}`);
-    }
-  }
+  for (const place of PLACES) for (const day of closedDaysOf(r, dayNumberOf(start), options.days)) closed.add(`${place.pincode}:${day}`);
   const working = (carrier: string, place: Place, day: number) => cal.isWorkingDay(dayText(day), { carrier, state: place.state });
   const deliverable = (carrier: string, place: Place, day: number) => working(carrier, place, day) && !closed.has(`${place.pincode}:${day}`);
 
@@ -112,22 +110,15 @@ export function* otherNetworkPolls(options: OtherNetworkOptions): Generator<Carr
     const bookedMs = start + r() * (end - start);
     const scans: Scan[] = [{ ms: bookedMs, kind: 'booked', where: 'origin' }];
     const relay = RELAYS[(oi * 7 + di * 3) % RELAYS.length]!;
-    // Pickup: the next working day at the origin (sometimes the one after), in the afternoon.
-    let pickupDay = dayNumberOf(bookedMs) + 1;
-    while (!working(carrier, origin, pickupDay)) pickupDay++;
-    if (r() < 0.2) { pickupDay++; while (!working(carrier, origin, pickupDay)) pickupDay++; }
-    const pickupMs = istHour(pickupDay, 13 + 6 * r());
+    const pickup = pickupOf(r, bookedMs, (day) => working(carrier, origin, day));
+    const pickupMs = pickup.ms;
     scans.push({ ms: pickupMs, kind: 'pickup', where: 'origin' });
     const typical = baseOf(carrier, oi, di) * (express ? 0.55 : 1);
-    // Line-haul: log-normal around the lane's typical time, with a slow component (missed connections).
-    let haul = typical * Math.exp(0.3 * normal(r));
-    if (r() < 0.12) haul *= 1.7 + 1.5 * r();
-    const arrivalMs = pickupMs + haul * HOUR_MS;
-    // Hub scans along the way: the origin's hub first, a relay between states, the destination
-    // state's hub near the end (where it has one), then the destination's hub at arrival.
+    options.onShipment?.({ awb, carrier, typicalHours: typical, origin, destination, scans });
+    const arrivalMs = pickupMs + haulHoursOf(r, typical) * HOUR_MS;
+    // Hub scans along the way, then the destination's hub at arrival.
     for (let t = pickupMs + (6 + 10 * r()) * HOUR_MS; t < arrivalMs; t += (10 + 14 * r()) * HOUR_MS) {
-      const f = (t - pickupMs) / (arrivalMs - pickupMs);
-      const where: Where = oi === di || f < 0.3 ? 'origin' : f > 0.75 && destination.stateHub ? 'state' : 'relay';
+      const where = whereOnTheWay((t - pickupMs) / (arrivalMs - pickupMs), oi === di, destination.stateHub !== null);
       scans.push({ ms: t, kind: r() < 0.03 ? 'held' : 'hub', where });
     }
     scans.push({ ms: arrivalMs, kind: 'hub', where: 'hub' });
@@ -135,32 +126,14 @@ export function* otherNetworkPolls(options: OtherNetworkOptions): Generator<Carr
     const lost = r() < 0.006;
     let outcome: 'delivered' | 'rto' | 'lost' = lost ? 'lost' : 'delivered';
     if (!lost) {
-      let day = dayNumberOf(arrivalMs) + (((arrivalMs + IST_OFFSET_MS) % DAY_MS) / HOUR_MS < 7 ? 0 : 1);
-      const cod = r() < 0.45;
-      let failures = 0;
-      for (;;) {
-        while (!deliverable(carrier, destination, day)) day++;
-        const ofd = istHour(day, 8 + 2.5 * r());
-        scans.push({ ms: ofd, kind: 'ofd', where: 'branch' });
-        if (r() < (cod ? 0.72 : 0.88)) {
-          scans.push({ ms: ofd + (1 + 7 * r()) * HOUR_MS, kind: 'delivered', where: 'branch' });
-          break;
-        }
-        scans.push({ ms: ofd + (3 + 6 * r()) * HOUR_MS, kind: 'failed', where: 'branch' });
-        failures++;
-        if (failures >= 3) {
-          outcome = 'rto';
-          const rtoMs = ofd + 30 * HOUR_MS;
-          scans.push({ ms: rtoMs, kind: 'rto', where: 'branch' }, { ms: rtoMs + (3 + 3 * r()) * DAY_MS, kind: 'rtoDone', where: 'origin' });
-          break;
-        }
-        day += r() < 0.7 ? 1 : 2;
-      }
+      const lastMile = lastMileOf(r, arrivalMs, (day) => deliverable(carrier, destination, day));
+      scans.push(...lastMile.scans);
+      if (!lastMile.delivered) outcome = 'rto';
     } else {
       scans.splice(2 + Math.floor(r() * Math.max(1, scans.length - 2)));
     }
     // The carrier's promise: optimistic, the lane's typical time rounded down, on working days.
-    let eddDay = pickupDay;
+    let eddDay = pickup.day;
     for (let left = Math.max(1, Math.floor(typical / 24)); left > 0;) { eddDay++; if (working(carrier, destination, eddDay)) left--; }
     const eddMs = r() < 0.9 ? istHour(eddDay, 20) : null;
     const service = carrier === 'ekart' ? 'standard' : express ? 'express' : 'surface';
@@ -183,7 +156,7 @@ function hex(r: () => number, n: number): string {
   return s;
 }
 
-interface Scan { ms: number; kind: Kind; where: Where }
+type Scan = LawScan<Kind>;
 interface Route { origin: Place; destination: Place; relay: { city: string; state: string } }
 
 /** A scan's location as each carrier writes it: delhivery `City_Area_H (State)`, ekart upper case with the hub's role. */
