@@ -33,7 +33,7 @@ export interface FloorPart { polls: number; exactDayRate: number; meanAbsoluteEr
 export interface LawFloorFigures extends FloorPart {
   /** Per stage (in transit per where its latest scan is), as the backtest names them. */
   byStage: Record<string, FloorPart>;
-  /** Polls the draws could not explain (a scan's bounds narrower than the haul draws' spacing). */
+  /** Polls left out: fewer than 20 drawn futures fit what they show (scans bounding the haul tighter than the bank's spacing, a rare last mile). */
   unexplained: number;
 }
 

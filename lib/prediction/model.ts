@@ -218,9 +218,9 @@ export function daypartOf(ms: number): number {
 }
 
 /**
- * Hours from pickup to the current position that tell paces apart (PACES classes, as many as DAYPARTS):
- * en route and in the destination state, how long the parcel took to get here says how long its line
- * haul runs (a slow start, a slow haul), more than the time of day does.
+ * Hours from pickup to the current position that tell paces apart (three classes, as many as the
+ * dayparts whose slot they share): en route and in the destination state, how long the parcel took
+ * to get here says how long its line haul runs (a slow start, a slow haul), more than the time of day does.
  */
 const PACE_HOURS = [20, 40] as const;
 /** In transit at these positions (POSITIONS' indexes: en route, destination state) the detail slot is the pace. */

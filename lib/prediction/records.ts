@@ -119,7 +119,7 @@ export function deliveredShipmentOf(record: RecordPart, facts: ShipmentFacts, mo
 const episodesMemo = new WeakMap<object, StageEpisode[]>();
 const placedEpisodesMemo = new WeakMap<object, StageEpisode[]>();
 
-/** When the shipment entered its current stage (in transit: reached its latest place): the last episode's start, else its latest scan. */
+/** A record's stage episodes, split at new places when its scans are placed (read once per record). */
 function episodesOf(record: RecordPart, placed: PlacedScans | null): StageEpisode[] {
   const memo = placed ? placedEpisodesMemo : episodesMemo;
   let episodes = memo.get(record);
@@ -131,6 +131,7 @@ function episodesOf(record: RecordPart, placed: PlacedScans | null): StageEpisod
   return episodes;
 }
 
+/** When the shipment entered its current stage (in transit: reached its latest place): the last episode's start, else its latest scan. */
 function stageEnteredMs(record: RecordPart, facts: ShipmentFacts, placed: PlacedScans | null): number | null {
   const last = episodesOf(record, placed).at(-1);
   if (last && last.stage === facts.stage) return last.enteredMs;

@@ -8,6 +8,7 @@
  * would, with the scan texts the mapping rules read, and scan locations in its carriers' own
  * wording that move from the origin's hub through relay cities and a hub of the destination's
  * state to the destination's hub and its delivering branch (the position the model learns from).
+ * Its laws, one function each, are in other-network-law.ts.
  */
 import type { DeliveryCalendar } from '../../calendar/index.ts';
 import type { CarrierPoll, RawScan } from '../../schemas/index.ts';
@@ -77,7 +78,6 @@ export interface OtherShipment {
  * function is shared, not a sequence or a parameter: this network's seeds, lanes and laws are its own.
  */
 const rng = seededRandom;
-
 
 /** The polls of a generated history, shipment after shipment (each shipment's in time order). */
 export function* otherNetworkPolls(options: OtherNetworkOptions): Generator<CarrierPoll> {
