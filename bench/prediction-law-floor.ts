@@ -16,6 +16,7 @@
  * delivery, in IST calendar days. A floor for the figures, never a model: the model reads none of it.
  */
 import type { DeliveryCalendar } from '../lib/calendar/index.ts';
+import { lowerBound } from '../lib/lanes/sorted.ts';
 import { closedDaysOf, haulHoursOf, lastMileOf, ORIGIN_SHARE, pickupOf, STATE_SHARE, type LawScan } from '../lib/prediction/testutil/other-network-law.ts';
 import { otherNetworkPolls, type OtherShipment } from '../lib/prediction/testutil/other-network.ts';
 import { dayNumberOf, dayText } from '../lib/prediction/workdays.ts';
@@ -42,11 +43,6 @@ const TRIES = 400;
 /** Haul multipliers (haul ÷ the lane's typical), sorted: a haul bounded by scans is an exact draw from a slice of them. */
 function haulBank(r: Random, size: number): Float64Array {
   return Float64Array.from({ length: size }, () => haulHoursOf(r, 1)).sort();
-}
-function firstAtLeast(bank: Float64Array, x: number): number {
-  let lo = 0, hi = bank.length;
-  while (lo < hi) { const mid = (lo + hi) >> 1; if (bank[mid]! < x) lo = mid + 1; else hi = mid; }
-  return lo;
 }
 
 interface Journey { shipment: OtherShipment; asOfs: number[] }
@@ -107,8 +103,8 @@ function posteriorDays(law: Law, shipment: OtherShipment, asOfMs: number): { sta
   }
   if (asOfMs < arrivalMs) {
     const [low, high] = haulBounds(shipment, pickupMs, asOfMs);
-    const first = firstAtLeast(law.bank, low / typical);
-    const end = firstAtLeast(law.bank, high / typical);
+    const first = lowerBound(law.bank, low / typical);
+    const end = lowerBound(law.bank, high / typical);
     const step = Math.max(1, Math.floor((end - first) / law.draws));
     for (let i = first; i < end; i += step) add(drawnDeliveryDay(law, shipment, pickupMs + typical * law.bank[i]! * HOUR_MS, asOfMs, []));
     const latest = scans.filter((s) => s.ms <= asOfMs).at(-1)!;

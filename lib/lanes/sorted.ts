@@ -62,7 +62,8 @@ export class SortedNumbers {
   }
 }
 
-function lowerBound(sorted: readonly number[], value: number): number {
+/** The first index whose value is at least `value` in an ascending array (its length when none is). */
+export function lowerBound(sorted: ArrayLike<number>, value: number): number {
   let lo = 0;
   let hi = sorted.length;
   while (lo < hi) {

@@ -56,3 +56,13 @@ export function stageEpisodes(record: Pick<BaseRecord, 'events' | 'shipment'>): 
   }
   return episodes;
 }
+
+/**
+ * When the run of one stage that episode `i` belongs to began: episodes of one stage that continue one
+ * another (an in-transit stay split at each new place, records.ts splitAtNewPlaces) are one run, and
+ * in transit the run began at the pickup.
+ */
+export function runEnteredMs(episodes: readonly StageEpisode[], i: number): number {
+  while (i > 0 && episodes[i - 1]!.stage === episodes[i]!.stage && episodes[i - 1]!.leftMs === episodes[i]!.enteredMs) i--;
+  return episodes[i]!.enteredMs;
+}

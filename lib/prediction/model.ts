@@ -31,7 +31,7 @@ import { withRoom } from '../compact/columns.ts';
 import type { KeyMode, Stage } from '../schemas/index.ts';
 import { DAY_MS, HOUR_MS, IST_OFFSET_MS, MINUTE_MS } from '../time/index.ts';
 import { K_SLOTS, MAX_K, rankCell, SCORE_SCALE, scoresByDay, windowAt } from './cells.ts';
-import type { StageEpisode } from './episodes.ts';
+import { runEnteredMs, type StageEpisode } from './episodes.ts';
 import { POSITION_COUNT, POSITIONS, positionIndexOf } from './position.ts';
 import { MIN_DELIVERIES, PREDICTED_STAGES, type PlaceLookup, type Prediction, type PredictionLevel, type PredictionQuery } from './types.ts';
 import { dayNumberOf, dayNumberOfText, dayText, type WorkdayIndex } from './workdays.ts';
@@ -340,11 +340,7 @@ export function observeShipment(s: DeliveredShipment, places: PlaceLookup, workd
   const pickupContext = pickupContextOf(workdays, places, s.carrier, s.originPincode);
   const deliveredDay = dayNumberOf(s.deliveredMs);
   const out: number[] = [];
-  // Where each episode's run of one stage began (an in-transit run is split at new places: its pickup).
-  const runEnteredMs: number[] = [];
   s.episodes.forEach((e, i) => {
-    const before = s.episodes[i - 1];
-    runEnteredMs[i] = before && before.stage === e.stage && before.leftMs === e.enteredMs ? runEnteredMs[i - 1]! : e.enteredMs;
     const stage = STAGE_INDEX.get(e.stage);
     // Episodes past the 16th (a journey of many failed attempts) are not learned from.
     if (stage === undefined || i >= MAX_EPISODES) return;
@@ -358,7 +354,7 @@ export function observeShipment(s: DeliveredShipment, places: PlaceLookup, workd
       const k = Math.min(MAX_K, workdays.between(context, dayNumberOf(asOfMs), deliveredDay));
       const position = placed ? positionAt(s, asOfMs) : 0;
       const weight = Math.min(MAX_WEIGHT, Math.max(1, Math.ceil((until - from) / WEIGHT_UNIT_MS)));
-      out.push(asOfS, pack({ weight, episode: i, position, stage, bucket: b, slot: detailSlotOf(e.stage, position, asOfMs, e.enteredMs, runEnteredMs[i]), k }));
+      out.push(asOfS, pack({ weight, episode: i, position, stage, bucket: b, slot: detailSlotOf(e.stage, position, asOfMs, e.enteredMs, runEnteredMs(s.episodes, i)), k }));
     }
   });
   return { keys, deliveredMs: s.deliveredMs, obs: Uint32Array.from(out) };

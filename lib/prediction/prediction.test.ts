@@ -49,6 +49,16 @@ function shipments(spec: Spec): DeliveredShipment[] {
   return out;
 }
 
+/**
+ * A shipment's in-transit stay split where it reached en route and the destination city's hub (its
+ * clock restarts at each new place, as records.ts splitAtNewPlaces reads a delivered record), with those scans.
+ */
+function placedEnRoute(d: DeliveredShipment, enRouteMs: number, arrivedMs: number): DeliveredShipment {
+  const [booked, transit, out] = d.episodes as [StageEpisode, StageEpisode, StageEpisode];
+  const episodes = [booked, { ...transit, leftMs: enRouteMs }, { ...transit, enteredMs: enRouteMs, leftMs: arrivedMs }, { ...transit, enteredMs: arrivedMs }, out];
+  return { ...d, episodes, scanMs: [transit.enteredMs, enRouteMs, arrivedMs, transit.leftMs!], scanPositions: [1, 2, 4, 5] };
+}
+
 /** A delhivery shipment Delhi → Bengaluru booked, picked up and delivered at these instants (out for delivery 3 h before). */
 function bookedShipment(bookedMs: number, pickupMs: number, deliveredMs: number, seed: number): DeliveredShipment {
   return {
@@ -176,13 +186,10 @@ describe('delivery model', () => {
     const r = rng(5);
     // In transit 60-100 h; the parcel reaches the destination city's hub 6-10 h before going out for delivery.
     const data = shipments({ count: 900, seed: 5, transitHours: () => 60 + 40 * r() }).map((d) => {
-      const [booked, transit, out] = d.episodes as [StageEpisode, StageEpisode, StageEpisode];
+      const transit = d.episodes[1]!;
       const arrived = transit.leftMs! - (6 + 4 * r()) * HOUR_MS;
       // En route 5-35 h after pickup, whatever the haul: here how long it took to get there tells nothing.
-      const enRoute = transit.enteredMs + (5 + 30 * r()) * HOUR_MS;
-      // The in-transit clock restarts at each new place (records.ts splitAtNewPlaces), as a delivered record is read.
-      const episodes = [booked, { ...transit, leftMs: enRoute }, { ...transit, enteredMs: enRoute, leftMs: arrived }, { ...transit, enteredMs: arrived }, out];
-      return { ...d, episodes, scanMs: [transit.enteredMs, enRoute, arrived, transit.leftMs!], scanPositions: [1, 2, 4, 5] };
+      return placedEnRoute(d, transit.enteredMs + (5 + 30 * r()) * HOUR_MS, arrived);
     });
     const model = buildModel(data, { modelAtMs: MODEL_AT, windowDays: 90, places: NO_PLACES, workdays });
     // As of 10:00 IST, 70 h after pickup: en route for 40 h, or at the destination city's hub for 4.
@@ -212,11 +219,8 @@ describe('delivery model', () => {
     const r = rng(13);
     // Half the hauls take 40-50 h, half 100-120 h (a missed connection); each reaches en route 40 % into its haul.
     const data = shipments({ count: 900, seed: 13, transitHours: () => (r() < 0.5 ? 40 + 10 * r() : 100 + 20 * r()) }).map((d) => {
-      const [booked, transit, out] = d.episodes as [StageEpisode, StageEpisode, StageEpisode];
-      const enRoute = transit.enteredMs + 0.4 * (transit.leftMs! - transit.enteredMs);
-      const arrived = transit.leftMs! - 6 * HOUR_MS;
-      const episodes = [booked, { ...transit, leftMs: enRoute }, { ...transit, enteredMs: enRoute, leftMs: arrived }, { ...transit, enteredMs: arrived }, out];
-      return { ...d, episodes, scanMs: [transit.enteredMs, enRoute, arrived, transit.leftMs!], scanPositions: [1, 2, 4, 5] };
+      const transit = d.episodes[1]!;
+      return placedEnRoute(d, transit.enteredMs + 0.4 * (transit.leftMs! - transit.enteredMs), transit.leftMs! - 6 * HOUR_MS);
     });
     const model = buildModel(data, { modelAtMs: MODEL_AT, windowDays: 90, places: NO_PLACES, workdays });
     // Both en route for 5 h as of the same instant; one got there 18 h after pickup, the other 45 h.

@@ -7,7 +7,7 @@ import type { BaseRecord, ShipmentFacts } from '../normalize/types.ts';
 import { fnv1a32 } from '../random/fnv1a.ts';
 import type { KeyMode } from '../schemas/index.ts';
 import type { IstDay } from '../time/ist-day.ts';
-import { stageEpisodes, type StageEpisode } from './episodes.ts';
+import { runEnteredMs, stageEpisodes, type StageEpisode } from './episodes.ts';
 import { POSITIONS, scanPositions, type Position, type PositionScan } from './position.ts';
 import type { DeliveredShipment, PredictionModel, ResolvedKeys } from './model.ts';
 import { PREDICTED_STAGES, type PlaceLookup, type Prediction, type PredictionQuery } from './types.ts';
@@ -138,13 +138,11 @@ function stageEnteredMs(record: RecordPart, facts: ShipmentFacts, placed: Placed
   return facts.last_scan_ms;
 }
 
-/** When the current stage's run began: its first episode before splits at new places (null: not in it by its episodes). */
-function runEnteredMs(record: RecordPart, facts: ShipmentFacts, placed: PlacedScans | null): number | null {
+/** When the current stage's run began (episodes.ts runEnteredMs; null: not in it by its episodes). */
+function currentRunEnteredMs(record: RecordPart, facts: ShipmentFacts, placed: PlacedScans | null): number | null {
   const episodes = episodesOf(record, placed);
-  let i = episodes.length - 1;
-  if (i < 0 || episodes[i]!.stage !== facts.stage) return null;
-  while (i > 0 && episodes[i - 1]!.stage === facts.stage && episodes[i - 1]!.leftMs === episodes[i]!.enteredMs) i--;
-  return episodes[i]!.enteredMs;
+  const last = episodes.length - 1;
+  return last >= 0 && episodes[last]!.stage === facts.stage ? runEnteredMs(episodes, last) : null;
 }
 
 /**
@@ -179,7 +177,7 @@ export function queryFactsOf(record: RecordPart, facts: ShipmentFacts, places?: 
     destinationPincode: pincodeOf(record.destination),
     carrierDestinationState: record.destination?.state ?? null,
     stageEnteredMs: stageEnteredMs(record, facts, placed),
-    runEnteredMs: runEnteredMs(record, facts, placed),
+    runEnteredMs: currentRunEnteredMs(record, facts, placed),
     eddMs: record.estimated_delivery_at === null ? null : Date.parse(record.estimated_delivery_at),
   };
 }
