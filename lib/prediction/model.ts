@@ -354,8 +354,8 @@ export function observeShipment(s: DeliveredShipment, places: PlaceLookup, workd
       const k = Math.min(MAX_K, workdays.between(context, dayNumberOf(asOfMs), deliveredDay));
       const position = placed ? positionAt(s, asOfMs) : 0;
       const weight = Math.min(MAX_WEIGHT, Math.max(1, Math.ceil((until - from) / WEIGHT_UNIT_MS)));
-      const slot = detailSlotOf(e.stage, position, asOfMs, e.enteredMs, runEnteredMs(s.episodes, i));
-      out.push(asOfS, pack({ weight, episode: i, position, stage, bucket: b, slot, k }));
+      const detailSlot = detailSlotOf(e.stage, position, asOfMs, e.enteredMs, runEnteredMs(s.episodes, i));
+      out.push(asOfS, pack({ weight, episode: i, position, stage, bucket: b, slot: detailSlot, k }));
     }
   });
   return { keys, deliveredMs: s.deliveredMs, obs: Uint32Array.from(out) };
