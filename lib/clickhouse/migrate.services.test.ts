@@ -35,7 +35,7 @@ describe('migrate (real ClickHouse)', () => {
     const target = freshTarget();
     const lines: string[] = [];
     const first = await migrate(target, { log: (l) => lines.push(l) });
-    expect(first.applied).toEqual(['0001_carrier_polls.sql', '0002_events.sql', '0003_shipments.sql', '0004_lane_benchmarks.sql', '0005_webhook_deliveries.sql', '0006_lane_closures.sql', '0007_lane_touches.sql', '0008_lane_touches_view.sql', '0009_lane_stats.sql', '0010_lane_refreshes.sql', '0011_lane_closures_backfill.sql', '0012_replay_checkpoints.sql', '0013_events_location_ids.sql', '0014_events_drop_old_ids.sql', '0015_analysis_shipments.sql', '0016_payments.sql', '0017_prediction.sql', '0018_prediction_position.sql', '0019_prediction_detail.sql', '0020_prediction_booked_days.sql', '0021_prediction_pace.sql']);
+    expect(first.applied).toEqual(['0001_carrier_polls.sql', '0002_events.sql', '0003_shipments.sql', '0004_lane_benchmarks.sql', '0005_webhook_deliveries.sql', '0006_lane_closures.sql', '0007_lane_touches.sql', '0008_lane_touches_view.sql', '0009_lane_stats.sql', '0010_lane_refreshes.sql', '0011_lane_closures_backfill.sql', '0012_replay_checkpoints.sql', '0013_events_location_ids.sql', '0014_events_drop_old_ids.sql', '0015_analysis_shipments.sql', '0016_payments.sql', '0017_prediction.sql', '0018_prediction_position.sql', '0019_prediction_detail.sql', '0020_prediction_booked_days.sql', '0021_prediction_pace.sql', '0022_prediction_calendar_days.sql']);
     // One statement a file, but the prediction model's four tables come in one file, and its position columns in two tables.
     const statements = (f: string) => (f === '0017_prediction.sql' ? '4 statements' : f === '0018_prediction_position.sql' ? '2 statements' : '1 statement');
     expect(lines).toEqual(first.applied.map((f) => `applied ${f} (${statements(f)})`));
@@ -108,7 +108,7 @@ describe('migrate (real ClickHouse)', () => {
     const client = createClickHouseClient(target);
     try {
       const recorded = await rowsOf<{ file: string }>(client, 'SELECT file FROM schema_migrations ORDER BY version');
-      expect(recorded.map((r) => r.file)).toEqual(['0001_carrier_polls.sql', '0002_events.sql', '0003_shipments.sql', '0004_lane_benchmarks.sql', '0005_webhook_deliveries.sql', '0006_lane_closures.sql', '0007_lane_touches.sql', '0008_lane_touches_view.sql', '0009_lane_stats.sql', '0010_lane_refreshes.sql', '0011_lane_closures_backfill.sql', '0012_replay_checkpoints.sql', '0013_events_location_ids.sql', '0014_events_drop_old_ids.sql', '0015_analysis_shipments.sql', '0016_payments.sql', '0017_prediction.sql', '0018_prediction_position.sql', '0019_prediction_detail.sql', '0020_prediction_booked_days.sql', '0021_prediction_pace.sql']);
+      expect(recorded.map((r) => r.file)).toEqual(['0001_carrier_polls.sql', '0002_events.sql', '0003_shipments.sql', '0004_lane_benchmarks.sql', '0005_webhook_deliveries.sql', '0006_lane_closures.sql', '0007_lane_touches.sql', '0008_lane_touches_view.sql', '0009_lane_stats.sql', '0010_lane_refreshes.sql', '0011_lane_closures_backfill.sql', '0012_replay_checkpoints.sql', '0013_events_location_ids.sql', '0014_events_drop_old_ids.sql', '0015_analysis_shipments.sql', '0016_payments.sql', '0017_prediction.sql', '0018_prediction_position.sql', '0019_prediction_detail.sql', '0020_prediction_booked_days.sql', '0021_prediction_pace.sql', '0022_prediction_calendar_days.sql']);
       const tables = await rowsOf<{ name: string }>(client, "SELECT name FROM system.tables WHERE database = currentDatabase() AND name IN ('ok_one', 'after_broken')");
       expect(tables.map((t) => t.name)).toEqual(['ok_one']);
 
@@ -147,9 +147,9 @@ describe('migrate (real ClickHouse)', () => {
     const env = { ...process.env, CLICKHOUSE_URL: TEST_CLICKHOUSE_URL };
     const first = await run(process.execPath, [cli, '--database', target.database], { env });
     expect(first.stdout).toContain('migrate: applied 0001_carrier_polls.sql (1 statement)');
-    expect(first.stdout).toContain('migrate: applied 21, 0 already applied');
+    expect(first.stdout).toContain('migrate: applied 22, 0 already applied');
     const second = await run(process.execPath, [cli, '--database', target.database], { env });
-    expect(second.stdout).toContain('migrate: up to date (21 already applied)');
+    expect(second.stdout).toContain('migrate: up to date (22 already applied)');
 
     const dir = copyOfMigrations();
     writeFileSync(join(dir, '0098_typo.sql'), 'CREAT TABLE x (a UInt8) ENGINE = Memory;');

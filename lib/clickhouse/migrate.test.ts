@@ -37,7 +37,7 @@ CREATE TABLE a (s String DEFAULT 'x;y', t String DEFAULT 'it\\'s;') ENGINE = Mem
 
   it('reads the repository migrations in number order', () => {
     const migrations = loadMigrations();
-    expect(migrations.map((m) => m.file)).toEqual(['0001_carrier_polls.sql', '0002_events.sql', '0003_shipments.sql', '0004_lane_benchmarks.sql', '0005_webhook_deliveries.sql', '0006_lane_closures.sql', '0007_lane_touches.sql', '0008_lane_touches_view.sql', '0009_lane_stats.sql', '0010_lane_refreshes.sql', '0011_lane_closures_backfill.sql', '0012_replay_checkpoints.sql', '0013_events_location_ids.sql', '0014_events_drop_old_ids.sql', '0015_analysis_shipments.sql', '0016_payments.sql', '0017_prediction.sql', '0018_prediction_position.sql', '0019_prediction_detail.sql', '0020_prediction_booked_days.sql', '0021_prediction_pace.sql']);
+    expect(migrations.map((m) => m.file)).toEqual(['0001_carrier_polls.sql', '0002_events.sql', '0003_shipments.sql', '0004_lane_benchmarks.sql', '0005_webhook_deliveries.sql', '0006_lane_closures.sql', '0007_lane_touches.sql', '0008_lane_touches_view.sql', '0009_lane_stats.sql', '0010_lane_refreshes.sql', '0011_lane_closures_backfill.sql', '0012_replay_checkpoints.sql', '0013_events_location_ids.sql', '0014_events_drop_old_ids.sql', '0015_analysis_shipments.sql', '0016_payments.sql', '0017_prediction.sql', '0018_prediction_position.sql', '0019_prediction_detail.sql', '0020_prediction_booked_days.sql', '0021_prediction_pace.sql', '0022_prediction_calendar_days.sql']);
     for (const m of migrations) expect(m.statements.length).toBeGreaterThan(0);
   });
 

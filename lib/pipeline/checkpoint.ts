@@ -25,7 +25,7 @@ import type { DeliveredRowsState, PredictionBookState, StoredRows } from '../pre
 import type { ShipmentIndexState } from './shipment-index.ts';
 
 /** Bumped whenever the body's shape or what is derived from a poll changes: an older file is rebuilt. */
-export const CHECKPOINT_VERSION = 10;
+export const CHECKPOINT_VERSION = 11;
 const MAGIC = Buffer.from('TRKCKPT\n', 'latin1');
 /** magic, version (u32), then per section (the state, the delivered rows) its CRC-32 (u32) and length (u64). */
 const HEADER_BYTES = MAGIC.length + 4 + 2 * (4 + 8);

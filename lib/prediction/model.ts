@@ -77,6 +77,7 @@ const UNPLACED_STAGES: ReadonlySet<Stage> = new Set(UNPLACED_STAGE_LIST);
  */
 export const UNPLACED_DETAIL_LEVELS = 0;
 export const STAGE_LIST: readonly Stage[] = [...PREDICTED_STAGES];
+const IN_TRANSIT: Stage = 'in_transit';
 export const STAGES = STAGE_LIST.length;
 const STAGE_INDEX = new Map<Stage, number>(STAGE_LIST.map((s, i) => [s, i]));
 export const stageIndexOf = (stage: Stage): number | undefined => STAGE_INDEX.get(stage);
@@ -210,6 +211,36 @@ function* daySpans(enteredMs: number, end: number, restDay: (dayNumber: number) 
   if (from < end) yield [LATER_DAYS_BUCKET, from, from + 7 * DAY_MS];
 }
 
+/**
+ * How an observation counts its days to the delivery (k). The line haul runs on the calendar (trucks
+ * and flights run on Sundays and holidays); only the last mile keeps the destination's working days.
+ * Until the parcel is in the destination city (booked; in transit at the origin, en route, in the
+ * destination state or at a place unknown) k is calendar days from the as-of day to the delivery's
+ * ready day (`readyDayOf`), and a lookup maps k back to the first working day on or after the as-of
+ * day + k: a parcel picked up on a Friday and delivered on the Tuesday counts k = 4 as one picked up
+ * on a Monday and delivered on the Friday does, where working days gave the Friday's 3 (its Sunday
+ * out) and mixed 3 and 4 in one cell (a Sunday right before the delivery is still not counted: a
+ * parcel ready on Saturday night is delivered on Monday, as one ready on Sunday is). From the
+ * destination city on, and out for delivery, after an attempt or held, k counts working days (the
+ * next run, the next attempt): calendar days measured worse there. Measured at 50,000 journeys
+ * (`BENCH_PREDICTION_ONLY=backtest BENCH_PREDICTION_JOURNEYS=50000 npm run bench -- prediction`),
+ * overall exact day / MAE: working days everywhere 70.2 % / 0.438 on the sandbox, 49.7 % / 0.990 on
+ * the second generator; this 71.0 % / 0.426 and 51.7 % / 0.955 (docs/engineers/prediction.md).
+ */
+const CALENDAR_POSITIONS: ReadonlySet<number> = new Set((['unknown', 'origin', 'en_route', 'destination_state'] as const).map(positionIndexOf));
+export function countsCalendarDays(stage: string, position: number): boolean {
+  return UNPLACED_STAGES.has(stage as Stage) || (stage === IN_TRANSIT && CALENDAR_POSITIONS.has(position));
+}
+
+/**
+ * The delivery's ready day: the first day from which the delivery day is the next working day of the
+ * context (the day after the latest working day before it; the delivery day itself when the day
+ * before worked, or when the delivery came on a rest day).
+ */
+export function readyDayOf(workdays: WorkdayIndex, context: string, deliveredDay: number): number {
+  return workdays.isWorking(context, deliveredDay) ? workdays.latestWorking(context, deliveredDay - 1) + 1 : deliveredDay;
+}
+
 export function daypartOf(ms: number): number {
   const hour = Math.floor((((ms + IST_OFFSET_MS) % DAY_MS) + DAY_MS) % DAY_MS / HOUR_MS);
   let p = 0;
@@ -225,7 +256,6 @@ export function daypartOf(ms: number): number {
 const PACE_HOURS = [20, 40] as const;
 /** In transit at these positions (POSITIONS' indexes: en route, destination state) the detail slot is the pace. */
 const PACED_POSITIONS: ReadonlySet<number> = new Set([positionIndexOf('en_route'), positionIndexOf('destination_state')]);
-const IN_TRANSIT = 'in_transit';
 
 /** No detail slot: a paced position whose run start is not known reads the plain cells (never a guessed pace). */
 export const UNKNOWN_SLOT = -1;
@@ -339,6 +369,7 @@ export function observeShipment(s: DeliveredShipment, places: PlaceLookup, workd
   const context = workdays.contextOf(s.carrier, s.destinationState);
   const pickupContext = pickupContextOf(workdays, places, s.carrier, s.originPincode);
   const deliveredDay = dayNumberOf(s.deliveredMs);
+  const readyDay = readyDayOf(workdays, context, deliveredDay);
   const out: number[] = [];
   s.episodes.forEach((e, i) => {
     const stage = STAGE_INDEX.get(e.stage);
@@ -351,8 +382,10 @@ export function observeShipment(s: DeliveredShipment, places: PlaceLookup, workd
       const until = Math.min(to, end);
       const asOfS = Math.floor((from + spread(s.seed, i, b) * (until - from)) / 1000);
       const asOfMs = asOfS * 1000;
-      const k = Math.min(MAX_K, workdays.between(context, dayNumberOf(asOfMs), deliveredDay));
       const position = placed ? positionAt(s, asOfMs) : 0;
+      const asOfDay = dayNumberOf(asOfMs);
+      const days = countsCalendarDays(e.stage, position) ? Math.max(0, readyDay - asOfDay) : workdays.between(context, asOfDay, deliveredDay);
+      const k = Math.min(MAX_K, days);
       const weight = Math.min(MAX_WEIGHT, Math.max(1, Math.ceil((until - from) / WEIGHT_UNIT_MS)));
       const detailSlot = detailSlotOf(e.stage, position, asOfMs, e.enteredMs, runEnteredMs(s.episodes, i));
       out.push(asOfS, pack({ weight, episode: i, position, stage, bucket: b, slot: detailSlot, k }));
@@ -778,12 +811,17 @@ export class PredictionModel {
     const found = this.cellOf(q, resolved);
     if (found === null) return null;
     const context = this.workdays.contextOf(q.carrier, q.destinationState);
-    return this.shareBy(found.cell, context, dayNumberOf(q.asOfMs), dayNumberOfText(day));
+    return this.shareBy(found.cell, countsCalendarDays(q.stage, found.position), context, dayNumberOf(q.asOfMs), dayNumberOfText(day));
   }
 
-  private shareBy(cell: number, context: string, asOfDay: number, byDay: number): number {
-    if (byDay < asOfDay) return 0;
-    return this.cells.permilleBy[cell * K_SLOTS + Math.min(this.workdays.between(context, asOfDay, byDay), MAX_K)]! / 1000;
+  /**
+   * The cell's share delivered by the end of `byDay`. Counted in calendar days (`countsCalendarDays`),
+   * a delivery by then is one whose ready day is at most the latest working day on or before it.
+   */
+  private shareBy(cell: number, calendarDays: boolean, context: string, asOfDay: number, byDay: number): number {
+    const days = !calendarDays ? (byDay < asOfDay ? -1 : this.workdays.between(context, asOfDay, byDay))
+      : this.workdays.latestWorking(context, byDay) - asOfDay;
+    return days < 0 ? 0 : this.cells.permilleBy[cell * K_SLOTS + Math.min(days, MAX_K)]! / 1000;
   }
 
   /** The cell a query reads (see the file's comment), its level and whether it was a detail cell; null without one. */
@@ -838,9 +876,11 @@ export class PredictionModel {
     const w = this.cells.windows;
     const context = this.workdays.contextOf(q.carrier, q.destinationState);
     const asOfDay = dayNumberOf(q.asOfMs);
-    const day = (k: number) => dayText(this.workdays.add(context, asOfDay, k));
+    const calendarDays = countsCalendarDays(q.stage, position);
+    // k back to a day: the first working day on or after as-of + k calendar days, or the k-th working day after the as-of day.
+    const day = (k: number) => dayText(calendarDays ? this.workdays.add(context, asOfDay + k, 0) : this.workdays.add(context, asOfDay, k));
     let onTime: number | null = null;
-    if (q.eddMs !== null) onTime = this.shareBy(cell, context, asOfDay, dayNumberOf(q.eddMs));
+    if (q.eddMs !== null) onTime = this.shareBy(cell, calendarDays, context, asOfDay, dayNumberOf(q.eddMs));
     return {
       delivery_date: day(Math.min(Math.max(this.cells.point[cell]!, w[p]!), w[p + 1]!)),
       window: { p80: [day(w[p]!), day(w[p + 1]!)], p90: [day(w[p + 2]!), day(w[p + 3]!)] },

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { loadCalendar } from '../calendar/index.ts';
 import { DAY_MS, HOUR_MS } from '../time/index.ts';
 import type { StageEpisode } from './episodes.ts';
-import { BUCKET_HOURS, dayBucketOf, DAY_BUCKETS, observeShipment, STAGE_LIST, unpack, WEIGHT_UNIT_MS, type DeliveredShipment } from './model.ts';
+import { BUCKET_HOURS, dayBucketOf, DAY_BUCKETS, observeShipment, readyDayOf, STAGE_LIST, unpack, WEIGHT_UNIT_MS, type DeliveredShipment } from './model.ts';
+import { istDayOf } from '../time/ist-day.ts';
+import { dayNumberOfText } from './workdays.ts';
 import { NO_PLACES } from './types.ts';
 import { WorkdayIndex } from './workdays.ts';
 
@@ -40,6 +42,24 @@ describe('a delivered shipment’s observations, two numbers each', () => {
     expect(new Set(codes.map((c) => c.stage))).toEqual(new Set([STAGE_LIST.indexOf('in_transit')]));
     // Each as-of lies in its bucket, in whole seconds.
     codes.forEach((c, i) => expect(observed.obs[2 * i]! * 1000).toBeGreaterThanOrEqual(T + BUCKET_HOURS[c.bucket]! * HOUR_MS - 1000));
+  });
+
+  it('counts calendar days to the ready day until the destination city, the destination’s working days from there', () => {
+    // Picked up Friday 2026-05-08 at 14:00 IST, in the destination city from Saturday 02:00, delivered
+    // Tuesday 05-12 at 12:00; delhivery rests on Sundays in Karnataka.
+    const pickup = Date.parse('2026-05-08T14:00:00+05:30');
+    const delivered = Date.parse('2026-05-12T12:00:00+05:30');
+    const s = { ...shipment([{ stage: 'in_transit', enteredMs: pickup, leftMs: delivered - 3 * HOUR_MS }], delivered), scanMs: [pickup, pickup + 12 * HOUR_MS], scanPositions: [1, 4] };
+    const observed = observeShipment(s, NO_PLACES, workdays);
+    const obs = Array.from({ length: observed.obs.length / 2 }, (_, i) => ({ day: istDayOf(observed.obs[2 * i]! * 1000), ...unpack(observed.obs[2 * i + 1]!) }));
+    // Friday afternoon at the origin: 4 calendar days to Tuesday (working days would count 3, the Sunday out).
+    expect(obs[0]).toMatchObject({ day: '2026-05-08', position: 1, k: 4 });
+    // Saturday in the destination city: the working days ahead, Monday and Tuesday (calendar days: 3).
+    expect(obs.find((o) => o.position === 4 && o.day === '2026-05-09')).toMatchObject({ k: 2 });
+    // The ready day of a Monday's delivery is the Sunday before it (ready on Saturday night or on Sunday, the same Monday); of a Tuesday's, the Tuesday.
+    const context = workdays.contextOf('delhivery', 'KA');
+    expect(readyDayOf(workdays, context, dayNumberOfText('2026-05-11'))).toBe(dayNumberOfText('2026-05-10'));
+    expect(readyDayOf(workdays, context, dayNumberOfText('2026-05-12'))).toBe(dayNumberOfText('2026-05-12'));
   });
 
   it('learns from the first 16 episodes of a journey, and numbers them 0 to 15', () => {

@@ -157,6 +157,22 @@ describe('delivery model', () => {
     expect(calendar.isWorkingDay('2026-08-16', { carrier: 'delhivery', state: 'KA' })).toBe(false);
   });
 
+  it('counts the line haul in calendar days: four days from a Monday’s pickup is the Friday, from a Friday’s the Tuesday', () => {
+    // Every haul runs 95-97 h, whatever the weekday (trucks run on Sundays); delhivery delivers Monday to Saturday.
+    const r = rng(17);
+    const model = buildModel(shipments({ count: 900, seed: 17, transitHours: () => 95 + 2 * r() }), { modelAtMs: MODEL_AT, windowDays: 90, places: NO_PLACES, workdays });
+    // Asked an hour after a 14:00 pickup. Counted in working days, four of the seven pickup weekdays
+    // (Wednesday to Saturday) span a Sunday and count 3: the cell's mode, which put Monday's parcel on Thursday.
+    const asked = (pickup: string) => query({ asOfMs: Date.parse(`${pickup}T15:00:00+05:30`), stageEnteredMs: Date.parse(`${pickup}T14:00:00+05:30`) });
+    expect(model.predict(asked('2026-06-29'))!.delivery_date).toBe('2026-07-03');
+    expect(model.predict(asked('2026-06-26'))!.delivery_date).toBe('2026-06-30');
+    // The probability of a day reads the same count: by Thursday hardly, by Friday most; by a Sunday what by its Saturday.
+    expect(model.probabilityBy(asked('2026-06-29'), '2026-07-02')).toBeLessThan(0.2);
+    expect(model.probabilityBy(asked('2026-06-29'), '2026-07-03')).toBeGreaterThan(0.8);
+    expect(model.probabilityBy(asked('2026-06-26'), '2026-06-28')).toBe(model.probabilityBy(asked('2026-06-26'), '2026-06-27'));
+    expect(model.probabilityBy(asked('2026-06-26'), '2026-06-25')).toBe(0);
+  });
+
   it('falls back lane → state pair → zone → carrier, with each level’s sample size', () => {
     const places: PlaceLookup = {
       stateOf: (pin) => ({ '110': 'DL', '560': 'KA', '561': 'KA', '400': 'MH' } as Record<string, string>)[pin.slice(0, 3)] ?? null,
@@ -185,7 +201,7 @@ describe('delivery model', () => {
   it('conditions on where the parcel is, below the stage, and falls back past a position with under 30', () => {
     const r = rng(5);
     // In transit 60-100 h; the parcel reaches the destination city's hub 6-10 h before going out for delivery.
-    const data = shipments({ count: 900, seed: 5, transitHours: () => 60 + 40 * r() }).map((d) => {
+    const data = shipments({ count: 1200, seed: 5, transitHours: () => 60 + 40 * r() }).map((d) => {
       const transit = d.episodes[1]!;
       const arrived = transit.leftMs! - (6 + 4 * r()) * HOUR_MS;
       // En route 5-35 h after pickup, whatever the haul: here how long it took to get there tells nothing.

@@ -94,6 +94,13 @@ export class WorkdayIndex {
     return c.cum[to - c.start]! - c.cum[from - c.start]!;
   }
 
+  /** The latest working day of the context on or before `day` (a month back at most: `day - 31` past that). */
+  latestWorking(context: string, day: number): number {
+    let d = day;
+    while (d > day - 31 && !this.isWorking(context, d)) d--;
+    return d;
+  }
+
   /**
    * The day `k` working days after `from` (k = 0: `from` itself when it is a working day, else the
    * next one): never a rest day of the context.
