@@ -16,7 +16,7 @@ import { stageEpisodes } from '../prediction/episodes.ts';
 import { K_SLOTS, SCORE_SCALE } from '../prediction/cells.ts';
 import {
   buildSpanOf, DETAIL_FROM_LEVEL, emptyModel, observeShipment, PredictionModel, SLOT_COUNT, STAGE_LIST, stageIndexOf,
-  TARGETS, thresholdsOf, unpack, chooseDetail, detailChoiceOf, DETAIL_LEVELS, UNPLACED_DETAIL_LEVELS, UNPLACED_STAGE_LIST,
+  TARGETS, thresholdsOf, unpack, chooseDetail, detailChoiceOf, DETAIL_LEVELS, UNPLACED_DETAIL_LEVELS, UNPLACED_STAGE_LIST, CALENDAR_GROUP_KEYS, MAX_K,
   type CellCounts, type DeliveredShipment, type ThresholdGroup,
 } from '../prediction/model.ts';
 import { positionScansOf, predictorOf, splitAtNewPlaces, type Predictor } from '../prediction/records.ts';
@@ -31,6 +31,7 @@ import type { WorkdayIndex } from '../prediction/workdays.ts';
 import type { Stage } from '../schemas/index.ts';
 import { clickHouseErrorInfo, type ClickHouseClient } from './client.ts';
 import { fromClickHouseDateTime, toClickHouseDateTime } from './datetime.ts';
+import { IST_OFFSET_MS } from '../time/index.ts';
 import type { PollRows, RowSink } from './rows.ts';
 import { sqlInt, sqlStringList } from './sql.ts';
 
@@ -46,6 +47,16 @@ const DETAIL_COLUMNS = KEY_COLUMNS.slice(DETAIL_FROM_LEVEL).map((c) => `detail_$
 const DETAIL_COLUMNS_SQL = KEY_COLUMNS.slice(DETAIL_FROM_LEVEL)
   .map((c, i) => `if(${c} = ''${i < UNPLACED_DETAIL_LEVELS ? '' : ` OR stage IN ${sqlStringList(UNPLACED_STAGE_LIST)}`}, '', ` +
     `concat(${c}, '|P', toString(position), toString(daypart))) AS ${DETAIL_COLUMNS[i]}`).join(', ');
+/** IST days since the epoch of a DateTime column (workdays.ts dayNumberOf, in whole seconds). */
+const istDaySql = (column: string) => `toInt32(intDiv(toUInt32(${column}) + ${IST_OFFSET_MS / 1000}, 86400))`;
+/**
+ * The last k a lookup maps to the observation's delivery day (model.ts lastKOf): counted in calendar
+ * days, every k from its own to the delivery day's; in working days its own.
+ */
+const LAST_K_SQL = `if(concat(stage, '|', toString(position)) IN ${sqlStringList(CALENDAR_GROUP_KEYS)}, ` +
+  `least(${MAX_K}, ${istDaySql('delivered_at')} - ${istDaySql('as_of')}), toInt32(k)) AS last_k`;
+/** A calibration delivery's score in the early cell's scores `s` (model.ts dayScoreOf): the least over the k that name its day. */
+const dayScoreSql = (s: string) => `arrayReduce('min', arraySlice(${s}, k + 1, last_k - k + 1))`;
 /** Every key a lookup may read, in its order (model.ts SLOT_COUNT): the detail keys, then the plain ones. */
 const SLOT_COLUMNS = [...DETAIL_COLUMNS, ...KEY_COLUMNS];
 
@@ -317,16 +328,17 @@ export async function rebuildPredictionModel(client: ClickHouseClient, options: 
   // score is at least 1 (cells.ts), so 0 is "no early cell yet". Carrying the cells' score arrays
   // through all nine joins instead made every row nine arrays wide. Each column is re-defined only
   // from itself: an alias that read another re-defined one would read its new value.
-  const passed = ['stage', 'position', 'k', 'weight', 'bucket', ...SLOT_COLUMNS];
-  let scored = `(SELECT stage, bucket, position, k, weight, toUInt16(0) AS score_d, toInt32(-1) AS mode_d, toUInt16(0) AS score_p, toInt32(-1) AS mode_p,
+  const passed = ['stage', 'position', 'k', 'last_k', 'weight', 'bucket', ...SLOT_COLUMNS];
+  let scored = `(SELECT stage, bucket, position, k, ${LAST_K_SQL}, weight,
+    toUInt16(0) AS score_d, toInt32(-1) AS mode_d, toUInt16(0) AS score_p, toInt32(-1) AS mode_p,
     ${DETAIL_COLUMNS_SQL}, ${KEY_COLUMNS.join(', ')} FROM prediction_observations
     WHERE ${inWindow} AND as_of >= toDateTime(${sqlInt(calS)}, 'UTC'))`;
   for (let l = 0; l < SLOT_COUNT; l++) {
     const s = `s${l + 1}`;
     const m = `if(empty(${s}), -1, m${l + 1})`;
-    const found = [`if(score_d != 0, score_d, ${s}[k + 1]) AS score_d`, `if(mode_d >= 0, mode_d, ${m}) AS mode_d`];
+    const found = [`if(score_d != 0, score_d, if(empty(${s}), toUInt16(0), ${dayScoreSql(s)})) AS score_d`, `if(mode_d >= 0, mode_d, ${m}) AS mode_d`];
     // The plain keys (after the detail ones) also give the plain-only cell.
-    const plain = [`if(score_p != 0, score_p, ${s}[k + 1]) AS score_p`, `if(mode_p >= 0, mode_p, ${m}) AS mode_p`];
+    const plain = [`if(score_p != 0, score_p, if(empty(${s}), toUInt16(0), ${dayScoreSql(s)})) AS score_p`, `if(mode_p >= 0, mode_p, ${m}) AS mode_p`];
     found.push(...(l < DETAIL_LEVELS ? ['score_p', 'mode_p'] : plain));
     // Aliased subqueries: current releases require them on both sides of a JOIN.
     scored = `(SELECT ${passed.join(', ')}, ${found.join(', ')} FROM ${scored} AS o${l + 1}

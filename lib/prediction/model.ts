@@ -943,6 +943,35 @@ interface RankedEarly {
   mode: number;
 }
 
+/** Per stage × position, 1 where k counts calendar days (`countsCalendarDays`). */
+const CALENDAR_GROUPS = Uint8Array.from({ length: STAGES * POSITION_COUNT },
+  (_, g) => (countsCalendarDays(STAGE_LIST[Math.floor(g / POSITION_COUNT)]!, g % POSITION_COUNT) ? 1 : 0));
+
+/** The `stage|position` pairs whose k counts calendar days (the ClickHouse path's calibration reads them). */
+export const CALENDAR_GROUP_KEYS: readonly string[] = [...CALENDAR_GROUPS.keys()]
+  .filter((g) => CALENDAR_GROUPS[g] === 1).map((g) => `${STAGE_LIST[Math.floor(g / POSITION_COUNT)]}|${g % POSITION_COUNT}`);
+
+/**
+ * The last k a lookup maps to an observation's delivery day. Counted in calendar days, k is the
+ * first day of the delivery's (the ready day), and every k up to the delivery day itself maps to it
+ * (a window from Monday covers a parcel ready on Sunday); in working days only its own k does.
+ * `daysAhead`: IST days from the as-of day to the delivery day.
+ */
+function lastKOf(code: number, daysAhead: number): number {
+  return CALENDAR_GROUPS[((code >>> 12) & 15) * POSITION_COUNT + ((code >>> 16) & 7)] ? Math.min(MAX_K, daysAhead) : code & 63;
+}
+
+/**
+ * A calibration delivery's score: the least of its cell's scores over the k that name its day. A
+ * window holds the day when it holds any of them, so calibration counts coverage of days, as the
+ * backtest and a user do (scores of k alone left windows from a Monday over-covering by Sunday's k).
+ */
+function dayScoreOf(scores: ArrayLike<number>, k: number, lastK: number): number {
+  let least = scores[k]!;
+  for (let j = k + 1; j <= lastK; j++) least = Math.min(least, scores[j]!);
+  return least;
+}
+
 /** Per cell: K_SLOTS weights of the whole window, K_SLOTS of the early part, then the two observation counts. */
 const CELL_LENGTH = 2 * K_SLOTS + 2;
 
@@ -973,11 +1002,15 @@ export function buildFromObserved(shipments: Iterable<ObservedShipment>, options
   // second: a Map lookup by string per shipment and level was a quarter of a rebuild.
   const shipmentKeyIds = new Int32Array(list.length * LEVEL_COUNT);
   let firstPass = true;
-  /** Calls `visit` per observation in the window with its cell slot and the SLOT_COUNT key ids in `slotIds` (-1: none). */
-  const eachObservation = (visit: (cellSlot: number, code: number, weight: number, early: boolean) => void) => {
+  /**
+   * Calls `visit` per observation in the window with its cell slot, the SLOT_COUNT key ids in
+   * `slotIds` (-1: none) and the last k that names its delivery day (`lastKOf`; read for calibration only).
+   */
+  const eachObservation = (visit: (cellSlot: number, code: number, weight: number, early: boolean, lastK: number) => void) => {
     for (let n = 0; n < list.length; n++) {
       const s = list[n]!;
       if (s.deliveredMs > options.modelAtMs) continue;
+      const deliveredDay = dayNumberOf(s.deliveredMs);
       const at = n * LEVEL_COUNT;
       if (firstPass) for (let l = 0; l < LEVEL_COUNT; l++) shipmentKeyIds[at + l] = s.keys[l] == null ? -1 : ids.of(s.keys[l]!);
       for (let l = 0; l < LEVEL_COUNT; l++) keyIds[l] = shipmentKeyIds[at + l]!;
@@ -999,7 +1032,8 @@ export function buildFromObserved(shipments: Iterable<ObservedShipment>, options
           slotIds[l] = id;
         }
         for (let l = 0; l < LEVEL_COUNT; l++) slotIds[DETAIL_LEVELS + l] = keyIds[l]!;
-        visit(slot((code >>> 12) & 15, (code >>> 8) & 15), code, weightOf(code), asOfS < calS);
+        const early = asOfS < calS;
+        visit(slot((code >>> 12) & 15, (code >>> 8) & 15), code, weightOf(code), early, early ? 0 : lastKOf(code, deliveredDay - dayNumberOf(asOfS * 1000)));
       }
     }
   };
@@ -1027,11 +1061,13 @@ export function buildFromObserved(shipments: Iterable<ObservedShipment>, options
   // number[] of tens of millions grew by copies the garbage collector then walked: a sixth of a rebuild).
   let cellCounts = new Int32Array(CELL_LENGTH * 4096);
   const cellOrder: number[] = [];
+  // Per entry: the SLOT_COUNT key ids, the code, the weight, the last k of its delivery day.
+  const ENTRY = SLOT_COUNT + 3;
   let calibration = new Int32Array(1 << 16);
   let calibrationLength = 0;
   const shipmentCount = list.reduce((n, s) => n + (s.deliveredMs > options.modelAtMs ? 0 : 1), 0);
   let observations = 0;
-  eachObservation((cellSlot, code, weight, early) => {
+  eachObservation((cellSlot, code, weight, early, lastK) => {
     observations++;
     const k = code & 63;
     for (let l = 0; l < SLOT_COUNT; l++) {
@@ -1051,11 +1087,12 @@ export function buildFromObserved(shipments: Iterable<ObservedShipment>, options
       if (early) { cellCounts[c + K_SLOTS + k]! += weight; cellCounts[c + 2 * K_SLOTS + 1]!++; }
     }
     if (!early) {
-      calibration = withRoom(calibration, calibrationLength + SLOT_COUNT + 2);
+      calibration = withRoom(calibration, calibrationLength + ENTRY);
       calibration.set(slotIds, calibrationLength);
       calibration[calibrationLength + SLOT_COUNT] = code;
       calibration[calibrationLength + SLOT_COUNT + 1] = weight;
-      calibrationLength += SLOT_COUNT + 2;
+      calibration[calibrationLength + SLOT_COUNT + 2] = lastK;
+      calibrationLength += ENTRY;
     }
   });
   // Early cells, ranked once each when a calibration delivery first needs them: their days' scores and mode.
@@ -1071,7 +1108,6 @@ export function buildFromObserved(shipments: Iterable<ObservedShipment>, options
     }
     return e;
   };
-  const ENTRY = SLOT_COUNT + 2;
   /** The early cell the calibration entry at `at` reads: the first with 30+ of its keys from slot `from` on (0: detail keys first). */
   const earlyCellAt = (at: number, from: number): RankedEarly | null => {
     const code = calibration[at + SLOT_COUNT]!;
@@ -1101,8 +1137,9 @@ export function buildFromObserved(shipments: Iterable<ObservedShipment>, options
     if (withDetail === null || plain === null) continue;
     const code = calibration[at + SLOT_COUNT]!;
     const k = code & 63;
-    scoreWithDetail[e] = withDetail.scores[k]!;
-    scorePlain[e] = plain.scores[k]!;
+    const lastK = calibration[at + SLOT_COUNT + 2]!;
+    scoreWithDetail[e] = dayScoreOf(withDetail.scores, k, lastK);
+    scorePlain[e] = dayScoreOf(plain.scores, k, lastK);
     const weight = calibration[at + SLOT_COUNT + 1]!;
     const group = groupOf(code);
     const excess = weight * (Math.abs(k - withDetail.mode) - Math.abs(k - plain.mode));
