@@ -94,11 +94,13 @@ export class WorkdayIndex {
     return c.cum[to - c.start]! - c.cum[from - c.start]!;
   }
 
-  /** The latest working day of the context on or before `day` (a month back at most: `day - 31` past that). */
+  /** The latest working day of the context on or before `day` (a month back at most, and not before the counts: past that, the last day looked at). */
   latestWorking(context: string, day: number): number {
-    let d = day;
-    while (d > day - 31 && !this.isWorking(context, d)) d--;
-    return d;
+    const c = this.counts(context, day);
+    const last = day - c.start;
+    let i = last;
+    while (i > 0 && i > last - 31 && c.working[i] !== 1) i--;
+    return c.start + i;
   }
 
   /**
