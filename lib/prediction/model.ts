@@ -5,9 +5,10 @@
  * What it learns. For every delivered shipment, every stage episode it went through (booked, in
  * transit, out for delivery, after a failed attempt, held), and every time-in-stage bucket the
  * shipment was still in that stage for (before pickup: every day since the booking × daypart,
- * DAY_BUCKETS), one observation: as of a point in that bucket, how many of
- * the destination's working days (calendar: the carrier's Sundays, national and state holidays)
- * were left until it was delivered, where the parcel was then (position.ts: its latest scan's
+ * DAY_BUCKETS), one observation: as of a point in that bucket, how many days were left until it
+ * was delivered (from the destination city on the destination's working days, whose calendar has
+ * the carrier's Sundays, national and state holidays; before it calendar days: `countsCalendarDays`),
+ * where the parcel was then (position.ts: its latest scan's
  * place) and the as-of time of day. Observations are computed once per shipment (`observeShipment`:
  * the embedded book keeps them, the ClickHouse path stores them as rows) and counted per level key
  * (lane → state pair → zone → carrier, each with the service type; then the carrier of any service
@@ -18,7 +19,7 @@
  * most specific plain one (detail cells only in the stages and positions where the build's own
  * calibration days did not show them predicting worse: `chooseDetail`); it maps the cell's most
  * likely count and its calibrated windows (cells.ts: a nested family of ranges, calibrated
- * split-conformally per stage and position on the latest 14 days) onto working days after the
+ * split-conformally per stage and position on the latest 14 days) onto working days on or after the
  * as-of day, so a rest day is never predicted.
  *
  * Censoring: returns (RTO) and lost shipments never deliver, so they give no delivery time: the
@@ -1033,7 +1034,9 @@ export function buildFromObserved(shipments: Iterable<ObservedShipment>, options
         }
         for (let l = 0; l < LEVEL_COUNT; l++) slotIds[DETAIL_LEVELS + l] = keyIds[l]!;
         const early = asOfS < calS;
-        visit(slot((code >>> 12) & 15, (code >>> 8) & 15), code, weightOf(code), early, early ? 0 : lastKOf(code, deliveredDay - dayNumberOf(asOfS * 1000)));
+        // The last k is read by calibration entries only (the second pass's, not early).
+        const lastK = early || firstPass ? 0 : lastKOf(code, deliveredDay - dayNumberOf(asOfS * 1000));
+        visit(slot((code >>> 12) & 15, (code >>> 8) & 15), code, weightOf(code), early, lastK);
       }
     }
   };
